@@ -1,0 +1,1 @@
+//! tooltrail-agent

@@ -1,0 +1,186 @@
+//! The events one turn produces, in order. The UI renders them, the store records them, and
+//! `tooltrail ask --json` prints them one per line.
+//!
+//! The three events of one tool call — [`EventBody::ToolCallDelta`] while its arguments stream,
+//! [`EventBody::ToolCallStarted`] and [`EventBody::ToolCallFinished`] — share its `call_id`.
+//! `ToolCallFinished` is self-contained (tool, arguments, approval, result), so a reader that
+//! only keeps finished calls, like the audit log, needs nothing else.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use ts_rs::TS;
+
+use crate::message::Message;
+use crate::tool::{ApprovalRecord, ToolError, ToolSource, ToolStatus};
+
+/// One event of a turn.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+pub struct Event {
+    pub conversation_id: String,
+    pub turn_id: String,
+    /// Counts from 0 within a turn, with no gaps.
+    #[ts(type = "number")]
+    pub seq: u64,
+    /// Milliseconds since the Unix epoch.
+    #[ts(type = "number")]
+    pub time_ms: i64,
+    #[serde(flatten)]
+    pub body: EventBody,
+}
+
+/// What happened.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum EventBody {
+    /// The user asked something; the turn begins.
+    TurnStarted {
+        workspace: String,
+        model: String,
+        user_message: String,
+    },
+    /// A message was added to the conversation the model sees (the user's question, the
+    /// assistant's reply with its tool calls, each tool result as sent to the model).
+    MessageAdded { message: Message },
+    /// A piece of the assistant's answer as it streams.
+    TextDelta { round: u32, text: String },
+    /// A tool call as the model streams it: its name once known, then argument fragments.
+    ToolCallDelta {
+        round: u32,
+        index: u32,
+        call_id: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        tool: Option<String>,
+        arguments_delta: String,
+    },
+    /// A call waits for the user's decision. Nothing runs until it comes.
+    ApprovalRequested {
+        call_id: String,
+        tool: String,
+        arguments: Value,
+        /// The exact command for shell tools, or a one-line summary of the call.
+        summary: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        cwd: Option<String>,
+        /// Why approval is needed.
+        reason: String,
+    },
+    /// A call starts running.
+    ToolCallStarted {
+        round: u32,
+        call_id: String,
+        tool: String,
+        source: ToolSource,
+        arguments: Value,
+        approval: ApprovalRecord,
+    },
+    /// A call ended, whether it ran or not.
+    ToolCallFinished {
+        round: u32,
+        call_id: String,
+        tool: String,
+        source: ToolSource,
+        /// The tool's description, as the model saw it.
+        description: String,
+        /// The arguments as parsed; the raw text when they were not valid JSON.
+        arguments: Value,
+        status: ToolStatus,
+        #[ts(type = "number")]
+        duration_ms: u64,
+        /// The full result text. What the model got may have been cut (`truncated_for_model`).
+        result: String,
+        /// The structured result, where the tool gives one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        data: Option<Value>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        error: Option<ToolError>,
+        approval: ApprovalRecord,
+        truncated_for_model: bool,
+    },
+    /// The model used its rounds; it is asked once more, without tools, to answer.
+    RoundLimitReached { limit: u32 },
+    /// Token counts the server reported for one model call.
+    Usage(Usage),
+    /// Something went wrong. `fatal` errors end the turn.
+    Error {
+        code: ErrorCode,
+        message: String,
+        fatal: bool,
+    },
+    /// The turn is over.
+    TurnFinished {
+        reason: TurnEnd,
+        rounds: u32,
+        /// The final answer text of the turn.
+        text: String,
+    },
+}
+
+impl EventBody {
+    /// The `type` tag this body serialises with.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Self::TurnStarted { .. } => "turn_started",
+            Self::MessageAdded { .. } => "message_added",
+            Self::TextDelta { .. } => "text_delta",
+            Self::ToolCallDelta { .. } => "tool_call_delta",
+            Self::ApprovalRequested { .. } => "approval_requested",
+            Self::ToolCallStarted { .. } => "tool_call_started",
+            Self::ToolCallFinished { .. } => "tool_call_finished",
+            Self::RoundLimitReached { .. } => "round_limit_reached",
+            Self::Usage(_) => "usage",
+            Self::Error { .. } => "error",
+            Self::TurnFinished { .. } => "turn_finished",
+        }
+    }
+}
+
+/// Token counts.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct Usage {
+    pub prompt_tokens: u32,
+    pub completion_tokens: u32,
+    pub total_tokens: u32,
+}
+
+/// Why a turn ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum TurnEnd {
+    /// The model answered without asking for tools.
+    Completed,
+    /// The round limit was hit and the model gave its last answer.
+    RoundLimit,
+    Cancelled,
+    Error,
+}
+
+/// Codes for errors that reach the user (not the model).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorCode {
+    /// No connection could be made to the model endpoint.
+    Unreachable,
+    /// The endpoint refused the key (401/403).
+    Unauthorized,
+    /// The endpoint or model was not found (404).
+    NotFound,
+    /// The request was rejected (400 and other 4xx).
+    BadRequest,
+    /// 429 after every retry.
+    RateLimited,
+    /// 5xx after every retry.
+    ServerError,
+    /// The model took too long to answer.
+    Timeout,
+    /// The server sent something that is not a valid chat completion stream.
+    InvalidResponse,
+    /// The stream ended before the model finished.
+    IncompleteResponse,
+    /// The server reported an error inside the stream.
+    ModelError,
+    Internal,
+}

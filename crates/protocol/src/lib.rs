@@ -1,0 +1,40 @@
+//! The contract between Tooltrail's engine and everything that shows or stores it.
+//!
+//! Every type that crosses a boundary — engine to UI, engine to store, CLI `--json` output —
+//! lives here, as plain serde data with no I/O and no async runtime. The UI's TypeScript types
+//! are generated from these definitions with `ts-rs` (see [`bindings`]), and a test fails when
+//! the committed TypeScript drifts from the Rust.
+//!
+//! Three groups of types:
+//! - [`message`]: the conversation as the model sees it (system, user, assistant with tool
+//!   calls, tool results).
+//! - [`tool`]: what a tool is to the model ([`ToolSpec`]), what a call returns ([`ToolOutput`]),
+//!   and how approvals are asked for and recorded.
+//! - [`event`]: the stream of [`Event`]s one turn produces, each tagged with its conversation,
+//!   turn, sequence number and time.
+//!
+//! ```
+//! use tooltrail_protocol::{Event, EventBody};
+//! let event = Event {
+//!     conversation_id: "c1".into(),
+//!     turn_id: "t1".into(),
+//!     seq: 3,
+//!     time_ms: 0,
+//!     body: EventBody::TextDelta { round: 1, text: "Hello".into() },
+//! };
+//! let json = serde_json::to_value(&event).unwrap();
+//! assert_eq!(json["type"], "text_delta");
+//! assert_eq!(json["text"], "Hello");
+//! ```
+
+pub mod bindings;
+pub mod event;
+pub mod message;
+pub mod tool;
+
+pub use event::{ErrorCode, Event, EventBody, TurnEnd, Usage};
+pub use message::{Message, ToolCall};
+pub use tool::{
+    ApprovalBy, ApprovalRecord, ApprovalReply, ToolChoice, ToolError, ToolErrorCode, ToolOutput,
+    ToolSource, ToolSpec, ToolStatus,
+};

@@ -1,0 +1,5 @@
+//! Confinement for everything a tool touches: paths resolved beneath the workspace root.
+
+mod workspace;
+
+pub use workspace::{Workspace, WorkspaceError};

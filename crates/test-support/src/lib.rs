@@ -1,0 +1,1 @@
+//! tooltrail-test-support

@@ -1,0 +1,24 @@
+//! Tools: the [`Tool`] trait, the [`ToolRegistry`] that validates arguments against each tool's
+//! JSON Schema before every call, and the built-in workspace tools.
+//!
+//! Built-in tools and MCP tools implement the same trait, so they share one registry, one
+//! validation step, one approval gate and one audit log. A tool never ends a turn: every
+//! failure is a [`ToolError`] with a short code the model can act on.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! use tooltrail_tools::{ToolContext, ToolRegistry};
+//! let registry = ToolRegistry::with_builtins();
+//! let ctx = ToolContext::open(".")?;
+//! let out = registry.call("search_files", r#"{"pattern":"**/*.rs"}"#, &ctx).await?;
+//! println!("{}", out.text);
+//! # Ok(()) }
+//! ```
+
+pub mod builtin;
+mod registry;
+mod tool;
+
+pub use registry::ToolRegistry;
+pub use tool::{Gate, Tool, ToolContext, ToolLimits};
+pub use tooltrail_protocol::{ToolError, ToolErrorCode, ToolOutput, ToolSource, ToolSpec};

@@ -1,0 +1,108 @@
+//! The [`Tool`] trait and the context every call gets.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+use tooltrail_protocol::{ToolError, ToolOutput, ToolSource, ToolSpec};
+use tooltrail_sandbox::{Workspace, WorkspaceError};
+
+/// Limits shared by the built-in tools (SPEC §2, all configurable).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolLimits {
+    /// Largest number of bytes a file tool reads from one file.
+    pub max_read_bytes: u64,
+    /// Most results a search returns.
+    pub max_results: usize,
+    /// Default and largest command timeout, in seconds.
+    pub default_timeout_secs: u64,
+    pub max_timeout_secs: u64,
+}
+
+impl Default for ToolLimits {
+    fn default() -> Self {
+        Self {
+            max_read_bytes: 1024 * 1024,
+            max_results: 100,
+            default_timeout_secs: 30,
+            max_timeout_secs: 120,
+        }
+    }
+}
+
+/// What a call runs in: the workspace it is confined to, its limits, and a token that is
+/// cancelled when the user stops the turn.
+#[derive(Clone)]
+pub struct ToolContext {
+    pub workspace: Arc<Workspace>,
+    pub limits: ToolLimits,
+    pub cancel: CancellationToken,
+}
+
+impl ToolContext {
+    pub fn new(workspace: Arc<Workspace>, limits: ToolLimits, cancel: CancellationToken) -> Self {
+        Self {
+            workspace,
+            limits,
+            cancel,
+        }
+    }
+
+    /// A context for the folder at `root` with default limits.
+    pub fn open(root: impl AsRef<Path>) -> Result<Self, WorkspaceError> {
+        Ok(Self::new(
+            Arc::new(Workspace::open(root)?),
+            ToolLimits::default(),
+            CancellationToken::new(),
+        ))
+    }
+}
+
+/// How a particular call must be gated before it runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Gate {
+    /// Only reads: runs without asking, and in parallel with other read-only calls.
+    ReadOnly,
+    /// Needs the user's approval first.
+    Ask {
+        /// The exact command, or a one-line summary of the call.
+        summary: String,
+        /// Working folder, workspace-relative, where it applies.
+        cwd: Option<String>,
+        /// Why it needs approval, in one sentence.
+        reason: String,
+    },
+    /// Refused whatever the user says.
+    Refuse(ToolError),
+}
+
+/// A tool the model can call.
+#[async_trait]
+pub trait Tool: Send + Sync {
+    /// Name, description, JSON Schema of the arguments, and whether it only reads.
+    fn spec(&self) -> &ToolSpec;
+
+    fn source(&self) -> ToolSource {
+        ToolSource::Builtin
+    }
+
+    /// How this call, with these (already validated) arguments, is gated. Tools whose spec says
+    /// read-only run freely; others ask, unless they know better for a particular call (a shell
+    /// command made only of read-only programs).
+    fn gate(&self, args: &Value, _ctx: &ToolContext) -> Gate {
+        if self.spec().read_only {
+            Gate::ReadOnly
+        } else {
+            Gate::Ask {
+                summary: format!("{} {}", self.spec().name, args),
+                cwd: None,
+                reason: "this tool can change files or run programs".to_string(),
+            }
+        }
+    }
+
+    /// Runs the call. `args` has passed schema validation.
+    async fn call(&self, args: Value, ctx: &ToolContext) -> Result<ToolOutput, ToolError>;
+}
