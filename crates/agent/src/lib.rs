@@ -1,1 +1,46 @@
-//! tooltrail-agent
+//! One turn of Tooltrail: the agent loop.
+//!
+//! A user message starts a turn. The agent streams the model's answer; when the model asks for
+//! tools it validates each call, gates it (read-only calls run freely, others wait for an
+//! [`Approver`]), runs independent read-only calls in parallel, appends the results in call
+//! order, and calls the model again — until the model answers without tools, the round limit is
+//! hit (then the model is asked once more, without tools, to answer from what it has), or the
+//! turn is cancelled. Every step is an [`Event`](tooltrail_protocol::Event) sent to an
+//! [`EventSink`]; the agent knows nothing of terminals, windows or databases.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! use std::sync::Arc;
+//! use tokio_util::sync::CancellationToken;
+//! use tooltrail_agent::{Agent, AgentConfig, Conversation, DenyAll, NullSink};
+//! use tooltrail_llm::{LlmClient, LlmConfig};
+//! use tooltrail_tools::{ToolContext, ToolRegistry};
+//!
+//! let llm = LlmClient::new(LlmConfig::new("http://localhost:11434/v1", "qwen3"))?;
+//! let agent = Agent::new(
+//!     llm,
+//!     Arc::new(ToolRegistry::with_builtins()),
+//!     ToolContext::open(".")?,
+//!     AgentConfig::default(),
+//! );
+//! let mut conversation = Conversation::new();
+//! let outcome = agent
+//!     .run_turn(&mut conversation, "How many Go files are there?", &NullSink, &DenyAll, &CancellationToken::new())
+//!     .await;
+//! println!("{}", outcome.text);
+//! # Ok(()) }
+//! ```
+
+mod approval;
+mod cap;
+mod conversation;
+mod dispatch;
+mod prompt;
+mod sink;
+mod turn;
+
+pub use approval::{AllowAll, ApprovalRequest, Approver, Decision, DenyAll};
+pub use cap::cap_for_model;
+pub use conversation::Conversation;
+pub use sink::{CollectingSink, EventSink, NullSink};
+pub use turn::{Agent, AgentConfig, TurnOutcome, chat_with_tool_execution};

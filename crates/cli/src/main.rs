@@ -1,1 +1,134 @@
-fn main() {}
+//! `tooltrail`: ask questions about a folder from the command line, and run its tools directly.
+//!
+//! Each subcommand is a thin edge: it parses, calls one service from the engine crates, and
+//! turns errors into one sentence on stderr with a non-zero exit status.
+
+mod approve;
+mod ask;
+mod render;
+mod settings;
+mod tool_cmd;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+#[derive(Parser)]
+#[command(
+    name = "tooltrail",
+    version,
+    about = "Ask questions about a project folder; an LLM answers by calling tools.",
+    after_help = "Settings come from flags, then TOOLTRAIL_BASE_URL, TOOLTRAIL_MODEL and \
+                  TOOLTRAIL_API_KEY, then config.toml in the config folder \
+                  (TOOLTRAIL_CONFIG_DIR overrides it)."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Ask a question about a folder and stream the answer.
+    Ask(AskArgs),
+    /// Run one tool directly and print its result as JSON.
+    Tool(ToolArgs),
+    /// List the tools the model can call.
+    Tools {
+        /// Print the tool specs as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// Whether calls that need approval run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ApproveMode {
+    /// Ask on the terminal (the default when stdin is a terminal).
+    Ask,
+    /// Refuse them and tell the model (the default otherwise).
+    Deny,
+    /// Allow them all.
+    All,
+}
+
+#[derive(clap::Args)]
+pub struct AskArgs {
+    /// The folder to ask about [default: the current folder].
+    #[arg(long, short = 'w', value_name = "DIR")]
+    pub workspace: Option<PathBuf>,
+    /// The OpenAI-compatible endpoint, e.g. http://localhost:11434/v1.
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+    /// The model name [default: the endpoint's first model].
+    #[arg(long, short = 'm')]
+    pub model: Option<String>,
+    /// Tool rounds per question before the model must answer [default: 10].
+    #[arg(long, value_name = "N")]
+    pub max_rounds: Option<u32>,
+    /// What to do with calls that need approval.
+    #[arg(long, value_enum)]
+    pub approve: Option<ApproveMode>,
+    /// Print one protocol event per line (JSON Lines) instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// The question.
+    #[arg(required = true, num_args = 1.., value_name = "QUESTION")]
+    pub question: Vec<String>,
+}
+
+#[derive(clap::Args)]
+pub struct ToolArgs {
+    /// The tool's name (see `tooltrail tools`).
+    pub name: String,
+    /// The folder the tool works in [default: the current folder].
+    #[arg(long, short = 'w', value_name = "DIR")]
+    pub workspace: Option<PathBuf>,
+    /// The arguments, as a JSON object.
+    #[arg(long, default_value = "{}", value_name = "JSON")]
+    pub args: String,
+    /// Calls that need approval are refused unless this is `all`.
+    #[arg(long, value_enum, default_value = "deny")]
+    pub approve: ApproveMode,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(err) => {
+            eprintln!("error: could not start: {err}");
+            return ExitCode::from(1);
+        }
+    };
+    let result = runtime.block_on(async {
+        match cli.command {
+            Command::Ask(args) => ask::run(args).await,
+            Command::Tool(args) => tool_cmd::run(args).await,
+            Command::Tools { json } => tool_cmd::list(json),
+        }
+    });
+    match result {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("error: {}", error_sentence(&err));
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// The error and its causes as one line, without Rust debug formatting.
+fn error_sentence(err: &anyhow::Error) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    for cause in err.chain() {
+        let text = cause.to_string();
+        if !parts.iter().any(|part| part.contains(&text)) {
+            parts.push(text);
+        }
+    }
+    parts.join(": ")
+}

@@ -40,7 +40,10 @@ pub fn render() -> Result<Vec<(String, String)>, ts_rs::ExportError> {
 }
 
 fn file<T: TS + 'static>(config: &Config) -> Result<(String, String), ts_rs::ExportError> {
-    Ok((format!("{}.ts", T::name(config)), T::export_to_string(config)?))
+    Ok((
+        format!("{}.ts", T::name(config)),
+        T::export_to_string(config)?,
+    ))
 }
 
 /// `serde_json::Value` is referenced by several types; its declaration is exported too.

@@ -1,0 +1,39 @@
+//! The system prompt and the notes the agent adds to the conversation.
+
+/// The system prompt for a conversation about the folder named `workspace_name`.
+pub fn system_prompt(workspace_name: &str) -> String {
+    format!(
+        "You are Tooltrail, an assistant that answers questions about the project folder \
+         \"{workspace_name}\". Use the tools to look at the files before you answer: search for \
+         files, read them, search their text, count lines, and run read-only shell commands. \
+         Paths are relative to the project folder. Do not guess file contents; read them. \
+         Call several independent tools at once when you can. When a tool returns an error, \
+         read its code and message and try something else. Answer concisely, in the language \
+         of the question, and cite the files you used."
+    )
+}
+
+/// Sent as a user message when the round limit is hit, before the last call without tools.
+pub fn round_limit_note(limit: u32) -> String {
+    format!(
+        "[Tooltrail] The limit of {limit} tool rounds for this question is reached. Tools are \
+         no longer available. Answer now from what you have found, and say what you could not \
+         check."
+    )
+}
+
+/// Added to the result of a call the model already made with the same arguments in this turn.
+pub fn repeated_call_note(previous_round: u32) -> String {
+    format!(
+        "\n[note: you already made this exact call in round {previous_round} of this answer. \
+         Use that result instead of repeating the call.]"
+    )
+}
+
+/// The result text of a call the model repeated too often; it is not run again.
+pub fn repeated_call_refusal(times: u32) -> String {
+    format!(
+        "this exact call was already made {times} times while answering this question; it was \
+         not run again. Use the earlier result, or try a different call"
+    )
+}

@@ -1,0 +1,88 @@
+//! Where events go. The agent knows only this trait; the CLI prints, the app forwards to its
+//! window and the store records, each by implementing it.
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use tooltrail_protocol::{Event, EventBody};
+
+/// Receives every event of a turn, in order. Must not block for long: it is called from the
+/// turn's task while the model streams.
+pub trait EventSink: Send + Sync {
+    fn emit(&self, event: Event);
+}
+
+/// Drops every event.
+#[derive(Debug, Default)]
+pub struct NullSink;
+
+impl EventSink for NullSink {
+    fn emit(&self, _event: Event) {}
+}
+
+/// Keeps every event; for tests and for callers that want the whole turn afterwards.
+#[derive(Debug, Default)]
+pub struct CollectingSink {
+    events: Mutex<Vec<Event>>,
+}
+
+impl CollectingSink {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// A copy of the events so far.
+    pub fn events(&self) -> Vec<Event> {
+        match self.events.lock() {
+            Ok(events) => events.clone(),
+            Err(poisoned) => poisoned.into_inner().clone(),
+        }
+    }
+}
+
+impl EventSink for CollectingSink {
+    fn emit(&self, event: Event) {
+        match self.events.lock() {
+            Ok(mut events) => events.push(event),
+            Err(poisoned) => poisoned.into_inner().push(event),
+        }
+    }
+}
+
+/// Stamps bodies with the conversation, turn, sequence number and time, then hands them on.
+pub(crate) struct Emitter<'a> {
+    conversation_id: String,
+    turn_id: String,
+    seq: AtomicU64,
+    sink: &'a dyn EventSink,
+}
+
+impl<'a> Emitter<'a> {
+    pub(crate) fn new(conversation_id: String, turn_id: String, sink: &'a dyn EventSink) -> Self {
+        Self {
+            conversation_id,
+            turn_id,
+            seq: AtomicU64::new(0),
+            sink,
+        }
+    }
+
+    pub(crate) fn emit(&self, body: EventBody) {
+        let seq = self.seq.fetch_add(1, Ordering::SeqCst);
+        self.sink.emit(Event {
+            conversation_id: self.conversation_id.clone(),
+            turn_id: self.turn_id.clone(),
+            seq,
+            time_ms: now_ms(),
+            body,
+        });
+    }
+}
+
+pub(crate) fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|elapsed| i64::try_from(elapsed.as_millis()).unwrap_or(i64::MAX))
+        .unwrap_or(0)
+}

@@ -1,0 +1,333 @@
+//! The turn loop: model → tool calls → results → model, until an answer.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use tokio_util::sync::CancellationToken;
+use tooltrail_llm::{ChatRequest, LlmClient, LlmError, StreamDelta};
+use tooltrail_protocol::{ErrorCode, EventBody, Message, ToolChoice, TurnEnd};
+use tooltrail_tools::{ToolContext, ToolRegistry};
+
+use crate::approval::{Approver, DenyAll};
+use crate::conversation::Conversation;
+use crate::dispatch::{Dispatcher, RoundOutcome};
+use crate::prompt;
+use crate::sink::{Emitter, EventSink, NullSink};
+
+/// Limits and model settings for turns.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AgentConfig {
+    /// Tool rounds per user message. At the limit the model answers once more without tools.
+    pub max_rounds: u32,
+    /// Largest tool result sent to the model, in bytes; longer ones are cut with a marker.
+    pub max_result_bytes: usize,
+    /// How often the same call (same tool, same arguments) runs in one turn before it is
+    /// refused.
+    pub max_identical_calls: u32,
+    pub temperature: Option<f32>,
+    pub max_tokens: Option<u32>,
+    /// Replaces the built-in system prompt when set.
+    pub system_prompt: Option<String>,
+}
+
+impl Default for AgentConfig {
+    fn default() -> Self {
+        Self {
+            max_rounds: 10,
+            max_result_bytes: 32 * 1024,
+            max_identical_calls: 2,
+            temperature: None,
+            max_tokens: None,
+            system_prompt: None,
+        }
+    }
+}
+
+/// How a turn ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TurnOutcome {
+    pub end: TurnEnd,
+    /// The final answer (or what was said before a cancel or an error).
+    pub text: String,
+    /// Model calls made.
+    pub rounds: u32,
+    /// The sentence that ended the turn, when it ended in an error.
+    pub error: Option<String>,
+}
+
+/// Runs turns against one model, one tool registry and one workspace.
+pub struct Agent {
+    llm: LlmClient,
+    tools: Arc<ToolRegistry>,
+    ctx: ToolContext,
+    config: AgentConfig,
+}
+
+impl Agent {
+    pub fn new(
+        llm: LlmClient,
+        tools: Arc<ToolRegistry>,
+        ctx: ToolContext,
+        config: AgentConfig,
+    ) -> Self {
+        Self {
+            llm,
+            tools,
+            ctx,
+            config,
+        }
+    }
+
+    pub fn config(&self) -> &AgentConfig {
+        &self.config
+    }
+
+    /// Answers `user_message` in `conversation`, which gains every message the model saw.
+    /// Never panics and never returns early without a `turn_finished` event.
+    pub async fn run_turn(
+        &self,
+        conversation: &mut Conversation,
+        user_message: &str,
+        sink: &dyn EventSink,
+        approver: &dyn Approver,
+        cancel: &CancellationToken,
+    ) -> TurnOutcome {
+        let turn_id = format!("turn_{}", uuid::Uuid::new_v4().simple());
+        let emitter = Emitter::new(conversation.id.clone(), turn_id, sink);
+        emitter.emit(EventBody::TurnStarted {
+            workspace: self.ctx.workspace.root().display().to_string(),
+            model: self.llm.config().model.clone(),
+            user_message: user_message.to_string(),
+        });
+        if conversation.messages.is_empty() {
+            let system = self
+                .config
+                .system_prompt
+                .clone()
+                .unwrap_or_else(|| prompt::system_prompt(&self.workspace_name()));
+            add_message(conversation, &emitter, Message::system(system));
+        }
+        add_message(conversation, &emitter, Message::user(user_message));
+
+        let outcome = self.rounds(conversation, &emitter, approver, cancel).await;
+        emitter.emit(EventBody::TurnFinished {
+            reason: outcome.end,
+            rounds: outcome.rounds,
+            text: outcome.text.clone(),
+        });
+        outcome
+    }
+
+    async fn rounds(
+        &self,
+        conversation: &mut Conversation,
+        emitter: &Emitter<'_>,
+        approver: &dyn Approver,
+        cancel: &CancellationToken,
+    ) -> TurnOutcome {
+        let specs = self.tools.specs();
+        let call_ctx = ToolContext {
+            cancel: cancel.child_token(),
+            ..self.ctx.clone()
+        };
+        let mut dispatcher = Dispatcher::new(&self.tools, &call_ctx, &self.config, emitter);
+        let mut seen_calls: HashMap<String, (u32, u32)> = HashMap::new();
+        let mut model_calls = 0;
+        let mut tool_rounds = 0;
+        loop {
+            model_calls += 1;
+            let offer_tools = tool_rounds < self.config.max_rounds && !specs.is_empty();
+            let request = ChatRequest {
+                messages: conversation.messages.clone(),
+                tools: if offer_tools {
+                    specs.clone()
+                } else {
+                    Vec::new()
+                },
+                tool_choice: offer_tools.then_some(ToolChoice::Auto),
+                temperature: self.config.temperature,
+                max_tokens: self.config.max_tokens,
+            };
+            let mut partial = String::new();
+            let streamed = {
+                let round = model_calls;
+                let mut on_delta = |delta: StreamDelta| match delta {
+                    StreamDelta::Text(text) => {
+                        partial.push_str(&text);
+                        emitter.emit(EventBody::TextDelta { round, text });
+                    }
+                    StreamDelta::ToolCall {
+                        index,
+                        id,
+                        name,
+                        arguments,
+                    } => emitter.emit(EventBody::ToolCallDelta {
+                        round,
+                        index,
+                        call_id: id,
+                        tool: name,
+                        arguments_delta: arguments,
+                    }),
+                    // Usage is reported once per model call, from the assembled response.
+                    StreamDelta::Usage(_) => {}
+                };
+                self.llm.stream(&request, cancel, &mut on_delta).await
+            };
+            let response = match streamed {
+                Ok(response) => response,
+                Err(LlmError::Cancelled) => {
+                    if !partial.is_empty() {
+                        add_message(
+                            conversation,
+                            emitter,
+                            Message::assistant(partial.clone(), Vec::new()),
+                        );
+                    }
+                    return outcome(TurnEnd::Cancelled, partial, model_calls, None);
+                }
+                Err(error) => {
+                    let message = sentence(&error.to_string());
+                    emitter.emit(EventBody::Error {
+                        code: error.code(),
+                        message: message.clone(),
+                        fatal: true,
+                    });
+                    if !partial.is_empty() {
+                        add_message(
+                            conversation,
+                            emitter,
+                            Message::assistant(partial.clone(), Vec::new()),
+                        );
+                    }
+                    return outcome(TurnEnd::Error, partial, model_calls, Some(message));
+                }
+            };
+            if let Some(usage) = response.usage {
+                emitter.emit(EventBody::Usage(usage));
+            }
+            if !response.dropped_calls.is_empty() {
+                emitter.emit(EventBody::Error {
+                    code: ErrorCode::IncompleteResponse,
+                    message: format!(
+                        "The model's answer was cut off in the middle of {} tool call(s); those calls were not run.",
+                        response.dropped_calls.len()
+                    ),
+                    fatal: false,
+                });
+            }
+            // Calls made when no tools were offered are not run and not kept.
+            let calls = if offer_tools {
+                response.tool_calls
+            } else {
+                Vec::new()
+            };
+            if calls.is_empty()
+                && response.content.trim().is_empty()
+                && response.dropped_calls.is_empty()
+            {
+                emitter.emit(EventBody::Error {
+                    code: ErrorCode::ModelError,
+                    message: "The model returned an empty answer.".to_string(),
+                    fatal: false,
+                });
+            }
+            add_message(
+                conversation,
+                emitter,
+                Message::assistant(response.content.clone(), calls.clone()),
+            );
+            if calls.is_empty() {
+                let end = if tool_rounds >= self.config.max_rounds {
+                    TurnEnd::RoundLimit
+                } else {
+                    TurnEnd::Completed
+                };
+                return outcome(end, response.content, model_calls, None);
+            }
+
+            tool_rounds += 1;
+            let RoundOutcome { results, cancelled } = dispatcher
+                .run_round(model_calls, &calls, conversation, &mut seen_calls, approver)
+                .await;
+            for result in results {
+                add_message(conversation, emitter, result);
+            }
+            if cancelled {
+                return outcome(TurnEnd::Cancelled, response.content, model_calls, None);
+            }
+            if tool_rounds >= self.config.max_rounds {
+                emitter.emit(EventBody::RoundLimitReached {
+                    limit: self.config.max_rounds,
+                });
+                add_message(
+                    conversation,
+                    emitter,
+                    Message::user(prompt::round_limit_note(self.config.max_rounds)),
+                );
+            }
+        }
+    }
+
+    fn workspace_name(&self) -> String {
+        let root = self.ctx.workspace.root();
+        root.file_name()
+            .map(|name| name.to_string_lossy().into_owned())
+            .unwrap_or_else(|| root.display().to_string())
+    }
+}
+
+fn add_message(conversation: &mut Conversation, emitter: &Emitter<'_>, message: Message) {
+    emitter.emit(EventBody::MessageAdded {
+        message: message.clone(),
+    });
+    conversation.messages.push(message);
+}
+
+fn outcome(end: TurnEnd, text: String, rounds: u32, error: Option<String>) -> TurnOutcome {
+    TurnOutcome {
+        end,
+        text,
+        rounds,
+        error,
+    }
+}
+
+/// Error sentences start with a capital letter and end with a full stop.
+fn sentence(text: &str) -> String {
+    let mut chars = text.chars();
+    let mut out: String = match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => return String::new(),
+    };
+    if !out.ends_with(['.', '!', '?']) {
+        out.push('.');
+    }
+    out
+}
+
+/// Seed 000's `ChatWithToolExecution`: sends `messages` (whose last is the user's question),
+/// runs the tools the model asks for, and returns the final answer text. Calls that need
+/// approval are denied; use [`Agent::run_turn`] for events, approvals and cancellation.
+pub async fn chat_with_tool_execution(
+    agent: &Agent,
+    mut messages: Vec<Message>,
+) -> Result<String, String> {
+    let question = match messages.pop() {
+        Some(Message::User { content }) => content,
+        _ => return Err("the last message must be the user's question".to_string()),
+    };
+    let mut conversation = Conversation::resume(Conversation::new().id, messages);
+    let outcome = agent
+        .run_turn(
+            &mut conversation,
+            &question,
+            &NullSink,
+            &DenyAll,
+            &CancellationToken::new(),
+        )
+        .await;
+    match outcome.error {
+        Some(error) => Err(error),
+        None => Ok(outcome.text),
+    }
+}

@@ -1,0 +1,117 @@
+//! `tooltrail ask`: one question, answered with tools, streamed to the terminal.
+
+use std::io::IsTerminal;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::{Context, bail};
+use tokio_util::sync::CancellationToken;
+use tooltrail_agent::{Agent, AgentConfig, AllowAll, Approver, Conversation, DenyAll, EventSink};
+use tooltrail_llm::{LlmClient, LlmConfig};
+use tooltrail_protocol::TurnEnd;
+use tooltrail_tools::{ToolContext, ToolRegistry};
+
+use crate::approve::TerminalApprover;
+use crate::render::{JsonLines, Timeline};
+use crate::settings::{Flags, Settings};
+use crate::{ApproveMode, AskArgs};
+
+/// Exit status after Ctrl-C, as shells report it.
+const INTERRUPTED: u8 = 130;
+
+pub async fn run(args: AskArgs) -> anyhow::Result<ExitCode> {
+    let settings = Settings::resolve(&Flags {
+        base_url: args.base_url.clone(),
+        model: args.model.clone(),
+        max_rounds: args.max_rounds,
+    })?;
+    let question = args.question.join(" ");
+    if question.trim().is_empty() {
+        bail!("the question is empty");
+    }
+    let root = match &args.workspace {
+        Some(dir) => dir.clone(),
+        None => std::env::current_dir().context("could not read the current folder")?,
+    };
+    let ctx = ToolContext::open(&root)?;
+
+    let interactive = std::io::stdin().is_terminal();
+    let mode = args.approve.unwrap_or(if interactive {
+        ApproveMode::Ask
+    } else {
+        ApproveMode::Deny
+    });
+    if mode == ApproveMode::Ask && !interactive {
+        bail!("--approve ask needs a terminal to ask on; use --approve deny or --approve all");
+    }
+    let approver: Box<dyn Approver> = match mode {
+        ApproveMode::Ask => Box::new(TerminalApprover),
+        ApproveMode::Deny => Box::new(DenyAll),
+        ApproveMode::All => Box::new(AllowAll),
+    };
+
+    let mut config = LlmConfig::new(settings.base_url.clone(), String::new());
+    config.api_key = settings.api_key.clone();
+    let mut llm = LlmClient::new(config.clone())?;
+    let model = match settings.model.clone() {
+        Some(model) => model,
+        None => first_model(&llm, &settings.base_url).await?,
+    };
+    config.model = model;
+    llm = LlmClient::new(config)?;
+
+    let agent = Agent::new(
+        llm,
+        Arc::new(ToolRegistry::with_builtins()),
+        ctx,
+        AgentConfig {
+            max_rounds: settings.max_rounds,
+            max_result_bytes: settings.max_result_bytes,
+            temperature: settings.temperature,
+            ..AgentConfig::default()
+        },
+    );
+    let sink: Box<dyn EventSink> = if args.json {
+        Box::new(JsonLines)
+    } else {
+        Box::new(Timeline::new())
+    };
+
+    let cancel = CancellationToken::new();
+    let on_interrupt = cancel.clone();
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            on_interrupt.cancel();
+        }
+    });
+
+    let mut conversation = Conversation::new();
+    let outcome = agent
+        .run_turn(
+            &mut conversation,
+            &question,
+            sink.as_ref(),
+            approver.as_ref(),
+            &cancel,
+        )
+        .await;
+    match outcome.end {
+        TurnEnd::Completed | TurnEnd::RoundLimit => Ok(ExitCode::SUCCESS),
+        TurnEnd::Cancelled => Ok(ExitCode::from(INTERRUPTED)),
+        TurnEnd::Error => {
+            let message = outcome
+                .error
+                .unwrap_or_else(|| "the answer failed".to_string());
+            eprintln!("error: {message}");
+            Ok(ExitCode::from(1))
+        }
+    }
+}
+
+/// With no model configured, use the endpoint's first model (local servers usually have one).
+async fn first_model(llm: &LlmClient, base_url: &str) -> anyhow::Result<String> {
+    let models = llm.list_models().await?;
+    models.into_iter().next().with_context(|| {
+        format!("no model is set and {base_url} lists none; pass --model or set TOOLTRAIL_MODEL")
+    })
+}

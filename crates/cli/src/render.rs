@@ -1,0 +1,225 @@
+//! Printing a turn: JSON Lines for programs, a terminal timeline for people.
+
+use std::io::{IsTerminal, Write};
+use std::sync::Mutex;
+
+use serde_json::Value;
+use tooltrail_agent::EventSink;
+use tooltrail_protocol::{Event, EventBody, ToolStatus, TurnEnd};
+
+/// One protocol event per line on stdout.
+pub struct JsonLines;
+
+impl EventSink for JsonLines {
+    fn emit(&self, event: Event) {
+        let mut out = std::io::stdout().lock();
+        // A closed stdout (a pipe to `head`) is not an error worth reporting mid-turn.
+        if let Ok(line) = serde_json::to_string(&event) {
+            let _ = writeln!(out, "{line}");
+            let _ = out.flush();
+        }
+    }
+}
+
+/// The answer as it streams, with one line per tool call.
+pub struct Timeline {
+    color: bool,
+    state: Mutex<LineState>,
+}
+
+#[derive(Default)]
+struct LineState {
+    /// Whether the cursor is at the start of a line.
+    at_line_start: bool,
+}
+
+impl Timeline {
+    pub fn new() -> Self {
+        let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+        Self {
+            color,
+            state: Mutex::new(LineState {
+                at_line_start: true,
+            }),
+        }
+    }
+
+    fn paint(&self, code: &str, text: &str) -> String {
+        if self.color {
+            format!("\x1b[{code}m{text}\x1b[0m")
+        } else {
+            text.to_string()
+        }
+    }
+
+    /// Prints `line` on a line of its own.
+    fn line(&self, state: &mut LineState, line: &str) {
+        let mut out = std::io::stdout().lock();
+        if !state.at_line_start {
+            let _ = writeln!(out);
+        }
+        let _ = writeln!(out, "{line}");
+        let _ = out.flush();
+        state.at_line_start = true;
+    }
+}
+
+impl EventSink for Timeline {
+    fn emit(&self, event: Event) {
+        let mut state = match self.state.lock() {
+            Ok(state) => state,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        match event.body {
+            EventBody::TextDelta { text, .. } => {
+                if text.is_empty() {
+                    return;
+                }
+                let mut out = std::io::stdout().lock();
+                let _ = write!(out, "{text}");
+                let _ = out.flush();
+                state.at_line_start = text.ends_with('\n');
+            }
+            EventBody::ToolCallFinished {
+                tool,
+                arguments,
+                status,
+                duration_ms,
+                error,
+                ..
+            } => {
+                let (mark, color) = match status {
+                    ToolStatus::Success => ("✓", "32"),
+                    ToolStatus::Error => ("✗", "31"),
+                    ToolStatus::Denied => ("⊘", "33"),
+                    ToolStatus::Cancelled => ("◼", "33"),
+                    ToolStatus::Timeout => ("⏱", "31"),
+                };
+                let mut line = format!(
+                    "{} {} {}",
+                    self.paint(color, mark),
+                    self.paint("1", &tool),
+                    summarize_arguments(&arguments, 80)
+                );
+                line.push_str(&self.paint(
+                    "2",
+                    &format!(" · {} · {}", status.as_str(), duration(duration_ms)),
+                ));
+                if let Some(error) = error {
+                    line.push_str(&self.paint(color, &format!(" — {}", error.message)));
+                }
+                self.line(&mut state, &line);
+            }
+            EventBody::RoundLimitReached { limit } => {
+                let text = format!(
+                    "· the limit of {limit} tool rounds is reached; asking for a final answer"
+                );
+                let line = self.paint("33", &text);
+                self.line(&mut state, &line);
+            }
+            EventBody::Error {
+                message,
+                fatal: false,
+                ..
+            } => {
+                let line = self.paint("33", &format!("· {message}"));
+                self.line(&mut state, &line);
+            }
+            EventBody::TurnFinished { reason, .. } => {
+                if reason == TurnEnd::Cancelled {
+                    let line = self.paint("33", "· stopped");
+                    self.line(&mut state, &line);
+                } else if !state.at_line_start {
+                    let mut out = std::io::stdout().lock();
+                    let _ = writeln!(out);
+                    let _ = out.flush();
+                    state.at_line_start = true;
+                }
+            }
+            // Fatal errors are printed by the command once the turn is over (to stderr).
+            EventBody::Error { fatal: true, .. }
+            | EventBody::TurnStarted { .. }
+            | EventBody::MessageAdded { .. }
+            | EventBody::ToolCallDelta { .. }
+            | EventBody::ApprovalRequested { .. }
+            | EventBody::ToolCallStarted { .. }
+            | EventBody::Usage(_) => {}
+        }
+    }
+}
+
+fn duration(ms: u64) -> String {
+    if ms < 1000 {
+        format!("{ms} ms")
+    } else {
+        format!("{:.1} s", ms as f64 / 1000.0)
+    }
+}
+
+/// `key=value` pairs of a call's arguments, shortened to about `max` characters.
+pub fn summarize_arguments(arguments: &Value, max: usize) -> String {
+    let text = match arguments {
+        Value::Object(map) => map
+            .iter()
+            .map(|(key, value)| format!("{key}={}", short_value(value)))
+            .collect::<Vec<_>>()
+            .join(" "),
+        Value::String(raw) => short_value(&Value::String(raw.clone())),
+        other => other.to_string(),
+    };
+    shorten(&text, max)
+}
+
+fn short_value(value: &Value) -> String {
+    match value {
+        Value::String(text) => {
+            let text = shorten(&text.replace('\n', "⏎"), 48);
+            if text.is_empty() || text.contains(char::is_whitespace) || text.contains('"') {
+                format!("{text:?}")
+            } else {
+                text
+            }
+        }
+        other => shorten(&other.to_string(), 48),
+    }
+}
+
+fn shorten(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let mut out: String = text.chars().take(max.saturating_sub(1)).collect();
+    out.push('…');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+    use serde_json::json;
+
+    #[test]
+    fn arguments_become_short_pairs() {
+        assert_eq!(
+            summarize_arguments(&json!({"pattern": "**/*.go", "path": "src"}), 80),
+            "path=src pattern=**/*.go"
+        );
+        assert_eq!(
+            summarize_arguments(&json!({"command": "find . -name '*.go' | wc -l"}), 80),
+            r#"command="find . -name '*.go' | wc -l""#
+        );
+        assert_eq!(summarize_arguments(&json!({"limit": 5}), 80), "limit=5");
+        assert_eq!(
+            summarize_arguments(&json!({"text": "a\nb"}), 80),
+            "text=a⏎b"
+        );
+    }
+
+    #[test]
+    fn long_arguments_are_shortened() {
+        let summary = summarize_arguments(&json!({"pattern": "x".repeat(200)}), 30);
+        assert_eq!(summary.chars().count(), 30);
+        assert!(summary.ends_with('…'));
+    }
+}

@@ -1,0 +1,81 @@
+//! `tooltrail tool` and `tooltrail tools`.
+
+use std::process::ExitCode;
+
+use anyhow::Context;
+use serde_json::json;
+use tooltrail_protocol::{ToolError, ToolErrorCode};
+use tooltrail_tools::{Gate, ToolContext, ToolRegistry};
+
+use crate::{ApproveMode, ToolArgs};
+
+/// Exit status for usage errors (as clap uses).
+const USAGE: u8 = 2;
+
+pub async fn run(args: ToolArgs) -> anyhow::Result<ExitCode> {
+    let registry = ToolRegistry::with_builtins();
+    let Some(tool) = registry.get(&args.name) else {
+        let names: Vec<&str> = registry.names().collect();
+        eprintln!(
+            "error: there is no tool named {:?}; the tools are: {}",
+            args.name,
+            names.join(", ")
+        );
+        return Ok(ExitCode::from(USAGE));
+    };
+    if let Err(err) = serde_json::from_str::<serde_json::Value>(&args.args) {
+        eprintln!("error: --args is not valid JSON: {err}");
+        return Ok(ExitCode::from(USAGE));
+    }
+    let root = match &args.workspace {
+        Some(dir) => dir.clone(),
+        None => std::env::current_dir().context("could not read the current folder")?,
+    };
+    let ctx = ToolContext::open(&root)?;
+    let cancel = ctx.cancel.clone();
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            cancel.cancel();
+        }
+    });
+
+    let result = match registry.prepare(tool.spec().name.as_str(), &args.args) {
+        Err(error) => Err(error),
+        Ok((tool, call_args)) => match tool.gate(&call_args, &ctx) {
+            Gate::Refuse(error) => Err(error),
+            Gate::Ask { reason, .. } if args.approve != ApproveMode::All => Err(ToolError::new(
+                ToolErrorCode::ApprovalRequired,
+                format!("{reason}; run it with --approve all to allow it"),
+            )),
+            Gate::Ask { .. } | Gate::ReadOnly => tool.call(call_args, &ctx).await,
+        },
+    };
+    let (value, code) = match result {
+        Ok(output) => (
+            json!({"ok": true, "text": output.text, "data": output.data}),
+            0,
+        ),
+        Err(error) => (json!({"ok": false, "error": error}), 1),
+    };
+    println!("{}", serde_json::to_string_pretty(&value)?);
+    Ok(ExitCode::from(code))
+}
+
+pub fn list(as_json: bool) -> anyhow::Result<ExitCode> {
+    let registry = ToolRegistry::with_builtins();
+    let specs = registry.specs();
+    if as_json {
+        println!("{}", serde_json::to_string_pretty(&specs)?);
+    } else {
+        for spec in specs {
+            let access = if spec.read_only {
+                "read-only"
+            } else {
+                "asks first"
+            };
+            let first_line = spec.description.lines().next().unwrap_or_default();
+            println!("{:<14} {:<10} {}", spec.name, access, first_line);
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
