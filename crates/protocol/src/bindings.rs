@@ -34,7 +34,11 @@ pub fn render() -> Result<Vec<(String, String)>, ts_rs::ExportError> {
         file::<TurnEnd>(&config)?,
         file::<Usage>(&config)?,
     ];
-    files.extend(json_value_file(&config)?);
+    // `serde_json::Value` is referenced by several types, which import it from this path.
+    files.push((
+        "serde_json/JsonValue.ts".to_string(),
+        <serde_json::Value as TS>::export_to_string(&config)?,
+    ));
     files.sort();
     Ok(files)
 }
@@ -44,13 +48,4 @@ fn file<T: TS + 'static>(config: &Config) -> Result<(String, String), ts_rs::Exp
         format!("{}.ts", T::name(config)),
         T::export_to_string(config)?,
     ))
-}
-
-/// `serde_json::Value` is referenced by several types; its declaration is exported too.
-fn json_value_file(config: &Config) -> Result<Option<(String, String)>, ts_rs::ExportError> {
-    let name = <serde_json::Value as TS>::name(config);
-    Ok(Some((
-        format!("{name}.ts"),
-        <serde_json::Value as TS>::export_to_string(config)?,
-    )))
 }
