@@ -1,17 +1,67 @@
 //! The workspace root and path resolution beneath it.
+//!
+//! A path is resolved the way the kernel would walk it, one component at a time, but against
+//! the workspace root instead of `/`: every symlink met on the way is read and its target
+//! resolved in turn, and the walk is refused the moment it would step above the root. Comparing
+//! components (never string prefixes) is what keeps `/ws-evil` out of `/ws`.
+//!
+//! The check and the later open are two system calls, so a process racing to swap a folder for a
+//! symlink in between could still win; the OS sandbox (a separate layer) is what closes that.
 
-use std::path::{Path, PathBuf};
+use std::collections::VecDeque;
+use std::ffi::{OsStr, OsString};
+use std::io::ErrorKind;
+use std::path::{Component, Path, PathBuf};
 
-#[derive(Debug, thiserror::Error)]
-pub enum WorkspaceError {
-    #[error("the workspace folder {0} does not exist or is not a folder")]
-    NotAFolder(String),
-}
+use crate::error::{PathError, WorkspaceError};
+
+/// Symlinks followed in one resolution before giving up, as Linux's `MAXSYMLINKS`.
+const MAX_LINKS: usize = 40;
 
 /// An opened workspace folder.
 #[derive(Debug)]
 pub struct Workspace {
+    /// Canonical root: no symlinks, no `..`.
     root: PathBuf,
+    /// The root as it was given (made absolute), when that differs from the canonical one:
+    /// absolute paths the user writes are often spelled this way (`/tmp` vs `/private/tmp`).
+    alias: Option<PathBuf>,
+}
+
+/// A path resolved beneath the workspace root.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResolvedPath {
+    path: PathBuf,
+    relative: String,
+    exists: bool,
+}
+
+impl ResolvedPath {
+    /// The absolute path on disk, every symlink resolved. For the file system, never for
+    /// messages.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The workspace-relative path with `/` separators; `.` for the root itself.
+    pub fn relative(&self) -> &str {
+        &self.relative
+    }
+
+    /// False only for paths from [`Workspace::resolve_new`] that do not exist yet.
+    pub fn exists(&self) -> bool {
+        self.exists
+    }
+
+    pub fn is_root(&self) -> bool {
+        self.relative == "."
+    }
+}
+
+/// One step still to walk.
+enum Step {
+    Parent,
+    Name(OsString),
 }
 
 impl Workspace {
@@ -22,11 +72,290 @@ impl Workspace {
             .ok()
             .filter(|path| path.is_dir())
             .ok_or_else(|| WorkspaceError::NotAFolder(root.display().to_string()))?;
-        Ok(Self { root: canonical })
+        let given = std::path::absolute(root).ok();
+        let alias = given.filter(|given| given != &canonical && is_plain_absolute(given));
+        Ok(Self {
+            root: canonical,
+            alias,
+        })
     }
 
     /// The canonical root folder.
     pub fn root(&self) -> &Path {
         &self.root
+    }
+
+    /// Resolves a path the model or user gave to an existing file or folder in the workspace.
+    ///
+    /// Relative paths are taken from the root; absolute ones are accepted only when they lie
+    /// inside it. `..` that would leave the root, symlinks that point out of it, NUL bytes, `~`,
+    /// and Windows drive, UNC and device prefixes are refused. Nothing is expanded or decoded.
+    pub fn resolve(&self, user_path: &str) -> Result<ResolvedPath, PathError> {
+        self.resolve_inner(user_path, false)
+    }
+
+    /// As [`resolve`](Self::resolve), but the last components may not exist yet (a file about
+    /// to be written, with its missing folders). What does exist is checked as strictly.
+    pub fn resolve_new(&self, user_path: &str) -> Result<ResolvedPath, PathError> {
+        self.resolve_inner(user_path, true)
+    }
+
+    /// The workspace-relative form of a path on disk, with `/` separators (`.` for the root).
+    /// A path outside the workspace is shown by its file name only, so that no system path
+    /// reaches a message.
+    pub fn relative(&self, path: &Path) -> String {
+        let inside = path
+            .strip_prefix(&self.root)
+            .ok()
+            .or_else(|| {
+                self.alias
+                    .as_deref()
+                    .and_then(|alias| path.strip_prefix(alias).ok())
+            })
+            .or_else(|| path.is_relative().then_some(path));
+        match inside {
+            Some(rest) => join_display(rest.components().filter_map(|c| match c {
+                Component::Normal(name) => Some(name),
+                _ => None,
+            })),
+            None => path
+                .file_name()
+                .map(|name| name.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "?".to_string()),
+        }
+    }
+
+    /// Whether an absolute, canonical path lies inside the workspace (component-wise).
+    pub fn contains(&self, path: &Path) -> bool {
+        path.starts_with(&self.root)
+    }
+
+    fn resolve_inner(
+        &self,
+        user_path: &str,
+        allow_missing: bool,
+    ) -> Result<ResolvedPath, PathError> {
+        check_form(user_path)?;
+        let path = Path::new(user_path);
+        let mut pending: VecDeque<Step> = VecDeque::new();
+        if path.is_absolute() || path.has_root() {
+            let rest = self.strip_root(path).ok_or(PathError::AbsoluteOutside)?;
+            push_steps(&mut pending, rest, false)?;
+        } else {
+            push_steps(&mut pending, path, false)?;
+        }
+
+        // Resolved components beneath the root: never a symlink, never `..`.
+        let mut resolved: Vec<OsString> = Vec::new();
+        let mut current = self.root.clone();
+        let mut links = 0usize;
+        while let Some(step) = pending.pop_front() {
+            let name = match step {
+                Step::Parent => {
+                    if resolved.pop().is_none() {
+                        return Err(PathError::Outside(display_of(user_path)));
+                    }
+                    current.pop();
+                    continue;
+                }
+                Step::Name(name) => name,
+            };
+            let candidate = current.join(&name);
+            match std::fs::symlink_metadata(&candidate) {
+                Ok(meta) if meta.file_type().is_symlink() => {
+                    links += 1;
+                    let here = join_display(
+                        resolved
+                            .iter()
+                            .map(OsString::as_os_str)
+                            .chain([name.as_os_str()]),
+                    );
+                    if links > MAX_LINKS {
+                        return Err(PathError::TooManyLinks(here));
+                    }
+                    let target = std::fs::read_link(&candidate).map_err(|err| PathError::Io {
+                        path: here.clone(),
+                        kind: err.kind(),
+                    })?;
+                    if target.is_absolute() || target.has_root() {
+                        let rest = self
+                            .strip_root(&target)
+                            .ok_or(PathError::Outside(here.clone()))?;
+                        resolved.clear();
+                        current = self.root.clone();
+                        push_steps(&mut pending, rest, true)?;
+                    } else {
+                        push_steps(&mut pending, &target, true)?;
+                    }
+                    // A link whose target climbs above the root is reported as the link itself.
+                    if escapes(&resolved, &pending) {
+                        return Err(PathError::Outside(here));
+                    }
+                }
+                Ok(meta) => {
+                    resolved.push(name);
+                    current = candidate;
+                    if !meta.is_dir() && !pending.is_empty() {
+                        return Err(PathError::NotADirectory(join_display(
+                            resolved.iter().map(OsString::as_os_str),
+                        )));
+                    }
+                }
+                Err(err)
+                    if matches!(err.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) =>
+                {
+                    resolved.push(name);
+                    current = candidate;
+                    let mut missing_ok = allow_missing;
+                    for step in pending.drain(..) {
+                        match step {
+                            Step::Name(name) => {
+                                current.push(&name);
+                                resolved.push(name);
+                            }
+                            // The kernel would fail here too: `missing/..` does not exist.
+                            Step::Parent => missing_ok = false,
+                        }
+                    }
+                    let relative = join_display(resolved.iter().map(OsString::as_os_str));
+                    if !missing_ok {
+                        return Err(PathError::NotFound(relative));
+                    }
+                    return Ok(ResolvedPath {
+                        path: current,
+                        relative,
+                        exists: false,
+                    });
+                }
+                Err(err) => {
+                    resolved.push(name);
+                    return Err(PathError::Io {
+                        path: join_display(resolved.iter().map(OsString::as_os_str)),
+                        kind: err.kind(),
+                    });
+                }
+            }
+        }
+        Ok(ResolvedPath {
+            path: current,
+            relative: join_display(resolved.iter().map(OsString::as_os_str)),
+            exists: true,
+        })
+    }
+
+    /// The part of an absolute path below the root, if it lies there (compared by component).
+    fn strip_root<'p>(&self, path: &'p Path) -> Option<&'p Path> {
+        path.strip_prefix(&self.root).ok().or_else(|| {
+            self.alias
+                .as_deref()
+                .and_then(|alias| path.strip_prefix(alias).ok())
+        })
+    }
+}
+
+/// Refuses the forms of path that are never accepted, before touching the file system.
+fn check_form(user_path: &str) -> Result<(), PathError> {
+    if user_path.contains('\0') {
+        return Err(PathError::Refused("paths may not contain NUL bytes"));
+    }
+    if user_path.starts_with('~') {
+        return Err(PathError::Refused(
+            "`~` is not expanded; use a path relative to the workspace root",
+        ));
+    }
+    let bytes = user_path.as_bytes();
+    let unc = bytes.len() >= 2 && is_sep(bytes[0]) && is_sep(bytes[1]);
+    let drive = bytes.len() >= 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':';
+    // On Windows `C:\ws\x` may name a file inside the workspace; everywhere else (and for
+    // drive-relative `C:x`) a drive prefix is refused.
+    let drive_refused = drive && (!cfg!(windows) || !bytes.get(2).copied().is_some_and(is_sep));
+    if unc || drive_refused {
+        return Err(PathError::Refused(
+            "Windows drive, UNC and device paths are not accepted; use a path relative to the workspace root",
+        ));
+    }
+    if cfg!(windows) && user_path.split(['/', '\\']).any(is_windows_device) {
+        return Err(PathError::Refused(
+            "Windows device names (CON, NUL, COM1, ...) are not accepted as paths",
+        ));
+    }
+    Ok(())
+}
+
+fn is_sep(byte: u8) -> bool {
+    byte == b'/' || byte == b'\\'
+}
+
+fn is_windows_device(component: &str) -> bool {
+    let stem = component.split('.').next().unwrap_or_default().trim_end();
+    let upper = stem.to_ascii_uppercase();
+    matches!(
+        upper.as_str(),
+        "CON" | "PRN" | "AUX" | "NUL" | "CONIN$" | "CONOUT$"
+    ) || ((upper.starts_with("COM") || upper.starts_with("LPT"))
+        && upper.len() == 4
+        && upper.as_bytes()[3].is_ascii_digit())
+}
+
+/// Adds `path`'s components in front of (`front`) or behind the steps still to walk.
+fn push_steps(pending: &mut VecDeque<Step>, path: &Path, front: bool) -> Result<(), PathError> {
+    let mut steps = Vec::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir | Component::RootDir => {}
+            Component::ParentDir => steps.push(Step::Parent),
+            Component::Normal(name) => steps.push(Step::Name(name.to_os_string())),
+            Component::Prefix(_) => {
+                return Err(PathError::Refused(
+                    "Windows drive, UNC and device paths are not accepted; use a path relative to the workspace root",
+                ));
+            }
+        }
+    }
+    if front {
+        for step in steps.into_iter().rev() {
+            pending.push_front(step);
+        }
+    } else {
+        pending.extend(steps);
+    }
+    Ok(())
+}
+
+/// Whether walking `pending` from `resolved` would climb above the root at some point.
+fn escapes(resolved: &[OsString], pending: &VecDeque<Step>) -> bool {
+    let mut depth = resolved.len();
+    for step in pending {
+        match step {
+            Step::Parent if depth == 0 => return true,
+            Step::Parent => depth -= 1,
+            Step::Name(_) => depth += 1,
+        }
+    }
+    false
+}
+
+fn is_plain_absolute(path: &Path) -> bool {
+    path.components()
+        .all(|c| !matches!(c, Component::ParentDir | Component::CurDir))
+}
+
+fn join_display<'a>(names: impl Iterator<Item = &'a OsStr>) -> String {
+    let mut out = String::new();
+    for name in names {
+        if !out.is_empty() {
+            out.push('/');
+        }
+        out.push_str(&name.to_string_lossy());
+    }
+    if out.is_empty() { ".".to_string() } else { out }
+}
+
+/// The user's path as it may be repeated in a message: relative paths as given.
+fn display_of(user_path: &str) -> String {
+    if Path::new(user_path).is_absolute() {
+        "the path".to_string()
+    } else {
+        user_path.to_string()
     }
 }
