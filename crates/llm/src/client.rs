@@ -1,0 +1,135 @@
+//! The client: the public entry points, each one request with its retries.
+
+use reqwest::Method;
+use tokio_util::sync::CancellationToken;
+use tooltrail_protocol::{Message, ToolSpec};
+
+use crate::answer::read_answer;
+use crate::config::LlmConfig;
+use crate::error::LlmError;
+use crate::request::ChatRequest;
+use crate::response::{ChatResponse, StreamDelta};
+use crate::transport::{read_body, send};
+use crate::wire::WireModels;
+
+/// The largest model list accepted.
+const MAX_MODELS_BODY: usize = 8 * 1024 * 1024;
+
+/// The client. Cheap to clone: clones share one connection pool.
+#[derive(Debug, Clone)]
+pub struct LlmClient {
+    config: LlmConfig,
+    http: reqwest::Client,
+}
+
+impl LlmClient {
+    /// A client for `config`. Fails when the base URL is not an http or https URL.
+    pub fn new(config: LlmConfig) -> Result<Self, LlmError> {
+        let invalid = |detail: &str| LlmError::Unreachable {
+            url: config.base_url.clone(),
+            detail: detail.to_string(),
+        };
+        match reqwest::Url::parse(&config.base_url) {
+            Ok(url) if matches!(url.scheme(), "http" | "https") && url.has_host() => {}
+            _ => return Err(invalid("it is not an http:// or https:// URL")),
+        }
+        let http = reqwest::Client::builder()
+            .connect_timeout(config.connect_timeout)
+            .build()
+            .map_err(|_| invalid("the HTTP client could not be set up"))?;
+        Ok(Self { config, http })
+    }
+
+    pub fn config(&self) -> &LlmConfig {
+        &self.config
+    }
+
+    /// The plain chat: messages in, answer text out, no tools.
+    pub async fn chat(&self, messages: &[Message]) -> Result<String, LlmError> {
+        let request = ChatRequest::new(messages.to_vec());
+        let response = self.complete(&request, &CancellationToken::new()).await?;
+        Ok(response.content)
+    }
+
+    /// Non-streaming chat with tools (seed 000's `ChatWithTools`): the tools are offered, and
+    /// the server's default tool choice (`auto`) applies.
+    pub async fn chat_with_tools(
+        &self,
+        messages: &[Message],
+        tools: &[ToolSpec],
+    ) -> Result<ChatResponse, LlmError> {
+        let request = ChatRequest {
+            messages: messages.to_vec(),
+            tools: tools.to_vec(),
+            ..ChatRequest::default()
+        };
+        self.complete(&request, &CancellationToken::new()).await
+    }
+
+    /// Non-streaming completion of any request.
+    pub async fn complete(
+        &self,
+        request: &ChatRequest,
+        cancel: &CancellationToken,
+    ) -> Result<ChatResponse, LlmError> {
+        self.run(request, false, cancel, &mut |_| {}).await
+    }
+
+    /// Streaming completion. `on_delta` sees every piece as it arrives; the assembled response
+    /// is returned when the stream finishes. A stream that ends without a finish reason or
+    /// `[DONE]` is `LlmError::Incomplete`. Cancelling `cancel` aborts the HTTP stream at once
+    /// and returns `LlmError::Cancelled`.
+    pub async fn stream(
+        &self,
+        request: &ChatRequest,
+        cancel: &CancellationToken,
+        on_delta: &mut (dyn FnMut(StreamDelta) + Send),
+    ) -> Result<ChatResponse, LlmError> {
+        self.run(request, true, cancel, on_delta).await
+    }
+
+    /// The model ids the endpoint offers (`GET /models`), in the server's order.
+    pub async fn list_models(&self) -> Result<Vec<String>, LlmError> {
+        let cancel = CancellationToken::new();
+        let response = send(
+            &self.http,
+            &self.config,
+            Method::GET,
+            "models",
+            None,
+            &cancel,
+        )
+        .await?;
+        let body = read_body(response, &self.config, &cancel, MAX_MODELS_BODY).await?;
+        let models: WireModels = serde_json::from_slice(&body).map_err(|_| {
+            LlmError::InvalidResponse("its model list is not the expected JSON".into())
+        })?;
+        let listed = models.data.or(models.models).ok_or_else(|| {
+            LlmError::InvalidResponse("its model list has no `data` field".into())
+        })?;
+        Ok(listed
+            .into_iter()
+            .filter_map(|model| model.id.or(model.name))
+            .collect())
+    }
+
+    async fn run(
+        &self,
+        request: &ChatRequest,
+        stream: bool,
+        cancel: &CancellationToken,
+        on_delta: &mut (dyn FnMut(StreamDelta) + Send),
+    ) -> Result<ChatResponse, LlmError> {
+        let body = request.to_body(&self.config.model, stream);
+        let response = send(
+            &self.http,
+            &self.config,
+            Method::POST,
+            "chat/completions",
+            Some(&body),
+            cancel,
+        )
+        .await?;
+        read_answer(response, &self.config, cancel, on_delta).await
+    }
+}
