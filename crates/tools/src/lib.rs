@@ -15,9 +15,12 @@
 //! # Ok(()) }
 //! ```
 
+mod args;
 pub mod builtin;
+mod glob;
 mod registry;
 mod tool;
+mod walk;
 
 pub use registry::ToolRegistry;
 pub use tool::{Gate, Tool, ToolContext, ToolLimits};

@@ -73,9 +73,16 @@ impl ToolRegistry {
 
     /// Finds the tool and checks `raw_arguments` (JSON text) against its schema. An empty string
     /// counts as `{}`, as some servers send it for tools without parameters.
-    pub fn prepare(&self, name: &str, raw_arguments: &str) -> Result<(Arc<dyn Tool>, Value), ToolError> {
+    pub fn prepare(
+        &self,
+        name: &str,
+        raw_arguments: &str,
+    ) -> Result<(Arc<dyn Tool>, Value), ToolError> {
         let entry = self.tools.get(name).ok_or_else(|| {
-            ToolError::new(ToolErrorCode::ToolNotFound, format!("tool not found: {name}"))
+            ToolError::new(
+                ToolErrorCode::ToolNotFound,
+                format!("tool not found: {name}"),
+            )
         })?;
         let args = parse_arguments(raw_arguments)?;
         validate(entry, &args)?;
@@ -134,7 +141,11 @@ fn validate(entry: &Entry, args: &Value) -> Result<(), ToolError> {
     } else {
         Err(ToolError::new(
             ToolErrorCode::InvalidArguments,
-            format!("invalid arguments for {}: {}", entry.tool.spec().name, problems.join("; ")),
+            format!(
+                "invalid arguments for {}: {}",
+                entry.tool.spec().name,
+                problems.join("; ")
+            ),
         ))
     }
 }
@@ -147,5 +158,139 @@ fn json_kind(value: &Value) -> &'static str {
         Value::String(_) => "a string",
         Value::Array(_) => "an array",
         Value::Object(_) => "an object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use async_trait::async_trait;
+    use pretty_assertions::assert_eq;
+    use serde_json::json;
+
+    use super::*;
+
+    struct Echo {
+        spec: ToolSpec,
+    }
+
+    #[async_trait]
+    impl Tool for Echo {
+        fn spec(&self) -> &ToolSpec {
+            &self.spec
+        }
+
+        async fn call(&self, args: Value, _ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+            Ok(ToolOutput::new(args.to_string(), args))
+        }
+    }
+
+    fn registry() -> ToolRegistry {
+        let mut registry = ToolRegistry::new();
+        registry.register(Arc::new(Echo {
+            spec: ToolSpec {
+                name: "echo".into(),
+                description: "Echoes its arguments.".into(),
+                parameters: json!({
+                    "type": "object",
+                    "properties": {
+                        "text": {"type": "string"},
+                        "count": {"type": "integer", "minimum": 1, "maximum": 5},
+                        "mode": {"type": "string", "enum": ["loud", "quiet"]}
+                    },
+                    "required": ["text"]
+                }),
+                read_only: true,
+            },
+        }));
+        registry
+    }
+
+    fn prepare_error(raw: &str) -> ToolError {
+        match registry().prepare("echo", raw) {
+            Ok(_) => panic!("{raw} was accepted"),
+            Err(error) => error,
+        }
+    }
+
+    #[test]
+    fn unknown_tool_is_named() {
+        let error = registry().prepare("nope", "{}").err().unwrap();
+        assert_eq!(
+            error,
+            ToolError::new(ToolErrorCode::ToolNotFound, "tool not found: nope")
+        );
+    }
+
+    #[test]
+    fn invalid_json_quotes_the_parse_error() {
+        let error = prepare_error(r#"{"text": "#);
+        assert_eq!(error.code, ToolErrorCode::InvalidArguments);
+        assert!(
+            error.message.starts_with("arguments are not valid JSON ("),
+            "{}",
+            error.message
+        );
+        assert!(
+            error.message.contains("EOF while parsing"),
+            "{}",
+            error.message
+        );
+    }
+
+    #[test]
+    fn schema_failures_name_the_parameter() {
+        let cases = [
+            (r#"{}"#, "text"),
+            (r#"{"text": 3}"#, "parameter `text`"),
+            (r#"{"text": "a", "count": "two"}"#, "parameter `count`"),
+            (r#"{"text": "a", "count": 9}"#, "parameter `count`"),
+            (r#"{"text": "a", "mode": "shout"}"#, "parameter `mode`"),
+        ];
+        for (raw, needle) in cases {
+            let error = prepare_error(raw);
+            assert_eq!(error.code, ToolErrorCode::InvalidArguments, "{raw}");
+            assert!(
+                error.message.starts_with("invalid arguments for echo: "),
+                "{}",
+                error.message
+            );
+            assert!(error.message.contains(needle), "{raw}: {}", error.message);
+        }
+    }
+
+    #[test]
+    fn non_object_arguments_are_refused() {
+        let error = prepare_error("[1, 2]");
+        assert_eq!(
+            error.message,
+            "arguments must be a JSON object, got an array"
+        );
+    }
+
+    #[test]
+    fn valid_and_empty_arguments_pass() {
+        let (tool, args) = registry()
+            .prepare("echo", r#"{"text": "hi", "mode": "quiet"}"#)
+            .unwrap();
+        assert_eq!(tool.spec().name, "echo");
+        assert_eq!(args, json!({"text": "hi", "mode": "quiet"}));
+        // Empty text counts as `{}`, which then fails only on the required parameter.
+        let error = prepare_error("  ");
+        assert!(
+            error.message.contains("\"text\" is a required property"),
+            "{}",
+            error.message
+        );
+    }
+
+    #[test]
+    fn builtins_have_valid_schemas_and_unique_names() {
+        let registry = ToolRegistry::with_builtins();
+        let tools = crate::builtin::all();
+        assert_eq!(registry.len(), tools.len());
+        for name in registry.names() {
+            let entry = &registry.tools[name];
+            assert!(entry.validator.is_some(), "{name} has an invalid schema");
+        }
     }
 }

@@ -1,0 +1,273 @@
+//! `search_files(pattern, path?, include_ignored?)`: files whose name or path matches a glob.
+//!
+//! The walk is ripgrep's parallel one; each thread keeps only the first `max_results` paths in
+//! sorted order (a bounded heap) and counts the rest, so a pattern matching half a million files
+//! costs no more memory than one matching a hundred, and the total is still known.
+
+use std::collections::BinaryHeap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use async_trait::async_trait;
+use ignore::{DirEntry, WalkState};
+use serde::Deserialize;
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+use tooltrail_protocol::{ToolError, ToolErrorCode, ToolOutput, ToolSpec};
+use tooltrail_sandbox::Workspace;
+
+use crate::args::{blocking, cancelled, parse};
+use crate::glob::PathGlob;
+use crate::tool::{Tool, ToolContext};
+use crate::walk;
+
+const NAME: &str = "search_files";
+
+pub(crate) struct SearchFiles {
+    spec: ToolSpec,
+}
+
+#[derive(Deserialize)]
+struct Args {
+    pattern: String,
+    path: Option<String>,
+    #[serde(default)]
+    include_ignored: bool,
+}
+
+impl SearchFiles {
+    pub(crate) fn new() -> Self {
+        Self {
+            spec: ToolSpec {
+                name: NAME.to_string(),
+                description: "Find files by glob pattern. A pattern without `/` matches file \
+                    names at any depth (`*.go` finds `a/b/c.go`); a pattern with `/` matches the \
+                    path from the search folder (`src/**/*.ts`). Returns workspace-relative paths, \
+                    sorted, at most 100, with the total count. Files ignored by .gitignore or \
+                    .ignore are skipped unless include_ignored is true."
+                    .to_string(),
+                parameters: json!({
+                    "type": "object",
+                    "properties": {
+                        "pattern": {
+                            "type": "string",
+                            "description": "Glob, e.g. `*.go`, `**/*.rs`, `src/**/test_*.py`, `*.{ts,tsx}`."
+                        },
+                        "path": {
+                            "type": "string",
+                            "description": "Folder to search, relative to the workspace root. Default: the whole workspace."
+                        },
+                        "include_ignored": {
+                            "type": "boolean",
+                            "description": "Also search files ignored by .gitignore/.ignore. Default false."
+                        }
+                    },
+                    "required": ["pattern"]
+                }),
+                read_only: true,
+            },
+        }
+    }
+}
+
+#[async_trait]
+impl Tool for SearchFiles {
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
+    }
+
+    async fn call(&self, args: Value, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let args: Args = parse(NAME, args)?;
+        let glob = PathGlob::new(&args.pattern)?;
+        let path = args.path.as_deref().unwrap_or(".");
+        let resolved = ctx.workspace.resolve(path)?;
+        let workspace = Arc::clone(&ctx.workspace);
+        let cancel = ctx.cancel.clone();
+        let limit = ctx.limits.max_results;
+        let found = blocking(move || {
+            find(
+                &workspace,
+                resolved.path(),
+                &glob,
+                args.include_ignored,
+                limit,
+                &cancel,
+            )
+        })
+        .await?;
+
+        let files: Vec<String> = found
+            .paths
+            .iter()
+            .map(|path| ctx.workspace.relative(path))
+            .collect();
+        let truncated = found.total > files.len();
+        let where_ = if resolved_is_root(path) {
+            String::new()
+        } else {
+            format!(" under `{}`", ctx.workspace.relative(&found.root))
+        };
+        let mut text = if files.is_empty() {
+            format!("No files match `{}`{where_}.\n", args.pattern)
+        } else if truncated {
+            format!(
+                "{} files match `{}`{where_}; the first {} (sorted):\n",
+                found.total,
+                args.pattern,
+                files.len()
+            )
+        } else {
+            format!(
+                "{} file{} match `{}`{where_}:\n",
+                found.total,
+                if found.total == 1 { "" } else { "s" },
+                args.pattern
+            )
+        };
+        for file in &files {
+            text.push_str(file);
+            text.push('\n');
+        }
+        if truncated {
+            text.push_str(&format!(
+                "({} more not shown; narrow the pattern or the path)\n",
+                found.total - files.len()
+            ));
+        }
+        Ok(ToolOutput::new(
+            text,
+            json!({"files": files, "truncated": truncated, "total": found.total}),
+        ))
+    }
+}
+
+fn resolved_is_root(path: &str) -> bool {
+    matches!(path.trim(), "" | "." | "./")
+}
+
+struct Found {
+    root: PathBuf,
+    /// The first matches in path order (component-wise, as `Path` sorts).
+    paths: Vec<PathBuf>,
+    total: usize,
+}
+
+/// The smallest `cap` paths seen, and how many were seen in all.
+struct TopPaths {
+    heap: BinaryHeap<PathBuf>,
+    cap: usize,
+    total: usize,
+}
+
+impl TopPaths {
+    fn new(cap: usize) -> Self {
+        Self {
+            heap: BinaryHeap::with_capacity(cap + 1),
+            cap,
+            total: 0,
+        }
+    }
+
+    fn offer(&mut self, path: &Path) {
+        self.total += 1;
+        if self.heap.len() >= self.cap {
+            match self.heap.peek() {
+                Some(largest) if path < largest.as_path() => {}
+                _ => return,
+            }
+        }
+        self.heap.push(path.to_path_buf());
+        if self.heap.len() > self.cap {
+            self.heap.pop();
+        }
+    }
+
+    fn merge(&mut self, other: TopPaths) {
+        let total = self.total + other.total;
+        for path in other.heap {
+            self.offer(&path);
+        }
+        self.total = total;
+    }
+}
+
+/// One walker thread's share; merged into the shared result when the thread is done.
+struct Collector {
+    local: TopPaths,
+    shared: Arc<Mutex<TopPaths>>,
+}
+
+impl Drop for Collector {
+    fn drop(&mut self) {
+        let local = std::mem::replace(&mut self.local, TopPaths::new(0));
+        if let Ok(mut shared) = self.shared.lock() {
+            shared.merge(local);
+        }
+    }
+}
+
+fn find(
+    workspace: &Workspace,
+    root: &Path,
+    glob: &PathGlob,
+    include_ignored: bool,
+    limit: usize,
+    cancel: &CancellationToken,
+) -> Result<Found, ToolError> {
+    let shared = Arc::new(Mutex::new(TopPaths::new(limit)));
+    walk::builder(root, include_ignored)
+        .threads(walk::threads())
+        .build_parallel()
+        .run(|| {
+            let mut collector = Collector {
+                local: TopPaths::new(limit),
+                shared: Arc::clone(&shared),
+            };
+            Box::new(move |entry| {
+                if cancel.is_cancelled() {
+                    return WalkState::Quit;
+                }
+                if let Ok(entry) = entry
+                    && is_matching_file(workspace, root, glob, &entry)
+                {
+                    collector.local.offer(entry.path());
+                }
+                WalkState::Continue
+            })
+        });
+    if cancel.is_cancelled() {
+        return Err(cancelled());
+    }
+    // Every walker thread has finished (and merged) by now.
+    let top = shared
+        .lock()
+        .map(|mut guard| std::mem::replace(&mut *guard, TopPaths::new(0)))
+        .map_err(|_| ToolError::new(ToolErrorCode::Failed, "the file walk failed"))?;
+    Ok(Found {
+        root: root.to_path_buf(),
+        total: top.total,
+        paths: top.heap.into_sorted_vec(),
+    })
+}
+
+fn is_matching_file(workspace: &Workspace, root: &Path, glob: &PathGlob, entry: &DirEntry) -> bool {
+    let Some(kind) = entry.file_type() else {
+        return false;
+    };
+    let path = entry.path();
+    let below_root = path.strip_prefix(root).unwrap_or(path);
+    let below_workspace = path.strip_prefix(workspace.root()).unwrap_or(path);
+    if !glob.is_match(entry.file_name(), below_root, below_workspace) {
+        return false;
+    }
+    if kind.is_file() {
+        return true;
+    }
+    // A symlink counts when it leads to a file inside the workspace.
+    kind.is_symlink()
+        && workspace
+            .resolve(&workspace.relative(path))
+            .ok()
+            .and_then(|target| std::fs::metadata(target.path()).ok())
+            .is_some_and(|meta| meta.is_file())
+}

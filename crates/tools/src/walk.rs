@@ -1,0 +1,32 @@
+//! The one way the built-in tools walk a folder: ripgrep's `ignore` walker, honouring
+//! `.gitignore` and `.ignore` (even outside a git repository), skipping `.git`, and never
+//! following symlinks (a symlinked file is reported as such and checked by the caller).
+
+use std::path::Path;
+
+use ignore::WalkBuilder;
+
+/// A walker over `root`. `include_ignored` turns off every ignore file; `.git` stays skipped.
+pub(crate) fn builder(root: &Path, include_ignored: bool) -> WalkBuilder {
+    let respect = !include_ignored;
+    let mut builder = WalkBuilder::new(root);
+    builder
+        .hidden(false)
+        .ignore(respect)
+        .git_ignore(respect)
+        .git_exclude(respect)
+        .git_global(respect)
+        .parents(respect)
+        .require_git(false)
+        .follow_links(false)
+        .filter_entry(|entry| entry.file_name() != ".git");
+    builder
+}
+
+/// Threads for parallel walks: one per core, as ripgrep picks, at most 12.
+pub(crate) fn threads() -> usize {
+    std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(2)
+        .min(12)
+}
