@@ -1,0 +1,814 @@
+//! A turn end to end: the agent against the scripted model server over real HTTP, with the
+//! built-in tools on a temporary workspace and a few test tools for gating and failure paths.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use pretty_assertions::assert_eq;
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+use tooltrail_agent::{
+    Agent, AgentConfig, AllowAll, ApprovalRequest, Approver, CollectingSink, Conversation,
+    Decision, DenyAll,
+};
+use tooltrail_llm::{LlmClient, LlmConfig};
+use tooltrail_protocol::{
+    ApprovalBy, ApprovalReply, ErrorCode, Event, EventBody, Message, ToolError, ToolErrorCode,
+    ToolOutput, ToolSpec, ToolStatus, TurnEnd,
+};
+use tooltrail_test_support::{Reply, ScriptedServer};
+use tooltrail_tools::{Tool, ToolContext, ToolRegistry};
+
+/// A workspace with a README and two Go files.
+fn workspace() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("README.md"), "# Demo\nA demo project.\n").unwrap();
+    std::fs::create_dir_all(dir.path().join("cmd/app")).unwrap();
+    std::fs::write(
+        dir.path().join("cmd/app/main.go"),
+        "package main\n\nfunc main() {}\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("util.go"), "package util\n").unwrap();
+    dir
+}
+
+/// A tool that writes (so it needs approval) and counts its runs.
+struct WriteNote {
+    spec: ToolSpec,
+    runs: Arc<AtomicUsize>,
+}
+
+impl WriteNote {
+    fn new(runs: Arc<AtomicUsize>) -> Self {
+        Self {
+            spec: ToolSpec {
+                name: "write_note".into(),
+                description: "Write a note".into(),
+                parameters: json!({
+                    "type": "object",
+                    "properties": {"text": {"type": "string"}},
+                    "required": ["text"]
+                }),
+                read_only: false,
+            },
+            runs,
+        }
+    }
+}
+
+#[async_trait]
+impl Tool for WriteNote {
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
+    }
+    async fn call(&self, args: Value, _ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        self.runs.fetch_add(1, Ordering::SeqCst);
+        Ok(ToolOutput::new(
+            format!("wrote {}", args["text"]),
+            json!({"ok": true}),
+        ))
+    }
+}
+
+/// A read-only tool whose behaviour a test chooses.
+struct Probe {
+    spec: ToolSpec,
+    behaviour: Behaviour,
+}
+
+#[derive(Clone)]
+enum Behaviour {
+    /// Returns this many bytes of text.
+    Big(usize),
+    /// Fails with an io error.
+    Fail,
+    /// Waits until cancelled.
+    WaitForCancel,
+    /// Waits on a barrier shared with another call: only returns when both run at once.
+    Meet(Arc<tokio::sync::Barrier>),
+}
+
+impl Probe {
+    fn new(name: &str, behaviour: Behaviour) -> Self {
+        Self {
+            spec: ToolSpec {
+                name: name.into(),
+                description: format!("probe {name}"),
+                parameters: json!({"type": "object", "properties": {"n": {"type": "integer"}}}),
+                read_only: true,
+            },
+            behaviour,
+        }
+    }
+}
+
+#[async_trait]
+impl Tool for Probe {
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
+    }
+    async fn call(&self, _args: Value, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        match &self.behaviour {
+            Behaviour::Big(size) => Ok(ToolOutput::new("x".repeat(*size), Value::Null)),
+            Behaviour::Fail => Err(ToolError::new(ToolErrorCode::Io, "the disk said no")),
+            Behaviour::WaitForCancel => {
+                ctx.cancel.cancelled().await;
+                Err(ToolError::new(ToolErrorCode::Cancelled, "stopped"))
+            }
+            Behaviour::Meet(barrier) => {
+                barrier.wait().await;
+                Ok(ToolOutput::new("met", Value::Null))
+            }
+        }
+    }
+}
+
+struct Harness {
+    server: ScriptedServer,
+    agent: Agent,
+    _dir: tempfile::TempDir,
+}
+
+async fn harness(replies: Vec<Reply>, extra: Vec<Arc<dyn Tool>>, config: AgentConfig) -> Harness {
+    let server = ScriptedServer::start(replies).await;
+    let dir = workspace();
+    let mut registry = ToolRegistry::with_builtins();
+    for tool in extra {
+        registry.register(tool);
+    }
+    let llm = LlmClient::new(LlmConfig::new(server.base_url(), "scripted")).unwrap();
+    let agent = Agent::new(
+        llm,
+        Arc::new(registry),
+        ToolContext::open(dir.path()).unwrap(),
+        config,
+    );
+    Harness {
+        server,
+        agent,
+        _dir: dir,
+    }
+}
+
+async fn ask(
+    h: &Harness,
+    question: &str,
+    approver: &dyn Approver,
+) -> (tooltrail_agent::TurnOutcome, Vec<Event>, Conversation) {
+    let sink = CollectingSink::new();
+    let mut conversation = Conversation::new();
+    let outcome = h
+        .agent
+        .run_turn(
+            &mut conversation,
+            question,
+            &sink,
+            approver,
+            &CancellationToken::new(),
+        )
+        .await;
+    (outcome, sink.events(), conversation)
+}
+
+fn kinds(events: &[Event]) -> Vec<&'static str> {
+    events
+        .iter()
+        .map(|event| event.body.kind())
+        .filter(|kind| *kind != "text_delta" && *kind != "tool_call_delta")
+        .collect()
+}
+
+fn finished(events: &[Event]) -> Vec<(String, ToolStatus, Option<ToolErrorCode>)> {
+    events
+        .iter()
+        .filter_map(|event| match &event.body {
+            EventBody::ToolCallFinished {
+                tool,
+                status,
+                error,
+                ..
+            } => Some((tool.clone(), *status, error.as_ref().map(|e| e.code))),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The tool messages of a request body, as (tool_call_id, content).
+fn tool_messages(body: &Value) -> Vec<(String, String)> {
+    body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .map(|m| {
+            (
+                m["tool_call_id"].as_str().unwrap().to_string(),
+                m["content"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_two_round_turn_keeps_order_and_the_model_sees_every_result() {
+    let h = harness(
+        vec![
+            Reply::tool_calls(&[
+                ("search_files", r#"{"pattern":"*.go"}"#),
+                ("read_file", r#"{"path":"README.md"}"#),
+            ]),
+            Reply::text("There are 2 Go files; the README calls it a demo project."),
+        ],
+        vec![],
+        AgentConfig::default(),
+    )
+    .await;
+    let (outcome, events, conversation) = ask(&h, "How many Go files?", &DenyAll).await;
+
+    assert_eq!(outcome.end, TurnEnd::Completed);
+    assert_eq!(
+        outcome.text,
+        "There are 2 Go files; the README calls it a demo project."
+    );
+    assert_eq!(outcome.rounds, 2);
+    assert_eq!(
+        kinds(&events),
+        vec![
+            "turn_started",
+            "message_added", // system
+            "message_added", // user
+            "usage",
+            "message_added", // assistant with two calls
+            "tool_call_started",
+            "tool_call_started",
+            "tool_call_finished",
+            "tool_call_finished",
+            "message_added", // tool result 1
+            "message_added", // tool result 2
+            "usage",
+            "message_added", // final answer
+            "turn_finished",
+        ]
+    );
+    let seqs: Vec<u64> = events.iter().map(|e| e.seq).collect();
+    assert_eq!(seqs, (0..events.len() as u64).collect::<Vec<_>>());
+
+    let requests = h.server.requests();
+    assert_eq!(requests.len(), 2);
+    // The first request offers the tools as OpenAI function tools.
+    let tools = requests[0].body["tools"].as_array().unwrap();
+    let names: Vec<&str> = tools
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap())
+        .collect();
+    assert!(
+        names.contains(&"read_file") && names.contains(&"search_files"),
+        "{names:?}"
+    );
+    assert_eq!(tools[0]["type"], "function");
+    assert_eq!(requests[0].body["tool_choice"], "auto");
+    // The second request carries the assistant's calls and both results, in call order.
+    let second = &requests[1].body;
+    let roles: Vec<&str> = second["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["role"].as_str().unwrap())
+        .collect();
+    assert_eq!(roles, vec!["system", "user", "assistant", "tool", "tool"]);
+    let calls = second["messages"][2]["tool_calls"].as_array().unwrap();
+    let results = tool_messages(second);
+    assert_eq!(results[0].0, calls[0]["id"].as_str().unwrap());
+    assert_eq!(results[1].0, calls[1]["id"].as_str().unwrap());
+    assert!(
+        results[0].1.contains("cmd/app/main.go") && results[0].1.contains("util.go"),
+        "{}",
+        results[0].1
+    );
+    assert!(results[1].1.contains("A demo project."), "{}", results[1].1);
+    // The conversation holds what the model saw, plus its last answer.
+    assert_eq!(conversation.messages.len(), 6);
+    assert_eq!(
+        conversation.messages[5],
+        Message::assistant(
+            "There are 2 Go files; the README calls it a demo project.",
+            vec![]
+        )
+    );
+}
+
+#[tokio::test]
+async fn read_only_calls_of_one_round_run_in_parallel() {
+    // Each call waits for the other at a barrier: run one after the other, they never return.
+    let barrier = Arc::new(tokio::sync::Barrier::new(2));
+    let h = harness(
+        vec![
+            Reply::tool_calls(&[("meet_a", "{}"), ("meet_b", "{}")]),
+            Reply::text("done"),
+        ],
+        vec![
+            Arc::new(Probe::new("meet_a", Behaviour::Meet(barrier.clone()))),
+            Arc::new(Probe::new("meet_b", Behaviour::Meet(barrier))),
+        ],
+        AgentConfig::default(),
+    )
+    .await;
+    let (outcome, events, _) =
+        tokio::time::timeout(Duration::from_secs(20), ask(&h, "go", &DenyAll))
+            .await
+            .expect("read-only calls of one round must run concurrently");
+    assert_eq!(outcome.end, TurnEnd::Completed);
+    let mut statuses = finished(&events);
+    statuses.sort_by(|a, b| a.0.cmp(&b.0));
+    assert_eq!(
+        statuses,
+        vec![
+            ("meet_a".to_string(), ToolStatus::Success, None),
+            ("meet_b".to_string(), ToolStatus::Success, None)
+        ]
+    );
+}
+
+#[tokio::test]
+async fn bad_calls_become_error_results_and_the_turn_goes_on() {
+    let h = harness(
+        vec![
+            Reply::tool_calls(&[
+                ("no_such_tool", "{}"),
+                ("read_file", r#"{"path": "README.md""#),
+                ("read_file", r#"{"limit": 5}"#),
+                ("read_file", r#"{"path":"/etc/passwd"}"#),
+                ("flaky", "{}"),
+            ]),
+            Reply::text("I could not read those."),
+        ],
+        vec![Arc::new(Probe::new("flaky", Behaviour::Fail))],
+        AgentConfig::default(),
+    )
+    .await;
+    let (outcome, events, _) = ask(&h, "read things", &DenyAll).await;
+    assert_eq!(outcome.end, TurnEnd::Completed);
+    let statuses = finished(&events);
+    assert_eq!(
+        statuses,
+        vec![
+            (
+                "no_such_tool".into(),
+                ToolStatus::Error,
+                Some(ToolErrorCode::ToolNotFound)
+            ),
+            (
+                "read_file".into(),
+                ToolStatus::Error,
+                Some(ToolErrorCode::InvalidArguments)
+            ),
+            (
+                "read_file".into(),
+                ToolStatus::Error,
+                Some(ToolErrorCode::InvalidArguments)
+            ),
+            (
+                "read_file".into(),
+                ToolStatus::Error,
+                Some(ToolErrorCode::OutsideWorkspace)
+            ),
+            ("flaky".into(), ToolStatus::Error, Some(ToolErrorCode::Io)),
+        ]
+    );
+    let results = tool_messages(&h.server.requests()[1].body);
+    assert_eq!(
+        results[0].1,
+        "error [tool_not_found]: tool not found: no_such_tool"
+    );
+    assert!(
+        results[1]
+            .1
+            .starts_with("error [invalid_arguments]: arguments are not valid JSON"),
+        "{}",
+        results[1].1
+    );
+    assert!(
+        results[2].1.contains("path"),
+        "the error names the missing parameter: {}",
+        results[2].1
+    );
+    assert!(
+        results[3].1.starts_with("error [outside_workspace]"),
+        "{}",
+        results[3].1
+    );
+    assert!(
+        !results[3].1.contains("/tmp"),
+        "no system paths reach the model: {}",
+        results[3].1
+    );
+    assert_eq!(results[4].1, "error [io]: the disk said no");
+}
+
+#[tokio::test]
+async fn calls_that_need_approval_are_denied_or_allowed() {
+    let runs = Arc::new(AtomicUsize::new(0));
+    let replies = || {
+        vec![
+            Reply::tool_calls(&[("write_note", r#"{"text":"hi"}"#)]),
+            Reply::text("ok"),
+        ]
+    };
+    let h = harness(
+        replies(),
+        vec![Arc::new(WriteNote::new(runs.clone()))],
+        AgentConfig::default(),
+    )
+    .await;
+    let (_, events, _) = ask(&h, "write", &DenyAll).await;
+    assert_eq!(runs.load(Ordering::SeqCst), 0);
+    assert_eq!(
+        finished(&events),
+        vec![(
+            "write_note".into(),
+            ToolStatus::Denied,
+            Some(ToolErrorCode::Denied)
+        )]
+    );
+    assert!(kinds(&events).contains(&"approval_requested"));
+    let denied = &tool_messages(&h.server.requests()[1].body)[0].1;
+    assert!(
+        denied.starts_with(
+            "error [denied]: the user denied this call: calls that need approval are turned off"
+        ),
+        "{denied}"
+    );
+
+    let h = harness(
+        replies(),
+        vec![Arc::new(WriteNote::new(runs.clone()))],
+        AgentConfig::default(),
+    )
+    .await;
+    let (_, events, _) = ask(&h, "write", &AllowAll).await;
+    assert_eq!(runs.load(Ordering::SeqCst), 1);
+    let approval = events.iter().find_map(|e| match &e.body {
+        EventBody::ToolCallFinished { approval, .. } => Some(approval.clone()),
+        _ => None,
+    });
+    let approval = approval.unwrap();
+    assert!(approval.allowed);
+    assert_eq!(approval.by, ApprovalBy::Setting);
+}
+
+/// Answers every request with the same reply and counts the requests.
+struct Counting {
+    reply: ApprovalReply,
+    asked: AtomicUsize,
+}
+
+#[async_trait]
+impl Approver for Counting {
+    async fn decide(&self, _request: &ApprovalRequest) -> Decision {
+        self.asked.fetch_add(1, Ordering::SeqCst);
+        Decision {
+            reply: self.reply.clone(),
+            by: ApprovalBy::User,
+        }
+    }
+}
+
+#[tokio::test]
+async fn allow_for_this_conversation_is_not_asked_again() {
+    let runs = Arc::new(AtomicUsize::new(0));
+    let h = harness(
+        vec![
+            Reply::tool_calls(&[("write_note", r#"{"text":"hi"}"#)]),
+            Reply::text("first"),
+            Reply::tool_calls(&[
+                ("write_note", r#"{"text":"hi"}"#),
+                ("write_note", r#"{"text":"other"}"#),
+            ]),
+            Reply::text("second"),
+        ],
+        vec![Arc::new(WriteNote::new(runs.clone()))],
+        AgentConfig::default(),
+    )
+    .await;
+    let approver = Counting {
+        reply: ApprovalReply::AllowForConversation,
+        asked: AtomicUsize::new(0),
+    };
+    let sink = CollectingSink::new();
+    let mut conversation = Conversation::new();
+    let cancel = CancellationToken::new();
+    h.agent
+        .run_turn(&mut conversation, "one", &sink, &approver, &cancel)
+        .await;
+    let outcome = h
+        .agent
+        .run_turn(&mut conversation, "two", &sink, &approver, &cancel)
+        .await;
+    assert_eq!(outcome.text, "second");
+    assert_eq!(runs.load(Ordering::SeqCst), 3);
+    // Asked for the first call and for the call with other arguments, not for the repeat.
+    assert_eq!(approver.asked.load(Ordering::SeqCst), 2);
+    let by: Vec<ApprovalBy> = sink
+        .events()
+        .iter()
+        .filter_map(|e| match &e.body {
+            EventBody::ToolCallFinished { approval, .. } => Some(approval.by.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        by,
+        vec![ApprovalBy::User, ApprovalBy::Conversation, ApprovalBy::User]
+    );
+    // The second turn's request carries the whole first turn.
+    let roles: Vec<String> = h.server.requests()[2].body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["role"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        roles,
+        vec!["system", "user", "assistant", "tool", "assistant", "user"]
+    );
+}
+
+#[tokio::test]
+async fn the_round_limit_asks_for_a_last_answer_without_tools() {
+    let h = harness(
+        vec![
+            Reply::tool_calls(&[("read_file", r#"{"path":"README.md"}"#)]),
+            Reply::tool_calls(&[("search_files", r#"{"pattern":"*.md"}"#)]),
+            Reply::text("Here is what I found."),
+        ],
+        vec![],
+        AgentConfig {
+            max_rounds: 2,
+            ..AgentConfig::default()
+        },
+    )
+    .await;
+    let (outcome, events, _) = ask(&h, "dig", &DenyAll).await;
+    assert_eq!(outcome.end, TurnEnd::RoundLimit);
+    assert_eq!(outcome.text, "Here is what I found.");
+    assert!(
+        events
+            .iter()
+            .any(|e| e.body == EventBody::RoundLimitReached { limit: 2 })
+    );
+    let requests = h.server.requests();
+    assert_eq!(requests.len(), 3);
+    assert!(requests[1].body.get("tools").is_some());
+    assert!(
+        requests[2].body.get("tools").is_none(),
+        "the last request offers no tools"
+    );
+    let last_user = requests[2].body["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(last_user["role"], "user");
+    assert!(
+        last_user["content"]
+            .as_str()
+            .unwrap()
+            .contains("limit of 2 tool rounds")
+    );
+}
+
+#[tokio::test]
+async fn identical_calls_are_flagged_then_refused() {
+    let call = ("read_file", r#"{"path":"README.md"}"#);
+    let h = harness(
+        vec![
+            Reply::tool_calls(&[call]),
+            Reply::tool_calls(&[call]),
+            Reply::tool_calls(&[call]),
+            Reply::text("fine"),
+        ],
+        vec![],
+        AgentConfig::default(),
+    )
+    .await;
+    let (_, events, _) = ask(&h, "read it", &DenyAll).await;
+    let requests = h.server.requests();
+    let second = tool_messages(&requests[2].body);
+    assert!(
+        second[1]
+            .1
+            .contains("you already made this exact call in round 1"),
+        "{}",
+        second[1].1
+    );
+    let third = tool_messages(&requests[3].body);
+    assert!(
+        third[2]
+            .1
+            .starts_with("error [failed]: this exact call was already made 2 times"),
+        "{}",
+        third[2].1
+    );
+    assert_eq!(finished(&events).len(), 3);
+}
+
+#[tokio::test]
+async fn long_results_are_cut_for_the_model_but_kept_whole_in_events() {
+    let h = harness(
+        vec![Reply::tool_calls(&[("big", "{}")]), Reply::text("ok")],
+        vec![Arc::new(Probe::new("big", Behaviour::Big(100_000)))],
+        AgentConfig {
+            max_result_bytes: 1000,
+            ..AgentConfig::default()
+        },
+    )
+    .await;
+    let (_, events, _) = ask(&h, "big", &DenyAll).await;
+    let (result, truncated) = events
+        .iter()
+        .find_map(|e| match &e.body {
+            EventBody::ToolCallFinished {
+                result,
+                truncated_for_model,
+                ..
+            } => Some((result.clone(), *truncated_for_model)),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(result.len(), 100_000);
+    assert!(truncated);
+    let sent = &tool_messages(&h.server.requests()[1].body)[0].1;
+    assert!(sent.len() < 1200, "{}", sent.len());
+    assert!(sent.ends_with("[output cut: showing 1000 of 100000 bytes. Ask for less (a narrower pattern, an offset and limit) to see the rest.]"), "{sent}");
+}
+
+#[tokio::test]
+async fn cancelling_mid_stream_stops_at_once_and_keeps_what_was_said() {
+    let h = harness(
+        vec![
+            Reply::text("one two three four five six seven eight nine ten")
+                .delay(Duration::from_millis(400)),
+        ],
+        vec![],
+        AgentConfig::default(),
+    )
+    .await;
+    let sink = CollectingSink::new();
+    let mut conversation = Conversation::new();
+    let cancel = CancellationToken::new();
+    let stopper = cancel.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(900)).await;
+        stopper.cancel();
+    });
+    let outcome = h
+        .agent
+        .run_turn(&mut conversation, "count", &sink, &DenyAll, &cancel)
+        .await;
+    assert_eq!(outcome.end, TurnEnd::Cancelled);
+    assert!(
+        !outcome.text.is_empty()
+            && outcome.text.len() < "one two three four five six seven eight nine ten".len(),
+        "{:?}",
+        outcome.text
+    );
+    let Some(Message::Assistant { content, .. }) = conversation.messages.last() else {
+        panic!("the partial answer is kept: {:?}", conversation.messages);
+    };
+    assert_eq!(content, &outcome.text);
+    let last = sink.events().last().unwrap().body.clone();
+    assert_eq!(
+        last,
+        EventBody::TurnFinished {
+            reason: TurnEnd::Cancelled,
+            rounds: 1,
+            text: outcome.text.clone()
+        }
+    );
+}
+
+#[tokio::test]
+async fn cancelling_during_a_tool_call_marks_it_cancelled_and_answers_every_call() {
+    let h = harness(
+        vec![Reply::tool_calls(&[
+            ("wait", "{}"),
+            ("write_note", r#"{"text":"x"}"#),
+        ])],
+        vec![
+            Arc::new(Probe::new("wait", Behaviour::WaitForCancel)),
+            Arc::new(WriteNote::new(Arc::new(AtomicUsize::new(0)))),
+        ],
+        AgentConfig::default(),
+    )
+    .await;
+    let sink = CollectingSink::new();
+    let mut conversation = Conversation::new();
+    let cancel = CancellationToken::new();
+    let stopper = cancel.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        stopper.cancel();
+    });
+    let outcome = h
+        .agent
+        .run_turn(&mut conversation, "wait", &sink, &AllowAll, &cancel)
+        .await;
+    assert_eq!(outcome.end, TurnEnd::Cancelled);
+    let statuses: Vec<ToolStatus> = finished(&sink.events())
+        .into_iter()
+        .map(|(_, s, _)| s)
+        .collect();
+    assert_eq!(statuses, vec![ToolStatus::Cancelled, ToolStatus::Cancelled]);
+    // Every call has a result, so the conversation can go on.
+    let tools: Vec<&Message> = conversation
+        .messages
+        .iter()
+        .filter(|m| matches!(m, Message::Tool { .. }))
+        .collect();
+    assert_eq!(tools.len(), 2);
+}
+
+#[tokio::test]
+async fn a_dead_endpoint_ends_the_turn_with_one_sentence() {
+    let llm = LlmClient::new(LlmConfig::new("http://127.0.0.1:9/v1", "m")).unwrap();
+    let dir = workspace();
+    let agent = Agent::new(
+        llm,
+        Arc::new(ToolRegistry::with_builtins()),
+        ToolContext::open(dir.path()).unwrap(),
+        AgentConfig::default(),
+    );
+    let sink = CollectingSink::new();
+    let outcome = agent
+        .run_turn(
+            &mut Conversation::new(),
+            "hi",
+            &sink,
+            &DenyAll,
+            &CancellationToken::new(),
+        )
+        .await;
+    assert_eq!(outcome.end, TurnEnd::Error);
+    let error = outcome.error.unwrap();
+    assert!(
+        error.contains("http://127.0.0.1:9/v1")
+            && error.ends_with('.')
+            && !error.contains("Error {"),
+        "{error}"
+    );
+    let fatal = sink.events().iter().find_map(|e| match &e.body {
+        EventBody::Error {
+            code, fatal: true, ..
+        } => Some(*code),
+        _ => None,
+    });
+    assert_eq!(fatal, Some(ErrorCode::Unreachable));
+}
+
+#[tokio::test]
+async fn a_server_error_and_a_cut_stream_end_the_turn_cleanly() {
+    let h = harness(
+        vec![Reply::error(401, "invalid api key")],
+        vec![],
+        AgentConfig::default(),
+    )
+    .await;
+    let (outcome, _, _) = ask(&h, "hi", &DenyAll).await;
+    assert_eq!(outcome.end, TurnEnd::Error);
+    assert!(outcome.error.unwrap().contains("invalid api key"));
+
+    let h = harness(
+        vec![Reply::tool_calls(&[("read_file", r#"{"path":"README.md"}"#)]).cut_after(2)],
+        vec![],
+        AgentConfig::default(),
+    )
+    .await;
+    let (outcome, events, _) = ask(&h, "hi", &DenyAll).await;
+    assert_eq!(outcome.end, TurnEnd::Error);
+    assert!(
+        finished(&events).is_empty(),
+        "no tool runs from an incomplete answer"
+    );
+}
+
+#[tokio::test]
+async fn chat_with_tool_execution_returns_the_final_text() {
+    let h = harness(
+        vec![
+            Reply::tool_calls(&[("read_file", r#"{"path":"README.md"}"#)]),
+            Reply::text("A demo project."),
+        ],
+        vec![],
+        AgentConfig::default(),
+    )
+    .await;
+    let answer =
+        tooltrail_agent::chat_with_tool_execution(&h.agent, vec![Message::user("What is it?")])
+            .await
+            .unwrap();
+    assert_eq!(answer, "A demo project.");
+}

@@ -1,0 +1,342 @@
+//! The `tooltrail` binary as a person runs it, against the scripted model server.
+
+use std::path::Path;
+use std::process::Output;
+
+use pretty_assertions::assert_eq;
+use serde_json::Value;
+use tooltrail_protocol::{Event, EventBody, ToolStatus, TurnEnd};
+use tooltrail_test_support::{Reply, ScriptedServer};
+
+fn workspace() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("README.md"), "# Demo\nA demo project.\n").unwrap();
+    std::fs::create_dir_all(dir.path().join("cmd/app")).unwrap();
+    std::fs::write(
+        dir.path().join("cmd/app/main.go"),
+        "package main\n\nfunc main() {}\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("util.go"), "package util\n").unwrap();
+    dir
+}
+
+/// Runs `tooltrail` with a clean environment: no user config, no inherited settings.
+async fn tooltrail(args: &[&str], config_dir: &Path, envs: &[(&str, &str)]) -> Output {
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_tooltrail"));
+    command
+        .args(args)
+        .env_remove("TOOLTRAIL_BASE_URL")
+        .env_remove("TOOLTRAIL_MODEL")
+        .env_remove("TOOLTRAIL_API_KEY")
+        .env("TOOLTRAIL_CONFIG_DIR", config_dir)
+        .env("NO_COLOR", "1")
+        .stdin(std::process::Stdio::null());
+    for (key, value) in envs {
+        command.env(key, value);
+    }
+    command.output().await.unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn two_rounds() -> Vec<Reply> {
+    vec![
+        Reply::tool_calls(&[
+            ("search_files", r#"{"pattern":"*.go"}"#),
+            ("read_file", r#"{"path":"/etc/passwd"}"#),
+        ]),
+        Reply::text("There are 2 Go files."),
+    ]
+}
+
+#[tokio::test]
+async fn ask_prints_the_answer_and_one_line_per_tool_call() {
+    let server = ScriptedServer::start(two_rounds()).await;
+    let ws = workspace();
+    let config = tempfile::tempdir().unwrap();
+    let out = tooltrail(
+        &[
+            "ask",
+            "-w",
+            ws.path().to_str().unwrap(),
+            "--base-url",
+            &server.base_url(),
+            "--model",
+            "scripted",
+            "How many Go files?",
+        ],
+        config.path(),
+        &[],
+    )
+    .await;
+    let stdout = text(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "stdout: {stdout}\nstderr: {}",
+        text(&out.stderr)
+    );
+    let mut lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 3, "{stdout}");
+    // The two calls run in parallel; their lines come in the order they finish.
+    lines[..2].sort_by_key(|line| !line.contains("search_files"));
+    assert!(
+        lines[0].starts_with("✓ search_files pattern=*.go · success · "),
+        "{}",
+        lines[0]
+    );
+    assert!(
+        lines[1].starts_with("✗ read_file path=/etc/passwd · error · ") && lines[1].contains(" — "),
+        "{}",
+        lines[1]
+    );
+    assert_eq!(lines[2], "There are 2 Go files.");
+    assert_eq!(server.requests()[0].body["model"], "scripted");
+}
+
+#[tokio::test]
+async fn ask_json_prints_one_event_per_line() {
+    let server = ScriptedServer::start(two_rounds()).await;
+    let ws = workspace();
+    let config = tempfile::tempdir().unwrap();
+    let out = tooltrail(
+        &[
+            "ask",
+            "--json",
+            "-w",
+            ws.path().to_str().unwrap(),
+            "--base-url",
+            &server.base_url(),
+            "-m",
+            "scripted",
+            "How many Go files?",
+        ],
+        config.path(),
+        &[],
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let events: Vec<Event> = text(&out.stdout)
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}")))
+        .collect();
+    assert!(matches!(
+        events.first().unwrap().body,
+        EventBody::TurnStarted { .. }
+    ));
+    assert_eq!(
+        events.last().unwrap().body,
+        EventBody::TurnFinished {
+            reason: TurnEnd::Completed,
+            rounds: 2,
+            text: "There are 2 Go files.".into()
+        }
+    );
+    let mut statuses: Vec<(String, ToolStatus)> = events
+        .iter()
+        .filter_map(|e| match &e.body {
+            EventBody::ToolCallFinished { tool, status, .. } => Some((tool.clone(), *status)),
+            _ => None,
+        })
+        .collect();
+    statuses.sort_by(|a, b| a.0.cmp(&b.0));
+    assert_eq!(
+        statuses,
+        vec![
+            ("read_file".into(), ToolStatus::Error),
+            ("search_files".into(), ToolStatus::Success)
+        ]
+    );
+    let conversation = &events[0].conversation_id;
+    assert!(events.iter().all(|e| &e.conversation_id == conversation));
+}
+
+#[tokio::test]
+async fn a_dead_endpoint_is_one_sentence_and_exit_1() {
+    let ws = workspace();
+    let config = tempfile::tempdir().unwrap();
+    let out = tooltrail(
+        &[
+            "ask",
+            "-w",
+            ws.path().to_str().unwrap(),
+            "--base-url",
+            "http://127.0.0.1:9/v1",
+            "--model",
+            "m",
+            "hi",
+        ],
+        config.path(),
+        &[],
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = text(&out.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.starts_with("error: ") && stderr.contains("http://127.0.0.1:9/v1"),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains("Error {") && !stderr.contains("kind:"),
+        "no debug dumps: {stderr}"
+    );
+}
+
+#[tokio::test]
+async fn without_a_model_the_endpoints_first_model_is_used() {
+    let server = ScriptedServer::start(vec![Reply::text("hello")]).await;
+    let ws = workspace();
+    let config = tempfile::tempdir().unwrap();
+    let out = tooltrail(
+        &["ask", "-w", ws.path().to_str().unwrap(), "hi"],
+        config.path(),
+        &[("TOOLTRAIL_BASE_URL", &server.base_url())],
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "hello\n");
+    let chat: Vec<_> = server
+        .requests()
+        .into_iter()
+        .filter(|r| r.path.ends_with("/chat/completions"))
+        .collect();
+    let listed = tooltrail_test_support::SCRIPTED_MODEL;
+    assert_eq!(chat[0].body["model"], listed);
+}
+
+#[tokio::test]
+async fn settings_come_from_flags_then_environment_then_the_config_file() {
+    let from_file = ScriptedServer::start(vec![Reply::text("from the file")]).await;
+    let from_env = ScriptedServer::start(vec![Reply::text("from the environment")]).await;
+    let ws = workspace();
+    let config = tempfile::tempdir().unwrap();
+    std::fs::write(
+        config.path().join("config.toml"),
+        format!(
+            "base_url = \"{}\"\nmodel = \"file-model\"\n",
+            from_file.base_url()
+        ),
+    )
+    .unwrap();
+    let dir = ws.path().to_str().unwrap();
+    let out = tooltrail(&["ask", "-w", dir, "hi"], config.path(), &[]).await;
+    assert_eq!(
+        text(&out.stdout),
+        "from the file\n",
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(from_file.requests()[0].body["model"], "file-model");
+
+    let out = tooltrail(
+        &["ask", "-w", dir, "hi"],
+        config.path(),
+        &[
+            ("TOOLTRAIL_BASE_URL", &from_env.base_url()),
+            ("TOOLTRAIL_MODEL", "env-model"),
+        ],
+    )
+    .await;
+    assert_eq!(
+        text(&out.stdout),
+        "from the environment\n",
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(from_env.requests()[0].body["model"], "env-model");
+
+    std::fs::write(config.path().join("config.toml"), "base_url = 42\n").unwrap();
+    let out = tooltrail(&["ask", "-w", dir, "hi"], config.path(), &[]).await;
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.starts_with("error: the config file ") && stderr.contains("is not valid"),
+        "{stderr}"
+    );
+}
+
+#[tokio::test]
+async fn tool_runs_one_tool_and_exits_by_its_result() {
+    let ws = workspace();
+    let config = tempfile::tempdir().unwrap();
+    let dir = ws.path().to_str().unwrap();
+
+    let out = tooltrail(
+        &[
+            "tool",
+            "read_file",
+            "-w",
+            dir,
+            "--args",
+            r#"{"path":"README.md"}"#,
+        ],
+        config.path(),
+        &[],
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let result: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(result["ok"], true);
+    assert!(result["text"].as_str().unwrap().contains("A demo project."));
+
+    let out = tooltrail(
+        &[
+            "tool",
+            "read_file",
+            "-w",
+            dir,
+            "--args",
+            r#"{"path":"/etc/passwd"}"#,
+        ],
+        config.path(),
+        &[],
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(1));
+    let result: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(result["ok"], false);
+    assert_eq!(result["error"]["code"], "outside_workspace");
+
+    let out = tooltrail(
+        &["tool", "read_file", "-w", dir, "--args", r#"{"limit": 3}"#],
+        config.path(),
+        &[],
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(1));
+    let result: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(result["error"]["code"], "invalid_arguments");
+
+    let out = tooltrail(&["tool", "no_such_tool", "-w", dir], config.path(), &[]).await;
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr)
+            .starts_with("error: there is no tool named \"no_such_tool\"; the tools are: ")
+    );
+
+    let out = tooltrail(
+        &["tool", "read_file", "-w", dir, "--args", "{path"],
+        config.path(),
+        &[],
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).starts_with("error: --args is not valid JSON"));
+
+    let out = tooltrail(
+        &["tool", "read_file", "-w", "/no/such/folder"],
+        config.path(),
+        &[],
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("/no/such/folder"),
+        "{}",
+        text(&out.stderr)
+    );
+}
