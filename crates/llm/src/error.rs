@@ -29,7 +29,7 @@ pub enum LlmError {
     InvalidResponse(String),
     /// The stream ended before the model finished (no finish reason, no `[DONE]`).
     #[error(
-        "the model's answer stopped before it was finished (the connection closed mid-stream), so none of it was acted on"
+        "the model's answer broke off before it was finished (the stream ended without a finish reason), so none of it was run; the server's log may say why"
     )]
     Incomplete,
     /// The server reported an error in place of an answer.
