@@ -343,8 +343,10 @@ fn pieces_body(pieces: Vec<Vec<u8>>, delay: Duration, cut: bool) -> Body {
         }
         Ok::<_, std::io::Error>(Frame::data(Bytes::from(piece)))
     });
-    let ending = futures::stream::iter(
-        cut.then(|| Err(std::io::Error::other("the script cuts the stream here"))),
-    );
+    let ending = futures::stream::iter(cut.then_some(())).then(|()| async {
+        // Let the pieces already given reach the client before the connection breaks.
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        Err(std::io::Error::other("the script cuts the stream here"))
+    });
     BodyExt::boxed(StreamBody::new(frames.chain(ending)))
 }
