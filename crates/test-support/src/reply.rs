@@ -287,6 +287,20 @@ pub(crate) struct Rendered {
     pub cut: bool,
 }
 
+impl Rendered {
+    /// A status with a JSON body, at once.
+    pub fn json(status: u16, body: &Value) -> Self {
+        Self {
+            status,
+            headers: vec![content_type("application/json")],
+            head_delay: Duration::ZERO,
+            pieces: vec![body.to_string().into_bytes()],
+            piece_delay: Duration::ZERO,
+            cut: false,
+        }
+    }
+}
+
 impl Reply {
     /// The response for one request. `next_id` numbers calls that have no id. `None` for
     /// [`Reply::Hang`].
@@ -333,16 +347,10 @@ impl Reply {
                 })
             }
             Self::Json(reply) => {
-                let mut headers = vec![content_type("application/json")];
-                headers.extend(reply.headers.iter().cloned());
-                Some(Rendered {
-                    status: reply.status,
-                    headers,
-                    head_delay: reply.delay,
-                    pieces: vec![reply.body.to_string().into_bytes()],
-                    piece_delay: Duration::ZERO,
-                    cut: false,
-                })
+                let mut rendered = Rendered::json(reply.status, &reply.body);
+                rendered.headers.extend(reply.headers.iter().cloned());
+                rendered.head_delay = reply.delay;
+                Some(rendered)
             }
             Self::Hang => None,
         }

@@ -281,17 +281,7 @@ impl Shared {
 }
 
 fn json_reply(status: u16, body: Value) -> Rendered {
-    match Reply::json(status, body).render(&RequestContext::of(&Value::Null), &mut String::new) {
-        Some(rendered) => rendered,
-        None => Rendered {
-            status,
-            headers: Vec::new(),
-            head_delay: Duration::ZERO,
-            pieces: Vec::new(),
-            piece_delay: Duration::ZERO,
-            cut: false,
-        },
-    }
+    Rendered::json(status, &body)
 }
 
 fn error_reply(status: u16, message: &str, kind: &str) -> Rendered {

@@ -13,9 +13,12 @@ use tooltrail_test_support::{ScriptedServer, ServerOptions, load_script};
 /// Serve a scripted OpenAI-compatible model on 127.0.0.1.
 ///
 /// The script is a JSON list of replies, one per chat request, in order:
-/// {"text": "..."}, {"tool_calls": [{"name": "...", "arguments": {...}}]},
-/// {"status": 500, "body": {...}}, {"fixture": "NAME"}, {"hang": true};
-/// each with an optional "delay_ms".
+/// {"text": "..."}, {"tool_calls": [{"name": "...", "arguments": {...}}]} (both may be
+/// given), {"status": 500, "body": {...}, "headers": {...}}, {"fixture": "NAME"},
+/// {"sse": [CHUNK, ...], "done": false}, {"raw": "TEXT", "content_type": "..."},
+/// {"hang": true}; each with an optional "delay_ms" (before each streamed chunk), and
+/// "cut_after" (chunks, then the connection breaks). Answers stream when the request asks
+/// for it. Once the script is used up, every chat request gets HTTP 500.
 #[derive(Debug, Parser)]
 #[command(name = "scripted-model", version)]
 struct Args {
