@@ -317,3 +317,39 @@ async fn cancelling_while_waiting_for_an_answer_returns_at_once() {
         .unwrap_err();
     assert!(matches!(error, LlmError::Cancelled), "{error:?}");
 }
+
+#[tokio::test]
+async fn a_connection_dropped_before_any_answer_is_tried_again() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    // A server that hangs up on its first connection and answers the second.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base_url = format!("http://{}/v1", listener.local_addr().unwrap());
+    let server = tokio::spawn(async move {
+        let (first, _) = listener.accept().await.unwrap();
+        drop(first);
+        let (mut second, _) = listener.accept().await.unwrap();
+        // Read the whole request (its JSON body ends in `}`): closing a socket with unread
+        // data would reset the connection.
+        let mut request = Vec::new();
+        let mut buffer = [0; 4096];
+        while !(request.windows(4).any(|w| w == b"\r\n\r\n") && request.ends_with(b"}")) {
+            let read = second.read(&mut buffer).await.unwrap();
+            assert!(read > 0, "the client hung up");
+            request.extend_from_slice(&buffer[..read]);
+        }
+        let body = r#"{"choices":[{"index":0,"message":{"content":"second try"},"finish_reason":"stop"}]}"#;
+        let response = format!(
+            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        );
+        second.write_all(response.as_bytes()).await.unwrap();
+        second.shutdown().await.unwrap();
+    });
+    let answer = LlmClient::new(config(base_url))
+        .unwrap()
+        .chat(&[Message::user("hi")])
+        .await
+        .unwrap();
+    assert_eq!(answer, "second try");
+    server.await.unwrap();
+}
