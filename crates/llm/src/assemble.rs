@@ -4,7 +4,9 @@
 //! reuses index 0 for calls with different ids. A name is set once and never appended (some
 //! servers repeat it in every chunk); argument fragments are appended; arguments sent as an
 //! object are serialised. Calls without an id get one. Only when the answer is over is each
-//! call judged: one without a name, or whose arguments do not parse as JSON, is dropped.
+//! call judged: one without a name is dropped, and so is one whose arguments do not parse as
+//! JSON when the answer was cut by its length limit. A finished answer's call with bad JSON is
+//! kept, so the model is told what was wrong with it instead of never hearing back.
 
 use std::collections::HashMap;
 
@@ -226,8 +228,8 @@ impl Assembler {
             if arguments.trim().is_empty() && !truncated && !name.is_empty() {
                 arguments = "{}".to_string();
             }
-            let complete = !name.is_empty()
-                && serde_json::from_str::<serde::de::IgnoredAny>(&arguments).is_ok();
+            let parses = serde_json::from_str::<serde::de::IgnoredAny>(&arguments).is_ok();
+            let complete = !name.is_empty() && (parses || !truncated);
             let call = ToolCall {
                 id: call.id,
                 name,

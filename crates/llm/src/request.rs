@@ -81,10 +81,17 @@ fn message_json(message: &Message) -> Value {
 }
 
 fn tool_call_json(call: &ToolCall) -> Value {
+    // Some servers (llama.cpp's) reject a history holding arguments that are not JSON; the
+    // call's result already tells the model what was wrong with them.
+    let arguments = if serde_json::from_str::<serde::de::IgnoredAny>(&call.arguments).is_ok() {
+        call.arguments.as_str()
+    } else {
+        "{}"
+    };
     json!({
         "id": call.id,
         "type": "function",
-        "function": { "name": call.name, "arguments": call.arguments },
+        "function": { "name": call.name, "arguments": arguments },
     })
 }
 
@@ -151,6 +158,20 @@ mod tests {
                 ],
                 "stream": false,
             })
+        );
+    }
+
+    #[test]
+    fn history_calls_whose_arguments_are_not_json_are_sent_as_empty_objects() {
+        let call = ToolCall {
+            id: "call_1".into(),
+            name: "read_file".into(),
+            arguments: "{path: README".into(),
+        };
+        assert_eq!(
+            tool_call_json(&call),
+            json!({ "id": "call_1", "type": "function",
+                    "function": { "name": "read_file", "arguments": "{}" } })
         );
     }
 

@@ -228,7 +228,7 @@ async fn repeated_names_and_the_legacy_field_are_not_appended() {
 }
 
 #[tokio::test]
-async fn calls_whose_arguments_are_not_json_are_dropped() {
+async fn finished_calls_with_bad_json_are_kept_and_cut_ones_dropped() {
     let (response, _) = stream(Reply::sse([
         delta(
             json!({ "tool_calls": [{ "index": 0, "id": "good", "type": "function",
@@ -242,13 +242,36 @@ async fn calls_whose_arguments_are_not_json_are_dropped() {
     ]))
     .await;
     let response = response.unwrap();
+    // The model hears back about its broken call (the agent answers it with the parse error).
+    assert_eq!(
+        response.tool_calls,
+        vec![
+            call("good", "read_file", "{}"),
+            call("bad", "read_file", "{path: README")
+        ]
+    );
+    assert!(response.dropped_calls.is_empty());
+    // `stop` after calls is still a tool turn: the calls decide.
+    assert!(response.wants_tools());
+
+    let (response, _) = stream(Reply::sse([
+        delta(
+            json!({ "tool_calls": [{ "index": 0, "id": "good", "type": "function",
+            "function": { "name": "read_file", "arguments": "{}" } }] }),
+        ),
+        delta(
+            json!({ "tool_calls": [{ "index": 1, "id": "cut", "type": "function",
+            "function": { "name": "read_file", "arguments": "{\"path\": \"REA" } }] }),
+        ),
+        finish("length"),
+    ]))
+    .await;
+    let response = response.unwrap();
     assert_eq!(response.tool_calls, vec![call("good", "read_file", "{}")]);
     assert_eq!(
         response.dropped_calls,
-        vec![call("bad", "read_file", "{path: README")]
+        vec![call("cut", "read_file", "{\"path\": \"REA")]
     );
-    // `stop` after calls is still a tool turn: the calls decide.
-    assert!(response.wants_tools());
 }
 
 #[tokio::test]
