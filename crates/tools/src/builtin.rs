@@ -4,13 +4,21 @@ use std::sync::Arc;
 
 use crate::tool::Tool;
 
+mod count_lines;
+mod execute_bash;
+mod list_dir;
 mod read_file;
 mod search_files;
+mod search_text;
 
 /// Every built-in tool, ready to register.
 pub fn all() -> Vec<Arc<dyn Tool>> {
     vec![
         Arc::new(search_files::SearchFiles::new()),
         Arc::new(read_file::ReadFile::new()),
+        Arc::new(search_text::SearchText::new()),
+        Arc::new(count_lines::CountLines::new()),
+        Arc::new(execute_bash::ExecuteBash::new()),
+        Arc::new(list_dir::ListDir::new()),
     ]
 }

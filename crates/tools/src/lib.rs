@@ -5,6 +5,13 @@
 //! validation step, one approval gate and one audit log. A tool never ends a turn: every
 //! failure is a [`ToolError`] with a short code the model can act on.
 //!
+//! The built-in tools ([`builtin::all`]) are `search_files`, `read_file`, `search_text`,
+//! `count_lines`, `list_dir` and `execute_bash`. Paths go through
+//! [`tooltrail_sandbox::Workspace::resolve`]; walks use ripgrep's `ignore` walker (gitignore
+//! aware, `.git` skipped, symlinks not followed) and its `globset` and `grep-searcher` crates;
+//! results are sorted, capped and say when they were truncated. `execute_bash` is judged by
+//! [`tooltrail_sandbox::policy`] in [`Tool::gate`] and again before it runs.
+//!
 //! ```no_run
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
 //! use tooltrail_tools::{ToolContext, ToolRegistry};
@@ -18,6 +25,7 @@
 mod args;
 pub mod builtin;
 mod glob;
+mod grep;
 mod registry;
 mod tool;
 mod walk;

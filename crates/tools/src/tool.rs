@@ -19,6 +19,8 @@ pub struct ToolLimits {
     /// Default and largest command timeout, in seconds.
     pub default_timeout_secs: u64,
     pub max_timeout_secs: u64,
+    /// Bytes of a command's stdout, and separately of its stderr, that are kept.
+    pub max_output_bytes: usize,
 }
 
 impl Default for ToolLimits {
@@ -28,6 +30,7 @@ impl Default for ToolLimits {
             max_results: 100,
             default_timeout_secs: 30,
             max_timeout_secs: 120,
+            max_output_bytes: 64 * 1024,
         }
     }
 }

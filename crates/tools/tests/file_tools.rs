@@ -1,5 +1,7 @@
 //! `read_file` and `search_files` on a fixture tree.
 
+#![allow(clippy::unwrap_used)]
+
 #[path = "support/fixture.rs"]
 mod fixture;
 

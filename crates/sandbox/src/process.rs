@@ -1,0 +1,232 @@
+//! Running one shell command with process hygiene: `bash --noprofile --norc -c`, stdin from
+//! `/dev/null`, a cleared environment, its own process group (killed on timeout, on cancel, and
+//! once the shell exits, so no background child outlives the call), and output capped per
+//! stream while the pipes keep being drained so the command never blocks on a full pipe.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use tokio::io::{AsyncRead, AsyncReadExt};
+use tokio_util::sync::CancellationToken;
+
+/// How long the output pipes may stay open after the command ended and its group was killed
+/// (a process that left the group could hold them forever).
+const DRAIN_GRACE: Duration = Duration::from_secs(2);
+
+/// One command to run.
+#[derive(Debug, Clone)]
+pub struct BashCommand {
+    pub script: String,
+    /// Working folder, already confined to the workspace.
+    pub cwd: PathBuf,
+    pub timeout: Duration,
+    /// Bytes kept of stdout, and separately of stderr.
+    pub output_cap: usize,
+    /// Folders never put on `PATH` (the workspace: a script there named `ls` must not win).
+    pub untrusted: Vec<PathBuf>,
+}
+
+/// How the command ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BashOutput {
+    pub stdout: String,
+    pub stderr: String,
+    /// Bytes the command wrote to each stream, kept or not.
+    pub stdout_bytes: u64,
+    pub stderr_bytes: u64,
+    /// More was written than the cap kept.
+    pub stdout_truncated: bool,
+    pub stderr_truncated: bool,
+    /// `None` when the command was killed by a signal (see `signal`) or never finished.
+    pub exit_code: Option<i32>,
+    pub signal: Option<i32>,
+    pub duration: Duration,
+    pub timed_out: bool,
+    pub cancelled: bool,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error("bash could not be started ({0})")]
+    Spawn(std::io::ErrorKind),
+    #[error("a private home folder could not be created ({0})")]
+    Home(std::io::ErrorKind),
+}
+
+/// Runs the command to its end, its timeout, or `cancel`.
+pub async fn run_bash(
+    command: &BashCommand,
+    cancel: &CancellationToken,
+) -> Result<BashOutput, RunError> {
+    // A private, empty home and temp folder per call, removed afterwards.
+    let home = tempfile::Builder::new()
+        .prefix("tooltrail-home-")
+        .tempdir()
+        .map_err(|err| RunError::Home(err.kind()))?;
+    let mut process = tokio::process::Command::new("bash");
+    process
+        .arg("--noprofile")
+        .arg("--norc")
+        .arg("-c")
+        .arg(&command.script)
+        .env_clear()
+        .envs(environment(home.path(), &command.untrusted))
+        .current_dir(&command.cwd)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    #[cfg(unix)]
+    process.process_group(0);
+
+    let started = Instant::now();
+    let mut child = process.spawn().map_err(|err| RunError::Spawn(err.kind()))?;
+    let pid = child.id();
+    let cap = command.output_cap;
+    let stdout = child
+        .stdout
+        .take()
+        .map(|pipe| tokio::spawn(read_capped(pipe, cap)));
+    let stderr = child
+        .stderr
+        .take()
+        .map(|pipe| tokio::spawn(read_capped(pipe, cap)));
+
+    let mut timed_out = false;
+    let mut cancelled = false;
+    let status = tokio::select! {
+        status = child.wait() => status.ok(),
+        () = tokio::time::sleep(command.timeout) => {
+            timed_out = true;
+            None
+        }
+        () = cancel.cancelled() => {
+            cancelled = true;
+            None
+        }
+    };
+    kill_group(pid);
+    let status = match status {
+        Some(status) => Some(status),
+        None => {
+            let _ = child.start_kill();
+            child.wait().await.ok()
+        }
+    };
+    let duration = started.elapsed();
+
+    let (stdout, stdout_bytes) = collect(stdout).await;
+    let (stderr, stderr_bytes) = collect(stderr).await;
+    drop(home);
+
+    let (exit_code, signal) = match status {
+        Some(status) => (status.code(), signal_of(&status)),
+        None => (None, None),
+    };
+    Ok(BashOutput {
+        stdout,
+        stderr,
+        stdout_bytes,
+        stderr_bytes,
+        stdout_truncated: stdout_bytes > cap as u64,
+        stderr_truncated: stderr_bytes > cap as u64,
+        exit_code: if timed_out || cancelled {
+            None
+        } else {
+            exit_code
+        },
+        signal: if timed_out || cancelled { None } else { signal },
+        duration,
+        timed_out,
+        cancelled,
+    })
+}
+
+/// The whole environment of a command: nothing inherited but a `PATH` cleaned of relative and
+/// untrusted entries, and the language. No keys, tokens or other secrets can leak through.
+fn environment(home: &Path, untrusted: &[PathBuf]) -> Vec<(&'static str, OsString)> {
+    let path = std::env::var_os("PATH")
+        .map(|path| {
+            let kept: Vec<PathBuf> = std::env::split_paths(&path)
+                .filter(|dir| dir.is_absolute())
+                .filter(|dir| !untrusted.iter().any(|bad| dir.starts_with(bad)))
+                .collect();
+            std::env::join_paths(kept).unwrap_or_default()
+        })
+        .filter(|path| !path.is_empty())
+        .unwrap_or_else(|| OsString::from("/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin"));
+    let lang = std::env::var_os("LANG")
+        .filter(|lang| !lang.is_empty())
+        .unwrap_or_else(|| OsString::from("C.UTF-8"));
+    vec![
+        ("PATH", path),
+        ("HOME", home.as_os_str().to_owned()),
+        ("TMPDIR", home.as_os_str().to_owned()),
+        ("LANG", lang),
+        // Keep `git status` from rewriting the index, and never wait for a password or a pager.
+        ("GIT_OPTIONAL_LOCKS", OsString::from("0")),
+        ("GIT_TERMINAL_PROMPT", OsString::from("0")),
+        ("GIT_PAGER", OsString::from("cat")),
+        ("PAGER", OsString::from("cat")),
+    ]
+}
+
+#[cfg(unix)]
+fn kill_group(pid: Option<u32>) {
+    let Some(pid) = pid
+        .and_then(|pid| i32::try_from(pid).ok())
+        .and_then(rustix::process::Pid::from_raw)
+    else {
+        return;
+    };
+    // The group may already be gone; nothing to do then.
+    let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+}
+
+#[cfg(not(unix))]
+fn kill_group(_pid: Option<u32>) {}
+
+#[cfg(unix)]
+fn signal_of(status: &std::process::ExitStatus) -> Option<i32> {
+    use std::os::unix::process::ExitStatusExt;
+    status.signal()
+}
+
+#[cfg(not(unix))]
+fn signal_of(_status: &std::process::ExitStatus) -> Option<i32> {
+    None
+}
+
+/// Reads a pipe to its end, keeping the first `cap` bytes and counting the rest.
+async fn read_capped(mut pipe: impl AsyncRead + Unpin, cap: usize) -> (Vec<u8>, u64) {
+    let mut kept = Vec::new();
+    let mut total = 0u64;
+    let mut buffer = vec![0u8; 16 * 1024];
+    loop {
+        match pipe.read(&mut buffer).await {
+            Ok(0) | Err(_) => break,
+            Ok(read) => {
+                total += read as u64;
+                let room = cap.saturating_sub(kept.len());
+                kept.extend_from_slice(&buffer[..read.min(room)]);
+            }
+        }
+    }
+    (kept, total)
+}
+
+async fn collect(task: Option<tokio::task::JoinHandle<(Vec<u8>, u64)>>) -> (String, u64) {
+    let Some(task) = task else {
+        return (String::new(), 0);
+    };
+    let abort = task.abort_handle();
+    match tokio::time::timeout(DRAIN_GRACE, task).await {
+        Ok(Ok((bytes, total))) => (String::from_utf8_lossy(&bytes).into_owned(), total),
+        _ => {
+            abort.abort();
+            (String::new(), 0)
+        }
+    }
+}

@@ -1,0 +1,241 @@
+//! Searching file contents in path order, in parallel, stopping early.
+//!
+//! Results must be deterministic (the first N matches in sorted path order) and a search with
+//! 50,000 hits must not read the whole tree to return its first hundred. So the walk is sorted
+//! and lazy (one thread, depth first, each folder's entries sorted), files are numbered as they
+//! are found, worker threads search them in parallel, and the collector consumes results strictly
+//! in file order. Once the files consumed so far hold enough matches, everything stops: the
+//! walker does not read another folder, workers take no new file, and the call returns without
+//! waiting for a worker still busy with a large file.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+use std::sync::{Arc, Mutex};
+
+use grep_regex::RegexMatcher;
+use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkMatch};
+use tokio_util::sync::CancellationToken;
+
+use crate::glob::PathGlob;
+use crate::walk;
+
+/// Longest matching line kept in full.
+const MAX_LINE_CHARS: usize = 500;
+
+/// What to search.
+pub(crate) struct GrepQuery {
+    pub matcher: RegexMatcher,
+    /// Folder (or single file) to search.
+    pub root: PathBuf,
+    pub workspace_root: PathBuf,
+    pub glob: Option<PathGlob>,
+    pub include_ignored: bool,
+    /// Stop once this many matching lines are known, in order.
+    pub limit: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct LineMatch {
+    pub path: PathBuf,
+    pub line: u64,
+    pub text: String,
+}
+
+#[derive(Debug, Default)]
+pub(crate) struct GrepOutcome {
+    /// At most `limit` matches, in path then line order.
+    pub matches: Vec<LineMatch>,
+    /// More matches exist than were returned.
+    pub truncated: bool,
+    pub files_searched: usize,
+    pub cancelled: bool,
+}
+
+struct FileResult {
+    index: usize,
+    matches: Vec<LineMatch>,
+}
+
+/// Runs the search on the calling thread plus helper threads.
+pub(crate) fn search(query: GrepQuery, cancel: &CancellationToken) -> GrepOutcome {
+    let stop = Arc::new(AtomicBool::new(false));
+    let (file_tx, file_rx) = sync_channel::<(usize, PathBuf)>(512);
+    let (result_tx, result_rx) = std::sync::mpsc::channel::<FileResult>();
+    let query = Arc::new(query);
+
+    {
+        let query = Arc::clone(&query);
+        let stop = Arc::clone(&stop);
+        let cancel = cancel.clone();
+        std::thread::spawn(move || walk_sorted(&query, &stop, &cancel, file_tx));
+    }
+    let file_rx = Arc::new(Mutex::new(file_rx));
+    for _ in 0..walk::threads() {
+        let query = Arc::clone(&query);
+        let stop = Arc::clone(&stop);
+        let file_rx = Arc::clone(&file_rx);
+        let result_tx = result_tx.clone();
+        std::thread::spawn(move || search_files(&query, &stop, &file_rx, &result_tx));
+    }
+    drop(result_tx);
+
+    let mut outcome = GrepOutcome::default();
+    let mut pending: BTreeMap<usize, Vec<LineMatch>> = BTreeMap::new();
+    let mut next = 0usize;
+    'collect: while let Ok(result) = result_rx.recv() {
+        if cancel.is_cancelled() {
+            outcome.cancelled = true;
+            break;
+        }
+        pending.insert(result.index, result.matches);
+        while let Some(matches) = pending.remove(&next) {
+            next += 1;
+            outcome.files_searched += 1;
+            for found in matches {
+                if outcome.matches.len() == query.limit {
+                    outcome.truncated = true;
+                    break 'collect;
+                }
+                outcome.matches.push(found);
+            }
+        }
+        if outcome.matches.len() == query.limit {
+            // Exactly at the limit: any further match, in any later file, truncates. Let the
+            // search go on only as far as needed to know that.
+            if pending.values().any(|m| !m.is_empty()) {
+                outcome.truncated = true;
+                break;
+            }
+        }
+    }
+    if cancel.is_cancelled() {
+        outcome.cancelled = true;
+    }
+    stop.store(true, Ordering::Relaxed);
+    outcome
+}
+
+fn walk_sorted(
+    query: &GrepQuery,
+    stop: &AtomicBool,
+    cancel: &CancellationToken,
+    files: SyncSender<(usize, PathBuf)>,
+) {
+    let mut builder = walk::builder(&query.root, query.include_ignored);
+    builder.sort_by_file_name(|a, b| a.cmp(b));
+    let mut index = 0usize;
+    for entry in builder.build() {
+        if stop.load(Ordering::Relaxed) || cancel.is_cancelled() {
+            return;
+        }
+        let Ok(entry) = entry else { continue };
+        // Symlinked files are not followed, as ripgrep does unless asked.
+        if !entry.file_type().is_some_and(|kind| kind.is_file()) {
+            continue;
+        }
+        if let Some(glob) = &query.glob {
+            let path = entry.path();
+            let below_root = path.strip_prefix(&query.root).unwrap_or(path);
+            let below_workspace = path.strip_prefix(&query.workspace_root).unwrap_or(path);
+            if !glob.is_match(entry.file_name(), below_root, below_workspace) {
+                continue;
+            }
+        }
+        if files.send((index, entry.into_path())).is_err() {
+            return;
+        }
+        index += 1;
+    }
+}
+
+fn search_files(
+    query: &GrepQuery,
+    stop: &AtomicBool,
+    files: &Mutex<Receiver<(usize, PathBuf)>>,
+    results: &std::sync::mpsc::Sender<FileResult>,
+) {
+    let mut searcher = SearcherBuilder::new()
+        .line_number(true)
+        .binary_detection(BinaryDetection::quit(b'\0'))
+        .build();
+    loop {
+        if stop.load(Ordering::Relaxed) {
+            return;
+        }
+        let next = match files.lock() {
+            Ok(receiver) => receiver.recv(),
+            Err(_) => return,
+        };
+        let Ok((index, path)) = next else { return };
+        let matches = search_file(&mut searcher, &query.matcher, &path, query.limit, stop);
+        if results.send(FileResult { index, matches }).is_err() {
+            return;
+        }
+    }
+}
+
+/// Matching lines of one file, at most `limit`. Unreadable and binary files have none.
+fn search_file(
+    searcher: &mut Searcher,
+    matcher: &RegexMatcher,
+    path: &Path,
+    limit: usize,
+    stop: &AtomicBool,
+) -> Vec<LineMatch> {
+    let mut sink = Collect {
+        path,
+        limit,
+        stop,
+        matches: Vec::new(),
+        binary: false,
+    };
+    if searcher.search_path(matcher, path, &mut sink).is_err() || sink.binary {
+        return Vec::new();
+    }
+    sink.matches
+}
+
+struct Collect<'a> {
+    path: &'a Path,
+    limit: usize,
+    stop: &'a AtomicBool,
+    matches: Vec<LineMatch>,
+    binary: bool,
+}
+
+impl Sink for Collect<'_> {
+    type Error = std::io::Error;
+
+    fn matched(
+        &mut self,
+        _searcher: &Searcher,
+        found: &SinkMatch<'_>,
+    ) -> Result<bool, Self::Error> {
+        self.matches.push(LineMatch {
+            path: self.path.to_path_buf(),
+            line: found.line_number().unwrap_or(0),
+            text: line_text(found.bytes()),
+        });
+        Ok(self.matches.len() < self.limit && !self.stop.load(Ordering::Relaxed))
+    }
+
+    fn binary_data(
+        &mut self,
+        _searcher: &Searcher,
+        _binary_byte_offset: u64,
+    ) -> Result<bool, Self::Error> {
+        self.binary = true;
+        Ok(false)
+    }
+}
+
+fn line_text(bytes: &[u8]) -> String {
+    let text = String::from_utf8_lossy(bytes);
+    let text = text.trim_end_matches(['\n', '\r']);
+    match text.char_indices().nth(MAX_LINE_CHARS) {
+        None => text.to_string(),
+        Some((cut, _)) => format!("{}… [line cut]", &text[..cut]),
+    }
+}
