@@ -1,0 +1,475 @@
+//! Exports: a conversation or a filtered history, as JSON Lines or Markdown.
+//!
+//! A conversation in JSON Lines is its events, one [`Event`] per line, exactly as
+//! `tooltrail ask --json` prints them; [`crate::Store::import`] reads them back. A history in
+//! JSON Lines is one [`HistoryRow`] per line. Markdown is for people: a conversation reads as
+//! the exchange with each tool call, its arguments, decision and result; a history as one
+//! section per call.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::io::Write;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tooltrail_protocol::{ApprovalBy, ApprovalRecord, Event, EventBody, Message, TurnEnd};
+
+use crate::conversations::{ConversationSummary, summary};
+use crate::cursor::MAX_LIMIT;
+use crate::error::{Result, StoreError};
+use crate::history::{HistoryFilter, HistoryRow, history_page};
+use crate::replay::conversation_events;
+use crate::store::Store;
+
+/// Results longer than this are cut in Markdown (the JSON Lines export keeps them whole).
+const MARKDOWN_RESULT_BYTES: usize = 16 * 1024;
+
+/// An export format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Format {
+    Jsonl,
+    Markdown,
+}
+
+impl FromStr for Format {
+    type Err = StoreError;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "jsonl" | "json" | "ndjson" => Ok(Self::Jsonl),
+            "md" | "markdown" => Ok(Self::Markdown),
+            _ => Err(StoreError::BadFormat(text.to_string())),
+        }
+    }
+}
+
+/// A conversation with everything an export shows.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ConversationExport {
+    pub summary: ConversationSummary,
+    pub events: Vec<Event>,
+}
+
+/// One JSON value per line.
+pub fn render_jsonl<T: Serialize>(items: &[T]) -> Result<String> {
+    let mut out = String::new();
+    for item in items {
+        out.push_str(&serde_json::to_string(item)?);
+        out.push('\n');
+    }
+    Ok(out)
+}
+
+/// `ms` since the Unix epoch as `2024-05-01 09:30:00 UTC`.
+pub fn format_time(ms: i64) -> String {
+    let format = time::macros::format_description!("[year]-[month]-[day] [hour]:[minute]:[second]");
+    time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(ms) * 1_000_000)
+        .ok()
+        .and_then(|at| at.format(format).ok())
+        .map(|text| format!("{text} UTC"))
+        .unwrap_or_else(|| format!("{ms} ms"))
+}
+
+/// A fenced block that no backtick run inside `text` can close early.
+fn fenced(out: &mut String, info: &str, text: &str) {
+    let mut longest = 0;
+    let mut run = 0;
+    for ch in text.chars() {
+        run = if ch == '`' { run + 1 } else { 0 };
+        longest = longest.max(run);
+    }
+    let fence = "`".repeat((longest + 1).max(3));
+    let _ = writeln!(out, "{fence}{info}");
+    out.push_str(text);
+    if !text.ends_with('\n') {
+        out.push('\n');
+    }
+    let _ = writeln!(out, "{fence}\n");
+}
+
+/// Inline code that survives backticks inside.
+fn code(text: &str) -> String {
+    let text = text.replace('\n', " ");
+    if text.contains('`') {
+        format!("`` {text} ``")
+    } else {
+        format!("`{text}`")
+    }
+}
+
+fn pretty(value: &Value) -> String {
+    serde_json::to_string_pretty(value).unwrap_or_else(|_| value.to_string())
+}
+
+fn approval_text(approval: &ApprovalRecord) -> String {
+    let by = match &approval.by {
+        ApprovalBy::Policy => "policy (no approval needed)".to_string(),
+        ApprovalBy::User => "the user".to_string(),
+        ApprovalBy::Conversation => "an earlier yes in this conversation".to_string(),
+        ApprovalBy::Rule { id } => format!("rule {}", code(id)),
+        ApprovalBy::Setting => "a setting for the whole run".to_string(),
+    };
+    let verdict = if approval.allowed {
+        "allowed"
+    } else {
+        "denied"
+    };
+    match &approval.reason {
+        Some(reason) if !reason.trim().is_empty() => format!("{verdict} by {by} ({reason})"),
+        _ => format!("{verdict} by {by}"),
+    }
+}
+
+fn turn_end_text(end: TurnEnd) -> &'static str {
+    match end {
+        TurnEnd::Completed => "completed",
+        TurnEnd::RoundLimit => "ended at the round limit",
+        TurnEnd::Cancelled => "was cancelled",
+        TurnEnd::Error => "ended in an error",
+    }
+}
+
+fn result_block(out: &mut String, result: &str, size: usize) {
+    let shown = crate::codes::prefix(result, MARKDOWN_RESULT_BYTES);
+    let _ = writeln!(out, "Result ({size} bytes):\n");
+    fenced(out, "", shown);
+    if shown.len() < result.len() {
+        let _ = writeln!(
+            out,
+            "_{} more bytes are in the JSON Lines export._\n",
+            result.len() - shown.len()
+        );
+    }
+}
+
+/// A conversation as Markdown.
+pub fn render_conversation_markdown(export: &ConversationExport) -> String {
+    let summary = &export.summary;
+    let mut out = String::new();
+    let title = if summary.title.trim().is_empty() {
+        "Untitled conversation"
+    } else {
+        summary.title.trim()
+    };
+    let _ = writeln!(out, "# {title}\n");
+    let _ = writeln!(out, "- Conversation: {}", code(&summary.id));
+    if let Some(workspace) = &summary.workspace {
+        let _ = writeln!(out, "- Workspace: {}", code(workspace));
+    }
+    if let Some(model) = &summary.model {
+        match &summary.provider {
+            Some(provider) => {
+                let _ = writeln!(out, "- Model: {} at {}", code(model), code(provider));
+            }
+            None => {
+                let _ = writeln!(out, "- Model: {}", code(model));
+            }
+        }
+    }
+    let _ = writeln!(
+        out,
+        "- Started {}, last active {}; {} turn(s), {} tool call(s)\n",
+        format_time(summary.created_ms),
+        format_time(summary.updated_ms),
+        summary.turns,
+        summary.tool_calls
+    );
+
+    let mut turn_number = 0;
+    let mut streamed = String::new();
+    let mut started: HashMap<(String, String), Event> = HashMap::new();
+    let mut tokens = (0u64, 0u64);
+    let close_turn = |out: &mut String,
+                      streamed: &mut String,
+                      started: &mut HashMap<(String, String), Event>,
+                      tokens: &mut (u64, u64)| {
+        if !streamed.trim().is_empty() {
+            let _ = writeln!(
+                out,
+                "_Streamed before the turn stopped:_\n\n{}\n",
+                streamed.trim()
+            );
+        }
+        streamed.clear();
+        let mut open: Vec<Event> = started.drain().map(|(_, event)| event).collect();
+        open.sort_by_key(|event| event.seq);
+        for event in open {
+            if let EventBody::ToolCallStarted {
+                tool, arguments, ..
+            } = &event.body
+            {
+                let _ = writeln!(
+                    out,
+                    "### {} — interrupted\n\nStarted {}; no result was recorded.\n",
+                    code(tool),
+                    format_time(event.time_ms)
+                );
+                fenced(out, "json", &pretty(arguments));
+            }
+        }
+        if tokens.0 + tokens.1 > 0 {
+            let _ = writeln!(
+                out,
+                "_Tokens: {} prompt, {} completion._\n",
+                tokens.0, tokens.1
+            );
+        }
+        *tokens = (0, 0);
+    };
+
+    for event in &export.events {
+        match &event.body {
+            EventBody::TurnStarted { model, .. } => {
+                if turn_number > 0 {
+                    close_turn(&mut out, &mut streamed, &mut started, &mut tokens);
+                }
+                turn_number += 1;
+                let _ = writeln!(
+                    out,
+                    "## Turn {turn_number} — {} ({})\n",
+                    format_time(event.time_ms),
+                    code(model)
+                );
+            }
+            EventBody::MessageAdded { message } => match message {
+                Message::System { .. } | Message::Tool { .. } => {}
+                Message::User { content } => {
+                    let quoted = content.lines().collect::<Vec<_>>().join("\n> ");
+                    let _ = writeln!(out, "> **You:** {quoted}\n");
+                }
+                Message::Assistant { content, .. } => {
+                    streamed.clear();
+                    if !content.trim().is_empty() {
+                        let _ = writeln!(out, "{}\n", content.trim());
+                    }
+                }
+            },
+            EventBody::TextDelta { text, .. } => streamed.push_str(text),
+            EventBody::ToolCallDelta { .. } => {}
+            EventBody::ApprovalRequested {
+                tool,
+                summary,
+                reason,
+                ..
+            } => {
+                let _ = writeln!(
+                    out,
+                    "_Approval asked for {}: {} — {reason}_\n",
+                    code(tool),
+                    code(summary)
+                );
+            }
+            EventBody::ToolCallStarted { call_id, .. } => {
+                started.insert((event.turn_id.clone(), call_id.clone()), event.clone());
+            }
+            EventBody::ToolCallFinished {
+                call_id,
+                tool,
+                source,
+                arguments,
+                status,
+                duration_ms,
+                result,
+                error,
+                approval,
+                ..
+            } => {
+                started.remove(&(event.turn_id.clone(), call_id.clone()));
+                let from = match source {
+                    tooltrail_protocol::ToolSource::Builtin => String::new(),
+                    tooltrail_protocol::ToolSource::Mcp { server } => {
+                        format!(" from MCP server {}", code(server))
+                    }
+                };
+                let _ = writeln!(
+                    out,
+                    "### {}{from} — {}, {duration_ms} ms\n",
+                    code(tool),
+                    status.as_str()
+                );
+                let _ = writeln!(out, "Approval: {}.\n", approval_text(approval));
+                fenced(&mut out, "json", &pretty(arguments));
+                if let Some(error) = error {
+                    let _ = writeln!(
+                        out,
+                        "Error {}: {}\n",
+                        code(error.code.as_str()),
+                        error.message
+                    );
+                }
+                if !result.is_empty() && error.is_none() {
+                    result_block(&mut out, result, result.len());
+                }
+            }
+            EventBody::RoundLimitReached { limit } => {
+                let _ = writeln!(out, "_The round limit ({limit}) was reached._\n");
+            }
+            EventBody::Usage(usage) => {
+                tokens.0 += u64::from(usage.prompt_tokens);
+                tokens.1 += u64::from(usage.completion_tokens);
+            }
+            EventBody::Error {
+                code: error_code,
+                message,
+                fatal,
+            } => {
+                let kind = if *fatal { "Error" } else { "Warning" };
+                let name = serde_json::to_value(error_code)
+                    .ok()
+                    .and_then(|value| value.as_str().map(str::to_string))
+                    .unwrap_or_default();
+                let _ = writeln!(out, "> **{kind}** ({}): {message}\n", code(&name));
+            }
+            EventBody::TurnFinished { reason, rounds, .. } => {
+                close_turn(&mut out, &mut streamed, &mut started, &mut tokens);
+                let _ = writeln!(
+                    out,
+                    "_The turn {} after {rounds} model call(s)._\n",
+                    turn_end_text(*reason)
+                );
+            }
+        }
+    }
+    close_turn(&mut out, &mut streamed, &mut started, &mut tokens);
+    out
+}
+
+/// A history of calls as Markdown.
+pub fn render_history_markdown(rows: &[HistoryRow]) -> String {
+    let mut out = String::from("# Tool calls\n\n");
+    if rows.is_empty() {
+        out.push_str("No calls matched.\n");
+    }
+    for row in rows {
+        let duration = row
+            .duration_ms
+            .map(|ms| format!(", {ms} ms"))
+            .unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "## {} — {}{duration} — {}\n",
+            code(&row.tool),
+            row.status,
+            format_time(row.started_ms)
+        );
+        let _ = writeln!(
+            out,
+            "- Call {} ({}), round {} of turn {} in conversation {}",
+            code(&row.call_id),
+            code(&row.id),
+            row.round,
+            code(&row.turn_id),
+            code(&row.conversation_id)
+        );
+        if let Some(workspace) = &row.workspace {
+            let _ = writeln!(out, "- Workspace {}", code(workspace));
+        }
+        let _ = writeln!(out, "- Approval: {}", approval_text(&row.approval));
+        if let Some(error) = &row.error {
+            let _ = writeln!(
+                out,
+                "- Error {}: {}",
+                code(error.code.as_str()),
+                error.message
+            );
+        }
+        out.push('\n');
+        fenced(&mut out, "json", &pretty(&row.arguments));
+        if !row.result_preview.is_empty() {
+            let complete = row.preview_is_complete();
+            let label = if complete {
+                "Result"
+            } else {
+                "Result, first bytes"
+            };
+            let _ = writeln!(out, "{label} ({} bytes):\n", row.result_size);
+            fenced(&mut out, "", &row.result_preview);
+        }
+    }
+    out
+}
+
+impl Store {
+    /// Writes conversation `id` to `out`.
+    pub fn export_conversation(&self, id: &str, format: Format, out: &mut dyn Write) -> Result<()> {
+        let export = self.with_conn(|conn| {
+            Ok(ConversationExport {
+                summary: summary(conn, id)?,
+                events: conversation_events(conn, id)?,
+            })
+        })?;
+        let text = match format {
+            Format::Jsonl => render_jsonl(&export.events)?,
+            Format::Markdown => render_conversation_markdown(&export),
+        };
+        out.write_all(text.as_bytes()).map_err(StoreError::Write)
+    }
+
+    /// Writes every call matching `filter` (from its cursor on, ignoring its page size) to
+    /// `out`, page by page. Returns how many.
+    pub fn export_history(
+        &self,
+        filter: &HistoryFilter,
+        format: Format,
+        out: &mut dyn Write,
+    ) -> Result<u64> {
+        let mut filter = HistoryFilter {
+            limit: MAX_LIMIT,
+            ..filter.clone()
+        };
+        let mut written = 0u64;
+        if format == Format::Markdown {
+            out.write_all(b"# Tool calls\n\n")
+                .map_err(StoreError::Write)?;
+        }
+        loop {
+            let page = self.with_conn(|conn| history_page(conn, &filter))?;
+            let text = match format {
+                Format::Jsonl => render_jsonl(&page.items)?,
+                Format::Markdown => render_history_markdown(&page.items)
+                    .trim_start_matches("# Tool calls\n\n")
+                    .trim_start_matches("No calls matched.\n")
+                    .to_string(),
+            };
+            out.write_all(text.as_bytes()).map_err(StoreError::Write)?;
+            written += page.items.len() as u64;
+            match page.next {
+                Some(next) => filter.before = Some(next),
+                None => break,
+            }
+        }
+        if format == Format::Markdown && written == 0 {
+            out.write_all(b"No calls matched.\n")
+                .map_err(StoreError::Write)?;
+        }
+        Ok(written)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn fences_outgrow_backticks_inside() {
+        let mut out = String::new();
+        fenced(&mut out, "", "a ```` b");
+        assert!(out.starts_with("`````\n"), "{out}");
+    }
+
+    #[test]
+    fn times_print_in_utc() {
+        assert_eq!(format_time(0), "1970-01-01 00:00:00 UTC");
+        assert_eq!(format_time(1_714_555_800_000), "2024-05-01 09:30:00 UTC");
+    }
+
+    #[test]
+    fn formats_parse() {
+        assert_eq!("md".parse::<Format>().unwrap(), Format::Markdown);
+        assert_eq!("JSONL".parse::<Format>().unwrap(), Format::Jsonl);
+        assert!("csv".parse::<Format>().is_err());
+    }
+}

@@ -1,0 +1,95 @@
+//! Tooltrail's record: conversations, every message the model saw, and one row per tool call,
+//! in one SQLite database.
+//!
+//! # Design
+//!
+//! - **One file, many processes.** The database lives in the OS's application-data folder
+//!   (`TOOLTRAIL_DATA_DIR` overrides it). It runs in WAL mode, so the desktop app's history view,
+//!   `tooltrail history` and a recorder writing a turn all work at once; nobody waits for a
+//!   reader. Foreign keys are on; the schema is versioned (see `migrations.rs`).
+//! - **Events in.** The engine emits [`tooltrail_protocol::Event`]s; a [`Recorder`] takes them
+//!   without blocking and commits each one as it happens, on its own thread. Nothing that was
+//!   shown is lost when the process dies: a call that had started is in the log as `running`,
+//!   and the next [`Store::open`] marks it (and its turn) `cancelled` once the process that
+//!   owned it is gone. The store depends on the protocol only, never on the engine: a shell
+//!   forwards events to [`Recorder::record`] from its event sink.
+//! - **Conversations need no set-up.** Events for a conversation or turn the store has not seen
+//!   create it (its title from the first question). [`Store::create_conversation`] exists for
+//!   callers that want an id before the first turn, or to keep the provider.
+//! - **Rows a list can afford.** A call keeps its arguments, a 512-byte preview of its result
+//!   and the full size; longer results and structured data are compressed into a side table.
+//!   Every listing is keyset-paginated ([`Cursor`]) down an index, newest first, and searches go
+//!   through FTS5, never `LIKE '%…%'`.
+//! - **Integer keys inside, string ids outside.** Conversations and turns are named by the
+//!   engine's ids; a call by `tc_<n>`, which is never reused.
+//!
+//! # Example
+//!
+//! ```
+//! use tooltrail_protocol::{Event, EventBody, Message};
+//! use tooltrail_store::{HistoryFilter, Store};
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # let dir = tempfile::tempdir()?;
+//! let store = Store::open(dir.path().join("tooltrail.sqlite3"))?;
+//! let recorder = store.recorder()?;
+//! let event = |seq, body| Event {
+//!     conversation_id: "conv_1".into(),
+//!     turn_id: "turn_1".into(),
+//!     seq,
+//!     time_ms: 1_714_555_800_000,
+//!     body,
+//! };
+//! recorder.record(event(0, EventBody::TurnStarted {
+//!     workspace: "/src/app".into(),
+//!     model: "qwen3".into(),
+//!     user_message: "Where is main?".into(),
+//! }));
+//! recorder.record(event(1, EventBody::MessageAdded { message: Message::user("Where is main?") }));
+//! recorder.flush()?; // everything recorded so far is committed
+//!
+//! assert_eq!(store.conversation("conv_1")?.title, "Where is main?");
+//! assert_eq!(store.load_messages("conv_1")?, vec![Message::user("Where is main?")]);
+//! assert!(store.history(&HistoryFilter::default())?.items.is_empty());
+//! # Ok(())
+//! # }
+//! ```
+
+mod codes;
+mod compress;
+mod connection;
+mod conversations;
+mod cursor;
+mod error;
+mod export;
+mod history;
+mod maintenance;
+mod migrations;
+mod paths;
+mod recorder;
+mod recovery;
+mod replay;
+mod search;
+mod stats;
+mod status;
+mod store;
+mod writer;
+
+pub use conversations::{ConversationFilter, ConversationSummary, NewConversation};
+pub use cursor::{Cursor, DEFAULT_LIMIT, MAX_LIMIT, Page};
+pub use error::{Result, StoreError};
+pub use export::{
+    ConversationExport, Format, format_time, render_conversation_markdown, render_history_markdown,
+    render_jsonl,
+};
+pub use history::{HistoryFilter, HistoryRow, ToolCallRecord};
+pub use maintenance::VacuumReport;
+pub use migrations::SCHEMA_VERSION;
+pub use paths::{DATA_DIR_ENV, DB_FILE_NAME, data_dir, default_db_path};
+pub use recorder::Recorder;
+pub use recovery::{INTERRUPTED, Recovered};
+pub use search::{MessageHit, MessageSearch, fts_query};
+pub use stats::{Stats, StatsFilter, StatusCounts, ToolStats};
+pub use status::CallStatus;
+pub use store::Store;
+pub use writer::PREVIEW_BYTES;

@@ -1,0 +1,461 @@
+//! The schema, as a list of migrations applied in order and counted in SQLite's `user_version`.
+//!
+//! A migration is never edited once released: a change to the schema is a new entry at the end.
+//! Opening a database runs the ones it lacks, all in one `BEGIN IMMEDIATE` transaction, so two
+//! processes opening the same new database at once do not both migrate it, and a crash mid-way
+//! leaves the old version intact.
+
+use std::path::Path;
+
+use rusqlite::{Connection, TransactionBehavior};
+
+use crate::error::{Result, StoreError};
+
+/// Version 1: the record itself.
+///
+/// Integer primary keys inside; the engine's string ids (`public_id`) at the edges. Tool calls
+/// keep only what a history list shows (arguments, a preview of the result, its full size); full
+/// results longer than the preview go to `tool_results`, compressed, so the main table and its
+/// indexes stay small. The tool's source and description repeat on every call, so they live once
+/// in `tool_specs`.
+///
+/// `tool_calls.turn_id` and `message_id` are not declared foreign keys: those rows are deleted
+/// with their conversation, and declaring them would need two more indexes on the largest table
+/// only so that SQLite could check deletes that never happen on their own.
+///
+/// `events` keeps the order and times of a turn's events. Events whose content is stored in a
+/// table of its own (turns, messages, tool calls, usage) keep only a reference (`ref_id`); the
+/// others keep their JSON body. Streaming deltas are dropped once the assistant message they
+/// build is recorded (see `writer.rs`).
+const V1_RECORD: &str = r#"
+CREATE TABLE workspaces (
+    id   INTEGER PRIMARY KEY,
+    path TEXT NOT NULL UNIQUE
+);
+
+CREATE TABLE conversations (
+    id           INTEGER PRIMARY KEY,
+    public_id    TEXT NOT NULL UNIQUE,
+    workspace_id INTEGER REFERENCES workspaces(id),
+    title        TEXT NOT NULL DEFAULT '',
+    model        TEXT,
+    provider     TEXT,
+    created_ms   INTEGER NOT NULL,
+    updated_ms   INTEGER NOT NULL
+);
+CREATE INDEX conversations_by_time ON conversations(updated_ms);
+CREATE INDEX conversations_by_workspace ON conversations(workspace_id, updated_ms);
+
+CREATE TABLE turns (
+    id              INTEGER PRIMARY KEY,
+    public_id       TEXT NOT NULL UNIQUE,
+    conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+    workspace_id    INTEGER REFERENCES workspaces(id),
+    model           TEXT NOT NULL DEFAULT '',
+    user_message    TEXT NOT NULL DEFAULT '',
+    started_ms      INTEGER NOT NULL,
+    finished_ms     INTEGER,
+    -- NULL while the turn runs; then completed, round_limit, cancelled or error.
+    end_reason      TEXT,
+    rounds          INTEGER NOT NULL DEFAULT 0,
+    text            TEXT NOT NULL DEFAULT '',
+    -- The recorder writing this turn, so that a later open can tell a turn whose process died
+    -- from one that is still running in another process (see recovery.rs).
+    writer          TEXT
+);
+CREATE INDEX turns_by_conversation ON turns(conversation_id);
+CREATE INDEX turns_unfinished ON turns(writer) WHERE end_reason IS NULL;
+
+CREATE TABLE messages (
+    id              INTEGER PRIMARY KEY,
+    conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+    turn_id         INTEGER,
+    position        INTEGER NOT NULL,
+    role            TEXT NOT NULL,
+    -- JSON of tooltrail_protocol::Message.
+    body            TEXT NOT NULL,
+    time_ms         INTEGER NOT NULL,
+    UNIQUE (conversation_id, position)
+);
+
+CREATE TABLE tool_specs (
+    id          INTEGER PRIMARY KEY,
+    tool        TEXT NOT NULL,
+    -- 'builtin', or 'mcp:' followed by the server's name.
+    source      TEXT NOT NULL,
+    description TEXT NOT NULL,
+    UNIQUE (tool, source, description)
+);
+
+-- AUTOINCREMENT: a call's id ("tc_<id>" at the API) is never reused, even after deletes.
+CREATE TABLE tool_calls (
+    id                  INTEGER PRIMARY KEY AUTOINCREMENT,
+    conversation_id     INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+    workspace_id        INTEGER REFERENCES workspaces(id),
+    turn_id             INTEGER NOT NULL,
+    message_id          INTEGER,
+    call_id             TEXT NOT NULL,
+    round               INTEGER NOT NULL,
+    tool                TEXT NOT NULL,
+    spec_id             INTEGER REFERENCES tool_specs(id),
+    -- JSON; the raw text as a JSON string when the model's arguments were not valid JSON.
+    arguments           TEXT NOT NULL,
+    started_ms          INTEGER NOT NULL,
+    -- NULL while running, and for calls a crash interrupted.
+    duration_ms         INTEGER,
+    -- running, success, error, denied, cancelled or timeout.
+    status              TEXT NOT NULL,
+    error_code          TEXT,
+    error_message       TEXT,
+    preview             TEXT NOT NULL DEFAULT '',
+    result_size         INTEGER NOT NULL DEFAULT 0,
+    truncated_for_model INTEGER NOT NULL DEFAULT 0,
+    approval_allowed    INTEGER NOT NULL,
+    -- policy, user, conversation, rule or setting; approval_rule holds a rule's id.
+    approval_by         TEXT NOT NULL,
+    approval_rule       TEXT,
+    approval_reason     TEXT
+);
+-- Every history query walks one of these newest first; the rowid that ends each entry breaks
+-- ties between calls started in the same millisecond.
+CREATE INDEX tool_calls_by_time ON tool_calls(started_ms);
+CREATE INDEX tool_calls_by_conversation ON tool_calls(conversation_id, started_ms);
+CREATE INDEX tool_calls_by_workspace ON tool_calls(workspace_id, started_ms);
+CREATE INDEX tool_calls_by_tool ON tool_calls(tool, started_ms);
+-- Most calls succeed; leaving them out keeps this index small. Queries for 'success' walk the
+-- time index instead, where nearly every row matches.
+CREATE INDEX tool_calls_by_status ON tool_calls(status, started_ms) WHERE status <> 'success';
+
+-- Full results longer than the preview, and structured results, compressed with deflate.
+CREATE TABLE tool_results (
+    call_id INTEGER PRIMARY KEY REFERENCES tool_calls(id) ON DELETE CASCADE,
+    codec   INTEGER NOT NULL,
+    result  BLOB,
+    data    BLOB
+);
+
+CREATE TABLE usage (
+    id                INTEGER PRIMARY KEY,
+    turn_id           INTEGER NOT NULL REFERENCES turns(id) ON DELETE CASCADE,
+    time_ms           INTEGER NOT NULL,
+    prompt_tokens     INTEGER NOT NULL,
+    completion_tokens INTEGER NOT NULL,
+    total_tokens      INTEGER NOT NULL
+);
+CREATE INDEX usage_by_turn ON usage(turn_id);
+
+-- kind: see codes.rs (EventKind).
+CREATE TABLE events (
+    turn_id INTEGER NOT NULL REFERENCES turns(id) ON DELETE CASCADE,
+    seq     INTEGER NOT NULL,
+    time_ms INTEGER NOT NULL,
+    kind    INTEGER NOT NULL,
+    ref_id  INTEGER,
+    body    TEXT,
+    PRIMARY KEY (turn_id, seq)
+) WITHOUT ROWID;
+"#;
+
+/// Version 2: full-text search and per-tool counters, built from the rows already there.
+///
+/// Both FTS5 tables are contentless (`content=''`): the text is already in `tool_calls` and
+/// `messages`, so the index keeps only tokens and positions; `contentless_delete=1` lets
+/// triggers remove a row's tokens when the row goes. Calls are indexed once they finish (their
+/// result and error are known then); calls never change after that.
+///
+/// `tool_stats` counts calls per workspace, tool and status, kept by triggers, so the counts a
+/// stats view opens with cost a few rows instead of a scan of the whole log.
+const V2_SEARCH_AND_COUNTS: &str = r#"
+CREATE VIRTUAL TABLE tool_calls_fts USING fts5(
+    body, content = '', contentless_delete = 1, tokenize = 'unicode61 remove_diacritics 2'
+);
+CREATE VIRTUAL TABLE messages_fts USING fts5(
+    body, content = '', contentless_delete = 1, tokenize = 'unicode61 remove_diacritics 2'
+);
+
+CREATE TABLE tool_stats (
+    workspace_id INTEGER NOT NULL,
+    tool         TEXT NOT NULL,
+    status       TEXT NOT NULL,
+    calls        INTEGER NOT NULL,
+    -- Sum and count of the known durations (running and interrupted calls have none).
+    total_ms     INTEGER NOT NULL,
+    timed        INTEGER NOT NULL,
+    PRIMARY KEY (workspace_id, tool, status)
+) WITHOUT ROWID;
+
+CREATE TRIGGER tool_calls_after_insert AFTER INSERT ON tool_calls BEGIN
+    INSERT INTO tool_calls_fts(rowid, body)
+        SELECT new.id, new.tool || ' ' || new.arguments || ' ' || new.preview || ' '
+            || coalesce(new.error_message, '')
+        WHERE new.status <> 'running';
+    INSERT INTO tool_stats(workspace_id, tool, status, calls, total_ms, timed)
+        VALUES (coalesce(new.workspace_id, 0), new.tool, new.status, 1,
+                coalesce(new.duration_ms, 0), new.duration_ms IS NOT NULL)
+        ON CONFLICT DO UPDATE SET calls = calls + 1, total_ms = total_ms + excluded.total_ms,
+            timed = timed + excluded.timed;
+END;
+
+CREATE TRIGGER tool_calls_after_update
+AFTER UPDATE OF tool, arguments, preview, error_message, status, duration_ms, workspace_id
+ON tool_calls BEGIN
+    DELETE FROM tool_calls_fts WHERE rowid = old.id AND old.status <> 'running';
+    INSERT INTO tool_calls_fts(rowid, body)
+        SELECT new.id, new.tool || ' ' || new.arguments || ' ' || new.preview || ' '
+            || coalesce(new.error_message, '')
+        WHERE new.status <> 'running';
+    UPDATE tool_stats SET calls = calls - 1, total_ms = total_ms - coalesce(old.duration_ms, 0),
+            timed = timed - (old.duration_ms IS NOT NULL)
+        WHERE workspace_id = coalesce(old.workspace_id, 0) AND tool = old.tool
+            AND status = old.status;
+    INSERT INTO tool_stats(workspace_id, tool, status, calls, total_ms, timed)
+        VALUES (coalesce(new.workspace_id, 0), new.tool, new.status, 1,
+                coalesce(new.duration_ms, 0), new.duration_ms IS NOT NULL)
+        ON CONFLICT DO UPDATE SET calls = calls + 1, total_ms = total_ms + excluded.total_ms,
+            timed = timed + excluded.timed;
+    DELETE FROM tool_stats WHERE workspace_id = coalesce(old.workspace_id, 0)
+        AND tool = old.tool AND status = old.status AND calls <= 0;
+END;
+
+CREATE TRIGGER tool_calls_after_delete AFTER DELETE ON tool_calls BEGIN
+    DELETE FROM tool_calls_fts WHERE rowid = old.id AND old.status <> 'running';
+    UPDATE tool_stats SET calls = calls - 1, total_ms = total_ms - coalesce(old.duration_ms, 0),
+            timed = timed - (old.duration_ms IS NOT NULL)
+        WHERE workspace_id = coalesce(old.workspace_id, 0) AND tool = old.tool
+            AND status = old.status;
+    DELETE FROM tool_stats WHERE workspace_id = coalesce(old.workspace_id, 0)
+        AND tool = old.tool AND status = old.status AND calls <= 0;
+END;
+
+-- The system prompt is the same in every conversation: indexing it would only add noise.
+CREATE TRIGGER messages_after_insert AFTER INSERT ON messages WHEN new.role <> 'system' BEGIN
+    INSERT INTO messages_fts(rowid, body)
+        VALUES (new.id, coalesce(json_extract(new.body, '$.content'), ''));
+END;
+
+CREATE TRIGGER messages_after_delete AFTER DELETE ON messages WHEN old.role <> 'system' BEGIN
+    DELETE FROM messages_fts WHERE rowid = old.id;
+END;
+
+INSERT INTO tool_calls_fts(rowid, body)
+    SELECT id, tool || ' ' || arguments || ' ' || preview || ' ' || coalesce(error_message, '')
+    FROM tool_calls WHERE status <> 'running';
+INSERT INTO messages_fts(rowid, body)
+    SELECT id, coalesce(json_extract(body, '$.content'), '') FROM messages WHERE role <> 'system';
+INSERT INTO tool_stats(workspace_id, tool, status, calls, total_ms, timed)
+    SELECT coalesce(workspace_id, 0), tool, status, count(*), coalesce(sum(duration_ms), 0),
+        count(duration_ms)
+    FROM tool_calls GROUP BY 1, 2, 3;
+"#;
+
+/// Every migration, oldest first; entry `i` brings the schema to version `i + 1`.
+const MIGRATIONS: &[&str] = &[V1_RECORD, V2_SEARCH_AND_COUNTS];
+
+/// The schema version this build writes.
+pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
+
+/// Brings the database to [`SCHEMA_VERSION`].
+pub(crate) fn migrate(conn: &mut Connection, path: &Path) -> Result<()> {
+    migrate_to(conn, path, SCHEMA_VERSION)
+}
+
+fn user_version(conn: &Connection) -> Result<i64> {
+    Ok(conn.pragma_query_value(None, "user_version", |row| row.get(0))?)
+}
+
+/// Brings the database to `target`, which is at most [`SCHEMA_VERSION`].
+fn migrate_to(conn: &mut Connection, path: &Path, target: i64) -> Result<()> {
+    let too_new = |found| StoreError::TooNew {
+        path: path.to_path_buf(),
+        found,
+        known: SCHEMA_VERSION,
+    };
+    let current = user_version(conn)?;
+    if current > SCHEMA_VERSION {
+        return Err(too_new(current));
+    }
+    if current >= target {
+        return Ok(());
+    }
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    // Another process may have migrated between the read above and taking the lock.
+    let current = user_version(&tx)?;
+    if current > SCHEMA_VERSION {
+        return Err(too_new(current));
+    }
+    for (index, sql) in MIGRATIONS.iter().enumerate() {
+        let version = index as i64 + 1;
+        if version > current && version <= target {
+            tx.execute_batch(sql)?;
+        }
+    }
+    if target > current {
+        tx.pragma_update(None, "user_version", target)?;
+    }
+    tx.commit()?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Store;
+    use pretty_assertions::assert_eq;
+    use tooltrail_protocol::{ApprovalRecord, Event, EventBody, Message, ToolSource, ToolStatus};
+
+    fn event(seq: u64, body: EventBody) -> Event {
+        Event {
+            conversation_id: "conv_old".into(),
+            turn_id: "turn_old".into(),
+            seq,
+            time_ms: 1_700_000_000_000 + seq as i64,
+            body,
+        }
+    }
+
+    fn tables(conn: &Connection) -> Vec<String> {
+        let mut statement = conn
+            .prepare("SELECT name FROM sqlite_schema WHERE type IN ('table', 'index', 'trigger') AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '%fts_%' ORDER BY name")
+            .unwrap();
+        statement
+            .query_map([], |row| row.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap()
+    }
+
+    #[test]
+    fn an_empty_database_gets_every_migration() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("db.sqlite3");
+        let store = Store::open(&path).unwrap();
+        drop(store);
+        let conn = Connection::open(&path).unwrap();
+        assert_eq!(user_version(&conn).unwrap(), SCHEMA_VERSION);
+        let names = tables(&conn);
+        for expected in [
+            "conversations",
+            "events",
+            "messages",
+            "tool_calls",
+            "tool_calls_by_status",
+            "tool_calls_fts",
+            "tool_results",
+            "tool_specs",
+            "tool_stats",
+            "turns",
+            "usage",
+            "workspaces",
+        ] {
+            assert!(
+                names.iter().any(|name| name == expected),
+                "{expected} missing from {names:?}"
+            );
+        }
+        let mode: String = conn
+            .pragma_query_value(None, "journal_mode", |row| row.get(0))
+            .unwrap();
+        assert_eq!(mode, "wal");
+    }
+
+    #[test]
+    fn a_version_1_database_is_migrated_and_its_rows_become_searchable() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("db.sqlite3");
+        {
+            let mut conn = crate::connection::open(&path).unwrap();
+            migrate_to(&mut conn, &path, 1).unwrap();
+            assert_eq!(user_version(&conn).unwrap(), 1);
+            let events = vec![
+                event(
+                    0,
+                    EventBody::TurnStarted {
+                        workspace: "/w".into(),
+                        model: "m".into(),
+                        user_message: "where is the parser".into(),
+                    },
+                ),
+                event(
+                    1,
+                    EventBody::MessageAdded {
+                        message: Message::user("where is the parser"),
+                    },
+                ),
+                event(
+                    2,
+                    EventBody::ToolCallFinished {
+                        round: 1,
+                        call_id: "call_1".into(),
+                        tool: "grep".into(),
+                        source: ToolSource::Builtin,
+                        description: "Search text.".into(),
+                        arguments: serde_json::json!({"pattern": "fn parse_header"}),
+                        status: ToolStatus::Success,
+                        duration_ms: 12,
+                        result: "src/header.rs:10: fn parse_header".into(),
+                        data: None,
+                        error: None,
+                        approval: ApprovalRecord::not_needed(),
+                        truncated_for_model: false,
+                    },
+                ),
+            ];
+            let tx = conn.transaction().unwrap();
+            for event in &events {
+                crate::writer::apply(&tx, None, event).unwrap();
+            }
+            tx.commit().unwrap();
+        }
+
+        let store = Store::open(&path).unwrap();
+        store
+            .with_conn(|conn| {
+                assert_eq!(user_version(conn)?, SCHEMA_VERSION);
+                Ok(())
+            })
+            .unwrap();
+        let found = store
+            .history(&crate::HistoryFilter {
+                search: Some("parse_header".into()),
+                ..Default::default()
+            })
+            .unwrap();
+        assert_eq!(found.items.len(), 1);
+        assert_eq!(found.items[0].tool, "grep");
+        let messages = store
+            .search_messages(&crate::MessageSearch {
+                text: "parser".into(),
+                ..Default::default()
+            })
+            .unwrap();
+        assert_eq!(messages.items.len(), 1);
+        let stats = store.stats(&crate::StatsFilter::default()).unwrap();
+        assert_eq!(stats.total, 1);
+    }
+
+    #[test]
+    fn a_database_from_a_newer_tooltrail_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("db.sqlite3");
+        {
+            let conn = Connection::open(&path).unwrap();
+            conn.pragma_update(None, "user_version", SCHEMA_VERSION + 1)
+                .unwrap();
+        }
+        let error = Store::open(&path).err().unwrap();
+        assert!(
+            matches!(error, StoreError::TooNew { found, .. } if found == SCHEMA_VERSION + 1),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn opening_twice_migrates_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("db.sqlite3");
+        drop(Store::open(&path).unwrap());
+        drop(Store::open(&path).unwrap());
+        let conn = Connection::open(&path).unwrap();
+        assert_eq!(user_version(&conn).unwrap(), SCHEMA_VERSION);
+    }
+}

@@ -1,0 +1,100 @@
+//! The handle callers hold: one database file, one connection for reads and small writes.
+//! Queries live beside the concept they serve (`history.rs`, `conversations.rs`, …) as further
+//! `impl Store` blocks.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard};
+
+use rusqlite::{Connection, TransactionBehavior};
+use tooltrail_protocol::Event;
+
+use crate::error::{Result, StoreError};
+use crate::recorder::Recorder;
+use crate::recovery::{self, Recovered};
+use crate::{connection, migrations, paths, writer};
+
+/// An open store. Cheap to share behind an `Arc`; its connection is used by one caller at a
+/// time. Open one `Store` per thread that reads a lot, or several: WAL lets them all read while
+/// a [`Recorder`] writes.
+#[derive(Debug)]
+pub struct Store {
+    path: PathBuf,
+    conn: Mutex<Connection>,
+    recovered: Recovered,
+}
+
+impl Store {
+    /// Opens the database in the data folder (see [`paths::data_dir`]), creating it.
+    pub fn open_default() -> Result<Self> {
+        Self::open(paths::default_db_path()?)
+    }
+
+    /// Opens (creating, migrating) the database at `path`, and closes the turns and calls that
+    /// a process which died while writing them left open (see [`Recovered`]).
+    pub fn open(path: impl AsRef<Path>) -> Result<Self> {
+        let path = path.as_ref().to_path_buf();
+        if let Some(parent) = path
+            .parent()
+            .filter(|parent| !parent.as_os_str().is_empty())
+        {
+            std::fs::create_dir_all(parent).map_err(|source| StoreError::CreateDir {
+                path: parent.to_path_buf(),
+                source,
+            })?;
+        }
+        let mut conn = connection::open(&path)?;
+        migrations::migrate(&mut conn, &path)?;
+        let recovered = recovery::recover(&mut conn, &path)?;
+        Ok(Self {
+            path,
+            conn: Mutex::new(conn),
+            recovered,
+        })
+    }
+
+    /// The database file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// What this open closed on behalf of processes that died mid-turn.
+    pub fn recovered(&self) -> Recovered {
+        self.recovered
+    }
+
+    /// Starts a recorder writing to this database on a thread of its own.
+    pub fn recorder(&self) -> Result<Recorder> {
+        Recorder::start(&self.path)
+    }
+
+    /// Writes `events` in one transaction, as a recorder would have one by one: for restoring
+    /// an export (`export_conversation` as JSONL gives back exactly these events) and for
+    /// filling a database fast. Returns how many were written. Turns the events leave
+    /// unfinished are closed as interrupted on the next open.
+    pub fn import(&self, events: impl IntoIterator<Item = Event>) -> Result<u64> {
+        self.with_conn(|conn| {
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let mut count = 0;
+            for event in events {
+                writer::apply(&tx, None, &event)?;
+                count += 1;
+            }
+            tx.commit()?;
+            Ok(count)
+        })
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Connection> {
+        // A panic while holding the connection leaves nothing half-done in it that matters:
+        // SQLite rolls back an unfinished transaction when the next one begins.
+        match self.conn.lock() {
+            Ok(conn) => conn,
+            Err(poisoned) => poisoned.into_inner(),
+        }
+    }
+
+    pub(crate) fn with_conn<T>(&self, f: impl FnOnce(&mut Connection) -> Result<T>) -> Result<T> {
+        let mut conn = self.lock();
+        f(&mut conn)
+    }
+}

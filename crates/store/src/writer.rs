@@ -1,0 +1,617 @@
+//! Turning one [`Event`] into rows. Used by the recorder's thread and by [`crate::Store::import`];
+//! the caller owns the transaction.
+//!
+//! The writer keeps no state between events: every id it needs (the turn, the conversation, the
+//! running call, the last assistant message) is one indexed lookup away, so a failed event
+//! rolled back to its savepoint leaves nothing stale behind, and events for a conversation or
+//! turn the store has never seen create their rows on the way.
+
+use rusqlite::{Connection, OptionalExtension, params};
+use serde_json::Value;
+use tooltrail_protocol::{
+    ApprovalRecord, Event, EventBody, Message, ToolError, ToolSource, ToolStatus, Usage,
+};
+
+use crate::codes::{self, EventKind};
+use crate::compress;
+use crate::error::Result;
+
+/// Bytes of a result kept inline with its call. Longer results keep this much as their preview
+/// and go whole, compressed, into `tool_results`.
+pub const PREVIEW_BYTES: usize = 512;
+
+/// Longest conversation title made from a first question, in characters.
+const TITLE_CHARS: usize = 80;
+
+/// Recorded on calls still running when their turn finished.
+const ENDED_WITH_TURN: &str = "The turn ended before this call reported back.";
+
+/// The ids of the turn an event belongs to.
+#[derive(Debug, Clone, Copy)]
+struct Turn {
+    id: i64,
+    conversation: i64,
+    workspace: Option<i64>,
+}
+
+/// Writes `event`. `writer` names the recorder that owns the turn (see recovery.rs).
+pub(crate) fn apply(conn: &Connection, writer: Option<&str>, event: &Event) -> Result<()> {
+    let kind = EventKind::of(&event.body);
+    match &event.body {
+        EventBody::TurnStarted {
+            workspace,
+            model,
+            user_message,
+        } => {
+            let turn = start_turn(conn, writer, event, workspace, model, user_message)?;
+            insert_event(conn, turn.id, event, kind, Some(turn.id), None)
+        }
+        EventBody::MessageAdded { message } => {
+            let turn = ensure_turn(conn, writer, event)?;
+            let id = add_message(conn, turn, event.time_ms, message)?;
+            if matches!(message, Message::Assistant { .. }) {
+                // The message holds everything its deltas streamed; keeping both would store
+                // each answer twice.
+                conn.prepare_cached("DELETE FROM events WHERE turn_id = ?1 AND kind IN (?2, ?3)")?
+                    .execute(params![
+                        turn.id,
+                        EventKind::TextDelta.code(),
+                        EventKind::ToolCallDelta.code()
+                    ])?;
+            }
+            insert_event(conn, turn.id, event, kind, Some(id), None)
+        }
+        EventBody::TextDelta { .. }
+        | EventBody::ToolCallDelta { .. }
+        | EventBody::ApprovalRequested { .. }
+        | EventBody::RoundLimitReached { .. }
+        | EventBody::Error { .. } => {
+            let turn = ensure_turn(conn, writer, event)?;
+            let body = serde_json::to_string(&event.body)?;
+            insert_event(conn, turn.id, event, kind, None, Some(&body))
+        }
+        EventBody::ToolCallStarted {
+            round,
+            call_id,
+            tool,
+            source,
+            arguments,
+            approval,
+        } => {
+            let turn = ensure_turn(conn, writer, event)?;
+            let id = start_call(
+                conn,
+                turn,
+                event.time_ms,
+                &Started {
+                    round: *round,
+                    call_id,
+                    tool,
+                    source,
+                    arguments,
+                    approval,
+                },
+            )?;
+            insert_event(conn, turn.id, event, kind, Some(id), None)
+        }
+        EventBody::ToolCallFinished {
+            round,
+            call_id,
+            tool,
+            source,
+            description,
+            arguments,
+            status,
+            duration_ms,
+            result,
+            data,
+            error,
+            approval,
+            truncated_for_model,
+        } => {
+            let turn = ensure_turn(conn, writer, event)?;
+            let id = finish_call(
+                conn,
+                turn,
+                event.time_ms,
+                &Finished {
+                    round: *round,
+                    call_id,
+                    tool,
+                    source,
+                    description,
+                    arguments,
+                    status: *status,
+                    duration_ms: *duration_ms,
+                    result,
+                    data: data.as_ref(),
+                    error: error.as_ref(),
+                    approval,
+                    truncated_for_model: *truncated_for_model,
+                },
+            )?;
+            insert_event(conn, turn.id, event, kind, Some(id), None)
+        }
+        EventBody::Usage(usage) => {
+            let turn = ensure_turn(conn, writer, event)?;
+            let id = add_usage(conn, turn, event.time_ms, usage)?;
+            insert_event(conn, turn.id, event, kind, Some(id), None)
+        }
+        EventBody::TurnFinished {
+            reason,
+            rounds,
+            text,
+        } => {
+            let turn = ensure_turn(conn, writer, event)?;
+            conn.prepare_cached(
+                "UPDATE turns SET finished_ms = ?2, end_reason = ?3, rounds = ?4, text = ?5
+                 WHERE id = ?1",
+            )?
+            .execute(params![
+                turn.id,
+                event.time_ms,
+                codes::turn_end_to_text(*reason),
+                rounds,
+                text
+            ])?;
+            conn.prepare_cached(
+                "UPDATE tool_calls SET status = 'cancelled', error_code = 'cancelled',
+                    error_message = ?2
+                 WHERE status = 'running' AND turn_id = ?1",
+            )?
+            .execute(params![turn.id, ENDED_WITH_TURN])?;
+            touch_conversation(conn, turn.conversation, event.time_ms)?;
+            insert_event(conn, turn.id, event, kind, Some(turn.id), None)
+        }
+    }
+}
+
+fn insert_event(
+    conn: &Connection,
+    turn: i64,
+    event: &Event,
+    kind: EventKind,
+    ref_id: Option<i64>,
+    body: Option<&str>,
+) -> Result<()> {
+    conn.prepare_cached(
+        "INSERT INTO events(turn_id, seq, time_ms, kind, ref_id, body)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    )?
+    .execute(params![
+        turn,
+        to_i64(event.seq),
+        event.time_ms,
+        kind.code(),
+        ref_id,
+        body
+    ])?;
+    Ok(())
+}
+
+pub(crate) fn workspace_id(conn: &Connection, path: &str) -> Result<Option<i64>> {
+    if path.is_empty() {
+        return Ok(None);
+    }
+    let existing = conn
+        .prepare_cached("SELECT id FROM workspaces WHERE path = ?1")?
+        .query_row([path], |row| row.get(0))
+        .optional()?;
+    if existing.is_some() {
+        return Ok(existing);
+    }
+    let id = conn
+        .prepare_cached("INSERT INTO workspaces(path) VALUES (?1) RETURNING id")?
+        .query_row([path], |row| row.get(0))?;
+    Ok(Some(id))
+}
+
+/// Finds or creates the conversation, filling in what it lacks.
+pub(crate) fn ensure_conversation(
+    conn: &Connection,
+    public_id: &str,
+    workspace: Option<i64>,
+    title: &str,
+    model: Option<&str>,
+    provider: Option<&str>,
+    time_ms: i64,
+) -> Result<i64> {
+    Ok(conn
+        .prepare_cached(
+            "INSERT INTO conversations(public_id, workspace_id, title, model, provider,
+                created_ms, updated_ms)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)
+             ON CONFLICT(public_id) DO UPDATE SET
+                workspace_id = coalesce(conversations.workspace_id, excluded.workspace_id),
+                title = CASE WHEN conversations.title = '' THEN excluded.title
+                        ELSE conversations.title END,
+                model = coalesce(excluded.model, conversations.model),
+                provider = coalesce(excluded.provider, conversations.provider),
+                updated_ms = max(conversations.updated_ms, excluded.updated_ms)
+             RETURNING id",
+        )?
+        .query_row(
+            params![public_id, workspace, title, model, provider, time_ms],
+            |row| row.get(0),
+        )?)
+}
+
+fn touch_conversation(conn: &Connection, conversation: i64, time_ms: i64) -> Result<()> {
+    conn.prepare_cached("UPDATE conversations SET updated_ms = max(updated_ms, ?2) WHERE id = ?1")?
+        .execute(params![conversation, time_ms])?;
+    Ok(())
+}
+
+/// The first line of the first question, cut to a title's length.
+pub(crate) fn title_from(question: &str) -> String {
+    let line = question
+        .lines()
+        .map(str::trim)
+        .find(|line| !line.is_empty());
+    let line = line.unwrap_or_default();
+    let mut title: String = line.chars().take(TITLE_CHARS).collect();
+    if line.chars().count() > TITLE_CHARS {
+        title.push('…');
+    }
+    title
+}
+
+fn start_turn(
+    conn: &Connection,
+    writer: Option<&str>,
+    event: &Event,
+    workspace: &str,
+    model: &str,
+    user_message: &str,
+) -> Result<Turn> {
+    let workspace = workspace_id(conn, workspace)?;
+    let model_column = (!model.is_empty()).then_some(model);
+    let conversation = ensure_conversation(
+        conn,
+        &event.conversation_id,
+        workspace,
+        &title_from(user_message),
+        model_column,
+        None,
+        event.time_ms,
+    )?;
+    let id = conn
+        .prepare_cached(
+            "INSERT INTO turns(public_id, conversation_id, workspace_id, model, user_message,
+                started_ms, writer)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+             ON CONFLICT(public_id) DO UPDATE SET workspace_id = excluded.workspace_id,
+                model = excluded.model, user_message = excluded.user_message,
+                started_ms = excluded.started_ms
+             RETURNING id",
+        )?
+        .query_row(
+            params![
+                event.turn_id,
+                conversation,
+                workspace,
+                model,
+                user_message,
+                event.time_ms,
+                writer
+            ],
+            |row| row.get(0),
+        )?;
+    Ok(Turn {
+        id,
+        conversation,
+        workspace,
+    })
+}
+
+/// The event's turn, created (with its conversation) when this is the first the store hears of
+/// it — a recorder attached mid-turn, or an import that starts part-way.
+fn ensure_turn(conn: &Connection, writer: Option<&str>, event: &Event) -> Result<Turn> {
+    let existing = conn
+        .prepare_cached("SELECT id, conversation_id, workspace_id FROM turns WHERE public_id = ?1")?
+        .query_row([&event.turn_id], |row| {
+            Ok(Turn {
+                id: row.get(0)?,
+                conversation: row.get(1)?,
+                workspace: row.get(2)?,
+            })
+        })
+        .optional()?;
+    if let Some(turn) = existing {
+        return Ok(turn);
+    }
+    let conversation = ensure_conversation(
+        conn,
+        &event.conversation_id,
+        None,
+        "",
+        None,
+        None,
+        event.time_ms,
+    )?;
+    let id = conn
+        .prepare_cached(
+            "INSERT INTO turns(public_id, conversation_id, started_ms, writer)
+             VALUES (?1, ?2, ?3, ?4) RETURNING id",
+        )?
+        .query_row(
+            params![event.turn_id, conversation, event.time_ms, writer],
+            |row| row.get(0),
+        )?;
+    Ok(Turn {
+        id,
+        conversation,
+        workspace: None,
+    })
+}
+
+fn add_message(conn: &Connection, turn: Turn, time_ms: i64, message: &Message) -> Result<i64> {
+    let position: i64 = conn
+        .prepare_cached(
+            "SELECT coalesce(max(position) + 1, 0) FROM messages WHERE conversation_id = ?1",
+        )?
+        .query_row([turn.conversation], |row| row.get(0))?;
+    let body = serde_json::to_string(message)?;
+    let id = conn
+        .prepare_cached(
+            "INSERT INTO messages(conversation_id, turn_id, position, role, body, time_ms)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6) RETURNING id",
+        )?
+        .query_row(
+            params![
+                turn.conversation,
+                turn.id,
+                position,
+                message.role(),
+                body,
+                time_ms
+            ],
+            |row| row.get(0),
+        )?;
+    touch_conversation(conn, turn.conversation, time_ms)?;
+    Ok(id)
+}
+
+fn add_usage(conn: &Connection, turn: Turn, time_ms: i64, usage: &Usage) -> Result<i64> {
+    Ok(conn
+        .prepare_cached(
+            "INSERT INTO usage(turn_id, time_ms, prompt_tokens, completion_tokens, total_tokens)
+             VALUES (?1, ?2, ?3, ?4, ?5) RETURNING id",
+        )?
+        .query_row(
+            params![
+                turn.id,
+                time_ms,
+                usage.prompt_tokens,
+                usage.completion_tokens,
+                usage.total_tokens
+            ],
+            |row| row.get(0),
+        )?)
+}
+
+/// The spec a call started under. Its description only arrives with `tool_call_finished`, so a
+/// running call points at the newest spec of the same tool, or a bare one.
+fn provisional_spec(conn: &Connection, tool: &str, source: &str) -> Result<i64> {
+    let newest = conn
+        .prepare_cached(
+            "SELECT id FROM tool_specs WHERE tool = ?1 AND source = ?2 ORDER BY id DESC LIMIT 1",
+        )?
+        .query_row([tool, source], |row| row.get(0))
+        .optional()?;
+    match newest {
+        Some(id) => Ok(id),
+        None => spec(conn, tool, source, ""),
+    }
+}
+
+fn spec(conn: &Connection, tool: &str, source: &str, description: &str) -> Result<i64> {
+    let existing = conn
+        .prepare_cached(
+            "SELECT id FROM tool_specs WHERE tool = ?1 AND source = ?2 AND description = ?3",
+        )?
+        .query_row([tool, source, description], |row| row.get(0))
+        .optional()?;
+    if let Some(id) = existing {
+        return Ok(id);
+    }
+    Ok(conn
+        .prepare_cached(
+            "INSERT INTO tool_specs(tool, source, description) VALUES (?1, ?2, ?3) RETURNING id",
+        )?
+        .query_row([tool, source, description], |row| row.get(0))?)
+}
+
+/// The assistant message that asked for the calls now running: the conversation's newest one.
+fn asking_message(conn: &Connection, conversation: i64) -> Result<Option<i64>> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT id FROM messages WHERE conversation_id = ?1 AND role = 'assistant'
+             ORDER BY position DESC LIMIT 1",
+        )?
+        .query_row([conversation], |row| row.get(0))
+        .optional()?)
+}
+
+struct Started<'a> {
+    round: u32,
+    call_id: &'a str,
+    tool: &'a str,
+    source: &'a ToolSource,
+    arguments: &'a Value,
+    approval: &'a ApprovalRecord,
+}
+
+fn start_call(conn: &Connection, turn: Turn, time_ms: i64, call: &Started<'_>) -> Result<i64> {
+    let spec_id = provisional_spec(conn, call.tool, &codes::source_to_text(call.source))?;
+    let message = asking_message(conn, turn.conversation)?;
+    let (by, rule) = codes::approval_by_to_columns(&call.approval.by);
+    Ok(conn
+        .prepare_cached(
+            "INSERT INTO tool_calls(conversation_id, workspace_id, turn_id, message_id, call_id,
+                round, tool, spec_id, arguments, started_ms, status, approval_allowed,
+                approval_by, approval_rule, approval_reason)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, 'running', ?11, ?12, ?13, ?14)
+             RETURNING id",
+        )?
+        .query_row(
+            params![
+                turn.conversation,
+                turn.workspace,
+                turn.id,
+                message,
+                call.call_id,
+                call.round,
+                call.tool,
+                spec_id,
+                serde_json::to_string(call.arguments)?,
+                time_ms,
+                call.approval.allowed,
+                by,
+                rule,
+                call.approval.reason
+            ],
+            |row| row.get(0),
+        )?)
+}
+
+struct Finished<'a> {
+    round: u32,
+    call_id: &'a str,
+    tool: &'a str,
+    source: &'a ToolSource,
+    description: &'a str,
+    arguments: &'a Value,
+    status: ToolStatus,
+    duration_ms: u64,
+    result: &'a str,
+    data: Option<&'a Value>,
+    error: Option<&'a ToolError>,
+    approval: &'a ApprovalRecord,
+    truncated_for_model: bool,
+}
+
+fn finish_call(conn: &Connection, turn: Turn, time_ms: i64, call: &Finished<'_>) -> Result<i64> {
+    let spec_id = spec(
+        conn,
+        call.tool,
+        &codes::source_to_text(call.source),
+        call.description,
+    )?;
+    let running: Option<i64> = conn
+        .prepare_cached(
+            "SELECT id FROM tool_calls
+             WHERE status = 'running' AND turn_id = ?1 AND round = ?2 AND call_id = ?3",
+        )?
+        .query_row(params![turn.id, call.round, call.call_id], |row| row.get(0))
+        .optional()?;
+    let preview = codes::prefix(call.result, PREVIEW_BYTES);
+    let (by, rule) = codes::approval_by_to_columns(&call.approval.by);
+    let status = crate::CallStatus::from(call.status).as_str();
+    let arguments = serde_json::to_string(call.arguments)?;
+    let duration = to_i64(call.duration_ms);
+    let size = to_i64(call.result.len() as u64);
+    let error_code = call.error.map(|error| error.code.as_str());
+    let error_message = call.error.map(|error| error.message.as_str());
+    let id = match running {
+        Some(id) => {
+            conn.prepare_cached(
+                "UPDATE tool_calls SET spec_id = ?2, arguments = ?3, duration_ms = ?4,
+                    status = ?5, error_code = ?6, error_message = ?7, preview = ?8,
+                    result_size = ?9, truncated_for_model = ?10, approval_allowed = ?11,
+                    approval_by = ?12, approval_rule = ?13, approval_reason = ?14
+                 WHERE id = ?1",
+            )?
+            .execute(params![
+                id,
+                spec_id,
+                arguments,
+                duration,
+                status,
+                error_code,
+                error_message,
+                preview,
+                size,
+                call.truncated_for_model,
+                call.approval.allowed,
+                by,
+                rule,
+                call.approval.reason
+            ])?;
+            id
+        }
+        None => {
+            // A call that never ran (refused, denied, invalid) has no started event.
+            let message = asking_message(conn, turn.conversation)?;
+            conn.prepare_cached(
+                "INSERT INTO tool_calls(conversation_id, workspace_id, turn_id, message_id,
+                    call_id, round, tool, spec_id, arguments, started_ms, duration_ms, status,
+                    error_code, error_message, preview, result_size, truncated_for_model,
+                    approval_allowed, approval_by, approval_rule, approval_reason)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,
+                    ?17, ?18, ?19, ?20, ?21)
+                 RETURNING id",
+            )?
+            .query_row(
+                params![
+                    turn.conversation,
+                    turn.workspace,
+                    turn.id,
+                    message,
+                    call.call_id,
+                    call.round,
+                    call.tool,
+                    spec_id,
+                    arguments,
+                    time_ms.saturating_sub(duration),
+                    duration,
+                    status,
+                    error_code,
+                    error_message,
+                    preview,
+                    size,
+                    call.truncated_for_model,
+                    call.approval.allowed,
+                    by,
+                    rule,
+                    call.approval.reason
+                ],
+                |row| row.get(0),
+            )?
+        }
+    };
+    let full = (call.result.len() > preview.len())
+        .then(|| compress::deflate(call.result.as_bytes()))
+        .transpose()?;
+    let data = match call.data {
+        Some(data) => Some(compress::deflate(&serde_json::to_vec(data)?)?),
+        None => None,
+    };
+    if full.is_some() || data.is_some() {
+        conn.prepare_cached(
+            "INSERT OR REPLACE INTO tool_results(call_id, codec, result, data)
+             VALUES (?1, ?2, ?3, ?4)",
+        )?
+        .execute(params![id, compress::DEFLATE, full, data])?;
+    }
+    Ok(id)
+}
+
+/// SQLite integers are signed; counts and durations past `i64::MAX` do not occur.
+pub(crate) fn to_i64(value: u64) -> i64 {
+    i64::try_from(value).unwrap_or(i64::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn titles_are_the_first_line_cut_to_length() {
+        assert_eq!(title_from("\n  Where is main?\nmore"), "Where is main?");
+        let long = "x".repeat(100);
+        assert_eq!(title_from(&long), format!("{}…", "x".repeat(80)));
+        assert_eq!(title_from(""), "");
+    }
+}
