@@ -1,0 +1,31 @@
+//! The error every command returns: a short code the UI can branch on and one sentence it shows.
+
+use serde::Serialize;
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error)]
+#[error("{message}")]
+pub struct CommandError {
+    pub code: &'static str,
+    pub message: String,
+}
+
+impl CommandError {
+    pub fn new(code: &'static str, message: impl Into<String>) -> Self {
+        Self {
+            code,
+            message: message.into(),
+        }
+    }
+
+    pub fn no_workspace() -> Self {
+        Self::new("no_workspace", "Open a folder first.")
+    }
+}
+
+impl From<crate::settings::SettingsError> for CommandError {
+    fn from(error: crate::settings::SettingsError) -> Self {
+        Self::new("settings", error.to_string())
+    }
+}
+
+pub type CommandResult<T> = Result<T, CommandError>;

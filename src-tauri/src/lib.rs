@@ -1,0 +1,101 @@
+//! Tooltrail's desktop shell: a Tauri window whose React UI shows the conversation and a live
+//! timeline of tool calls, and whose Rust side runs the agent.
+//!
+//! The shell is thin. Each command (in [`commands`]) parses, calls one service and maps the
+//! error. State is a few small managed values, each with one job — the open folder
+//! ([`workspace::WorkspaceState`]), the conversations ([`conversations::Conversations`]), the
+//! running turns ([`turns::RunningTurns`]) and the approvals waiting for an answer
+//! ([`approvals::PendingApprovals`]) — rather than one object that knows everything.
+//!
+//! A turn's events travel to the window over a `tauri::ipc::Channel`, in order, as the agent
+//! emits them; the window folds them into its state with a pure reducer.
+//!
+//! ```text
+//! tooltrail-app [FOLDER]    opens FOLDER (like `code .`); the window title names it
+//! ```
+
+mod approvals;
+mod commands;
+mod conversations;
+mod error;
+mod recent;
+mod settings;
+mod turn;
+mod turns;
+mod watcher;
+mod workspace;
+
+use std::path::PathBuf;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use tauri::Manager;
+
+/// Milliseconds since the Unix epoch.
+pub(crate) fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|elapsed| i64::try_from(elapsed.as_millis()).unwrap_or(i64::MAX))
+        .unwrap_or(0)
+}
+
+/// The folder named on the command line: the first argument that is not an option.
+pub fn folder_argument(args: impl IntoIterator<Item = std::ffi::OsString>) -> Option<PathBuf> {
+    args.into_iter()
+        .find(|arg| !arg.to_string_lossy().starts_with('-'))
+        .map(PathBuf::from)
+}
+
+/// Runs the app until its window closes.
+pub fn run() -> anyhow::Result<()> {
+    let folder = folder_argument(std::env::args_os().skip(1));
+    tauri::Builder::default()
+        .plugin(tauri_plugin_dialog::init())
+        .plugin(tauri_plugin_notification::init())
+        .manage(workspace::WorkspaceState::default())
+        .manage(conversations::Conversations::default())
+        .manage(turns::RunningTurns::default())
+        .manage(approvals::PendingApprovals::default())
+        .setup(move |app| {
+            if let Some(folder) = folder {
+                // A folder that cannot be opened leaves the window on its start screen.
+                if let Err(error) = workspace::open(app.handle(), &folder) {
+                    eprintln!("tooltrail: {error}");
+                }
+            }
+            if let Some(window) = app.get_webview_window("main") {
+                let _ = window.set_focus();
+            }
+            Ok(())
+        })
+        .invoke_handler(tauri::generate_handler![
+            commands::app_info,
+            commands::open_workspace,
+            commands::current_workspace,
+            commands::recent_workspaces,
+            commands::send_message,
+            commands::cancel_turn,
+            commands::answer_approval,
+            commands::list_conversations,
+            commands::load_conversation,
+        ])
+        .run(tauri::generate_context!())?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn the_folder_is_the_first_argument_that_is_not_an_option() {
+        let args = ["-psn_0_123", "/tmp/project", "extra"].map(std::ffi::OsString::from);
+        assert_eq!(folder_argument(args), Some(PathBuf::from("/tmp/project")));
+        assert_eq!(folder_argument(Vec::<std::ffi::OsString>::new()), None);
+    }
+
+    #[test]
+    fn the_window_title_names_the_folder() {
+        assert_eq!(workspace::title("myproject"), "Tooltrail — myproject");
+    }
+}

@@ -1,0 +1,136 @@
+//! Starting a turn: the model settings, the agent for the open folder, and the sink that
+//! forwards each event to the window's Channel (and keeps it for redrawing).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use tauri::ipc::Channel;
+use tauri::{AppHandle, Manager};
+use tooltrail_agent::{Agent, AgentConfig, EventSink};
+use tooltrail_llm::{LlmClient, LlmConfig};
+use tooltrail_protocol::Event;
+use tooltrail_tools::ToolRegistry;
+
+use crate::approvals::WindowApprover;
+use crate::conversations::Conversations;
+use crate::error::{CommandError, CommandResult};
+use crate::settings::Settings;
+use crate::turns::RunningTurns;
+use crate::workspace::WorkspaceState;
+
+/// Sends each event to the window, keeping a copy for when the window redraws the
+/// conversation.
+struct WindowSink {
+    app: AppHandle,
+    channel: Channel<Event>,
+}
+
+impl EventSink for WindowSink {
+    fn emit(&self, event: Event) {
+        self.app.state::<Conversations>().record(&event);
+        // A closed window no longer listens; the turn still finishes and is kept.
+        let _ = self.channel.send(event);
+    }
+}
+
+/// Starts answering `text` in the conversation `conversation_id` (a new one when `None`) and
+/// returns the conversation's id at once; the turn's events follow on `channel`.
+pub async fn start(
+    app: AppHandle,
+    conversation_id: Option<String>,
+    text: String,
+    channel: Channel<Event>,
+) -> CommandResult<String> {
+    if text.trim().is_empty() {
+        return Err(CommandError::new("empty", "The question is empty."));
+    }
+    let (ctx, workspace) = app.state::<WorkspaceState>().context()?;
+    let settings = Settings::resolve()?;
+    let llm = client_for(&settings).await?;
+    let agent = Agent::new(
+        llm,
+        Arc::new(ToolRegistry::with_builtins()),
+        ctx,
+        AgentConfig {
+            max_rounds: settings.max_rounds,
+            max_result_bytes: settings.max_result_bytes,
+            temperature: settings.temperature,
+            ..AgentConfig::default()
+        },
+    );
+    let mut conversation = app.state::<Conversations>().begin_turn(
+        conversation_id.as_deref(),
+        PathBuf::from(&workspace.path),
+        &text,
+    )?;
+    let id = conversation.id.clone();
+    let cancel = app.state::<RunningTurns>().start(&id);
+    let task_app = app.clone();
+    tauri::async_runtime::spawn(async move {
+        let sink = WindowSink {
+            app: task_app.clone(),
+            channel,
+        };
+        let approver = WindowApprover {
+            app: task_app.clone(),
+        };
+        agent
+            .run_turn(&mut conversation, &text, &sink, &approver, &cancel)
+            .await;
+        task_app.state::<RunningTurns>().finish(&conversation.id);
+        task_app.state::<Conversations>().end_turn(conversation);
+    });
+    Ok(id)
+}
+
+/// A client for the configured model, or the endpoint's first model when none is configured.
+async fn client_for(settings: &Settings) -> CommandResult<LlmClient> {
+    let mut config = LlmConfig::new(settings.base_url.clone(), String::new());
+    config.api_key = settings.api_key.clone();
+    let unreachable =
+        |error: tooltrail_llm::LlmError| CommandError::new("model", sentence(&error.to_string()));
+    let model = match &settings.model {
+        Some(model) => model.clone(),
+        None => {
+            let lister = LlmClient::new(config.clone()).map_err(unreachable)?;
+            let models = lister.list_models().await.map_err(unreachable)?;
+            models.into_iter().next().ok_or_else(|| {
+                CommandError::new(
+                    "model",
+                    format!(
+                        "No model is set and {} lists none; set `model` in {} or TOOLTRAIL_MODEL.",
+                        settings.base_url,
+                        settings.config_path.display()
+                    ),
+                )
+            })?
+        }
+    };
+    config.model = model;
+    LlmClient::new(config).map_err(unreachable)
+}
+
+/// Capitalised and ending in a full stop, as the UI shows every error.
+fn sentence(text: &str) -> String {
+    let mut chars = text.trim().chars();
+    let mut out: String = match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => return String::new(),
+    };
+    if !out.ends_with(['.', '!', '?']) {
+        out.push('.');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sentence;
+
+    #[test]
+    fn errors_read_as_sentences() {
+        assert_eq!(sentence("could not connect"), "Could not connect.");
+        assert_eq!(sentence("Done."), "Done.");
+        assert_eq!(sentence(""), "");
+    }
+}

@@ -1,0 +1,136 @@
+//! Watches the open folder so the UI can say that files changed since the last answer.
+//!
+//! Events are debounced (a build or a `git checkout` touches thousands of files at once) and
+//! filtered through the folder's `.gitignore`, so `target/` churn does not count as a change.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use ignore::gitignore::{Gitignore, GitignoreBuilder};
+use notify_debouncer_mini::notify::{RecommendedWatcher, RecursiveMode};
+use notify_debouncer_mini::{DebounceEventResult, Debouncer, new_debouncer};
+use serde::Serialize;
+
+/// How long the folder must be quiet before a batch of changes is reported.
+const DEBOUNCE: Duration = Duration::from_millis(400);
+/// Paths listed in one report; the count says how many there were in all.
+const MAX_PATHS: usize = 50;
+
+/// One batch of changes, with workspace-relative paths.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct FilesChanged {
+    pub workspace: String,
+    pub paths: Vec<String>,
+    pub count: usize,
+}
+
+/// Keeps the watch alive; dropping it stops watching.
+pub struct FolderWatch {
+    _debouncer: Debouncer<RecommendedWatcher>,
+}
+
+/// Starts watching `root`, calling `report` with each debounced batch that matters.
+pub fn watch(
+    root: &Path,
+    report: impl Fn(FilesChanged) + Send + 'static,
+) -> Result<FolderWatch, notify_debouncer_mini::notify::Error> {
+    let filter = ChangeFilter::new(root);
+    let workspace = root.display().to_string();
+    let mut debouncer = new_debouncer(DEBOUNCE, move |result: DebounceEventResult| {
+        let Ok(events) = result else { return };
+        let mut paths: Vec<String> = events
+            .iter()
+            .filter_map(|event| filter.relevant(&event.path))
+            .collect();
+        paths.sort();
+        paths.dedup();
+        if paths.is_empty() {
+            return;
+        }
+        let count = paths.len();
+        paths.truncate(MAX_PATHS);
+        report(FilesChanged {
+            workspace: workspace.clone(),
+            paths,
+            count,
+        });
+    })?;
+    debouncer.watcher().watch(root, RecursiveMode::Recursive)?;
+    Ok(FolderWatch {
+        _debouncer: debouncer,
+    })
+}
+
+/// Decides which changed paths the user would call "my files changed".
+pub struct ChangeFilter {
+    root: PathBuf,
+    gitignore: Gitignore,
+}
+
+impl ChangeFilter {
+    pub fn new(root: &Path) -> Self {
+        let mut builder = GitignoreBuilder::new(root);
+        // A missing or unreadable .gitignore just means nothing is ignored.
+        let _ = builder.add(root.join(".gitignore"));
+        let _ = builder.add(root.join(".ignore"));
+        let gitignore = builder.build().unwrap_or_else(|_| Gitignore::empty());
+        Self {
+            root: root.to_path_buf(),
+            gitignore,
+        }
+    }
+
+    /// The workspace-relative path when the change counts, `None` when it does not.
+    pub fn relevant(&self, path: &Path) -> Option<String> {
+        let relative = path.strip_prefix(&self.root).ok()?;
+        if relative.as_os_str().is_empty() || relative.components().any(|c| c.as_os_str() == ".git")
+        {
+            return None;
+        }
+        let is_dir = path.is_dir();
+        if self
+            .gitignore
+            .matched_path_or_any_parents(relative, is_dir)
+            .is_ignore()
+        {
+            return None;
+        }
+        Some(relative.to_string_lossy().replace('\\', "/"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ignored_and_git_paths_do_not_count() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::write(dir.path().join(".gitignore"), "target/\n*.log\n").expect("write");
+        let filter = ChangeFilter::new(dir.path());
+        let root = dir.path();
+        assert_eq!(
+            filter.relevant(&root.join("src/main.rs")).as_deref(),
+            Some("src/main.rs")
+        );
+        assert_eq!(filter.relevant(&root.join("target/debug/app")), None);
+        assert_eq!(filter.relevant(&root.join("build.log")), None);
+        assert_eq!(filter.relevant(&root.join(".git/index")), None);
+        assert_eq!(filter.relevant(Path::new("/elsewhere/file")), None);
+    }
+
+    #[test]
+    fn a_change_is_reported_once_debounced() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path().canonicalize().expect("canonical");
+        let (tx, rx) = std::sync::mpsc::channel();
+        let _watch = watch(&root, move |batch| {
+            let _ = tx.send(batch);
+        })
+        .expect("watch");
+        std::fs::write(root.join("notes.md"), "hello").expect("write");
+        let batch = rx.recv_timeout(Duration::from_secs(10)).expect("a batch");
+        assert_eq!(batch.paths, vec!["notes.md".to_string()]);
+        assert_eq!(batch.count, 1);
+    }
+}

@@ -1,0 +1,75 @@
+// Shared pieces of the UI specs: packages from ui/node_modules, the built UI served to Chromium
+// without a server, and a tiny test runner that reports like the others.
+import { createRequire } from "node:module";
+import { mkdirSync, readFileSync, existsSync } from "node:fs";
+import { dirname, extname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const repo = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+export const uiDist = join(repo, "ui/dist");
+export const mockScript = join(repo, "target/ui-test/mock/mock-backend.js");
+export const screenshots = join(repo, "target/screenshots");
+mkdirSync(screenshots, { recursive: true });
+
+const requireFromUi = createRequire(join(repo, "ui/package.json"));
+export const { chromium } = requireFromUi("playwright-core");
+
+const ORIGIN = "http://tooltrail.test";
+const TYPES = { ".html": "text/html", ".js": "text/javascript", ".css": "text/css", ".svg": "image/svg+xml", ".png": "image/png", ".woff2": "font/woff2" };
+
+export async function launchBrowser() {
+  // launch() starts Chromium with a fresh, empty profile of its own.
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
+    headless: true,
+    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+  });
+}
+
+/**
+ * A page showing the built UI with the Rust side mocked. `config` is the mock's start state
+ * (see ui/tests/mock-backend.ts).
+ */
+export async function openApp(browser, config, contextOptions = {}) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: "en-US", colorScheme: "light", ...contextOptions });
+  await context.addInitScript({ content: `window.__mockConfig = ${JSON.stringify(config)};` });
+  await context.addInitScript({ path: mockScript });
+  await context.route(`${ORIGIN}/**`, async (route) => {
+    const path = new URL(route.request().url()).pathname;
+    const file = join(uiDist, path === "/" ? "index.html" : path);
+    if (!file.startsWith(uiDist) || !existsSync(file)) return route.fulfill({ status: 404, body: "not found" });
+    return route.fulfill({ status: 200, contentType: TYPES[extname(file)] ?? "application/octet-stream", body: readFileSync(file) });
+  });
+  const page = await context.newPage();
+  const problems = [];
+  page.on("pageerror", (error) => problems.push(String(error)));
+  page.on("console", (message) => {
+    if (message.type() === "error") problems.push(message.text());
+  });
+  await page.goto(`${ORIGIN}/index.html`);
+  return { context, page, problems };
+}
+
+const tests = [];
+export function test(name, fn) {
+  tests.push({ name, fn });
+}
+
+export async function run() {
+  let failed = 0;
+  const only = process.env.UI_TEST_FILTER;
+  for (const { name, fn } of tests) {
+    if (only && !name.includes(only)) continue;
+    const started = Date.now();
+    try {
+      await fn();
+      console.log(`ok   ${name} (${Date.now() - started} ms)`);
+    } catch (error) {
+      failed++;
+      console.log(`FAIL ${name}\n${error?.stack ?? error}`);
+    }
+  }
+  const ran = only ? tests.filter((t) => t.name.includes(only)).length : tests.length;
+  console.log(`\n${ran - failed} passed, ${failed} failed`);
+  return failed;
+}

@@ -1,0 +1,152 @@
+import { useCallback, useEffect, useRef, useState } from "react";
+import { api, errorMessage, type AppInfo, type ConversationSummary, type RecentWorkspace, type WorkspaceInfo } from "./api";
+import { Chat } from "./components/Chat";
+import { Composer } from "./components/Composer";
+import { Sidebar } from "./components/Sidebar";
+import { Timeline } from "./components/Timeline";
+import { Welcome } from "./components/Welcome";
+import { useI18n } from "./i18n";
+import { useSession } from "./session";
+
+export function App() {
+  const { t } = useI18n();
+  const [info, setInfo] = useState<AppInfo | null>(null);
+  const [workspace, setWorkspace] = useState<WorkspaceInfo | null>(null);
+  const [recent, setRecent] = useState<RecentWorkspace[]>([]);
+  const [conversations, setConversations] = useState<ConversationSummary[]>([]);
+  // Changed paths with the time they were reported; those after the last question count.
+  const [changed, setChanged] = useState<ReadonlyMap<string, number>>(() => new Map());
+  const [openError, setOpenError] = useState<string | null>(null);
+  const [selected, setSelected] = useState<string | null>(null);
+  const [revealInTimeline, setRevealInTimeline] = useState(0);
+  const [revealInChat, setRevealInChat] = useState(0);
+
+  const refreshConversations = useCallback(() => {
+    api.listConversations().then(setConversations, () => {});
+  }, []);
+  const session = useSession(refreshConversations);
+  const { reset } = session;
+
+  const enterWorkspace = useCallback(
+    (opened: WorkspaceInfo | null) => {
+      if (!opened) return;
+      reset();
+      setChanged(new Map());
+      setSelected(null);
+      setWorkspace(opened);
+    },
+    [reset],
+  );
+
+  useEffect(() => {
+    api.appInfo().then(setInfo, () => {});
+    api.currentWorkspace().then(enterWorkspace, () => {});
+    api.recentWorkspaces().then(setRecent, () => {});
+  }, [enterWorkspace]);
+
+  useEffect(() => {
+    if (!workspace) return;
+    refreshConversations();
+    api.recentWorkspaces().then(setRecent, () => {});
+    let unlisten: (() => void) | undefined;
+    let gone = false;
+    api
+      .onFilesChanged((change) => {
+        if (change.workspace !== workspace.path) return;
+        const now = Date.now();
+        setChanged((old) => {
+          const next = new Map(old);
+          for (const path of change.paths) next.set(path, now);
+          return next;
+        });
+      })
+      .then((stop) => {
+        if (gone) stop();
+        else unlisten = stop;
+      }, () => {});
+    return () => {
+      gone = true;
+      unlisten?.();
+    };
+  }, [workspace, refreshConversations]);
+
+  const { busy, stop } = session;
+  const escapeRef = useRef({ busy, stop });
+  useEffect(() => {
+    escapeRef.current = { busy, stop };
+  });
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key === "Escape" && escapeRef.current.busy) {
+        event.preventDefault();
+        escapeRef.current.stop();
+      }
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, []);
+
+  const openFolder = useCallback(
+    (path?: string) => {
+      setOpenError(null);
+      api.openWorkspace(path).then(enterWorkspace, (error: unknown) => setOpenError(errorMessage(error)));
+    },
+    [enterWorkspace],
+  );
+
+  const selectFromChat = useCallback((callId: string) => {
+    setSelected(callId);
+    setRevealInTimeline((n) => n + 1);
+  }, []);
+  const selectInTimeline = useCallback((callId: string) => setSelected(callId), []);
+  const showInChat = useCallback((callId: string) => {
+    setSelected(callId);
+    setRevealInChat((n) => n + 1);
+  }, []);
+
+  if (!workspace) {
+    return <Welcome info={info} recent={recent} error={openError} onOpenFolder={openFolder} />;
+  }
+
+  // A new question starts a new "since the last answer".
+  const since = session.chat.turns.at(-1)?.startedMs ?? 0;
+  const changedPaths = [...changed].filter(([, at]) => at >= since).map(([path]) => path);
+  const changedCount = changedPaths.length;
+  return (
+    <div className="layout">
+      <Sidebar
+        workspace={workspace}
+        conversations={conversations}
+        activeConversation={session.chat.conversationId}
+        recent={recent}
+        onOpenFolder={openFolder}
+        onOpenConversation={(id) => void session.open(id).catch((error: unknown) => setOpenError(errorMessage(error)))}
+        onNewConversation={session.reset}
+      />
+      <main className="chat">
+        {(changedCount > 0 || openError) && (
+          <div className="chat-banner">
+            {changedCount > 0 && (
+              <span className="files-changed" title={changedPaths.slice(0, 30).join("\n")} data-testid="files-changed">
+                {changedCount === 1 ? t("filesChangedOne") : t("filesChanged", { count: changedCount })}
+              </span>
+            )}
+            {openError && <span className="turn-error">{openError}</span>}
+          </div>
+        )}
+        <Chat
+          chat={session.chat}
+          outgoing={session.outgoing}
+          folder={workspace.name}
+          selected={selected}
+          reveal={revealInChat}
+          onSelectCall={selectFromChat}
+          onAnswer={session.answer}
+          onRetry={session.retry}
+        />
+        <Composer folder={workspace.name} busy={session.busy} onSend={session.send} onStop={session.stop} />
+      </main>
+      <Timeline chat={session.chat} selected={selected} reveal={revealInTimeline} onSelect={selectInTimeline} onShowInChat={showInChat} />
+    </div>
+  );
+}

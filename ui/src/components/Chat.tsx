@@ -1,0 +1,161 @@
+// The conversation: each question, the answer as it streams (markdown, block by block), the
+// calls each round made (linked to the timeline), approval cards in place, errors with a retry.
+import { memo, useEffect, useLayoutEffect, useRef } from "react";
+import type { ApprovalReply } from "../bindings";
+import { summarizeArguments } from "../format";
+import { useI18n } from "../i18n";
+import type { Outgoing } from "../session";
+import type { CallView, ChatState, TurnView } from "../state/chat";
+import { ApprovalCard } from "./ApprovalCard";
+import { Markdown } from "./Markdown";
+import { CallTime, StatusIcon } from "./Status";
+
+interface Props {
+  chat: ChatState;
+  outgoing: Outgoing | null;
+  folder: string;
+  selected: string | null;
+  /** Increments when the timeline asks the chat to bring `selected` into view. */
+  reveal: number;
+  onSelectCall: (callId: string) => void;
+  onAnswer: (callId: string, reply: ApprovalReply) => Promise<void>;
+  onRetry: () => void;
+}
+
+export function Chat({ chat, outgoing, folder, selected, reveal, onSelectCall, onAnswer, onRetry }: Props) {
+  const { t } = useI18n();
+  const scroller = useRef<HTMLDivElement>(null);
+  const stickToBottom = useRef(true);
+  const lastTurn = chat.turns.at(-1);
+  const lastRound = lastTurn?.rounds.at(-1);
+  const contentKey = `${chat.turns.length}:${lastTurn?.rounds.length}:${lastRound?.text.length}:${lastRound?.callIds.length}:${chat.waiting.length}:${lastTurn?.status}:${outgoing?.text}:${outgoing?.error}`;
+
+  useLayoutEffect(() => {
+    const el = scroller.current;
+    if (el && stickToBottom.current) el.scrollTop = el.scrollHeight;
+  }, [contentKey]);
+
+  useEffect(() => {
+    if (!selected || reveal === 0) return;
+    const el = scroller.current?.querySelector(`[data-chip-id="${CSS.escape(selected)}"]`);
+    if (el) {
+      stickToBottom.current = false;
+      el.scrollIntoView({ block: "center" });
+    }
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [reveal]);
+
+  const onScroll = () => {
+    const el = scroller.current;
+    if (el) stickToBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < 64;
+  };
+
+  const firstWaiting = chat.waiting[0];
+  return (
+    <div className="chat-scroll" ref={scroller} onScroll={onScroll} data-testid="chat">
+      {chat.turns.length === 0 && !outgoing && <p className="chat-empty muted">{t("emptyChat", { folder })}</p>}
+      {chat.turns.map((turn, i) => (
+        <Turn
+          key={turn.id}
+          turn={turn}
+          calls={chat.calls}
+          isLast={i === chat.turns.length - 1 && !outgoing}
+          firstWaiting={firstWaiting}
+          selected={selected}
+          onSelectCall={onSelectCall}
+          onAnswer={onAnswer}
+          onRetry={onRetry}
+        />
+      ))}
+      {outgoing && (
+        <div className="turn">
+          <div className="bubble user">
+            <div className="who">{t("you")}</div>
+            <div className="user-text">{outgoing.text}</div>
+          </div>
+          {outgoing.error ? (
+            <div className="turn-error" role="alert">
+              <span>{t("sendFailed", { message: outgoing.error })}</span>
+              <button type="button" onClick={onRetry}>
+                {t("retry")}
+              </button>
+            </div>
+          ) : (
+            <div className="muted thinking">{t("thinking")}</div>
+          )}
+        </div>
+      )}
+    </div>
+  );
+}
+
+interface TurnProps {
+  turn: TurnView;
+  calls: Record<string, CallView>;
+  isLast: boolean;
+  firstWaiting: string | undefined;
+  selected: string | null;
+  onSelectCall: (callId: string) => void;
+  onAnswer: (callId: string, reply: ApprovalReply) => Promise<void>;
+  onRetry: () => void;
+}
+
+const Turn = memo(function Turn({ turn, calls, isLast, firstWaiting, selected, onSelectCall, onAnswer, onRetry }: TurnProps) {
+  const { t } = useI18n();
+  const hasText = turn.rounds.some((round) => round.text.length > 0);
+  const fatal = turn.errors.find((error) => error.fatal);
+  return (
+    <div className="turn" data-turn-id={turn.id}>
+      <div className="bubble user">
+        <div className="who">{t("you")}</div>
+        <div className="user-text">{turn.question}</div>
+      </div>
+      <div className="bubble assistant" aria-busy={turn.status === "running"}>
+        <div className="who">{t("assistant")}</div>
+        {turn.rounds.map((round) => (
+          <div className="round" key={round.round}>
+            {round.text && <Markdown text={round.text} />}
+            {round.callIds.length > 0 && (
+              <ul className="call-chips">
+                {round.callIds.map((callId) => {
+                  const call = calls[callId];
+                  if (!call) return null;
+                  return (
+                    <li key={callId}>
+                      <button
+                        type="button"
+                        className={`call-chip phase-${call.phase}${selected === callId ? " selected" : ""}`}
+                        data-chip-id={callId}
+                        onClick={() => onSelectCall(callId)}
+                        title={t("showInTimeline")}
+                      >
+                        <StatusIcon phase={call.phase} />
+                        <span className="chip-tool">{call.tool || "…"}</span>
+                        <span className="chip-args">{summarizeArguments(call.arguments, call.argumentsText)}</span>
+                        <CallTime call={call} />
+                      </button>
+                      {call.phase === "waiting" && <ApprovalCard call={call} primary={firstWaiting === callId} onAnswer={onAnswer} />}
+                    </li>
+                  );
+                })}
+              </ul>
+            )}
+          </div>
+        ))}
+        {turn.status === "running" && !hasText && turn.rounds.every((r) => r.callIds.length === 0) && <div className="muted thinking">{t("thinking")}</div>}
+        {turn.roundLimit !== undefined && <div className="turn-note">{t("roundLimit", { limit: turn.roundLimit })}</div>}
+        {turn.errors.map((error, i) => (
+          <div className="turn-error" role="alert" key={i}>
+            <span>{error.message}</span>
+            {error.fatal && isLast && error === fatal && (
+              <button type="button" onClick={onRetry}>
+                {t("retry")}
+              </button>
+            )}
+          </div>
+        ))}
+        {turn.status === "cancelled" && <div className="turn-note">{t("stopped")}</div>}
+      </div>
+    </div>
+  );
+});

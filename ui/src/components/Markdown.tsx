@@ -1,0 +1,45 @@
+// Model output as markdown, block by block. Raw HTML in the text is dropped (skipHtml), links do
+// not navigate the app's window, and images are shown as their description: nothing the model
+// writes can run code or load anything.
+import { memo, useMemo, type ReactNode } from "react";
+import ReactMarkdown, { type Components } from "react-markdown";
+import rehypeHighlight from "rehype-highlight";
+import remarkGfm from "remark-gfm";
+import { splitBlocks } from "./markdown";
+
+const components: Components = {
+  a: ({ children, href }) => (
+    <span className="md-link" title={href}>
+      {children}
+    </span>
+  ),
+  img: ({ alt }) => <span className="md-image">[{alt}]</span>,
+};
+
+const remarkPlugins = [remarkGfm];
+const rehypePlugins = [[rehypeHighlight, { detect: false, ignoreMissing: true }]] as const;
+
+const Block = memo(function Block({ source }: { source: string }): ReactNode {
+  return (
+    <ReactMarkdown
+      skipHtml
+      remarkPlugins={remarkPlugins}
+      // The plugin tuple is typed loosely by react-markdown.
+      rehypePlugins={rehypePlugins as unknown as never}
+      components={components}
+    >
+      {source}
+    </ReactMarkdown>
+  );
+});
+
+export function Markdown({ text }: { text: string }) {
+  const blocks = useMemo(() => splitBlocks(text), [text]);
+  return (
+    <div className="md">
+      {blocks.map((block, i) => (
+        <Block key={i} source={block} />
+      ))}
+    </div>
+  );
+}

@@ -1,0 +1,89 @@
+// The open folder, its conversations, other recent folders, and the language.
+import type { ConversationSummary, RecentWorkspace, WorkspaceInfo } from "../api";
+import { LANGS, useI18n, type Lang } from "../i18n";
+
+interface Props {
+  workspace: WorkspaceInfo;
+  conversations: ConversationSummary[];
+  activeConversation: string | null;
+  recent: RecentWorkspace[];
+  onOpenFolder: (path?: string) => void;
+  onOpenConversation: (id: string) => void;
+  onNewConversation: () => void;
+}
+
+export function Sidebar({ workspace, conversations, activeConversation, recent, onOpenFolder, onOpenConversation, onNewConversation }: Props) {
+  const { t } = useI18n();
+  const others = recent.filter((entry) => entry.path !== workspace.path).slice(0, 5);
+  return (
+    <nav className="sidebar">
+      <div className="workspace-head">
+        <div className="workspace-name" title={workspace.path}>
+          {workspace.name}
+        </div>
+        <div className="workspace-path muted" title={workspace.path}>
+          {/* The mark keeps the path's leading slash in place while the start is cut off. */}
+          {"\u200e" + workspace.path + "\u200e"}
+        </div>
+        <button type="button" onClick={() => onOpenFolder()}>
+          {t("openFolder")}
+        </button>
+      </div>
+      <section className="side-section">
+        <h2>{t("conversations")}</h2>
+        <button type="button" className="new-conversation" onClick={onNewConversation}>
+          + {t("newConversation")}
+        </button>
+        {conversations.length === 0 ? (
+          <p className="muted small-text">{t("noConversations")}</p>
+        ) : (
+          <ul className="side-list">
+            {conversations.map((c) => (
+              <li key={c.id}>
+                <button type="button" className={`side-item${c.id === activeConversation ? " active" : ""}`} onClick={() => onOpenConversation(c.id)} title={c.title}>
+                  <span className="side-title">{c.title}</span>
+                  <span className="muted small-text">
+                    {c.running ? "● " : ""}
+                    {t("turnsCount", { count: c.turns })}
+                  </span>
+                </button>
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+      {others.length > 0 && (
+        <section className="side-section">
+          <h2>{t("recentFolders")}</h2>
+          <ul className="side-list">
+            {others.map((entry) => (
+              <li key={entry.path}>
+                <button type="button" className="side-item" onClick={() => onOpenFolder(entry.path)} title={entry.path}>
+                  <span className="side-title">{entry.name}</span>
+                  <span className="muted small-text side-path">{entry.path}</span>
+                </button>
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
+      <LanguagePicker />
+    </nav>
+  );
+}
+
+export function LanguagePicker() {
+  const { t, lang, setLang } = useI18n();
+  return (
+    <label className="language">
+      <span className="muted small-text">{t("language")}</span>
+      <select value={lang} onChange={(event) => setLang(event.target.value as Lang)}>
+        {(Object.keys(LANGS) as Lang[]).map((code) => (
+          <option key={code} value={code}>
+            {LANGS[code].label}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}

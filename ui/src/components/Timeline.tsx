@@ -1,0 +1,103 @@
+// Every tool call of the conversation, newest at the bottom. Virtualised: only the cards in
+// view exist in the page, so ten thousand calls scroll like ten.
+import { useVirtualizer } from "@tanstack/react-virtual";
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from "react";
+import { useI18n } from "../i18n";
+import type { ChatState } from "../state/chat";
+import { TimelineCard } from "./TimelineCard";
+
+interface Props {
+  chat: ChatState;
+  selected: string | null;
+  /** Increments when the chat asks the timeline to bring `selected` into view. */
+  reveal: number;
+  onSelect: (callId: string) => void;
+  onShowInChat: (callId: string) => void;
+}
+
+export function Timeline({ chat, selected, reveal, onSelect, onShowInChat }: Props) {
+  const { t } = useI18n();
+  const scroller = useRef<HTMLDivElement>(null);
+  const [expanded, setExpanded] = useState<ReadonlySet<string>>(() => new Set());
+  const stickToBottom = useRef(true);
+  const ids = chat.timeline;
+
+  // The virtualiser keeps its own state; the component re-renders with it as it should.
+  // eslint-disable-next-line react-hooks/incompatible-library
+  const virtualizer = useVirtualizer({
+    count: ids.length,
+    getScrollElement: () => scroller.current,
+    estimateSize: () => 40,
+    overscan: 8,
+    getItemKey: (index) => ids[index] ?? index,
+  });
+
+  const toggle = useCallback(
+    (callId: string) => {
+      onSelect(callId);
+      setExpanded((old) => {
+        const next = new Set(old);
+        if (next.has(callId)) next.delete(callId);
+        else next.add(callId);
+        return next;
+      });
+    },
+    [onSelect],
+  );
+
+  // Follow new calls while the user is at the bottom.
+  useLayoutEffect(() => {
+    if (stickToBottom.current && ids.length > 0) virtualizer.scrollToIndex(ids.length - 1, { align: "end" });
+  }, [ids.length, virtualizer]);
+
+  useEffect(() => {
+    if (!selected || reveal === 0) return;
+    const index = ids.indexOf(selected);
+    if (index < 0) return;
+    stickToBottom.current = false;
+    setExpanded((old) => (old.has(selected) ? old : new Set(old).add(selected)));
+    virtualizer.scrollToIndex(index, { align: "center" });
+    // Only a new reveal request moves the list.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [reveal]);
+
+  const onScroll = () => {
+    const el = scroller.current;
+    if (el) stickToBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < 48;
+  };
+
+  return (
+    <aside className="timeline" aria-label={t("timeline")}>
+      <header className="pane-head">
+        <h2>{t("timeline")}</h2>
+        <span className="muted" data-testid="timeline-count">
+          {t("timelineCount", { count: ids.length })}
+        </span>
+      </header>
+      {ids.length === 0 ? (
+        <p className="muted timeline-empty">{t("timelineEmpty")}</p>
+      ) : (
+        <div className="timeline-scroll" ref={scroller} onScroll={onScroll} data-testid="timeline-scroll">
+          <div style={{ height: virtualizer.getTotalSize(), position: "relative" }}>
+            {virtualizer.getVirtualItems().map((item) => {
+              const id = ids[item.index]!;
+              const call = chat.calls[id];
+              if (!call) return null;
+              return (
+                <div
+                  key={item.key}
+                  data-index={item.index}
+                  ref={virtualizer.measureElement}
+                  className="timeline-row"
+                  style={{ position: "absolute", top: 0, left: 0, width: "100%", transform: `translateY(${item.start}px)` }}
+                >
+                  <TimelineCard call={call} expanded={expanded.has(id)} selected={selected === id} onToggle={toggle} onShowInChat={onShowInChat} />
+                </div>
+              );
+            })}
+          </div>
+        </div>
+      )}
+    </aside>
+  );
+}

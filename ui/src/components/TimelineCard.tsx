@@ -1,0 +1,97 @@
+// One tool call on the timeline: tool, short arguments, state, time; expands to everything.
+import { memo, useState } from "react";
+import type { ApprovalRecord } from "../bindings";
+import { summarizeArguments } from "../format";
+import { useI18n, type Translate } from "../i18n";
+import type { CallView } from "../state/chat";
+import { CopyButton } from "./CopyButton";
+import { CallTime, StatusIcon } from "./Status";
+
+/** Longest result drawn before "Show all"; a huge result would make the card slow to open. */
+const RESULT_PREVIEW = 20_000;
+
+interface Props {
+  call: CallView;
+  expanded: boolean;
+  selected: boolean;
+  onToggle: (callId: string) => void;
+  onShowInChat: (callId: string) => void;
+}
+
+function approvalText(t: Translate, approval: ApprovalRecord): string {
+  const kind = approval.by.kind;
+  if (approval.allowed) return t(`approvedBy_${kind}`);
+  if (kind === "user" || kind === "policy" || kind === "setting") return t(`deniedBy_${kind}`) + (approval.reason ? ` — ${approval.reason}` : "");
+  return t("phase_denied");
+}
+
+export const TimelineCard = memo(function TimelineCard({ call, expanded, selected, onToggle, onShowInChat }: Props) {
+  const { t } = useI18n();
+  const [showAll, setShowAll] = useState(false);
+  const summary = summarizeArguments(call.arguments, call.argumentsText);
+  const result = call.result ?? "";
+  const shownResult = showAll || result.length <= RESULT_PREVIEW ? result : result.slice(0, RESULT_PREVIEW);
+  return (
+    <article
+      className={`timeline-card phase-${call.phase}${selected ? " selected" : ""}${expanded ? " expanded" : ""}`}
+      data-call-id={call.callId}
+      aria-label={`${call.tool} ${t(`phase_${call.phase}`)}`}
+    >
+      <button type="button" className="card-head" onClick={() => onToggle(call.callId)} aria-expanded={expanded}>
+        <StatusIcon phase={call.phase} />
+        <span className="card-tool">{call.tool || "…"}</span>
+        <span className="card-args" title={summary}>
+          {summary}
+        </span>
+        <span className="card-state">{t(`phase_${call.phase}`)}</span>
+        <CallTime call={call} />
+      </button>
+      {expanded && (
+        <div className="card-body">
+          <div className="card-meta">
+            <span>{t("round", { round: call.round })}</span>
+            {call.approval && <span>{approvalText(t, call.approval)}</span>}
+            <button type="button" className="link-button" onClick={() => onShowInChat(call.callId)}>
+              {t("showInChat")}
+            </button>
+          </div>
+          <div className="card-section">
+            <div className="section-head">
+              <span>{t("arguments")}</span>
+              <CopyButton text={call.argumentsText} label={t("arguments")} />
+            </div>
+            <pre className="card-pre">{call.argumentsText}</pre>
+          </div>
+          {call.error && (
+            <div className="card-section">
+              <div className="section-head">
+                <span>{t("error")}</span>
+              </div>
+              <pre className="card-pre error-text">
+                [{call.error.code}] {call.error.message}
+              </pre>
+            </div>
+          )}
+          {call.result !== undefined && (
+            <div className="card-section">
+              <div className="section-head">
+                <span>{t("result")}</span>
+                <CopyButton text={result} label={t("result")} />
+              </div>
+              <pre className="card-pre">{shownResult}</pre>
+              {shownResult.length < result.length && (
+                <div className="card-note">
+                  {t("resultCut", { shown: shownResult.length, total: result.length })}{" "}
+                  <button type="button" className="link-button" onClick={() => setShowAll(true)}>
+                    {t("showAll")}
+                  </button>
+                </div>
+              )}
+              {call.truncatedForModel && <div className="card-note">{t("truncatedForModel")}</div>}
+            </div>
+          )}
+        </div>
+      )}
+    </article>
+  );
+});

@@ -1,0 +1,131 @@
+// The chat session: the reducer's state, the live event stream (batched per frame), and the
+// actions the window offers — send, stop, answer an approval, switch conversations.
+import { useCallback, useEffect, useReducer, useRef, useState } from "react";
+import { api, errorMessage } from "./api";
+import type { ApprovalReply, Event } from "./bindings";
+import { recordTextLatency } from "./perf";
+import { applyEvents, emptyChat, runningTurn, type ChatState } from "./state/chat";
+
+type Action = { kind: "events"; events: Event[] } | { kind: "reset"; state: ChatState };
+
+function reducer(state: ChatState, action: Action): ChatState {
+  switch (action.kind) {
+    case "events":
+      return applyEvents(state, action.events);
+    case "reset":
+      return action.state;
+  }
+}
+
+/** A question that has not produced its first event yet, or that failed to send. */
+export interface Outgoing {
+  text: string;
+  error?: string;
+}
+
+export interface Session {
+  chat: ChatState;
+  outgoing: Outgoing | null;
+  busy: boolean;
+  send: (text: string) => void;
+  retry: () => void;
+  stop: () => void;
+  answer: (callId: string, reply: ApprovalReply) => Promise<void>;
+  open: (conversationId: string) => Promise<void>;
+  reset: () => void;
+  /** The last question asked, for retrying a failed turn. */
+  lastQuestion: string | null;
+}
+
+export function useSession(onTurnFinished: () => void): Session {
+  const [chat, dispatch] = useReducer(reducer, emptyChat);
+  const [outgoing, setOutgoing] = useState<Outgoing | null>(null);
+  const queue = useRef<Event[]>([]);
+  const scheduled = useRef(false);
+  // Events of a conversation the window has left are dropped; each view gets a new token.
+  const view = useRef(0);
+  const chatRef = useRef(chat);
+  const finishedRef = useRef(onTurnFinished);
+  useEffect(() => {
+    chatRef.current = chat;
+    finishedRef.current = onTurnFinished;
+  });
+
+  const flush = useCallback(() => {
+    scheduled.current = false;
+    const events = queue.current;
+    if (events.length === 0) return;
+    queue.current = [];
+    dispatch({ kind: "events", events });
+    if (events.some((e) => e.type === "turn_started")) setOutgoing(null);
+    const textTimes = events.filter((e) => e.type === "text_delta").map((e) => e.time_ms);
+    if (textTimes.length > 0) {
+      // The frame after React commits is the one that shows the text.
+      requestAnimationFrame(() => {
+        const now = Date.now();
+        for (const time of textTimes) recordTextLatency(time, now);
+      });
+    }
+    if (events.some((e) => e.type === "turn_finished")) finishedRef.current();
+  }, []);
+
+  const enqueue = useCallback(
+    (token: number, event: Event) => {
+      if (token !== view.current) return;
+      queue.current.push(event);
+      if (!scheduled.current) {
+        scheduled.current = true;
+        // A frame when the window is visible; the timeout keeps a hidden window current too.
+        requestAnimationFrame(flush);
+        setTimeout(flush, 100);
+      }
+    },
+    [flush],
+  );
+
+  const send = useCallback(
+    (text: string) => {
+      const question = text.trim();
+      if (!question || runningTurn(chatRef.current)) return;
+      const token = view.current;
+      setOutgoing({ text: question });
+      api.sendMessage(chatRef.current.conversationId, question, (event) => enqueue(token, event)).catch((error: unknown) => {
+        if (token === view.current) setOutgoing({ text: question, error: errorMessage(error) });
+      });
+    },
+    [enqueue],
+  );
+
+  const stop = useCallback(() => {
+    const id = chatRef.current.conversationId;
+    if (id && runningTurn(chatRef.current)) void api.cancelTurn(id);
+  }, []);
+
+  const answer = useCallback(async (callId: string, reply: ApprovalReply) => {
+    await api.answerApproval(callId, reply);
+  }, []);
+
+  const open = useCallback(async (conversationId: string) => {
+    const loaded = await api.loadConversation(conversationId);
+    view.current += 1;
+    queue.current = [];
+    setOutgoing(null);
+    dispatch({ kind: "reset", state: applyEvents(emptyChat, loaded.events) });
+  }, []);
+
+  const reset = useCallback(() => {
+    view.current += 1;
+    queue.current = [];
+    setOutgoing(null);
+    dispatch({ kind: "reset", state: emptyChat });
+  }, []);
+
+  const lastQuestion = outgoing?.text ?? chat.turns.at(-1)?.question ?? null;
+
+  const retry = useCallback(() => {
+    if (lastQuestion) send(lastQuestion);
+  }, [lastQuestion, send]);
+
+  const busy = Boolean(runningTurn(chat)) || (outgoing !== null && outgoing.error === undefined);
+  return { chat, outgoing, busy, send, retry, stop, answer, open, reset, lastQuestion };
+}

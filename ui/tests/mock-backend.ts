@@ -1,0 +1,113 @@
+// A stand-in for the Rust side, for browser tests of the built UI: it answers the app's
+// commands through Tauri's IPC mock and lets a test push protocol events down a turn's Channel
+// exactly as Rust would. Bundled to one script and injected before the page's own scripts.
+import { mockIPC } from "@tauri-apps/api/mocks";
+import type { Event } from "../src/bindings";
+import * as stream from "../src/fixtures/stream";
+
+interface Config {
+  info?: unknown;
+  workspace?: unknown;
+  recent?: unknown[];
+  conversations?: unknown[];
+  loaded?: Record<string, Event[]>;
+  conversationId?: string;
+  /** When set, send_message fails with this error. */
+  sendError?: { code: string; message: string } | null;
+}
+
+interface Invocation {
+  cmd: string;
+  args: Record<string, unknown>;
+}
+
+interface ChannelLike {
+  id: number;
+}
+
+declare global {
+  interface Window {
+    __mockConfig?: Config;
+    __mock: {
+      calls: Invocation[];
+      /** Sends events down the last turn's channel. */
+      deliver: (events: Event[]) => void;
+      /** Sends events one per `everyMs`, resolving when all are out. */
+      play: (events: Event[], everyMs: number) => Promise<void>;
+      emit: (event: string, payload: unknown) => void;
+      stream: typeof stream;
+      config: Config;
+    };
+  }
+}
+
+const config: Config = window.__mockConfig ?? {};
+const calls: Invocation[] = [];
+const channels: { channel: ChannelLike; next: number }[] = [];
+const listeners = new Map<string, number[]>();
+
+function internals() {
+  return (window as unknown as { __TAURI_INTERNALS__: { runCallback: (id: number, data: unknown) => void } }).__TAURI_INTERNALS__;
+}
+
+function deliver(events: Event[]) {
+  const target = channels.at(-1);
+  if (!target) throw new Error("no turn is streaming");
+  for (const message of events) internals().runCallback(target.channel.id, { index: target.next++, message });
+}
+
+mockIPC((cmd, payload) => {
+  const args = (payload ?? {}) as Record<string, unknown>;
+  calls.push({ cmd, args: Object.fromEntries(Object.entries(args).filter(([key]) => key !== "onEvent")) });
+  switch (cmd) {
+    case "app_info":
+      return config.info ?? { version: "0.1.0", endpoint: { base_url: "http://localhost:11434/v1", model: null, api_key_set: false, config_path: "/home/me/.config/tooltrail/config.toml", problem: null } };
+    case "current_workspace":
+      return config.workspace ?? null;
+    case "recent_workspaces":
+      return config.recent ?? [];
+    case "open_workspace":
+      return config.workspace ?? null;
+    case "list_conversations":
+      return config.conversations ?? [];
+    case "load_conversation": {
+      const id = String(args.conversationId);
+      return { summary: { id, title: "Loaded", workspace: "/home/me/demo", updated_ms: 0, turns: 1, running: false }, events: config.loaded?.[id] ?? [] };
+    }
+    case "send_message": {
+      if (config.sendError) return Promise.reject(config.sendError);
+      channels.push({ channel: args.onEvent as ChannelLike, next: 0 });
+      return config.conversationId ?? "conv_1";
+    }
+    case "cancel_turn":
+      return true;
+    case "answer_approval":
+      return null;
+    case "plugin:event|listen": {
+      const list = listeners.get(String(args.event)) ?? [];
+      list.push(Number(args.handler));
+      listeners.set(String(args.event), list);
+      return Number(args.handler);
+    }
+    case "plugin:event|unlisten":
+      return null;
+    default:
+      return Promise.reject({ code: "unknown", message: `unknown command ${cmd}` });
+  }
+});
+
+window.__mock = {
+  calls,
+  deliver,
+  play: async (events, everyMs) => {
+    for (const event of events) {
+      deliver([event]);
+      await new Promise((resolve) => setTimeout(resolve, everyMs));
+    }
+  },
+  emit: (event, payload) => {
+    for (const handler of listeners.get(event) ?? []) internals().runCallback(handler, { event, id: handler, payload });
+  },
+  stream,
+  config,
+};
