@@ -1,0 +1,594 @@
+//! `mcp.json`: the `mcpServers` shape other MCP hosts use, plus Tooltrail's own optional fields.
+//!
+//! ```json
+//! {
+//!   "mcpServers": {
+//!     "fs":  { "command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "."],
+//!              "env": {"DEBUG": "1"}, "cwd": "/some/folder",
+//!              "timeout_secs": 30, "approval": "allow" },
+//!     "web": { "url": "https://example.com/mcp", "headers": {"Authorization": "Bearer ${WEB_TOKEN}"},
+//!              "approval": "ask", "tools": {"delete_page": "never"} },
+//!     "old": { "command": "old-server", "disabled": true }
+//!   }
+//! }
+//! ```
+//!
+//! The file is read field by field rather than through a derived deserializer, so every mistake
+//! is reported with the server and field it is in. Fields other hosts add (`type`,
+//! `description`, `autoApprove`, ...) are accepted and ignored, so a pasted config works.
+//! `${NAME}` in `env` and `headers` values is replaced by our environment variable `NAME`, so
+//! tokens need not be written into the file.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::error::McpError;
+
+/// The file name inside the config folder.
+pub const CONFIG_FILE: &str = "mcp.json";
+
+/// How long a call may go without an answer or progress, unless a server says otherwise.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Whether calls of a tool run freely, wait for the user, or are refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Approval {
+    /// Runs without asking (and in parallel with other such calls).
+    Allow,
+    /// The user is asked before every call. The default: a server's own hints are not trusted.
+    #[default]
+    Ask,
+    /// Never runs.
+    Never,
+}
+
+impl Approval {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Allow => "allow",
+            Self::Ask => "ask",
+            Self::Never => "never",
+        }
+    }
+
+    fn parse(text: &str) -> Option<Self> {
+        match text {
+            "allow" => Some(Self::Allow),
+            "ask" => Some(Self::Ask),
+            "never" => Some(Self::Never),
+            _ => None,
+        }
+    }
+}
+
+/// How to reach a server.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum Transport {
+    /// A program speaking MCP on its stdin and stdout.
+    Stdio {
+        command: String,
+        args: Vec<String>,
+        /// Added to the minimal environment the server starts with.
+        env: BTreeMap<String, String>,
+        /// Working folder; the workspace when absent.
+        cwd: Option<PathBuf>,
+    },
+    /// A Streamable HTTP endpoint.
+    Http {
+        url: String,
+        headers: BTreeMap<String, String>,
+    },
+}
+
+impl Transport {
+    /// One line for listings: the command line or the URL.
+    pub fn summary(&self) -> String {
+        match self {
+            Self::Stdio { command, args, .. } => {
+                let mut line = command.clone();
+                for arg in args {
+                    line.push(' ');
+                    line.push_str(arg);
+                }
+                line
+            }
+            Self::Http { url, .. } => url.clone(),
+        }
+    }
+}
+
+/// One configured server.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ServerConfig {
+    pub name: String,
+    pub transport: Transport,
+    /// Longest wait for an answer (or the next progress notification) to one request.
+    pub timeout: Duration,
+    /// The policy for this server's tools.
+    pub approval: Approval,
+    /// Per-tool policies, by the server's own tool name; they win over `approval`.
+    pub tools: BTreeMap<String, Approval>,
+    pub disabled: bool,
+}
+
+impl ServerConfig {
+    /// A stdio server with default settings.
+    pub fn stdio(name: impl Into<String>, command: impl Into<String>, args: &[&str]) -> Self {
+        Self::with_transport(
+            name,
+            Transport::Stdio {
+                command: command.into(),
+                args: args.iter().map(|arg| (*arg).to_string()).collect(),
+                env: BTreeMap::new(),
+                cwd: None,
+            },
+        )
+    }
+
+    /// A Streamable HTTP server with default settings.
+    pub fn http(name: impl Into<String>, url: impl Into<String>) -> Self {
+        Self::with_transport(
+            name,
+            Transport::Http {
+                url: url.into(),
+                headers: BTreeMap::new(),
+            },
+        )
+    }
+
+    fn with_transport(name: impl Into<String>, transport: Transport) -> Self {
+        Self {
+            name: name.into(),
+            transport,
+            timeout: DEFAULT_TIMEOUT,
+            approval: Approval::default(),
+            tools: BTreeMap::new(),
+            disabled: false,
+        }
+    }
+
+    /// The policy for one of this server's tools.
+    pub fn approval_for(&self, tool: &str) -> Approval {
+        self.tools.get(tool).copied().unwrap_or(self.approval)
+    }
+}
+
+/// Every configured server, by name.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct McpConfig {
+    pub servers: BTreeMap<String, ServerConfig>,
+}
+
+impl McpConfig {
+    /// `mcp.json` in `dir`.
+    pub fn path_in(dir: &Path) -> PathBuf {
+        dir.join(CONFIG_FILE)
+    }
+
+    /// Reads the file; `Ok(None)` when it does not exist.
+    pub fn load(path: &Path) -> Result<Option<Self>, McpError> {
+        match std::fs::read_to_string(path) {
+            Ok(text) => Self::parse(&text, path).map(Some),
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(source) => Err(McpError::ReadConfig {
+                path: path.to_path_buf(),
+                source,
+            }),
+        }
+    }
+
+    /// Parses the text of a config file; `path` is only used in error messages.
+    pub fn parse(text: &str, path: &Path) -> Result<Self, McpError> {
+        Self::parse_with_env(text, path, &|name| std::env::var(name).ok())
+    }
+
+    /// Like [`McpConfig::parse`], with `${NAME}` looked up through `lookup`.
+    pub fn parse_with_env(
+        text: &str,
+        path: &Path,
+        lookup: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Self, McpError> {
+        let root: Value = serde_json::from_str(text).map_err(|err| McpError::ConfigJson {
+            path: path.to_path_buf(),
+            message: err.to_string(),
+        })?;
+        let fail = |message: String| McpError::Config {
+            path: path.to_path_buf(),
+            message,
+        };
+        let Value::Object(root) = root else {
+            return Err(fail(
+                "the file must hold a JSON object with an \"mcpServers\" field".into(),
+            ));
+        };
+        // VS Code writes "servers"; everyone else "mcpServers".
+        let servers = match root.get("mcpServers").or_else(|| root.get("servers")) {
+            None => return Ok(Self::default()),
+            Some(Value::Object(servers)) => servers,
+            Some(_) => return Err(fail("\"mcpServers\" must be an object of servers".into())),
+        };
+        let mut config = Self::default();
+        for (name, value) in servers {
+            let server = parse_server(name, value, lookup).map_err(fail)?;
+            config.servers.insert(name.clone(), server);
+        }
+        Ok(config)
+    }
+}
+
+/// Reads one server; errors name the server and the field.
+fn parse_server(
+    name: &str,
+    value: &Value,
+    lookup: &dyn Fn(&str) -> Option<String>,
+) -> Result<ServerConfig, String> {
+    if name.trim().is_empty() {
+        return Err("a server has an empty name".into());
+    }
+    let Value::Object(fields) = value else {
+        return Err(format!("server {name:?} must be an object"));
+    };
+    let field_error = |field: &str, what: &str| format!("server {name:?}: {field:?} {what}");
+
+    let kind = optional_string(fields, "type").map_err(|what| field_error("type", &what))?;
+    let command =
+        optional_string(fields, "command").map_err(|what| field_error("command", &what))?;
+    let url = optional_string(fields, "url").map_err(|what| field_error("url", &what))?;
+    if let Some(kind) = kind.as_deref() {
+        match kind {
+            "stdio" | "http" | "streamable-http" | "streamableHttp" | "streamable_http" => {}
+            "sse" => {
+                return Err(field_error(
+                    "type",
+                    "is \"sse\": the old HTTP+SSE transport is not supported; use the server's \
+                     Streamable HTTP endpoint (usually ending in /mcp)",
+                ));
+            }
+            other => {
+                return Err(field_error(
+                    "type",
+                    &format!("must be \"stdio\" or \"http\", not {other:?}"),
+                ));
+            }
+        }
+    }
+
+    let transport = match (command, url) {
+        (Some(_), Some(_)) => {
+            return Err(format!(
+                "server {name:?} has both \"command\" and \"url\"; give one"
+            ));
+        }
+        (None, None) => {
+            return Err(format!(
+                "server {name:?} needs \"command\" (a program to run) or \"url\" (a Streamable \
+                 HTTP endpoint)"
+            ));
+        }
+        (Some(command), None) => {
+            if command.trim().is_empty() {
+                return Err(field_error("command", "is empty"));
+            }
+            let args = match fields.get("args") {
+                None | Some(Value::Null) => Vec::new(),
+                Some(Value::Array(items)) => items
+                    .iter()
+                    .map(|item| item.as_str().map(str::to_string))
+                    .collect::<Option<Vec<_>>>()
+                    .ok_or_else(|| field_error("args", "must be an array of strings"))?,
+                Some(_) => return Err(field_error("args", "must be an array of strings")),
+            };
+            let env =
+                string_map(fields, "env", lookup).map_err(|what| field_error("env", &what))?;
+            let cwd = optional_string(fields, "cwd")
+                .map_err(|what| field_error("cwd", &what))?
+                .map(PathBuf::from);
+            for field in ["url", "headers"] {
+                if fields.get(field).is_some_and(|value| !value.is_null()) {
+                    return Err(field_error(field, "only applies to servers with a \"url\""));
+                }
+            }
+            Transport::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+            }
+        }
+        (None, Some(url)) => {
+            if !(url.starts_with("http://") || url.starts_with("https://")) {
+                return Err(field_error("url", "must start with http:// or https://"));
+            }
+            let headers = string_map(fields, "headers", lookup)
+                .map_err(|what| field_error("headers", &what))?;
+            for header in headers.keys() {
+                if reqwest::header::HeaderName::from_bytes(header.as_bytes()).is_err() {
+                    return Err(field_error(
+                        "headers",
+                        &format!("has {header:?}, which is not a valid header name"),
+                    ));
+                }
+            }
+            for field in ["args", "env", "cwd"] {
+                if fields.get(field).is_some_and(|value| !value.is_null()) {
+                    return Err(field_error(
+                        field,
+                        "only applies to servers with a \"command\"",
+                    ));
+                }
+            }
+            Transport::Http { url, headers }
+        }
+    };
+
+    let timeout = match fields.get("timeout_secs") {
+        None | Some(Value::Null) => DEFAULT_TIMEOUT,
+        Some(value) => match value.as_f64() {
+            Some(secs) if secs > 0.0 && secs <= 86_400.0 => Duration::from_secs_f64(secs),
+            _ => {
+                return Err(field_error(
+                    "timeout_secs",
+                    "must be a number of seconds above 0 (at most a day)",
+                ));
+            }
+        },
+    };
+    let approval = match fields.get("approval") {
+        None | Some(Value::Null) => Approval::default(),
+        Some(value) => parse_approval(value)
+            .ok_or_else(|| field_error("approval", "must be \"allow\", \"ask\" or \"never\""))?,
+    };
+    let mut tools = BTreeMap::new();
+    match fields.get("tools") {
+        None | Some(Value::Null) => {}
+        Some(Value::Object(entries)) => {
+            for (tool, value) in entries {
+                let policy = parse_approval(value).ok_or_else(|| {
+                    format!(
+                        "server {name:?}: \"tools\" entry {tool:?} must be \"allow\", \"ask\" or \
+                         \"never\""
+                    )
+                })?;
+                tools.insert(tool.clone(), policy);
+            }
+        }
+        Some(_) => {
+            return Err(field_error(
+                "tools",
+                "must be an object of tool names to \"allow\", \"ask\" or \"never\"",
+            ));
+        }
+    }
+    let disabled = match fields.get("disabled") {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(flag)) => *flag,
+        Some(_) => return Err(field_error("disabled", "must be true or false")),
+    };
+
+    Ok(ServerConfig {
+        name: name.to_string(),
+        transport,
+        timeout,
+        approval,
+        tools,
+        disabled,
+    })
+}
+
+fn parse_approval(value: &Value) -> Option<Approval> {
+    value.as_str().and_then(Approval::parse)
+}
+
+fn optional_string(fields: &Map<String, Value>, field: &str) -> Result<Option<String>, String> {
+    match fields.get(field) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(text)) => Ok(Some(text.clone())),
+        Some(_) => Err("must be a string".into()),
+    }
+}
+
+fn string_map(
+    fields: &Map<String, Value>,
+    field: &str,
+    lookup: &dyn Fn(&str) -> Option<String>,
+) -> Result<BTreeMap<String, String>, String> {
+    let mut map = BTreeMap::new();
+    match fields.get(field) {
+        None | Some(Value::Null) => {}
+        Some(Value::Object(entries)) => {
+            for (key, value) in entries {
+                let text = match value {
+                    Value::String(text) => text.clone(),
+                    Value::Number(number) => number.to_string(),
+                    Value::Bool(flag) => flag.to_string(),
+                    _ => return Err(format!("value of {key:?} must be a string")),
+                };
+                let text = expand_vars(&text, lookup)
+                    .map_err(|var| format!("value of {key:?} uses ${{{var}}}, which is not set"))?;
+                map.insert(key.clone(), text);
+            }
+        }
+        Some(_) => return Err("must be an object of strings".into()),
+    }
+    Ok(map)
+}
+
+/// Replaces `${NAME}` with the variable's value; `Err(NAME)` for the first unset one. A `$`
+/// not followed by `{` is kept as it is.
+fn expand_vars(text: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Result<String, String> {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find("${") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 2..];
+        let Some(end) = after.find('}') else {
+            out.push_str(&rest[start..]);
+            return Ok(out);
+        };
+        let name = &after[..end];
+        let name = name.strip_prefix("env:").unwrap_or(name);
+        match lookup(name) {
+            Some(value) => out.push_str(&value),
+            None => return Err(name.to_string()),
+        }
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use pretty_assertions::assert_eq;
+
+    use super::*;
+
+    fn parse(text: &str) -> Result<McpConfig, String> {
+        let lookup = |name: &str| (name == "TOKEN").then(|| "s3cret".to_string());
+        McpConfig::parse_with_env(text, Path::new("mcp.json"), &lookup).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn reads_the_common_shape_and_our_fields() {
+        let config = parse(
+            r#"{"mcpServers": {
+                "fs": {"command": "npx", "args": ["-y", "server-filesystem", "."],
+                       "env": {"DEBUG": "1", "N": 3}, "cwd": "/tmp", "timeout_secs": 2.5,
+                       "approval": "allow", "tools": {"write_file": "never"},
+                       "type": "stdio", "description": "ignored"},
+                "web": {"url": "https://example.com/mcp",
+                        "headers": {"Authorization": "Bearer ${TOKEN}"}, "disabled": true}
+            }}"#,
+        )
+        .unwrap();
+        let fs = &config.servers["fs"];
+        assert_eq!(
+            fs.transport,
+            Transport::Stdio {
+                command: "npx".into(),
+                args: vec!["-y".into(), "server-filesystem".into(), ".".into()],
+                env: BTreeMap::from([("DEBUG".into(), "1".into()), ("N".into(), "3".into())]),
+                cwd: Some(PathBuf::from("/tmp")),
+            }
+        );
+        assert_eq!(fs.timeout, Duration::from_millis(2500));
+        assert_eq!(fs.approval_for("read_file"), Approval::Allow);
+        assert_eq!(fs.approval_for("write_file"), Approval::Never);
+        assert!(!fs.disabled);
+        let web = &config.servers["web"];
+        assert_eq!(
+            web.transport,
+            Transport::Http {
+                url: "https://example.com/mcp".into(),
+                headers: BTreeMap::from([("Authorization".into(), "Bearer s3cret".into())]),
+            }
+        );
+        assert_eq!(web.timeout, DEFAULT_TIMEOUT);
+        assert_eq!(web.approval_for("anything"), Approval::Ask);
+        assert!(web.disabled);
+    }
+
+    #[test]
+    fn empty_and_vscode_shapes() {
+        assert_eq!(parse("{}").unwrap(), McpConfig::default());
+        let config = parse(r#"{"servers": {"a": {"command": "a"}}}"#).unwrap();
+        assert_eq!(config.servers.len(), 1);
+    }
+
+    #[test]
+    fn errors_name_the_server_and_field() {
+        let cases = [
+            (
+                "[]",
+                "mcp.json: the file must hold a JSON object with an \"mcpServers\" field",
+            ),
+            (
+                r#"{"mcpServers": []}"#,
+                "mcp.json: \"mcpServers\" must be an object of servers",
+            ),
+            (
+                r#"{"mcpServers": {"a": 1}}"#,
+                "mcp.json: server \"a\" must be an object",
+            ),
+            (
+                r#"{"mcpServers": {"a": {}}}"#,
+                "mcp.json: server \"a\" needs \"command\" (a program to run) or \"url\" (a \
+                 Streamable HTTP endpoint)",
+            ),
+            (
+                r#"{"mcpServers": {"a": {"command": "x", "url": "http://h"}}}"#,
+                "mcp.json: server \"a\" has both \"command\" and \"url\"; give one",
+            ),
+            (
+                r#"{"mcpServers": {"a": {"command": "x", "args": "-y"}}}"#,
+                "mcp.json: server \"a\": \"args\" must be an array of strings",
+            ),
+            (
+                r#"{"mcpServers": {"a": {"command": "x", "timeout_secs": 0}}}"#,
+                "mcp.json: server \"a\": \"timeout_secs\" must be a number of seconds above 0 \
+                 (at most a day)",
+            ),
+            (
+                r#"{"mcpServers": {"a": {"command": "x", "approval": "yes"}}}"#,
+                "mcp.json: server \"a\": \"approval\" must be \"allow\", \"ask\" or \"never\"",
+            ),
+            (
+                r#"{"mcpServers": {"a": {"command": "x", "tools": {"t": true}}}}"#,
+                "mcp.json: server \"a\": \"tools\" entry \"t\" must be \"allow\", \"ask\" or \
+                 \"never\"",
+            ),
+            (
+                r#"{"mcpServers": {"a": {"url": "ftp://h"}}}"#,
+                "mcp.json: server \"a\": \"url\" must start with http:// or https://",
+            ),
+            (
+                r#"{"mcpServers": {"a": {"url": "http://h", "headers": {"X": "${NOPE}"}}}}"#,
+                "mcp.json: server \"a\": \"headers\" value of \"X\" uses ${NOPE}, which is not set",
+            ),
+            (
+                r#"{"mcpServers": {"a": {"url": "http://h", "env": {}}}}"#,
+                "mcp.json: server \"a\": \"env\" only applies to servers with a \"command\"",
+            ),
+            (
+                r#"{"mcpServers": {"a": {"url": "http://h", "type": "sse"}}}"#,
+                "mcp.json: server \"a\": \"type\" is \"sse\": the old HTTP+SSE transport is not \
+                 supported; use the server's Streamable HTTP endpoint (usually ending in /mcp)",
+            ),
+            (
+                r#"{"mcpServers": {"a": {"command": "x", "disabled": "no"}}}"#,
+                "mcp.json: server \"a\": \"disabled\" must be true or false",
+            ),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(parse(text).unwrap_err(), expected, "{text}");
+        }
+        let json_error = parse("{").unwrap_err();
+        assert!(
+            json_error.starts_with("mcp.json is not valid JSON: EOF while parsing"),
+            "{json_error}"
+        );
+    }
+
+    #[test]
+    fn variables_expand_only_when_braced() {
+        let lookup = |name: &str| (name == "A").then(|| "1".to_string());
+        assert_eq!(expand_vars("x${A}y${env:A}", &lookup), Ok("x1y1".into()));
+        assert_eq!(expand_vars("$A ${", &lookup), Ok("$A ${".into()));
+        assert_eq!(expand_vars("${B}", &lookup), Err("B".into()));
+    }
+
+    #[test]
+    fn missing_file_is_no_config() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(
+            McpConfig::load(&McpConfig::path_in(dir.path())).unwrap(),
+            None
+        );
+    }
+}

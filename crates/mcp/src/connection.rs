@@ -1,0 +1,409 @@
+//! One live connection to a server: starting it (a child process or an HTTP session), the
+//! handshake, and the requests we send.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use process_wrap::tokio::CommandWrap;
+use reqwest::header::{HeaderName, HeaderValue};
+use rmcp::model::{
+    CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotificationParam,
+    ClientRequest, ErrorData, JsonObject, ServerResult,
+};
+use rmcp::service::{PeerRequestOptions, RunningService, ServiceError};
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::{Peer, RoleClient, ServiceExt};
+use serde::Serialize;
+use tokio::sync::Mutex;
+use tokio_util::sync::CancellationToken;
+
+use crate::config::{ServerConfig, Transport};
+use crate::env::{login_shell_path, merge_paths, resolve_program, server_env};
+use crate::error::McpError;
+use crate::handler::{ElicitationPolicy, Handler, McpProgress, Shared};
+
+/// Stderr lines an error carries for display.
+const STDERR_TAIL: usize = 20;
+/// The handshake gets at least this long, whatever the call timeout (first `npx` runs download).
+const MIN_HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(30);
+/// A call that keeps reporting progress may run this many timeouts in all.
+const MAX_TOTAL_TIMEOUTS: u32 = 10;
+
+/// Where and how servers are started.
+#[derive(Debug, Clone, Default)]
+pub struct ConnectOptions {
+    /// The workspace: the default working folder of stdio servers, and the root we report.
+    pub workspace: Option<PathBuf>,
+    /// Merge the login shell's PATH into the PATH servers get (for apps started from a menu).
+    pub login_shell_path: bool,
+    pub elicitation: ElicitationPolicy,
+}
+
+/// What the server told us in the handshake.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ServerInfo {
+    pub name: String,
+    pub version: String,
+    pub protocol_version: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub instructions: Option<String>,
+}
+
+/// How a request failed.
+#[derive(Debug)]
+pub(crate) enum RequestFailure {
+    Timeout(Duration),
+    Cancelled,
+    /// The connection is gone (the process exited, the session ended).
+    Closed,
+    /// The server answered with a JSON-RPC error.
+    Rpc(ErrorData),
+    Other(String),
+}
+
+pub(crate) struct Connection {
+    peer: Peer<RoleClient>,
+    service: Mutex<Option<RunningService<RoleClient, Handler>>>,
+    pub(crate) connected_at: Instant,
+    pub(crate) handshake: Duration,
+    pub(crate) info: Option<ServerInfo>,
+    pub(crate) pid: Option<u32>,
+}
+
+impl Connection {
+    pub(crate) async fn open(
+        config: &ServerConfig,
+        options: &ConnectOptions,
+        shared: Arc<Shared>,
+    ) -> Result<Self, McpError> {
+        let workspace_uri = options.workspace.as_deref().map(file_uri);
+        let handler = Handler::new(workspace_uri, options.elicitation, Arc::clone(&shared));
+        let handshake_timeout = config.timeout.max(MIN_HANDSHAKE_TIMEOUT);
+        let started = Instant::now();
+        let (service, pid) = match &config.transport {
+            Transport::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+            } => {
+                let child = spawn(command, args, env, cwd.as_deref(), options, &shared)
+                    .await
+                    .map_err(|message| McpError::Start {
+                        server: config.name.clone(),
+                        message,
+                        stderr: Vec::new(),
+                    })?;
+                let pid = child.id();
+                let served = tokio::time::timeout(handshake_timeout, handler.serve(child)).await;
+                (
+                    finish_handshake(config, served, handshake_timeout, &shared).await?,
+                    pid,
+                )
+            }
+            Transport::Http { url, headers } => {
+                let mut custom = HashMap::new();
+                for (name, value) in headers {
+                    let name = HeaderName::from_bytes(name.as_bytes()).map_err(|_| {
+                        start_error(config, format!("{name:?} is not a valid header name"))
+                    })?;
+                    let value = HeaderValue::from_str(value).map_err(|_| {
+                        start_error(config, format!("the value of header {name} is not valid"))
+                    })?;
+                    custom.insert(name, value);
+                }
+                let transport = StreamableHttpClientTransport::from_config(
+                    StreamableHttpClientTransportConfig::with_uri(url.as_str())
+                        .custom_headers(custom)
+                        .reinit_on_expired_session(true),
+                );
+                let served =
+                    tokio::time::timeout(handshake_timeout, handler.serve(transport)).await;
+                (
+                    finish_handshake(config, served, handshake_timeout, &shared).await?,
+                    None,
+                )
+            }
+        };
+        let handshake = started.elapsed();
+        let info = service.peer_info().map(|info| ServerInfo {
+            name: info
+                .server_info
+                .as_ref()
+                .map(|server| server.name.clone())
+                .unwrap_or_default(),
+            version: info
+                .server_info
+                .as_ref()
+                .map(|server| server.version.clone())
+                .unwrap_or_default(),
+            protocol_version: info.protocol_version.to_string(),
+            instructions: info.instructions.clone(),
+        });
+        Ok(Self {
+            peer: service.peer().clone(),
+            service: Mutex::new(Some(service)),
+            connected_at: Instant::now(),
+            handshake,
+            info,
+            pid,
+        })
+    }
+
+    pub(crate) fn is_closed(&self) -> bool {
+        self.peer.is_transport_closed()
+    }
+
+    /// Every tool, following `nextCursor` page by page.
+    pub(crate) async fn list_tools(
+        &self,
+        timeout: Duration,
+    ) -> Result<Vec<rmcp::model::Tool>, RequestFailure> {
+        match tokio::time::timeout(timeout, self.peer.list_all_tools()).await {
+            Err(_) => Err(RequestFailure::Timeout(timeout)),
+            Ok(result) => result.map_err(failure),
+        }
+    }
+
+    /// Calls one tool. The timeout restarts with every progress notification (up to
+    /// [`MAX_TOTAL_TIMEOUTS`] in all); on timeout or `cancel` the server is sent
+    /// `notifications/cancelled`.
+    pub(crate) async fn call_tool(
+        &self,
+        shared: &Shared,
+        tool: &str,
+        arguments: JsonObject,
+        timeout: Duration,
+        cancel: &CancellationToken,
+    ) -> (Result<CallToolResult, RequestFailure>, Vec<McpProgress>) {
+        let mut params = CallToolRequestParams::new(tool.to_string());
+        params.arguments = Some(arguments);
+        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+        let options = PeerRequestOptions::with_timeout(timeout)
+            .reset_timeout_on_progress()
+            .with_max_total_timeout(timeout.saturating_mul(MAX_TOTAL_TIMEOUTS));
+        let handle = match self.peer.send_request_with_option(request, options).await {
+            Ok(handle) => handle,
+            Err(err) => return (Err(failure(err)), Vec::new()),
+        };
+        let token = handle.progress_token.clone();
+        shared.progress.watch(&token, tool);
+        let id = handle.id.clone();
+        // If this future is dropped mid-call (the turn moved on), the server still hears of it.
+        let mut guard = CancelOnDrop {
+            peer: Some(self.peer.clone()),
+            id: Some(id.clone()),
+        };
+        let outcome = tokio::select! {
+            response = handle.await_response() => match response {
+                Ok(ServerResult::CallToolResult(result)) => Ok(result),
+                Ok(ServerResult::InputRequiredResult(_)) => Err(RequestFailure::Other(
+                    "the server asked for more input mid-call, which Tooltrail does not support"
+                        .into(),
+                )),
+                Ok(ServerResult::CreateTaskResult(_)) => Err(RequestFailure::Other(
+                    "the server turned the call into a background task, which Tooltrail does \
+                     not support"
+                        .into(),
+                )),
+                Ok(_) => Err(RequestFailure::Other(
+                    "the server answered tools/call with something other than a tool result"
+                        .into(),
+                )),
+                Err(err) => Err(failure(err)),
+            },
+            () = cancel.cancelled() => {
+                let _ = self
+                    .peer
+                    .notify_cancelled(CancelledNotificationParam::new(
+                        Some(id),
+                        Some("the user stopped the call".to_string()),
+                    ))
+                    .await;
+                Err(RequestFailure::Cancelled)
+            }
+        };
+        guard.disarm();
+        (outcome, shared.progress.finish(&token))
+    }
+
+    /// Ends the session (and, for stdio, the process) within a few seconds.
+    pub(crate) async fn close(&self) {
+        let service = self.service.lock().await.take();
+        if let Some(mut service) = service {
+            let _ = service.close_with_timeout(Duration::from_secs(5)).await;
+        }
+    }
+}
+
+struct CancelOnDrop {
+    peer: Option<Peer<RoleClient>>,
+    id: Option<rmcp::model::RequestId>,
+}
+
+impl CancelOnDrop {
+    fn disarm(&mut self) {
+        self.peer = None;
+        self.id = None;
+    }
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        if let (Some(peer), Some(id)) = (self.peer.take(), self.id.take())
+            && let Ok(runtime) = tokio::runtime::Handle::try_current()
+        {
+            runtime.spawn(async move {
+                let _ = peer
+                    .notify_cancelled(CancelledNotificationParam::new(
+                        Some(id),
+                        Some("the call was abandoned".to_string()),
+                    ))
+                    .await;
+            });
+        }
+    }
+}
+
+fn failure(err: ServiceError) -> RequestFailure {
+    match err {
+        ServiceError::Timeout { timeout } => RequestFailure::Timeout(timeout),
+        ServiceError::TransportClosed | ServiceError::TransportSend(_) => RequestFailure::Closed,
+        ServiceError::McpError(data) => RequestFailure::Rpc(data),
+        ServiceError::Cancelled { .. } => RequestFailure::Cancelled,
+        other => RequestFailure::Other(other.to_string()),
+    }
+}
+
+fn start_error(config: &ServerConfig, message: String) -> McpError {
+    McpError::Start {
+        server: config.name.clone(),
+        message,
+        stderr: Vec::new(),
+    }
+}
+
+async fn finish_handshake<E: std::fmt::Display>(
+    config: &ServerConfig,
+    served: Result<Result<RunningService<RoleClient, Handler>, E>, tokio::time::error::Elapsed>,
+    timeout: Duration,
+    shared: &Shared,
+) -> Result<RunningService<RoleClient, Handler>, McpError> {
+    let message = match served {
+        Ok(Ok(service)) => return Ok(service),
+        Ok(Err(err)) => err.to_string(),
+        Err(_) => format!("no answer within {} s", timeout.as_secs()),
+    };
+    // Give a dying process a moment to finish writing its last words to stderr.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let message = match message.as_str() {
+        msg if msg.starts_with("connection closed") => {
+            "the server closed its output before answering (it may have exited)".to_string()
+        }
+        _ => message,
+    };
+    Err(McpError::Handshake {
+        server: config.name.clone(),
+        message,
+        stderr: shared.log.tail(STDERR_TAIL),
+    })
+}
+
+async fn spawn(
+    command: &str,
+    args: &[String],
+    env: &std::collections::BTreeMap<String, String>,
+    cwd: Option<&Path>,
+    options: &ConnectOptions,
+    shared: &Shared,
+) -> Result<TokioChildProcess, String> {
+    let workspace = match &options.workspace {
+        Some(dir) => dir.clone(),
+        None => std::env::current_dir()
+            .map_err(|err| format!("could not read the current folder: {err}"))?,
+    };
+    let cwd = match cwd {
+        Some(dir) if dir.is_absolute() => dir.to_path_buf(),
+        Some(dir) => workspace.join(dir),
+        None => workspace,
+    };
+    let login = if options.login_shell_path {
+        login_shell_path().await
+    } else {
+        None
+    };
+    // A PATH in the config's env is the server's PATH, and the one its program is found in.
+    let path = match env.get("PATH") {
+        Some(path) => Some(path.into()),
+        None => merge_paths(std::env::var_os("PATH").as_deref(), login.as_deref()),
+    };
+    let program = resolve_program(command, path.as_deref(), &cwd);
+    let mut cmd = tokio::process::Command::new(&program);
+    cmd.args(args)
+        .env_clear()
+        .envs(server_env(path.as_deref(), env))
+        .current_dir(&cwd);
+    let mut wrapped = CommandWrap::from(cmd);
+    // Its own process group (job object on Windows), so `npx` and the node it starts go together.
+    #[cfg(unix)]
+    wrapped.wrap(process_wrap::tokio::ProcessGroup::leader());
+    #[cfg(windows)]
+    wrapped.wrap(process_wrap::tokio::JobObject);
+    wrapped.wrap(process_wrap::tokio::KillOnDrop);
+    let (child, stderr) = TokioChildProcess::builder(wrapped)
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|err| match err.kind() {
+            std::io::ErrorKind::NotFound => format!(
+                "{command:?} was not found (searched the PATH{})",
+                if cwd.is_dir() {
+                    ""
+                } else {
+                    "; the working folder does not exist either"
+                }
+            ),
+            _ => format!("{command:?} could not be run: {err}"),
+        })?;
+    if let Some(stderr) = stderr {
+        shared.log.follow(stderr);
+    }
+    Ok(child)
+}
+
+/// `file:///path` for a folder, percent-encoding what a URI cannot hold.
+pub(crate) fn file_uri(path: &Path) -> String {
+    let text = path.to_string_lossy().replace('\\', "/");
+    let mut uri = String::from("file://");
+    if !text.starts_with('/') {
+        uri.push('/');
+    }
+    for byte in text.bytes() {
+        match byte {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'/' | b'-' | b'_' | b'.' | b'~' | b':' => {
+                uri.push(char::from(byte));
+            }
+            other => uri.push_str(&format!("%{other:02X}")),
+        }
+    }
+    uri
+}
+
+#[cfg(test)]
+mod tests {
+    use pretty_assertions::assert_eq;
+
+    use super::*;
+
+    #[test]
+    fn file_uris_are_encoded() {
+        assert_eq!(
+            file_uri(Path::new("/home/u/my proj")),
+            "file:///home/u/my%20proj"
+        );
+        assert_eq!(file_uri(Path::new("C:\\w\\x")), "file:///C:/w/x");
+    }
+}

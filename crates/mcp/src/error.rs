@@ -1,0 +1,75 @@
+//! What can go wrong before a tool call reaches a server: the config file, starting a server,
+//! the handshake, listing its tools. Failures of a call itself are `ToolError`s for the model.
+
+use std::path::PathBuf;
+
+/// An error about MCP servers, as one sentence a user can act on.
+#[derive(Debug, thiserror::Error)]
+pub enum McpError {
+    #[error("could not read {}: {source}", path.display())]
+    ReadConfig {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+
+    #[error("{} is not valid JSON: {message}", path.display())]
+    ConfigJson { path: PathBuf, message: String },
+
+    /// A field of the file or of one server is wrong; `message` names the server and field.
+    #[error("{}: {message}", path.display())]
+    Config { path: PathBuf, message: String },
+
+    #[error("there is no MCP server named {0:?} in mcp.json")]
+    UnknownServer(String),
+
+    #[error("the MCP server {0:?} is disabled in mcp.json")]
+    Disabled(String),
+
+    #[error("the MCP server {server:?} could not be started: {message}")]
+    Start {
+        server: String,
+        message: String,
+        /// The last lines the server wrote to stderr, for display.
+        stderr: Vec<String>,
+    },
+
+    #[error("the MCP server {server:?} did not complete the MCP handshake: {message}")]
+    Handshake {
+        server: String,
+        message: String,
+        stderr: Vec<String>,
+    },
+
+    #[error(
+        "the MCP server {server:?} stopped ({last_error}); it will be started again in {wait_secs} s"
+    )]
+    Backoff {
+        server: String,
+        last_error: String,
+        wait_secs: u64,
+    },
+
+    #[error("the MCP server {server:?} failed to {action}: {message}")]
+    Request {
+        server: String,
+        action: &'static str,
+        message: String,
+    },
+}
+
+impl McpError {
+    /// The server's recent stderr lines, where the error carries them.
+    pub fn stderr(&self) -> &[String] {
+        match self {
+            Self::Start { stderr, .. } | Self::Handshake { stderr, .. } => stderr,
+            Self::ReadConfig { .. }
+            | Self::ConfigJson { .. }
+            | Self::Config { .. }
+            | Self::UnknownServer(_)
+            | Self::Disabled(_)
+            | Self::Backoff { .. }
+            | Self::Request { .. } => &[],
+        }
+    }
+}

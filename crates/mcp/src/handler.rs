@@ -1,0 +1,279 @@
+//! Our side of an MCP connection: what we tell a server about ourselves, and how we answer its
+//! requests (`roots/list`, elicitation) and notifications (progress, logs, tool list changes).
+
+// Roots and logging are deprecated by a draft protocol revision (SEP-2577), but they are what
+// servers speak today.
+#![allow(deprecated)]
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use rmcp::model::{
+    ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationAction,
+    ElicitationCapability, ErrorData, FormElicitationCapability, Implementation,
+    LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken, ProtocolVersion,
+    RootsCapabilities,
+};
+use rmcp::service::{NotificationContext, RequestContext, RoleClient};
+use serde::Serialize;
+use serde_json::{Map, Value};
+use tokio::sync::{Notify, broadcast};
+
+use crate::stderr::StderrLog;
+
+/// Progress tokens remembered at most; beyond this the oldest are forgotten, so a server that
+/// sends progress for tokens nobody waits on cannot grow memory.
+const MAX_TRACKED_TOKENS: usize = 256;
+/// Progress notifications kept per call.
+const MAX_PROGRESS_PER_CALL: usize = 1000;
+
+/// What to answer when a server asks the user for input (`elicitation/create`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ElicitationPolicy {
+    /// Decline (the capability is not announced, so servers should not ask).
+    #[default]
+    Decline,
+    /// Accept, answering every field with its schema's default. Used by the conformance client.
+    AcceptDefaults,
+}
+
+/// One progress notification of a running call.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct McpProgress {
+    pub server: String,
+    /// The server's own name of the tool being called, when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool: Option<String>,
+    pub progress: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub total: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
+/// Progress notifications by token, collected for the call that owns the token and sent live
+/// to anyone listening.
+#[derive(Default)]
+pub(crate) struct ProgressBoard {
+    state: Mutex<ProgressState>,
+}
+
+#[derive(Default)]
+struct ProgressState {
+    /// Tool name per token of a call in flight.
+    calls: HashMap<ProgressToken, String>,
+    received: HashMap<ProgressToken, Vec<McpProgress>>,
+    order: Vec<ProgressToken>,
+}
+
+impl ProgressBoard {
+    pub(crate) fn watch(&self, token: &ProgressToken, tool: &str) {
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        state.calls.insert(token.clone(), tool.to_string());
+        // Progress that arrived before the call was watched belongs to it too.
+        if let Some(early) = state.received.get_mut(token) {
+            for progress in early {
+                progress.tool = Some(tool.to_string());
+            }
+        }
+    }
+
+    /// Everything received for `token`, oldest first; forgets the token.
+    pub(crate) fn finish(&self, token: &ProgressToken) -> Vec<McpProgress> {
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        state.calls.remove(token);
+        state.order.retain(|known| known != token);
+        state.received.remove(token).unwrap_or_default()
+    }
+
+    fn record(&self, server: &str, param: ProgressNotificationParam) -> McpProgress {
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        let progress = McpProgress {
+            server: server.to_string(),
+            tool: state.calls.get(&param.progress_token).cloned(),
+            progress: param.progress,
+            total: param.total,
+            message: param.message,
+        };
+        if !state.received.contains_key(&param.progress_token) {
+            if state.order.len() >= MAX_TRACKED_TOKENS {
+                let oldest = state.order.remove(0);
+                state.received.remove(&oldest);
+            }
+            state.order.push(param.progress_token.clone());
+        }
+        let list = state.received.entry(param.progress_token).or_default();
+        if list.len() < MAX_PROGRESS_PER_CALL {
+            list.push(progress.clone());
+        }
+        progress
+    }
+}
+
+/// Shared between a server and the handler of its current connection.
+pub(crate) struct Shared {
+    pub server: String,
+    pub log: StderrLog,
+    pub progress: ProgressBoard,
+    pub live_progress: broadcast::Sender<McpProgress>,
+    /// Woken when the server says its tool list changed.
+    pub tools_changed: Notify,
+}
+
+/// The [`rmcp::ClientHandler`] of one connection.
+pub(crate) struct Handler {
+    info: ClientConfig,
+    roots: Vec<rmcp::model::Root>,
+    elicitation: ElicitationPolicy,
+    shared: Arc<Shared>,
+}
+
+impl Handler {
+    pub(crate) fn new(
+        workspace_uri: Option<String>,
+        elicitation: ElicitationPolicy,
+        shared: Arc<Shared>,
+    ) -> Self {
+        let mut capabilities = ClientCapabilities::default();
+        if workspace_uri.is_some() {
+            capabilities.roots = Some(RootsCapabilities::default());
+        }
+        if elicitation == ElicitationPolicy::AcceptDefaults {
+            let mut elicit = ElicitationCapability::new();
+            elicit.form = Some(FormElicitationCapability::new());
+            capabilities.elicitation = Some(elicit);
+        }
+        let mut implementation = Implementation::new("tooltrail", env!("CARGO_PKG_VERSION"));
+        implementation.title = Some("Tooltrail".to_string());
+        // The newest version that still has the `initialize` handshake: what servers and the
+        // conformance suite of today speak. Older servers answer with their own and rmcp follows.
+        let info = ClientConfig::new(capabilities, implementation)
+            .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE);
+        let roots = workspace_uri
+            .map(|uri| vec![rmcp::model::Root::new(uri).with_name("workspace")])
+            .unwrap_or_default();
+        Self {
+            info,
+            roots,
+            elicitation,
+            shared,
+        }
+    }
+}
+
+impl rmcp::ClientHandler for Handler {
+    fn get_info(&self) -> ClientConfig {
+        self.info.clone()
+    }
+
+    async fn list_roots(
+        &self,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::ListRootsResult, ErrorData> {
+        Ok(rmcp::model::ListRootsResult::new(self.roots.clone()))
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        match (self.elicitation, request) {
+            (
+                ElicitationPolicy::AcceptDefaults,
+                ElicitRequestParams::FormElicitationParams {
+                    requested_schema, ..
+                },
+            ) => {
+                let schema = serde_json::to_value(&requested_schema).unwrap_or(Value::Null);
+                Ok(ElicitResult::new(ElicitationAction::Accept)
+                    .with_content(Value::Object(schema_defaults(&schema))))
+            }
+            _ => Ok(ElicitResult::new(ElicitationAction::Decline)),
+        }
+    }
+
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        let progress = self.shared.progress.record(&self.shared.server, params);
+        // Nobody listening is fine.
+        let _ = self.shared.live_progress.send(progress);
+    }
+
+    async fn on_logging_message(
+        &self,
+        params: LoggingMessageNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        let text = match &params.data {
+            Value::String(text) => text.clone(),
+            other => other.to_string(),
+        };
+        let level = serde_json::to_value(params.level)
+            .ok()
+            .and_then(|level| level.as_str().map(str::to_string))
+            .unwrap_or_else(|| "log".to_string());
+        self.shared.log.push(&format!("[{level}] {text}"));
+    }
+
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.shared.tools_changed.notify_one();
+    }
+}
+
+/// `{field: default}` for every property of an object schema that has a default.
+pub(crate) fn schema_defaults(schema: &Value) -> Map<String, Value> {
+    let mut out = Map::new();
+    if let Some(properties) = schema.get("properties").and_then(Value::as_object) {
+        for (name, property) in properties {
+            if let Some(default) = property.get("default") {
+                out.insert(name.clone(), default.clone());
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use pretty_assertions::assert_eq;
+    use rmcp::model::NumberOrString;
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn defaults_come_from_the_schema() {
+        let schema = json!({"type": "object", "properties": {
+            "name": {"type": "string", "default": "John"},
+            "age": {"type": "integer", "default": 30},
+            "free": {"type": "string"}
+        }});
+        assert_eq!(
+            Value::Object(schema_defaults(&schema)),
+            json!({"name": "John", "age": 30})
+        );
+    }
+
+    #[test]
+    fn progress_is_collected_per_token_even_before_the_call_watches_it() {
+        let board = ProgressBoard::default();
+        let token = ProgressToken(NumberOrString::Number(7));
+        let param = |progress: f64| {
+            let mut param = ProgressNotificationParam::new(token.clone(), progress);
+            param.total = Some(2.0);
+            param
+        };
+        board.record("s", param(1.0));
+        board.watch(&token, "slow");
+        board.record("s", param(2.0));
+        let got = board.finish(&token);
+        assert_eq!(got.len(), 2);
+        assert!(got.iter().all(|p| p.tool.as_deref() == Some("slow")));
+        assert_eq!(got[1].progress, 2.0);
+        assert!(board.finish(&token).is_empty());
+    }
+}

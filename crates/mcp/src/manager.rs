@@ -1,0 +1,265 @@
+//! Every configured server, and their tools as one set of uniquely named [`McpTool`]s.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use futures::future::join_all;
+use serde::Serialize;
+use tokio::sync::broadcast;
+use tooltrail_tools::{Tool, ToolRegistry};
+
+use crate::config::{Approval, McpConfig, Transport};
+use crate::connection::{ConnectOptions, ServerInfo};
+use crate::error::McpError;
+use crate::handler::{ElicitationPolicy, McpProgress};
+use crate::naming::Namer;
+use crate::server::{McpServer, ServerState};
+use crate::tool::McpTool;
+
+/// How the manager starts servers.
+#[derive(Debug, Clone)]
+pub struct McpOptions {
+    /// The workspace folder: default working folder of stdio servers and the root reported to
+    /// servers (`roots/list`).
+    pub workspace: Option<PathBuf>,
+    /// Merge the login shell's PATH into the servers' PATH. On by default; needed by apps
+    /// started from a desktop menu.
+    pub login_shell_path: bool,
+    pub elicitation: ElicitationPolicy,
+}
+
+impl Default for McpOptions {
+    fn default() -> Self {
+        Self {
+            workspace: None,
+            login_shell_path: true,
+            elicitation: ElicitationPolicy::Decline,
+        }
+    }
+}
+
+impl McpOptions {
+    /// Options for a workspace folder.
+    pub fn for_workspace(workspace: impl Into<PathBuf>) -> Self {
+        Self {
+            workspace: Some(workspace.into()),
+            ..Self::default()
+        }
+    }
+}
+
+/// A server that could not give its tools.
+#[derive(Debug)]
+pub struct ServerFailure {
+    pub server: String,
+    pub error: McpError,
+}
+
+/// A tool as listings show it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ToolSummary {
+    /// The name the model sees.
+    pub name: String,
+    /// The server's own name.
+    pub remote_name: String,
+    pub description: String,
+    pub approval: Approval,
+    /// The server's `readOnlyHint`, shown but not trusted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub read_only_hint: Option<bool>,
+}
+
+/// One server in a listing.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ServerStatus {
+    pub name: String,
+    pub transport: Transport,
+    #[serde(flatten)]
+    pub state: ServerState,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub info: Option<ServerInfo>,
+    pub tools: Vec<ToolSummary>,
+    /// The last stderr lines, when the server failed.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub stderr: Vec<String>,
+}
+
+/// The configured servers.
+pub struct McpManager {
+    servers: BTreeMap<String, Arc<McpServer>>,
+    live_progress: broadcast::Sender<McpProgress>,
+}
+
+impl std::fmt::Debug for McpManager {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpManager")
+            .field("servers", &self.servers.keys().collect::<Vec<_>>())
+            .finish()
+    }
+}
+
+impl McpManager {
+    /// Servers are not started here: on first use, or by [`McpManager::start_all`].
+    pub fn new(config: McpConfig, options: McpOptions) -> Self {
+        let live_progress = broadcast::channel(256).0;
+        let connect = ConnectOptions {
+            workspace: options.workspace,
+            login_shell_path: options.login_shell_path,
+            elicitation: options.elicitation,
+        };
+        let servers = config
+            .servers
+            .into_iter()
+            .map(|(name, server)| {
+                let server = McpServer::new(server, connect.clone(), live_progress.clone());
+                (name, server)
+            })
+            .collect();
+        Self {
+            servers,
+            live_progress,
+        }
+    }
+
+    pub fn server(&self, name: &str) -> Result<&Arc<McpServer>, McpError> {
+        self.servers
+            .get(name)
+            .ok_or_else(|| McpError::UnknownServer(name.to_string()))
+    }
+
+    /// Servers by name.
+    pub fn servers(&self) -> impl Iterator<Item = &Arc<McpServer>> {
+        self.servers.values()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.servers.is_empty()
+    }
+
+    /// Progress notifications of every call, as they arrive.
+    pub fn progress(&self) -> broadcast::Receiver<McpProgress> {
+        self.live_progress.subscribe()
+    }
+
+    /// Starts every enabled server at once; the ones that failed.
+    pub async fn start_all(&self) -> Vec<ServerFailure> {
+        let starts = self
+            .servers
+            .values()
+            .filter(|server| !server.config().disabled)
+            .map(|server| async move {
+                server.start().await.err().map(|error| ServerFailure {
+                    server: server.name().to_string(),
+                    error,
+                })
+            });
+        join_all(starts).await.into_iter().flatten().collect()
+    }
+
+    /// Every enabled server's tools, named `server__tool` without clashing with `taken` or each
+    /// other. Servers are started (in parallel) as needed; those that fail are returned beside.
+    pub async fn tools<'a>(
+        &self,
+        taken: impl IntoIterator<Item = &'a str>,
+    ) -> (Vec<Arc<McpTool>>, Vec<ServerFailure>) {
+        let listings = join_all(
+            self.servers
+                .values()
+                .filter(|server| !server.config().disabled)
+                .map(|server| async move { (server, server.list_tools().await) }),
+        )
+        .await;
+        let mut namer = Namer::new(taken);
+        let mut tools = Vec::new();
+        let mut failures = Vec::new();
+        for (server, listing) in listings {
+            match listing {
+                Ok(remote) => {
+                    for tool in &remote {
+                        let name = namer.name(server.name(), &tool.name);
+                        tools.push(Arc::new(McpTool::new(Arc::clone(server), name, tool)));
+                    }
+                }
+                Err(error) => failures.push(ServerFailure {
+                    server: server.name().to_string(),
+                    error,
+                }),
+            }
+        }
+        (tools, failures)
+    }
+
+    /// Adds every server's tools to `registry`; returns the servers that failed.
+    pub async fn register_into(&self, registry: &mut ToolRegistry) -> Vec<ServerFailure> {
+        let taken: Vec<String> = registry.names().map(str::to_string).collect();
+        let (tools, failures) = self.tools(taken.iter().map(String::as_str)).await;
+        for tool in tools {
+            registry.register(tool as Arc<dyn Tool>);
+        }
+        failures
+    }
+
+    /// Every server with its state and tools. `start` starts the enabled ones first.
+    pub async fn status(&self, start: bool) -> Vec<ServerStatus> {
+        let (tools, _) = if start {
+            self.tools(std::iter::empty()).await
+        } else {
+            (Vec::new(), Vec::new())
+        };
+        let mut statuses = Vec::new();
+        for server in self.servers.values() {
+            let state = server.state().await;
+            let tools = tools
+                .iter()
+                .filter(|tool| tool.server().name() == server.name())
+                .map(|tool| summary(tool))
+                .collect();
+            let stderr = match state {
+                ServerState::Failed { .. } => server.stderr().tail(20),
+                ServerState::Idle
+                | ServerState::Running { .. }
+                | ServerState::Disabled
+                | ServerState::Stopped => Vec::new(),
+            };
+            statuses.push(ServerStatus {
+                name: server.name().to_string(),
+                transport: server.config().transport.clone(),
+                state,
+                info: server.info().await,
+                tools,
+                stderr,
+            });
+        }
+        statuses
+    }
+
+    /// Stops every server.
+    pub async fn shutdown(&self) {
+        join_all(self.servers.values().map(|server| server.stop())).await;
+    }
+}
+
+fn summary(tool: &McpTool) -> ToolSummary {
+    let remote = tool
+        .server()
+        .known_tools()
+        .and_then(|tools| tools.into_iter().find(|t| t.name == tool.remote_name()));
+    ToolSummary {
+        name: tool.spec().name.clone(),
+        remote_name: tool.remote_name().to_string(),
+        description: remote
+            .as_ref()
+            .and_then(|t| t.description.as_deref())
+            .unwrap_or_default()
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .to_string(),
+        approval: tool.approval(),
+        read_only_hint: remote
+            .as_ref()
+            .and_then(|t| t.annotations.as_ref())
+            .and_then(|a| a.read_only_hint),
+    }
+}

@@ -1,0 +1,241 @@
+//! An MCP server's tool as a Tooltrail [`Tool`]: same registry, validation, approval gate and
+//! audit log as the built-in ones.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use serde_json::{Map, Value};
+use tooltrail_protocol::{ToolError, ToolErrorCode, ToolOutput, ToolSource, ToolSpec};
+use tooltrail_tools::{Gate, Tool, ToolContext};
+
+use crate::config::Approval;
+use crate::connection::RequestFailure;
+use crate::result::convert;
+use crate::server::{McpServer, describe};
+
+/// Stderr lines quoted to the model when a server dies mid-call.
+const CRASH_STDERR_LINES: usize = 3;
+
+/// One tool of one server, under the name the model sees (`server__tool`).
+pub struct McpTool {
+    spec: ToolSpec,
+    server: Arc<McpServer>,
+    /// The server's own name for the tool.
+    remote_name: String,
+    approval: Approval,
+    /// What the server's annotations claim, shown when asking; never trusted.
+    hint: Option<&'static str>,
+}
+
+impl std::fmt::Debug for McpTool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpTool")
+            .field("name", &self.spec.name)
+            .field("server", &self.server.name())
+            .field("remote_name", &self.remote_name)
+            .field("approval", &self.approval)
+            .finish()
+    }
+}
+
+impl McpTool {
+    pub(crate) fn new(server: Arc<McpServer>, name: String, tool: &rmcp::model::Tool) -> Self {
+        let remote_name = tool.name.to_string();
+        let approval = server.config().approval_for(&remote_name);
+        let annotations = tool.annotations.as_ref();
+        let read_only_hint = annotations.and_then(|a| a.read_only_hint);
+        let destructive_hint = annotations.and_then(|a| a.destructive_hint);
+        let hint = match (read_only_hint, destructive_hint) {
+            (Some(true), _) => Some("the server says it only reads (a hint, not verified)"),
+            (_, Some(true)) => Some("the server says it may delete or overwrite data"),
+            (_, Some(false)) => {
+                Some("the server says it adds but does not destroy (a hint, not verified)")
+            }
+            _ => None,
+        };
+        let description = match tool.description.as_deref().map(str::trim) {
+            Some(text) if !text.is_empty() => {
+                format!(
+                    "{text}\n(Tool {remote_name:?} of the MCP server {:?}.)",
+                    server.name()
+                )
+            }
+            _ => format!(
+                "Tool {remote_name:?} of the MCP server {:?}.",
+                server.name()
+            ),
+        };
+        let spec = ToolSpec {
+            name,
+            description,
+            parameters: openai_parameters(&Value::Object((*tool.input_schema).clone())),
+            // Only the user's own rule makes a tool run freely.
+            read_only: approval == Approval::Allow,
+        };
+        Self {
+            spec,
+            server,
+            remote_name,
+            approval,
+            hint,
+        }
+    }
+
+    /// The server's own name for this tool.
+    pub fn remote_name(&self) -> &str {
+        &self.remote_name
+    }
+
+    pub fn server(&self) -> &Arc<McpServer> {
+        &self.server
+    }
+
+    pub fn approval(&self) -> Approval {
+        self.approval
+    }
+}
+
+#[async_trait]
+impl Tool for McpTool {
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
+    }
+
+    fn source(&self) -> ToolSource {
+        ToolSource::Mcp {
+            server: self.server.name().to_string(),
+        }
+    }
+
+    fn gate(&self, args: &Value, _ctx: &ToolContext) -> Gate {
+        match self.approval {
+            Approval::Allow => Gate::ReadOnly,
+            Approval::Never => Gate::Refuse(ToolError::new(
+                ToolErrorCode::Denied,
+                format!(
+                    "the MCP tool {} is set to \"never\" in mcp.json",
+                    self.spec.name
+                ),
+            )),
+            Approval::Ask => {
+                let mut reason = format!(
+                    "{} is a tool of the external MCP server {:?}",
+                    self.remote_name,
+                    self.server.name()
+                );
+                if let Some(hint) = self.hint {
+                    reason.push_str("; ");
+                    reason.push_str(hint);
+                }
+                Gate::Ask {
+                    summary: format!("{} {args}", self.spec.name),
+                    cwd: None,
+                    reason,
+                }
+            }
+        }
+    }
+
+    async fn call(&self, args: Value, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let arguments = match args {
+            Value::Object(map) => map,
+            Value::Null => Map::new(),
+            other => {
+                return Err(ToolError::new(
+                    ToolErrorCode::InvalidArguments,
+                    format!("arguments must be a JSON object, got {other}"),
+                ));
+            }
+        };
+        let server = self.server.name();
+        if ctx.cancel.is_cancelled() {
+            return Err(ToolError::new(
+                ToolErrorCode::Cancelled,
+                "the call was stopped",
+            ));
+        }
+        let outcome = self
+            .server
+            .call_tool(&self.remote_name, arguments, &ctx.cancel)
+            .await
+            .map_err(|err| ToolError::new(ToolErrorCode::Failed, err.to_string()))?;
+        match outcome.result {
+            Ok(result) => {
+                let value = serde_json::to_value(&result).unwrap_or(Value::Null);
+                convert(server, &self.remote_name, &value, &outcome.progress)
+            }
+            Err(RequestFailure::Timeout(after)) => Err(ToolError::new(
+                ToolErrorCode::Timeout,
+                format!(
+                    "the MCP server {server:?} did not answer within {} s; the call was cancelled",
+                    after.as_secs()
+                ),
+            )),
+            Err(RequestFailure::Cancelled) => Err(ToolError::new(
+                ToolErrorCode::Cancelled,
+                "the call was stopped and the server was told to cancel it",
+            )),
+            Err(RequestFailure::Closed) => {
+                let tail = self.server.stderr().tail(CRASH_STDERR_LINES).join(" | ");
+                let mut message = format!(
+                    "the MCP server {server:?} stopped during the call; it will be restarted on \
+                     the next call"
+                );
+                if !tail.is_empty() {
+                    message.push_str(&format!(" (its last stderr lines: {tail})"));
+                }
+                Err(ToolError::new(ToolErrorCode::Failed, message))
+            }
+            Err(RequestFailure::Rpc(error)) => {
+                let code = if error.code == rmcp::model::ErrorCode::INVALID_PARAMS {
+                    ToolErrorCode::InvalidArguments
+                } else {
+                    ToolErrorCode::Failed
+                };
+                Err(ToolError::new(
+                    code,
+                    format!(
+                        "the MCP server {server:?} answered with an error: {}",
+                        error.message
+                    ),
+                ))
+            }
+            Err(failure @ RequestFailure::Other(_)) => Err(ToolError::new(
+                ToolErrorCode::Failed,
+                format!("the MCP server {server:?} failed: {}", describe(&failure)),
+            )),
+        }
+    }
+}
+
+/// An input schema OpenAI-compatible endpoints accept: an object schema with `properties`.
+pub(crate) fn openai_parameters(schema: &Value) -> Value {
+    let mut schema = match schema {
+        Value::Object(map) => map.clone(),
+        _ => Map::new(),
+    };
+    schema.insert("type".into(), Value::String("object".into()));
+    if !schema.get("properties").is_some_and(Value::is_object) {
+        schema.insert("properties".into(), Value::Object(Map::new()));
+    }
+    Value::Object(schema)
+}
+
+#[cfg(test)]
+mod tests {
+    use pretty_assertions::assert_eq;
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn parameters_are_always_an_object_schema() {
+        assert_eq!(
+            openai_parameters(&json!({})),
+            json!({"type": "object", "properties": {}})
+        );
+        let schema =
+            json!({"type": "object", "properties": {"a": {"type": "number"}}, "required": ["a"]});
+        assert_eq!(openai_parameters(&schema), schema);
+    }
+}
