@@ -1,5 +1,7 @@
 //! The `tooltrail` binary as a person runs it, against the scripted model server.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 use std::path::Path;
 use std::process::Output;
 
@@ -30,6 +32,7 @@ async fn tooltrail(args: &[&str], config_dir: &Path, envs: &[(&str, &str)]) -> O
         .env_remove("TOOLTRAIL_MODEL")
         .env_remove("TOOLTRAIL_API_KEY")
         .env("TOOLTRAIL_CONFIG_DIR", config_dir)
+        .env("TOOLTRAIL_DATA_DIR", config_dir.join("data"))
         .env("NO_COLOR", "1")
         .stdin(std::process::Stdio::null());
     for (key, value) in envs {
@@ -336,6 +339,171 @@ async fn tool_runs_one_tool_and_exits_by_its_result() {
     assert_eq!(out.status.code(), Some(1));
     assert!(
         text(&out.stderr).contains("/no/such/folder"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[tokio::test]
+async fn turns_are_recorded_and_a_conversation_can_be_continued_and_exported() {
+    let server = ScriptedServer::start(vec![
+        Reply::tool_calls(&[
+            ("search_files", r#"{"pattern":"*.go"}"#),
+            ("read_file", r#"{"path":"nope.md"}"#),
+        ]),
+        Reply::text("There are 2 Go files."),
+        Reply::tool_calls(&[("count_lines", r#"{"path":".","pattern":"*.go"}"#)]),
+        Reply::text("They have 4 lines."),
+    ])
+    .await;
+    let ws = workspace();
+    let config = tempfile::tempdir().unwrap();
+    let dir = ws.path().to_str().unwrap();
+    let url = server.base_url();
+    let base = ["--base-url", url.as_str(), "-m", "scripted", "-w", dir];
+
+    let out = tooltrail(
+        &[&["ask"][..], &base, &["How many Go files?"]].concat(),
+        config.path(),
+        &[],
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let stderr = text(&out.stderr);
+    let id = stderr
+        .split_whitespace()
+        .find(|word| word.starts_with("conv_"))
+        .map(|word| word.trim_end_matches(';').to_string())
+        .unwrap_or_else(|| panic!("the conversation id is printed: {stderr}"));
+
+    // The second question carries on the first conversation: the model sees both turns.
+    let out = tooltrail(
+        &[
+            &["ask", "-c", id.as_str()][..],
+            &base,
+            &["And how many lines?"],
+        ]
+        .concat(),
+        config.path(),
+        &[],
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let roles: Vec<String> = server.chat_requests()[2].body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["role"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        roles,
+        vec![
+            "system",
+            "user",
+            "assistant",
+            "tool",
+            "tool",
+            "assistant",
+            "user"
+        ]
+    );
+
+    let out = tooltrail(&["history", "--json"], config.path(), &[]).await;
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let page: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rows: Vec<(String, String)> = page["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|row| {
+            (
+                row["tool"].as_str().unwrap().to_string(),
+                row["status"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(rows.len(), 3, "{rows:?}");
+    assert_eq!(
+        rows[0],
+        ("count_lines".to_string(), "success".to_string()),
+        "newest first"
+    );
+    assert!(rows.contains(&("read_file".to_string(), "error".to_string())));
+
+    let out = tooltrail(&["history", "--status", "error"], config.path(), &[]).await;
+    let listing = text(&out.stdout);
+    assert_eq!(listing.lines().count(), 1, "{listing}");
+    assert!(
+        listing.contains("read_file") && listing.contains("error"),
+        "{listing}"
+    );
+
+    let out = tooltrail(
+        &["history", "--search", "nope", "--json"],
+        config.path(),
+        &[],
+    )
+    .await;
+    let page: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(page["items"].as_array().unwrap().len(), 1);
+
+    let out = tooltrail(&["conversations"], config.path(), &[]).await;
+    let listing = text(&out.stdout);
+    assert!(
+        listing.contains(&id)
+            && listing.contains("2 turn(s), 3 tool call(s)")
+            && listing.contains("How many Go files?"),
+        "{listing}"
+    );
+
+    let out = tooltrail(
+        &["export", "-c", id.as_str(), "--format", "md"],
+        config.path(),
+        &[],
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let markdown = text(&out.stdout);
+    assert!(
+        markdown.contains("How many Go files?")
+            && markdown.contains("They have 4 lines.")
+            && markdown.contains("count_lines"),
+        "{markdown}"
+    );
+
+    let out = tooltrail(
+        &["export", "-c", id.as_str(), "--format", "jsonl"],
+        config.path(),
+        &[],
+    )
+    .await;
+    let events: Vec<Event> = text(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(
+        events
+            .iter()
+            .filter(|e| matches!(e.body, EventBody::TurnFinished { .. }))
+            .count(),
+        2
+    );
+
+    let out = tooltrail(&["delete", id.as_str()], config.path(), &[]).await;
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let out = tooltrail(&["history", "--json"], config.path(), &[]).await;
+    let page: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(page["items"].as_array().unwrap().is_empty());
+
+    let out = tooltrail(
+        &[&["ask", "-c", "conv_missing"][..], &base, &["hi"]].concat(),
+        config.path(),
+        &[],
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).starts_with("error: could not continue conversation conv_missing"),
         "{}",
         text(&out.stderr)
     );

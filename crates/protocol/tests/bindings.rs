@@ -1,6 +1,8 @@
 //! The UI's TypeScript types must match the Rust protocol. This test fails when they drift;
 //! `UPDATE_BINDINGS=1 cargo test -p tooltrail-protocol --test bindings` rewrites them.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 use std::path::PathBuf;
 
 fn bindings_dir() -> PathBuf {
