@@ -60,9 +60,11 @@ pub async fn run(args: AskArgs) -> anyhow::Result<ExitCode> {
     config.model = model;
     llm = LlmClient::new(config)?;
 
+    let mut registry = ToolRegistry::with_builtins();
+    let mcp = crate::mcp_cmd::add_tools(&mut registry, ctx.workspace.root()).await;
     let agent = Agent::new(
         llm,
-        Arc::new(ToolRegistry::with_builtins()),
+        Arc::new(registry),
         ctx,
         AgentConfig {
             max_rounds: settings.max_rounds,
@@ -95,6 +97,9 @@ pub async fn run(args: AskArgs) -> anyhow::Result<ExitCode> {
             &cancel,
         )
         .await;
+    if let Some(mcp) = mcp {
+        mcp.shutdown().await;
+    }
     match outcome.end {
         TurnEnd::Completed | TurnEnd::RoundLimit => Ok(ExitCode::SUCCESS),
         TurnEnd::Cancelled => Ok(ExitCode::from(INTERRUPTED)),

@@ -5,6 +5,7 @@
 
 mod approve;
 mod ask;
+mod mcp_cmd;
 mod render;
 mod settings;
 mod tool_cmd;
@@ -40,6 +41,8 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// MCP servers from mcp.json in the config folder: list, test, conformance client.
+    Mcp(mcp_cmd::McpArgs),
 }
 
 /// Whether calls that need approval run.
@@ -110,6 +113,7 @@ fn main() -> ExitCode {
             Command::Ask(args) => ask::run(args).await,
             Command::Tool(args) => tool_cmd::run(args).await,
             Command::Tools { json } => tool_cmd::list(json),
+            Command::Mcp(args) => mcp_cmd::run(args).await,
         }
     });
     match result {

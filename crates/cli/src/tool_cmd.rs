@@ -13,7 +13,12 @@ use crate::{ApproveMode, ToolArgs};
 const USAGE: u8 = 2;
 
 pub async fn run(args: ToolArgs) -> anyhow::Result<ExitCode> {
-    let registry = ToolRegistry::with_builtins();
+    let mut registry = ToolRegistry::with_builtins();
+    // MCP tools are named server__tool; built-in tools start no servers.
+    let mcp = match registry.get(&args.name) {
+        Some(_) => None,
+        None => crate::mcp_cmd::add_tools_in(&mut registry, args.workspace.as_deref()).await,
+    };
     let Some(tool) = registry.get(&args.name) else {
         let names: Vec<&str> = registry.names().collect();
         eprintln!(
@@ -50,6 +55,9 @@ pub async fn run(args: ToolArgs) -> anyhow::Result<ExitCode> {
             Gate::Ask { .. } | Gate::ReadOnly => tool.call(call_args, &ctx).await,
         },
     };
+    if let Some(mcp) = mcp {
+        mcp.shutdown().await;
+    }
     let (value, code) = match result {
         Ok(output) => (
             json!({"ok": true, "text": output.text, "data": output.data}),

@@ -1,0 +1,234 @@
+//! `tooltrail mcp`: the MCP servers of `mcp.json` (list, test), the client the MCP conformance
+//! suite drives, and the MCP tools `tooltrail ask` and `tooltrail tool` add to their registry.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::Context;
+use tooltrail_mcp::{McpConfig, McpManager, McpOptions, ServerState, ServerStatus, Transport};
+use tooltrail_tools::ToolRegistry;
+
+use crate::settings::config_dir;
+
+#[derive(clap::Args)]
+pub struct McpArgs {
+    #[command(subcommand)]
+    pub command: McpCommand,
+}
+
+#[derive(clap::Subcommand)]
+pub enum McpCommand {
+    /// Start the servers of mcp.json and list them with their state and tools.
+    List {
+        /// Print the listing as JSON.
+        #[arg(long)]
+        json: bool,
+        /// The folder servers start in and get as their root [default: the current folder].
+        #[arg(long, short = 'w', value_name = "DIR")]
+        workspace: Option<PathBuf>,
+    },
+    /// Start one server: handshake time, its tools, and its stderr when it fails.
+    Test {
+        /// The server's name in mcp.json.
+        name: String,
+        #[arg(long, short = 'w', value_name = "DIR")]
+        workspace: Option<PathBuf>,
+    },
+    /// Client for the MCP conformance suite: `conformance client --command "tooltrail mcp
+    /// conformance-client"` appends the URL and sets MCP_CONFORMANCE_SCENARIO.
+    ConformanceClient {
+        /// The scenario's Streamable HTTP URL.
+        url: String,
+    },
+}
+
+pub async fn run(args: McpArgs) -> anyhow::Result<ExitCode> {
+    match args.command {
+        McpCommand::List { json, workspace } => list(json, workspace).await,
+        McpCommand::Test { name, workspace } => test(&name, workspace).await,
+        McpCommand::ConformanceClient { url } => conformance(&url).await,
+    }
+}
+
+/// Adds the tools of every server in mcp.json to `registry`. `None` when there is no mcp.json
+/// or it cannot be read; a bad file and each server that fails print one warning line, and the
+/// caller goes on without them. Keep the manager until the turn ends, then shut it down.
+pub async fn add_tools(registry: &mut ToolRegistry, workspace: &Path) -> Option<McpManager> {
+    let path = match config_dir() {
+        Ok(dir) => McpConfig::path_in(&dir),
+        Err(_) => return None,
+    };
+    let config = match McpConfig::load(&path) {
+        Ok(Some(config)) if !config.servers.is_empty() => config,
+        Ok(_) => return None,
+        Err(err) => {
+            eprintln!("warning: MCP servers are off: {err}");
+            return None;
+        }
+    };
+    let manager = McpManager::new(config, McpOptions::for_workspace(workspace));
+    for failure in manager.register_into(registry).await {
+        eprintln!(
+            "warning: going on without MCP server {:?}: {}",
+            failure.server, failure.error
+        );
+    }
+    Some(manager)
+}
+
+/// [`add_tools`] for an optional workspace folder (the current folder when absent).
+pub async fn add_tools_in(
+    registry: &mut ToolRegistry,
+    workspace: Option<&Path>,
+) -> Option<McpManager> {
+    let workspace = workspace_or_current(workspace.map(Path::to_path_buf)).ok()?;
+    add_tools(registry, &workspace).await
+}
+
+fn workspace_or_current(workspace: Option<PathBuf>) -> anyhow::Result<PathBuf> {
+    let dir = match workspace {
+        Some(dir) => dir,
+        None => std::env::current_dir().context("could not read the current folder")?,
+    };
+    dir.canonicalize()
+        .with_context(|| format!("could not open the folder {}", dir.display()))
+}
+
+/// The manager for mcp.json; `None` (after saying so) when there is no such file.
+fn load_manager(workspace: Option<PathBuf>) -> anyhow::Result<Option<McpManager>> {
+    let path = McpConfig::path_in(&config_dir()?);
+    let Some(config) = McpConfig::load(&path)? else {
+        eprintln!(
+            "No MCP servers are configured: {} does not exist.",
+            path.display()
+        );
+        return Ok(None);
+    };
+    let workspace = workspace_or_current(workspace)?;
+    Ok(Some(McpManager::new(
+        config,
+        McpOptions::for_workspace(workspace),
+    )))
+}
+
+async fn list(as_json: bool, workspace: Option<PathBuf>) -> anyhow::Result<ExitCode> {
+    let Some(manager) = load_manager(workspace)? else {
+        if as_json {
+            println!("[]");
+        }
+        return Ok(ExitCode::SUCCESS);
+    };
+    let statuses = manager.status(true).await;
+    manager.shutdown().await;
+    if as_json {
+        println!("{}", serde_json::to_string_pretty(&statuses)?);
+    } else {
+        for status in &statuses {
+            print_status(status);
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_status(status: &ServerStatus) {
+    let state = match &status.state {
+        ServerState::Running { handshake_ms, .. } => {
+            format!("running (handshake {handshake_ms} ms)")
+        }
+        ServerState::Failed { error, .. } => format!("failed: {error}"),
+        ServerState::Idle => "not started".to_string(),
+        ServerState::Disabled => "disabled".to_string(),
+        ServerState::Stopped => "stopped".to_string(),
+    };
+    let kind = match &status.transport {
+        Transport::Stdio { .. } => "stdio",
+        Transport::Http { .. } => "http",
+    };
+    println!("{}  [{kind}] {}", status.name, status.transport.summary());
+    println!("  {state}");
+    for tool in &status.tools {
+        let hint = match tool.read_only_hint {
+            Some(true) => " (server: read-only)",
+            Some(false) | None => "",
+        };
+        println!(
+            "  {:<40} {:<6} {}{hint}",
+            tool.name,
+            tool.approval.as_str(),
+            tool.description
+        );
+    }
+    for line in &status.stderr {
+        println!("  stderr: {line}");
+    }
+}
+
+async fn test(name: &str, workspace: Option<PathBuf>) -> anyhow::Result<ExitCode> {
+    let Some(manager) = load_manager(workspace)? else {
+        return Ok(ExitCode::from(1));
+    };
+    let server = manager.server(name)?;
+    println!("{name}: {}", server.config().transport.summary());
+    let handshake = match server.start().await {
+        Ok(handshake) => handshake,
+        Err(err) => {
+            eprintln!("error: {err}");
+            let stderr = server.stderr().lines();
+            if !stderr.is_empty() {
+                eprintln!("stderr of {name}:");
+                for line in stderr {
+                    eprintln!("  {line}");
+                }
+            }
+            manager.shutdown().await;
+            return Ok(ExitCode::from(1));
+        }
+    };
+    let about = server
+        .info()
+        .await
+        .map(|info| {
+            format!(
+                " ({} {}, protocol {})",
+                info.name, info.version, info.protocol_version
+            )
+        })
+        .unwrap_or_default();
+    println!("handshake: {} ms{about}", handshake.as_millis());
+    let code = match server.list_tools().await {
+        Ok(tools) => {
+            println!("tools: {}", tools.len());
+            let statuses = manager.status(true).await;
+            if let Some(status) = statuses.iter().find(|status| status.name == name) {
+                for tool in &status.tools {
+                    println!(
+                        "  {:<40} {:<6} {}",
+                        tool.name,
+                        tool.approval.as_str(),
+                        tool.description
+                    );
+                }
+            }
+            ExitCode::SUCCESS
+        }
+        Err(err) => {
+            eprintln!("error: {err}");
+            ExitCode::from(1)
+        }
+    };
+    manager.shutdown().await;
+    Ok(code)
+}
+
+async fn conformance(url: &str) -> anyhow::Result<ExitCode> {
+    let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").ok();
+    let run = tooltrail_mcp::conformance::run_client(url, scenario.as_deref()).await?;
+    for line in &run.lines {
+        println!("{line}");
+    }
+    Ok(if run.ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}

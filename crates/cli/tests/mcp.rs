@@ -1,0 +1,266 @@
+//! `tooltrail mcp list|test` and MCP tools in `tooltrail tool` and `tooltrail ask`, against the
+//! reference filesystem server from npm (installed by `scripts/mcp-setup` into
+//! `tests/mcp/node_modules`). Without node, or before the packages are installed, the tests say
+//! so and pass.
+
+#![allow(clippy::unwrap_used)]
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use pretty_assertions::assert_eq;
+use serde_json::{Value, json};
+use tooltrail_protocol::{Event, EventBody, ToolSource, ToolStatus};
+use tooltrail_test_support::{Reply, ScriptedServer};
+
+fn filesystem_server() -> Option<PathBuf> {
+    let entry = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/mcp/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
+    let has_node = std::process::Command::new("node")
+        .arg("--version")
+        .output()
+        .is_ok_and(|out| out.status.success());
+    if !has_node {
+        eprintln!("skipped: node is not installed");
+        return None;
+    }
+    if !entry.exists() {
+        eprintln!("skipped: run scripts/mcp-setup to install the MCP servers these tests use");
+        return None;
+    }
+    Some(entry.canonicalize().unwrap())
+}
+
+struct Setup {
+    _dirs: Vec<tempfile::TempDir>,
+    workspace: PathBuf,
+    config: PathBuf,
+    data: PathBuf,
+}
+
+/// A workspace with one file, and a config folder whose mcp.json has the filesystem server
+/// (`fs`, read_text_file allowed), one that dies at start, and one disabled.
+fn setup(entry: &Path) -> Setup {
+    let ws = tempfile::tempdir().unwrap();
+    let workspace = ws.path().canonicalize().unwrap();
+    std::fs::write(workspace.join("notes.txt"), "alpha\nbeta\n").unwrap();
+    let config_dir = tempfile::tempdir().unwrap();
+    let data_dir = tempfile::tempdir().unwrap();
+    let mcp = json!({"mcpServers": {
+        "fs": {"command": "node", "args": [entry, workspace],
+               "tools": {"read_text_file": "allow"}},
+        "dies": {"command": "node",
+                 "args": ["-e", "console.error('boom: no database'); process.exit(2)"]},
+        "off": {"command": "node", "disabled": true}
+    }});
+    std::fs::write(
+        config_dir.path().join("mcp.json"),
+        serde_json::to_string_pretty(&mcp).unwrap(),
+    )
+    .unwrap();
+    Setup {
+        config: config_dir.path().to_path_buf(),
+        data: data_dir.path().to_path_buf(),
+        workspace,
+        _dirs: vec![ws, config_dir, data_dir],
+    }
+}
+
+async fn tooltrail(args: &[&str], setup: &Setup) -> Output {
+    tokio::process::Command::new(env!("CARGO_BIN_EXE_tooltrail"))
+        .args(args)
+        .env_remove("TOOLTRAIL_BASE_URL")
+        .env_remove("TOOLTRAIL_MODEL")
+        .env_remove("TOOLTRAIL_API_KEY")
+        .env("TOOLTRAIL_CONFIG_DIR", &setup.config)
+        .env("TOOLTRAIL_DATA_DIR", &setup.data)
+        .env("NO_COLOR", "1")
+        .current_dir(&setup.workspace)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .await
+        .unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[tokio::test]
+async fn mcp_list_shows_states_and_tools() {
+    let Some(entry) = filesystem_server() else {
+        return;
+    };
+    let setup = setup(&entry);
+    let out = tooltrail(&["mcp", "list", "--json"], &setup).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let servers: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let by_name = |name: &str| {
+        servers
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|server| server["name"] == name)
+            .unwrap()
+            .clone()
+    };
+    let fs = by_name("fs");
+    assert_eq!(fs["state"], "running");
+    let read = fs["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|tool| tool["name"] == "fs__read_text_file")
+        .unwrap();
+    assert_eq!(read["approval"], "allow");
+    let dies = by_name("dies");
+    assert_eq!(dies["state"], "failed");
+    assert!(
+        dies["stderr"].to_string().contains("boom: no database"),
+        "{dies}"
+    );
+    assert_eq!(by_name("off")["state"], "disabled");
+
+    let out = tooltrail(&["mcp", "list"], &setup).await;
+    let listing = text(&out.stdout);
+    assert!(listing.contains("fs  [stdio] node "), "{listing}");
+    assert!(listing.contains("fs__list_directory"), "{listing}");
+    assert!(listing.contains("(server: read-only)"), "{listing}");
+}
+
+#[tokio::test]
+async fn mcp_test_shows_the_handshake_or_the_stderr() {
+    let Some(entry) = filesystem_server() else {
+        return;
+    };
+    let setup = setup(&entry);
+    let out = tooltrail(&["mcp", "test", "fs"], &setup).await;
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(stdout.contains("handshake: "), "{stdout}");
+    assert!(stdout.contains("protocol 2025-11-25"), "{stdout}");
+    assert!(stdout.contains("fs__read_text_file"), "{stdout}");
+
+    let out = tooltrail(&["mcp", "test", "dies"], &setup).await;
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("error: the MCP server \"dies\" did not complete the MCP handshake"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("  boom: no database"), "{stderr}");
+
+    let out = tooltrail(&["mcp", "test", "nope"], &setup).await;
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("there is no MCP server named \"nope\" in mcp.json"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[tokio::test]
+async fn tool_runs_an_mcp_tool_and_warns_about_failed_servers() {
+    let Some(entry) = filesystem_server() else {
+        return;
+    };
+    let setup = setup(&entry);
+    let path = setup.workspace.join("notes.txt");
+    let args = json!({"path": path}).to_string();
+    let out = tooltrail(&["tool", "fs__read_text_file", "--args", &args], &setup).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let result: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(result["ok"], true);
+    assert_eq!(result["text"], "alpha\nbeta\n");
+    assert_eq!(result["data"]["server"], "fs");
+    let warnings: Vec<String> = text(&out.stderr)
+        .lines()
+        .filter(|line| line.starts_with("warning:"))
+        .map(str::to_string)
+        .collect();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(
+        warnings[0].starts_with("warning: going on without MCP server \"dies\": "),
+        "{warnings:?}"
+    );
+
+    // Tools that ask need --approve all here, as built-in ones do.
+    let dir = json!({"path": setup.workspace}).to_string();
+    let out = tooltrail(&["tool", "fs__list_directory", "--args", &dir], &setup).await;
+    let result: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(result["error"]["code"], "approval_required");
+
+    // Built-in tools start no MCP servers.
+    let out = tooltrail(
+        &["tool", "search_files", "--args", r#"{"pattern": "*.txt"}"#],
+        &setup,
+    )
+    .await;
+    assert!(out.status.success());
+    assert_eq!(text(&out.stderr), "");
+}
+
+#[tokio::test]
+async fn ask_calls_mcp_tools_and_goes_on_without_a_failed_server() {
+    let Some(entry) = filesystem_server() else {
+        return;
+    };
+    let setup = setup(&entry);
+    let path = setup.workspace.join("notes.txt");
+    let call = json!({"path": path}).to_string();
+    let model = ScriptedServer::start(vec![
+        Reply::tool_calls(&[("fs__read_text_file", &call)]),
+        Reply::text("Alpha and beta."),
+    ])
+    .await;
+    let out = tooltrail(
+        &[
+            "ask",
+            "--base-url",
+            &model.base_url(),
+            "--model",
+            "m",
+            "--approve",
+            "deny",
+            "--json",
+            "What do the notes say?",
+        ],
+        &setup,
+    )
+    .await;
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let mcp_warnings = stderr
+        .lines()
+        .filter(|line| line.contains("MCP server"))
+        .count();
+    assert_eq!(mcp_warnings, 1, "{stderr}");
+    let events: Vec<Event> = text(&out.stdout)
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let finished: Vec<(String, ToolSource, ToolStatus, String)> = events
+        .iter()
+        .filter_map(|event| match &event.body {
+            EventBody::ToolCallFinished {
+                tool,
+                source,
+                status,
+                result,
+                ..
+            } => Some((tool.clone(), source.clone(), *status, result.clone())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        finished,
+        vec![(
+            "fs__read_text_file".to_string(),
+            ToolSource::Mcp {
+                server: "fs".into()
+            },
+            ToolStatus::Success,
+            "alpha\nbeta\n".to_string()
+        )]
+    );
+}
