@@ -1,6 +1,7 @@
 //! `tooltrail ask`: one question, answered with tools, streamed to the terminal.
 
 use std::io::IsTerminal;
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -12,6 +13,8 @@ use tooltrail_protocol::TurnEnd;
 use tooltrail_tools::{ToolContext, ToolRegistry};
 
 use crate::approve::TerminalApprover;
+use crate::history_cmd::open_store;
+use crate::record::Recorded;
 use crate::render::{JsonLines, Timeline};
 use crate::settings::{Flags, Settings};
 use crate::{ApproveMode, AskArgs};
@@ -29,9 +32,32 @@ pub async fn run(args: AskArgs) -> anyhow::Result<ExitCode> {
     if question.trim().is_empty() {
         bail!("the question is empty");
     }
-    let root = match &args.workspace {
-        Some(dir) => dir.clone(),
-        None => std::env::current_dir().context("could not read the current folder")?,
+    // The history: where a continued conversation comes from and where this turn goes.
+    let store = if args.no_history && args.conversation.is_none() {
+        None
+    } else {
+        match open_store() {
+            Ok(store) => Some(store),
+            Err(err) if args.conversation.is_none() => {
+                eprintln!("warning: {err:#}; this answer will not be recorded");
+                None
+            }
+            Err(err) => return Err(err),
+        }
+    };
+    let mut conversation = Conversation::new();
+    let mut recorded_workspace = None;
+    if let (Some(id), Some(store)) = (&args.conversation, &store) {
+        let summary = store.conversation(id).with_context(|| {
+            format!("could not continue conversation {id} (see `tooltrail conversations`)")
+        })?;
+        conversation = Conversation::resume(id.clone(), store.load_messages(id)?);
+        recorded_workspace = summary.workspace.map(PathBuf::from);
+    }
+    let root = match (&args.workspace, recorded_workspace) {
+        (Some(dir), _) => dir.clone(),
+        (None, Some(dir)) => dir,
+        (None, None) => std::env::current_dir().context("could not read the current folder")?,
     };
     let ctx = ToolContext::open(&root)?;
 
@@ -73,10 +99,27 @@ pub async fn run(args: AskArgs) -> anyhow::Result<ExitCode> {
             ..AgentConfig::default()
         },
     );
-    let sink: Box<dyn EventSink> = if args.json {
+    let screen: Box<dyn EventSink> = if args.json {
         Box::new(JsonLines)
     } else {
         Box::new(Timeline::new())
+    };
+    let recorder = match (&store, args.no_history) {
+        (Some(store), false) => match store.recorder() {
+            Ok(recorder) => Some(recorder),
+            Err(err) => {
+                eprintln!("warning: {err}; this answer will not be recorded");
+                None
+            }
+        },
+        _ => None,
+    };
+    let recorded = recorder
+        .as_ref()
+        .map(|recorder| Recorded::new(screen.as_ref(), recorder));
+    let sink: &dyn EventSink = match &recorded {
+        Some(recorded) => recorded,
+        None => screen.as_ref(),
     };
 
     let cancel = CancellationToken::new();
@@ -87,12 +130,11 @@ pub async fn run(args: AskArgs) -> anyhow::Result<ExitCode> {
         }
     });
 
-    let mut conversation = Conversation::new();
     let outcome = agent
         .run_turn(
             &mut conversation,
             &question,
-            sink.as_ref(),
+            sink,
             approver.as_ref(),
             &cancel,
         )
@@ -100,8 +142,21 @@ pub async fn run(args: AskArgs) -> anyhow::Result<ExitCode> {
     if let Some(mcp) = mcp {
         mcp.shutdown().await;
     }
+    if let Some(recorder) = recorder
+        && let Err(err) = recorder.shutdown()
+    {
+        eprintln!("warning: the history could not be written: {err}");
+    }
     match outcome.end {
-        TurnEnd::Completed | TurnEnd::RoundLimit => Ok(ExitCode::SUCCESS),
+        TurnEnd::Completed | TurnEnd::RoundLimit => {
+            if !args.json && store.is_some() && !args.no_history {
+                eprintln!(
+                    "· conversation {id}; carry on with: tooltrail ask -c {id} \"…\"",
+                    id = conversation.id
+                );
+            }
+            Ok(ExitCode::SUCCESS)
+        }
         TurnEnd::Cancelled => Ok(ExitCode::from(INTERRUPTED)),
         TurnEnd::Error => {
             let message = outcome

@@ -5,7 +5,9 @@
 
 mod approve;
 mod ask;
+mod history_cmd;
 mod mcp_cmd;
+mod record;
 mod render;
 mod settings;
 mod tool_cmd;
@@ -41,6 +43,19 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Past tool calls, newest first.
+    History(history_cmd::HistoryArgs),
+    /// Past conversations, newest first.
+    Conversations(history_cmd::ConversationsArgs),
+    /// Export a conversation, or the calls a filter selects, as Markdown or JSON Lines.
+    Export(history_cmd::ExportArgs),
+    /// Delete a conversation and its tool calls from the history.
+    Delete {
+        /// The conversation's id (see `tooltrail conversations`).
+        conversation: String,
+    },
+    /// Reclaim the space deleted conversations left in the history database.
+    Vacuum,
     /// MCP servers from mcp.json in the config folder: list, test, conformance client.
     Mcp(mcp_cmd::McpArgs),
 }
@@ -76,6 +91,12 @@ pub struct AskArgs {
     /// Print one protocol event per line (JSON Lines) instead of text.
     #[arg(long)]
     pub json: bool,
+    /// Carry on a past conversation (see `tooltrail conversations`).
+    #[arg(long, short = 'c', value_name = "ID")]
+    pub conversation: Option<String>,
+    /// Do not record this turn in the history.
+    #[arg(long)]
+    pub no_history: bool,
     /// The question.
     #[arg(required = true, num_args = 1.., value_name = "QUESTION")]
     pub question: Vec<String>,
@@ -113,6 +134,11 @@ fn main() -> ExitCode {
             Command::Ask(args) => ask::run(args).await,
             Command::Tool(args) => tool_cmd::run(args).await,
             Command::Tools { json } => tool_cmd::list(json),
+            Command::History(args) => history_cmd::history(args),
+            Command::Conversations(args) => history_cmd::conversations(args),
+            Command::Export(args) => history_cmd::export(args),
+            Command::Delete { conversation } => history_cmd::delete(&conversation),
+            Command::Vacuum => history_cmd::vacuum(),
             Command::Mcp(args) => mcp_cmd::run(args).await,
         }
     });

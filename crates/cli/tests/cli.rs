@@ -508,3 +508,125 @@ async fn turns_are_recorded_and_a_conversation_can_be_continued_and_exported() {
         text(&out.stderr)
     );
 }
+
+/// Runs `tooltrail ask --json`, kills it with SIGKILL once `stop_at` matches a printed event,
+/// and returns the events it printed.
+async fn ask_and_kill(
+    replies: Vec<Reply>,
+    config_dir: &Path,
+    stop_at: impl Fn(&Event) -> bool,
+) -> Vec<Event> {
+    use tokio::io::AsyncBufReadExt;
+    let server = ScriptedServer::start(replies).await;
+    let ws = workspace();
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_tooltrail"))
+        .args(["ask", "--json", "--approve", "all", "-m", "scripted"])
+        .args([
+            "--base-url",
+            &server.base_url(),
+            "-w",
+            ws.path().to_str().unwrap(),
+            "go",
+        ])
+        .env("TOOLTRAIL_CONFIG_DIR", config_dir)
+        .env("TOOLTRAIL_DATA_DIR", config_dir.join("data"))
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut printed = Vec::new();
+    while let Some(line) = lines.next_line().await.unwrap() {
+        let event: Event = serde_json::from_str(&line).unwrap();
+        let stop = stop_at(&event);
+        printed.push(event);
+        if stop {
+            break;
+        }
+    }
+    child.start_kill().unwrap(); // SIGKILL
+    child.wait().await.unwrap();
+    printed
+}
+
+/// The recorded events of a conversation, from `tooltrail export --format jsonl`.
+async fn recorded_events(config_dir: &Path, conversation: &str) -> Vec<Event> {
+    let out = tooltrail(
+        &["export", "-c", conversation, "--format", "jsonl"],
+        config_dir,
+        &[],
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    text(&out.stdout)
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect()
+}
+
+#[tokio::test]
+async fn a_turn_killed_mid_stream_keeps_every_event_it_printed() {
+    let config = tempfile::tempdir().unwrap();
+    let long = "one two three four five six seven eight nine ten eleven twelve thirteen fourteen";
+    let printed = ask_and_kill(
+        vec![Reply::text(long).delay(std::time::Duration::from_millis(300))],
+        config.path(),
+        |event| matches!(event.body, EventBody::TextDelta { .. }),
+    )
+    .await;
+    let recorded = recorded_events(config.path(), &printed[0].conversation_id).await;
+    assert_eq!(
+        recorded[..printed.len()],
+        printed[..],
+        "every printed event is in the store"
+    );
+}
+
+#[tokio::test]
+async fn a_turn_killed_during_a_tool_call_leaves_the_call_cancelled() {
+    let config = tempfile::tempdir().unwrap();
+    let printed = ask_and_kill(
+        vec![
+            Reply::tool_calls(&[(
+                "execute_bash",
+                r#"{"command":"sleep 3 && echo late > late.txt"}"#,
+            )]),
+            Reply::text("never"),
+        ],
+        config.path(),
+        |event| matches!(event.body, EventBody::ToolCallStarted { .. }),
+    )
+    .await;
+    let conversation = printed[0].conversation_id.clone();
+    let recorded = recorded_events(config.path(), &conversation).await;
+    // Once the assistant's message is recorded it stands for the deltas that streamed it.
+    let kept: Vec<Event> = printed
+        .into_iter()
+        .filter(|e| {
+            !matches!(
+                e.body,
+                EventBody::TextDelta { .. } | EventBody::ToolCallDelta { .. }
+            )
+        })
+        .collect();
+    assert_eq!(
+        recorded[..kept.len()],
+        kept[..],
+        "every printed event is in the store"
+    );
+    // On the next open the call the crash interrupted is marked cancelled.
+    let out = tooltrail(
+        &["history", "--json", "-c", &conversation],
+        config.path(),
+        &[],
+    )
+    .await;
+    let page: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rows = page["items"].as_array().unwrap();
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0]["tool"], "execute_bash");
+    assert_eq!(rows[0]["status"], "cancelled");
+    let out = tooltrail(&["conversations", "--json"], config.path(), &[]).await;
+    let page: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(page["items"][0]["running"], false);
+}
