@@ -1,14 +1,17 @@
 //! Watches the open folder so the UI can say that files changed since the last answer.
 //!
-//! Events are debounced (a build or a `git checkout` touches thousands of files at once) and
-//! filtered through the folder's `.gitignore`, so `target/` churn does not count as a change.
+//! Events are debounced (a build or a `git checkout` touches thousands of files at once),
+//! only creations, writes, renames and removals count (reading a file is not changing it — the
+//! model reads files all the time), and paths are filtered through the folder's `.gitignore`,
+//! so `target/` churn does not count either.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
-use notify_debouncer_mini::notify::{RecommendedWatcher, RecursiveMode};
-use notify_debouncer_mini::{DebounceEventResult, Debouncer, new_debouncer};
+use notify_debouncer_full::notify::event::{EventKind, ModifyKind};
+use notify_debouncer_full::notify::{RecommendedWatcher, RecursiveMode};
+use notify_debouncer_full::{DebounceEventResult, Debouncer, RecommendedCache, new_debouncer};
 use serde::Serialize;
 
 /// How long the folder must be quiet before a batch of changes is reported.
@@ -26,21 +29,23 @@ pub struct FilesChanged {
 
 /// Keeps the watch alive; dropping it stops watching.
 pub struct FolderWatch {
-    _debouncer: Debouncer<RecommendedWatcher>,
+    _debouncer: Debouncer<RecommendedWatcher, RecommendedCache>,
 }
 
 /// Starts watching `root`, calling `report` with each debounced batch that matters.
 pub fn watch(
     root: &Path,
     report: impl Fn(FilesChanged) + Send + 'static,
-) -> Result<FolderWatch, notify_debouncer_mini::notify::Error> {
+) -> Result<FolderWatch, notify_debouncer_full::notify::Error> {
     let filter = ChangeFilter::new(root);
     let workspace = root.display().to_string();
-    let mut debouncer = new_debouncer(DEBOUNCE, move |result: DebounceEventResult| {
+    let mut debouncer = new_debouncer(DEBOUNCE, None, move |result: DebounceEventResult| {
         let Ok(events) = result else { return };
         let mut paths: Vec<String> = events
             .iter()
-            .filter_map(|event| filter.relevant(&event.path))
+            .filter(|event| is_change(&event.event.kind))
+            .flat_map(|event| event.event.paths.iter())
+            .filter_map(|path| filter.relevant(path))
             .collect();
         paths.sort();
         paths.dedup();
@@ -55,10 +60,20 @@ pub fn watch(
             count,
         });
     })?;
-    debouncer.watcher().watch(root, RecursiveMode::Recursive)?;
+    debouncer.watch(root, RecursiveMode::Recursive)?;
     Ok(FolderWatch {
         _debouncer: debouncer,
     })
+}
+
+/// Whether an event changed the folder's content (not a read, not an access-time update).
+fn is_change(kind: &EventKind) -> bool {
+    match kind {
+        EventKind::Create(_) | EventKind::Remove(_) => true,
+        EventKind::Modify(ModifyKind::Metadata(_)) => false,
+        EventKind::Modify(_) => true,
+        EventKind::Access(_) | EventKind::Any | EventKind::Other => false,
+    }
 }
 
 /// Decides which changed paths the user would call "my files changed".
@@ -120,6 +135,16 @@ mod tests {
     }
 
     #[test]
+    fn reads_do_not_count_as_changes() {
+        use notify_debouncer_full::notify::event::{AccessKind, CreateKind, DataChange};
+        assert!(!is_change(&EventKind::Access(AccessKind::Any)));
+        assert!(is_change(&EventKind::Create(CreateKind::File)));
+        assert!(is_change(&EventKind::Modify(ModifyKind::Data(
+            DataChange::Any
+        ))));
+    }
+
+    #[test]
     fn a_change_is_reported_once_debounced() {
         let dir = tempfile::tempdir().expect("tempdir");
         let root = dir.path().canonicalize().expect("canonical");
@@ -128,6 +153,9 @@ mod tests {
             let _ = tx.send(batch);
         })
         .expect("watch");
+        std::fs::write(root.join("existing.md"), "old").expect("write");
+        let _ = rx.recv_timeout(Duration::from_secs(2));
+        let _ = std::fs::read_to_string(root.join("existing.md")).expect("read");
         std::fs::write(root.join("notes.md"), "hello").expect("write");
         let batch = rx.recv_timeout(Duration::from_secs(10)).expect("a batch");
         assert_eq!(batch.paths, vec!["notes.md".to_string()]);

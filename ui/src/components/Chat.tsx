@@ -1,11 +1,11 @@
 // The conversation: each question, the answer as it streams (markdown, block by block), the
 // calls each round made (linked to the timeline), approval cards in place, errors with a retry.
-import { memo, useEffect, useLayoutEffect, useRef } from "react";
+import { memo, useEffect, useLayoutEffect, useRef, useState, type ReactNode } from "react";
 import type { ApprovalReply } from "../bindings";
 import { summarizeArguments } from "../format";
 import { useI18n } from "../i18n";
 import type { Outgoing } from "../session";
-import type { CallView, ChatState, TurnView } from "../state/chat";
+import type { CallView, ChatState, RoundView, TurnView } from "../state/chat";
 import { ApprovalCard } from "./ApprovalCard";
 import { Markdown } from "./Markdown";
 import { CallTime, StatusIcon } from "./Status";
@@ -102,6 +102,7 @@ interface TurnProps {
 
 const Turn = memo(function Turn({ turn, calls, isLast, firstWaiting, selected, onSelectCall, onAnswer, onRetry }: TurnProps) {
   const { t } = useI18n();
+  const [expanded, setExpanded] = useState(false);
   const hasText = turn.rounds.some((round) => round.text.length > 0);
   const fatal = turn.errors.find((error) => error.fatal);
   return (
@@ -112,7 +113,11 @@ const Turn = memo(function Turn({ turn, calls, isLast, firstWaiting, selected, o
       </div>
       <div className="bubble assistant" aria-busy={turn.status === "running"}>
         <div className="who">{t("assistant")}</div>
-        {turn.rounds.map((round) => (
+        {renderRounds(turn.rounds, calls, expanded, selected, (callIds, rounds, key) => (
+          <button type="button" className="collapsed-calls" key={key} onClick={() => setExpanded(true)}>
+            {t("collapsedCalls", { count: callIds.length, rounds })}
+          </button>
+        ), (round) => (
           <div className="round" key={round.round}>
             {round.text && <Markdown text={round.text} />}
             {round.callIds.length > 0 && (
@@ -159,3 +164,43 @@ const Turn = memo(function Turn({ turn, calls, isLast, firstWaiting, selected, o
     </div>
   );
 });
+
+/** Calls in one turn above which quiet rounds fold into one line (the timeline has them all). */
+const FOLD_ABOVE = 40;
+
+/**
+ * Draws a turn's rounds. In a turn with many calls, runs of rounds without text — except the
+ * last two, and any holding a waiting or selected call — fold into one line, so a turn of
+ * thousands of calls stays quick to draw.
+ */
+function renderRounds(
+  rounds: RoundView[],
+  calls: Record<string, CallView>,
+  expanded: boolean,
+  selected: string | null,
+  folded: (callIds: string[], rounds: number, key: string) => ReactNode,
+  whole: (round: RoundView) => ReactNode,
+): ReactNode[] {
+  const total = rounds.reduce((sum, round) => sum + round.callIds.length, 0);
+  if (expanded || total <= FOLD_ABOVE) return rounds.map(whole);
+  const out: ReactNode[] = [];
+  let group: RoundView[] = [];
+  const flush = () => {
+    if (group.length > 0) out.push(folded(group.flatMap((r) => r.callIds), group.length, `fold-${group[0]!.round}`));
+    group = [];
+  };
+  rounds.forEach((round, i) => {
+    const keep =
+      round.text.length > 0 ||
+      i >= rounds.length - 2 ||
+      round.callIds.some((id) => id === selected || calls[id]?.phase === "waiting");
+    if (keep) {
+      flush();
+      out.push(whole(round));
+    } else {
+      group.push(round);
+    }
+  });
+  flush();
+  return out;
+}

@@ -61,6 +61,12 @@ export function Timeline({ chat, selected, reveal, onSelect, onShowInChat }: Pro
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [reveal]);
 
+  // An opened or closed card changes height; measure the rows now rather than waiting for the
+  // resize observer, which some webviews run a frame late (the cards would overlap for it).
+  useLayoutEffect(() => {
+    scroller.current?.querySelectorAll<HTMLElement>(".timeline-row").forEach((row) => virtualizer.measureElement(row));
+  }, [expanded, virtualizer]);
+
   const onScroll = () => {
     const el = scroller.current;
     if (el) stickToBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < 48;

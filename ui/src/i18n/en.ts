@@ -44,6 +44,7 @@ export const en = {
   approvalLabel: "Approval",
   copy: "Copy",
   copied: "Copied",
+  collapsedCalls: "{count} more calls in {rounds} rounds — show them",
   showInChat: "Show in chat",
   showInTimeline: "Show in timeline",
   round: "round {round}",

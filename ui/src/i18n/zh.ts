@@ -46,6 +46,7 @@ export const zh: Record<MessageKey, string> = {
   approvalLabel: "审批",
   copy: "复制",
   copied: "已复制",
+  collapsedCalls: "另有 {rounds} 轮中的 {count} 次调用——展开",
   showInChat: "在对话中查看",
   showInTimeline: "在时间线中查看",
   round: "第 {round} 轮",

@@ -1,0 +1,101 @@
+// The real app in a real window (run under Xvfb), driven through WebKitWebDriver: it opens a
+// copy of the fixture folder given as its argument, asks a question of the scripted model
+// server, approves a command, and finds the answer and the timeline cards in their final states.
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { cpSync, existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { repo, run, screenshots, test } from "./lib.mjs";
+import { Session, startDriver, startScriptedModel } from "./webdriver.mjs";
+
+const app = process.env.TOOLTRAIL_APP ?? join(repo, "target/debug/tooltrail-app");
+const scriptedModel = process.env.SCRIPTED_MODEL ?? join(repo, "target/debug/scripted-model");
+
+function windowTitles() {
+  try {
+    return execFileSync("xwininfo", ["-root", "-tree"], { encoding: "utf8" });
+  } catch {
+    return "";
+  }
+}
+
+test("the app opens a folder, asks, waits for approval, runs the command and answers", async () => {
+  const folder = join(mkdtempSync(join(tmpdir(), "tooltrail-e2e-")), "demo-project");
+  cpSync(join(repo, "tests/ui/fixtures/demo-project"), folder, { recursive: true });
+  const configDir = mkdtempSync(join(tmpdir(), "tooltrail-config-"));
+  const model = await startScriptedModel(scriptedModel, join(repo, "tests/ui/fixtures/approve-and-answer.json"));
+  const driver = await startDriver({
+    ...process.env,
+    TAURI_WEBVIEW_AUTOMATION: "true",
+    TOOLTRAIL_BASE_URL: model.url,
+    TOOLTRAIL_MODEL: "scripted",
+    TOOLTRAIL_CONFIG_DIR: configDir,
+  });
+  let session;
+  try {
+    session = await Session.start(driver.base, app, [folder]);
+
+    // The folder from the command line is open, and the window is named after it.
+    await session.waitFor(".composer textarea").catch(async (error) => {
+      console.log(await session.script("return document.body.innerHTML.slice(0, 600)").catch((e) => e.message));
+      throw error;
+    });
+    assert.match(await session.text(await session.find(".workspace-name")), /demo-project/);
+    await session.until("the window title", () => windowTitles().includes("Tooltrail — demo-project"), 10_000);
+
+    const box = await session.find(".composer textarea");
+    await session.type(box, "What does this project do?");
+    await session.type(box, "\uE007"); // Enter
+
+    // Two parallel reads, then the command waits for the user: nothing runs by itself.
+    const card = await session.waitFor(".approval-card");
+    const cardText = await session.text(card);
+    assert.match(cardText, /touch checked\.txt/);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    assert.equal(existsSync(join(folder, "checked.txt")), false);
+    writeFileSync(join(screenshots, "app-e2e-approval.png"), await session.screenshot());
+
+    const buttons = await session.findAll(".approval-card .approval-actions button");
+    await session.click(buttons[0]); // Allow once
+
+    // The answer arrives; every call ended well; the command really ran.
+    await session.until("the answer", async () => (await session.text(await session.find('[data-testid="chat"]'))).includes("small Go service"));
+    await session.until("the send button", async () => (await session.findAll(".composer button.primary")).length === 1);
+    const states = await session.script(
+      "return [...document.querySelectorAll('.timeline-card')].map(c => c.getAttribute('data-call-id') && [c.querySelector('.card-tool').textContent, c.className.match(/phase-(\\w+)/)[1]])",
+    );
+    assert.deepEqual(
+      states.map(([tool, phase]) => `${tool}:${phase}`).sort(),
+      ["execute_bash:success", "read_file:success", "search_text:success"],
+    );
+    assert.equal(existsSync(join(folder, "checked.txt")), true);
+    // The folder is watched: the file the command made counts as a change since the question.
+    const changed = await session.until("the files-changed note", async () => (await session.findAll('[data-testid="files-changed"]'))[0]);
+    const changedPaths = await session.script("return arguments[0].title", [{ "element-6066-11e4-a52e-4f735466cecf": changed }]);
+    assert.equal(changedPaths, "checked.txt");
+    const count = await session.text(await session.find('[data-testid="timeline-count"]'));
+    assert.match(count, /3 calls/);
+
+    // Expand the command's card: its approval is recorded as the user's.
+    const bash = await session.find('.timeline-card[data-call-id] .card-head');
+    await session.click(bash);
+    await session.until("the expanded card", async () => (await session.findAll(".timeline-card.expanded .card-body")).length === 1);
+    // The cards below move down for it rather than overlap it.
+    await session.until("the cards to make room", () =>
+      session.script(
+        "const [a, b] = document.querySelectorAll('.timeline-card'); return a.getBoundingClientRect().bottom <= b.getBoundingClientRect().top + 1",
+      ),
+    );
+    writeFileSync(join(screenshots, "app-e2e-answered.png"), await session.screenshot());
+
+    // The conversation is listed for the folder.
+    await session.until("the conversation in the list", async () => (await session.findAll(".side-list .side-item")).length >= 1);
+  } finally {
+    await session?.end();
+    driver.child.kill();
+    model.child.kill();
+  }
+});
+
+process.exit((await run()) ? 1 : 0);

@@ -1,0 +1,87 @@
+// Benchmark (not a test): a 10,000-call conversation in the built UI (Chromium, IPC mocked).
+// Measures the time from asking for the conversation to the frame that shows its timeline, and
+// the long tasks (over 50 ms) while the timeline scrolls.
+import { launchBrowser, openApp } from "./lib.mjs";
+
+const COUNT = Number(process.env.BENCH_CALLS ?? 10_000);
+const browser = await launchBrowser();
+const { page, context } = await openApp(browser, {
+  workspace: { path: "/home/me/demo", name: "demo", watched: true },
+  conversations: [{ id: "conv_many", title: "Many calls", workspace: "/home/me/demo", updated_ms: 1, turns: 1, running: false }],
+});
+await page.getByRole("button", { name: /Many calls/ }).waitFor();
+await page.evaluate((count) => {
+  window.__mock.config.loaded = { conv_many: window.__mock.stream.manyCalls(count) };
+}, COUNT);
+
+const paints = [];
+for (let run = 0; run < 5; run++) {
+  if (run > 0) {
+    await page.getByRole("button", { name: /New conversation/ }).click();
+    await page.waitForFunction(() => !document.querySelector(".timeline-card"));
+  }
+  paints.push(
+    await page.evaluate(async (count) => {
+      const button = [...document.querySelectorAll(".side-list .side-item")].find((b) => b.textContent.includes("Many calls"));
+      const start = performance.now();
+      button.click();
+      await new Promise((resolve) => {
+        const check = () => {
+          const label = document.querySelector('[data-testid="timeline-count"]');
+          if (label && label.textContent.includes(String(count)) && document.querySelector(".timeline-card")) resolve();
+          else requestAnimationFrame(check);
+        };
+        check();
+      });
+      // The frame after the one that rendered it is painted.
+      await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
+      return performance.now() - start;
+    }, COUNT),
+  );
+}
+
+const scroll = await page.evaluate(async () => {
+  const long = [];
+  const observer = new PerformanceObserver((list) => long.push(...list.getEntries().map((e) => e.duration)));
+  observer.observe({ type: "longtask" });
+  const el = document.querySelector('[data-testid="timeline-scroll"]');
+  el.scrollTop = 0;
+  const gaps = [];
+  let last = performance.now();
+  const until = last + 4000;
+  await new Promise((resolve) => {
+    const step = (now) => {
+      gaps.push(now - last);
+      last = now;
+      el.scrollTop += 240;
+      if (now < until) requestAnimationFrame(step);
+      else resolve();
+    };
+    requestAnimationFrame(step);
+  });
+  // Jumps, as when dragging the scrollbar.
+  for (let i = 0; i < 30; i++) {
+    el.scrollTop = Math.random() * el.scrollHeight;
+    await new Promise((resolve) => requestAnimationFrame(() => resolve()));
+  }
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  observer.disconnect();
+  gaps.sort((a, b) => a - b);
+  return { frames: gaps.length, p95FrameMs: gaps[Math.floor(gaps.length * 0.95)], maxFrameMs: gaps.at(-1), longTasks: long.length, longestTaskMs: long.length ? Math.max(...long) : 0, cardsInPage: document.querySelectorAll(".timeline-card").length };
+});
+
+const first = paints[0];
+paints.sort((a, b) => a - b);
+console.log(
+  JSON.stringify(
+    {
+      calls: COUNT,
+      paintMs: { first: Math.round(first), median: Math.round(paints[2]), all: paints.map(Math.round) },
+      scroll,
+    },
+    null,
+    2,
+  ),
+);
+await context.close();
+await browser.close();

@@ -1,0 +1,116 @@
+// A small W3C WebDriver client (fetch only) for driving the real app through WebKitWebDriver,
+// the way tauri-driver does on Linux.
+import { spawn } from "node:child_process";
+import { createServer } from "node:net";
+
+export async function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+    server.on("error", reject);
+  });
+}
+
+export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Starts WebKitWebDriver on a free port and waits until it answers. */
+export async function startDriver(env) {
+  const port = await freePort();
+  const child = spawn(process.env.WEBKIT_WEBDRIVER ?? "WebKitWebDriver", [`--port=${port}`], { env, stdio: ["ignore", "inherit", "inherit"] });
+  const base = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 100; i++) {
+    try {
+      const res = await fetch(`${base}/status`);
+      if (res.ok) return { base, child };
+    } catch {
+      // not listening yet
+    }
+    await sleep(100);
+  }
+  child.kill();
+  throw new Error("WebKitWebDriver did not start");
+}
+
+async function call(method, url, body) {
+  const res = await fetch(url, { method, headers: { "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const json = await res.json();
+  if (!res.ok || (json.value && json.value.error)) throw new Error(`${method} ${url}: ${JSON.stringify(json.value ?? json).slice(0, 500)}`);
+  return json.value;
+}
+
+const ELEMENT = "element-6066-11e4-a52e-4f735466cecf";
+
+export class Session {
+  static async start(base, binary, args) {
+    const value = await call("POST", `${base}/session`, {
+      capabilities: { alwaysMatch: { "webkitgtk:browserOptions": { binary, args } } },
+    });
+    return new Session(`${base}/session/${value.sessionId}`);
+  }
+  constructor(url) {
+    this.url = url;
+  }
+  find(css) {
+    return call("POST", `${this.url}/element`, { using: "css selector", value: css }).then((v) => v[ELEMENT]);
+  }
+  async findAll(css) {
+    const list = await call("POST", `${this.url}/elements`, { using: "css selector", value: css });
+    return list.map((v) => v[ELEMENT]);
+  }
+  click(id) {
+    return call("POST", `${this.url}/element/${id}/click`, {});
+  }
+  type(id, text) {
+    return call("POST", `${this.url}/element/${id}/value`, { text });
+  }
+  /** The element's rendered text (innerText, as the user reads it). */
+  text(id) {
+    return this.script("return arguments[0].innerText", [{ [ELEMENT]: id }]);
+  }
+  script(source, args = []) {
+    return call("POST", `${this.url}/execute/sync`, { script: source, args });
+  }
+  async screenshot() {
+    return Buffer.from(await call("GET", `${this.url}/screenshot`), "base64");
+  }
+  end() {
+    return call("DELETE", this.url).catch(() => {});
+  }
+  /** Polls `check` until it returns a truthy value. */
+  async until(what, check, timeoutMs = 30_000) {
+    const start = Date.now();
+    let last;
+    while (Date.now() - start < timeoutMs) {
+      try {
+        last = await check();
+        if (last) return last;
+      } catch (error) {
+        last = error;
+      }
+      await sleep(150);
+    }
+    throw new Error(`timed out waiting for ${what} (last: ${last instanceof Error ? last.message : JSON.stringify(last)})`);
+  }
+  /** Polls for an element matching `css`. */
+  waitFor(css, timeoutMs) {
+    return this.until(css, async () => (await this.findAll(css))[0], timeoutMs);
+  }
+}
+
+/** Starts the scripted model server; resolves with its base URL. */
+export async function startScriptedModel(binary, script) {
+  const child = spawn(binary, ["--script", script], { stdio: ["ignore", "pipe", "inherit"] });
+  const url = await new Promise((resolve, reject) => {
+    let buffer = "";
+    child.stdout.on("data", (chunk) => {
+      buffer += chunk;
+      const match = /listening on (\S+)/.exec(buffer);
+      if (match) resolve(match[1]);
+    });
+    child.on("exit", (code) => reject(new Error(`scripted-model exited with ${code}`)));
+  });
+  return { url, child };
+}
