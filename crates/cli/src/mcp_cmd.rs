@@ -5,7 +5,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context;
-use tooltrail_mcp::{McpConfig, McpManager, McpOptions, ServerState, ServerStatus, Transport};
+use tooltrail_mcp::{
+    McpConfig, McpManager, McpOptions, ServerState, ServerStatus, ToolSummary, Transport,
+};
 use tooltrail_tools::ToolRegistry;
 
 use crate::settings::config_dir;
@@ -147,20 +149,30 @@ fn print_status(status: &ServerStatus) {
     println!("{}  [{kind}] {}", status.name, status.transport.summary());
     println!("  {state}");
     for tool in &status.tools {
-        let hint = match tool.read_only_hint {
-            Some(true) => " (server: read-only)",
-            Some(false) | None => "",
-        };
-        println!(
-            "  {:<40} {:<6} {}{hint}",
-            tool.name,
-            tool.approval.as_str(),
-            tool.description
-        );
+        print_tool(tool);
     }
     for line in &status.stderr {
         println!("  stderr: {line}");
     }
+}
+
+/// Description text shown per tool, at most.
+const DESCRIPTION_CHARS: usize = 100;
+
+fn print_tool(tool: &ToolSummary) {
+    let hint = match tool.read_only_hint {
+        Some(true) => " (server: read-only)",
+        Some(false) | None => "",
+    };
+    let mut description: String = tool.description.chars().take(DESCRIPTION_CHARS).collect();
+    if description.len() < tool.description.len() {
+        description.push('…');
+    }
+    println!(
+        "  {:<40} {:<6} {description}{hint}",
+        tool.name,
+        tool.approval.as_str(),
+    );
 }
 
 async fn test(name: &str, workspace: Option<PathBuf>) -> anyhow::Result<ExitCode> {
@@ -198,16 +210,9 @@ async fn test(name: &str, workspace: Option<PathBuf>) -> anyhow::Result<ExitCode
     let code = match server.list_tools().await {
         Ok(tools) => {
             println!("tools: {}", tools.len());
-            let statuses = manager.status(true).await;
-            if let Some(status) = statuses.iter().find(|status| status.name == name) {
-                for tool in &status.tools {
-                    println!(
-                        "  {:<40} {:<6} {}",
-                        tool.name,
-                        tool.approval.as_str(),
-                        tool.description
-                    );
-                }
+            let status = manager.server_status(name, true).await?;
+            for tool in &status.tools {
+                print_tool(tool);
             }
             ExitCode::SUCCESS
         }

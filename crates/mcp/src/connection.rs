@@ -13,8 +13,10 @@ use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotificationParam,
     ClientRequest, ErrorData, JsonObject, ServerResult,
 };
-use rmcp::service::{PeerRequestOptions, RunningService, ServiceError};
-use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::service::{ClientInitializeError, PeerRequestOptions, RunningService, ServiceError};
+use rmcp::transport::streamable_http_client::{
+    StreamableHttpClientTransportConfig, StreamableHttpError,
+};
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{Peer, RoleClient, ServiceExt};
 use serde::Serialize;
@@ -287,30 +289,63 @@ fn start_error(config: &ServerConfig, message: String) -> McpError {
     }
 }
 
-async fn finish_handshake<E: std::fmt::Display>(
+async fn finish_handshake(
     config: &ServerConfig,
-    served: Result<Result<RunningService<RoleClient, Handler>, E>, tokio::time::error::Elapsed>,
+    served: Result<
+        Result<RunningService<RoleClient, Handler>, ClientInitializeError>,
+        tokio::time::error::Elapsed,
+    >,
     timeout: Duration,
     shared: &Shared,
 ) -> Result<RunningService<RoleClient, Handler>, McpError> {
     let message = match served {
         Ok(Ok(service)) => return Ok(service),
-        Ok(Err(err)) => err.to_string(),
+        Ok(Err(err)) => handshake_message(&err),
         Err(_) => format!("no answer within {} s", timeout.as_secs()),
     };
     // Give a dying process a moment to finish writing its last words to stderr.
     tokio::time::sleep(Duration::from_millis(200)).await;
-    let message = match message.as_str() {
-        msg if msg.starts_with("connection closed") => {
-            "the server closed its output before answering (it may have exited)".to_string()
-        }
-        _ => message,
-    };
     Err(McpError::Handshake {
         server: config.name.clone(),
         message,
         stderr: shared.log.tail(STDERR_TAIL),
     })
+}
+
+/// A handshake failure in words, without the SDK's type names.
+fn handshake_message(err: &ClientInitializeError) -> String {
+    match err {
+        ClientInitializeError::ConnectionClosed(_) => {
+            "the server closed its output before answering (it may have exited)".to_string()
+        }
+        ClientInitializeError::JsonRpcError(data) => {
+            format!("the server refused it: {}", data.message)
+        }
+        ClientInitializeError::TransportError { error, .. } => {
+            let mut parts: Vec<String> = Vec::new();
+            let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error.error.as_ref());
+            // The HTTP client's own error is not linked as a source; follow it by hand.
+            if let Some(StreamableHttpError::Client(client)) = error
+                .error
+                .downcast_ref::<StreamableHttpError<reqwest::Error>>()
+            {
+                source = Some(client);
+            }
+            while let Some(current) = source {
+                let text = current.to_string();
+                let text = text
+                    .strip_prefix("Client error: ")
+                    .unwrap_or(&text)
+                    .to_string();
+                if !parts.iter().any(|part| part.contains(&text)) {
+                    parts.push(text);
+                }
+                source = current.source();
+            }
+            parts.join(": ")
+        }
+        other => other.to_string(),
+    }
 }
 
 async fn spawn(

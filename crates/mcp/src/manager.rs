@@ -209,34 +209,56 @@ impl McpManager {
         };
         let mut statuses = Vec::new();
         for server in self.servers.values() {
-            let state = server.state().await;
-            let tools = tools
-                .iter()
-                .filter(|tool| tool.server().name() == server.name())
-                .map(|tool| summary(tool))
-                .collect();
-            let stderr = match state {
-                ServerState::Failed { .. } => server.stderr().tail(20),
-                ServerState::Idle
-                | ServerState::Running { .. }
-                | ServerState::Disabled
-                | ServerState::Stopped => Vec::new(),
-            };
-            statuses.push(ServerStatus {
-                name: server.name().to_string(),
-                transport: server.config().transport.clone(),
-                state,
-                info: server.info().await,
-                tools,
-                stderr,
-            });
+            statuses.push(status_of(server, &tools).await);
         }
         statuses
+    }
+
+    /// One server with its state and tools, started first when `start` is set. Other servers
+    /// are left alone, so tool names are as this server alone would have them.
+    pub async fn server_status(&self, name: &str, start: bool) -> Result<ServerStatus, McpError> {
+        let server = self.server(name)?;
+        let mut tools = Vec::new();
+        if start && !server.config().disabled {
+            // A failure shows in the state.
+            if let Ok(remote) = server.list_tools().await {
+                let mut namer = Namer::default();
+                for tool in &remote {
+                    let name = namer.name(server.name(), &tool.name);
+                    tools.push(Arc::new(McpTool::new(Arc::clone(server), name, tool)));
+                }
+            }
+        }
+        Ok(status_of(server, &tools).await)
     }
 
     /// Stops every server.
     pub async fn shutdown(&self) {
         join_all(self.servers.values().map(|server| server.stop())).await;
+    }
+}
+
+async fn status_of(server: &Arc<McpServer>, tools: &[Arc<McpTool>]) -> ServerStatus {
+    let state = server.state().await;
+    let tools = tools
+        .iter()
+        .filter(|tool| tool.server().name() == server.name())
+        .map(|tool| summary(tool))
+        .collect();
+    let stderr = match state {
+        ServerState::Failed { .. } => server.stderr().tail(20),
+        ServerState::Idle
+        | ServerState::Running { .. }
+        | ServerState::Disabled
+        | ServerState::Stopped => Vec::new(),
+    };
+    ServerStatus {
+        name: server.name().to_string(),
+        transport: server.config().transport.clone(),
+        state,
+        info: server.info().await,
+        tools,
+        stderr,
     }
 }
 
