@@ -108,7 +108,9 @@ impl Transport {
 pub struct ServerConfig {
     pub name: String,
     pub transport: Transport,
-    /// Longest wait for an answer (or the next progress notification) to one request.
+    /// Longest wait for an answer to one request, or for a call's next progress notification
+    /// (a call that keeps reporting progress may run up to ten times this). The handshake gets
+    /// at least 30 s, for first runs of `npx` that download the server.
     pub timeout: Duration,
     /// The policy for this server's tools.
     pub approval: Approval,

@@ -72,6 +72,14 @@ pub struct McpServer {
     tools: StdMutex<Option<Vec<rmcp::model::Tool>>>,
     /// Bumped whenever the tool list is re-read after `tools/list_changed`.
     tools_version: watch::Sender<u64>,
+    /// Ends the re-listing task when the server goes away.
+    dropped: CancellationToken,
+}
+
+impl Drop for McpServer {
+    fn drop(&mut self) {
+        self.dropped.cancel();
+    }
 }
 
 impl std::fmt::Debug for McpServer {
@@ -102,8 +110,9 @@ impl McpServer {
             life: Mutex::new(Life::Idle),
             tools: StdMutex::new(None),
             tools_version: watch::channel(0).0,
+            dropped: CancellationToken::new(),
         });
-        spawn_relister(Arc::downgrade(&server));
+        spawn_relister(Arc::downgrade(&server), server.dropped.clone());
         server
     }
 
@@ -311,7 +320,7 @@ fn backoff(failures: u32) -> Duration {
 }
 
 /// Re-lists a server's tools whenever it says they changed, for as long as the server exists.
-fn spawn_relister(server: Weak<McpServer>) {
+fn spawn_relister(server: Weak<McpServer>, dropped: CancellationToken) {
     let Ok(runtime) = tokio::runtime::Handle::try_current() else {
         return;
     };
@@ -320,7 +329,10 @@ fn spawn_relister(server: Weak<McpServer>) {
     };
     runtime.spawn(async move {
         loop {
-            shared.tools_changed.notified().await;
+            tokio::select! {
+                () = shared.tools_changed.notified() => {}
+                () = dropped.cancelled() => return,
+            }
             let Some(server) = server.upgrade() else {
                 return;
             };

@@ -594,7 +594,7 @@ async fn a_server_that_crashes_mid_call_is_reported_and_restarted_with_backoff()
 }
 
 #[tokio::test]
-async fn garbage_on_stdout_is_skipped() {
+async fn garbage_on_stdout_is_skipped_and_every_page_of_tools_is_listed() {
     require_node!();
     let (_dir, root) = workspace();
     let log = root.join("garbage.log");
@@ -603,6 +603,12 @@ async fn garbage_on_stdout_is_skipped() {
         &root,
     );
     let registry = registry_with(&manager).await;
+    // Both pages of tools/list, the second tool's name sanitised.
+    let names: Vec<&str> = registry
+        .names()
+        .filter(|name| name.starts_with("odd__"))
+        .collect();
+    assert_eq!(names, vec!["odd__more_work", "odd__work"]);
     let ctx = ToolContext::open(&root).unwrap();
     for _ in 0..3 {
         let output = registry
