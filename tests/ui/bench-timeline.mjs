@@ -72,10 +72,12 @@ const scroll = await page.evaluate(async () => {
 
 const first = paints[0];
 paints.sort((a, b) => a - b);
+const folds = await page.evaluate(() => performance.getEntriesByName("tooltrail:fold-conversation").map((e) => Math.round(e.duration)));
 console.log(
   JSON.stringify(
     {
       calls: COUNT,
+      foldMs: folds,
       paintMs: { first: Math.round(first), median: Math.round(paints[2]), all: paints.map(Math.round) },
       scroll,
     },

@@ -94,6 +94,14 @@ export function App() {
     [enterWorkspace],
   );
 
+  const { open } = session;
+  const openConversation = useCallback(
+    (id: string) => {
+      open(id).catch((error: unknown) => setOpenError(errorMessage(error)));
+    },
+    [open],
+  );
+
   const selectFromChat = useCallback((callId: string) => {
     setSelected(callId);
     setRevealInTimeline((n) => n + 1);
@@ -120,7 +128,7 @@ export function App() {
         activeConversation={session.chat.conversationId}
         recent={recent}
         onOpenFolder={openFolder}
-        onOpenConversation={(id) => void session.open(id).catch((error: unknown) => setOpenError(errorMessage(error)))}
+        onOpenConversation={openConversation}
         onNewConversation={session.reset}
       />
       <main className="chat">
@@ -146,7 +154,7 @@ export function App() {
         />
         <Composer folder={workspace.name} busy={session.busy} onSend={session.send} onStop={session.stop} />
       </main>
-      <Timeline chat={session.chat} selected={selected} reveal={revealInTimeline} onSelect={selectInTimeline} onShowInChat={showInChat} />
+      <Timeline calls={session.chat.calls} timeline={session.chat.timeline} selected={selected} reveal={revealInTimeline} onSelect={selectInTimeline} onShowInChat={showInChat} />
     </div>
   );
 }

@@ -110,7 +110,10 @@ export function useSession(onTurnFinished: () => void): Session {
     view.current += 1;
     queue.current = [];
     setOutgoing(null);
-    dispatch({ kind: "reset", state: applyEvents(emptyChat, loaded.events) });
+    const started = performance.now();
+    const state = applyEvents(emptyChat, loaded.events);
+    performance.measure("tooltrail:fold-conversation", { start: started });
+    dispatch({ kind: "reset", state });
   }, []);
 
   const reset = useCallback(() => {

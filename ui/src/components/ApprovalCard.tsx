@@ -3,7 +3,7 @@
 import { useEffect, useRef, useState } from "react";
 import type { ApprovalReply } from "../bindings";
 import { useI18n } from "../i18n";
-import type { CallView } from "../state/chat";
+import { argumentsText, type CallView } from "../state/chat";
 
 interface Props {
   call: CallView;
@@ -74,7 +74,7 @@ export function ApprovalCard({ call, primary, onAnswer }: Props) {
     <section className="approval-card" aria-label={t("approvalLabel")} data-call-id={call.callId} ref={cardRef} tabIndex={-1}>
       <header className="approval-title">{isShell ? t("approvalTitle") : t("approvalTitleTool", { tool: call.tool })}</header>
       <pre className="approval-command">
-        <code>{ask?.summary ?? call.argumentsText}</code>
+        <code>{ask?.summary ?? argumentsText(call)}</code>
       </pre>
       {ask?.cwd !== undefined && <div className="approval-cwd">{t("approvalFolder", { cwd: ask.cwd })}</div>}
       {ask?.reason && <div className="approval-reason">{t("approvalWhy", { reason: ask.reason })}</div>}

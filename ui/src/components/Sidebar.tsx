@@ -1,4 +1,5 @@
 // The open folder, its conversations, other recent folders, and the language.
+import { memo } from "react";
 import type { ConversationSummary, RecentWorkspace, WorkspaceInfo } from "../api";
 import { LANGS, useI18n, type Lang } from "../i18n";
 
@@ -12,7 +13,7 @@ interface Props {
   onNewConversation: () => void;
 }
 
-export function Sidebar({ workspace, conversations, activeConversation, recent, onOpenFolder, onOpenConversation, onNewConversation }: Props) {
+export const Sidebar = memo(function Sidebar({ workspace, conversations, activeConversation, recent, onOpenFolder, onOpenConversation, onNewConversation }: Props) {
   const { t } = useI18n();
   const others = recent.filter((entry) => entry.path !== workspace.path).slice(0, 5);
   return (
@@ -70,7 +71,7 @@ export function Sidebar({ workspace, conversations, activeConversation, recent, 
       <LanguagePicker />
     </nav>
   );
-}
+});
 
 export function LanguagePicker() {
   const { t, lang, setLang } = useI18n();

@@ -1,13 +1,15 @@
 // Every tool call of the conversation, newest at the bottom. Virtualised: only the cards in
 // view exist in the page, so ten thousand calls scroll like ten.
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { useCallback, useEffect, useLayoutEffect, useRef, useState } from "react";
+import { memo, useCallback, useEffect, useLayoutEffect, useRef, useState } from "react";
 import { useI18n } from "../i18n";
-import type { ChatState } from "../state/chat";
+import type { CallView } from "../state/chat";
 import { TimelineCard } from "./TimelineCard";
 
 interface Props {
-  chat: ChatState;
+  calls: Record<string, CallView>;
+  /** Call ids in timeline order. */
+  timeline: string[];
   selected: string | null;
   /** Increments when the chat asks the timeline to bring `selected` into view. */
   reveal: number;
@@ -15,15 +17,14 @@ interface Props {
   onShowInChat: (callId: string) => void;
 }
 
-export function Timeline({ chat, selected, reveal, onSelect, onShowInChat }: Props) {
+// Memoised: streamed text changes neither `calls` nor `timeline`, so it never redraws this.
+export const Timeline = memo(function Timeline({ calls, timeline, selected, reveal, onSelect, onShowInChat }: Props) {
   const { t } = useI18n();
   const scroller = useRef<HTMLDivElement>(null);
   const [expanded, setExpanded] = useState<ReadonlySet<string>>(() => new Set());
   const stickToBottom = useRef(true);
-  const ids = chat.timeline;
+  const ids = timeline;
 
-  // The virtualiser keeps its own state; the component re-renders with it as it should.
-  // eslint-disable-next-line react-hooks/incompatible-library
   const virtualizer = useVirtualizer({
     count: ids.length,
     getScrollElement: () => scroller.current,
@@ -87,7 +88,7 @@ export function Timeline({ chat, selected, reveal, onSelect, onShowInChat }: Pro
           <div style={{ height: virtualizer.getTotalSize(), position: "relative" }}>
             {virtualizer.getVirtualItems().map((item) => {
               const id = ids[item.index]!;
-              const call = chat.calls[id];
+              const call = calls[id];
               if (!call) return null;
               return (
                 <div
@@ -106,4 +107,4 @@ export function Timeline({ chat, selected, reveal, onSelect, onShowInChat }: Pro
       )}
     </aside>
   );
-}
+});

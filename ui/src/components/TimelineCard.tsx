@@ -3,7 +3,7 @@ import { memo, useState } from "react";
 import type { ApprovalRecord } from "../bindings";
 import { summarizeArguments } from "../format";
 import { useI18n, type Translate } from "../i18n";
-import type { CallView } from "../state/chat";
+import { argumentsText, type CallView } from "../state/chat";
 import { CopyButton } from "./CopyButton";
 import { CallTime, StatusIcon } from "./Status";
 
@@ -58,9 +58,9 @@ export const TimelineCard = memo(function TimelineCard({ call, expanded, selecte
           <div className="card-section">
             <div className="section-head">
               <span>{t("arguments")}</span>
-              <CopyButton text={call.argumentsText} label={t("arguments")} />
+              <CopyButton text={argumentsText(call)} label={t("arguments")} />
             </div>
-            <pre className="card-pre">{call.argumentsText}</pre>
+            <pre className="card-pre">{argumentsText(call)}</pre>
           </div>
           {call.error && (
             <div className="card-section">

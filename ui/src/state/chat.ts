@@ -17,7 +17,7 @@ export interface CallView {
   turnId: string;
   round: number;
   tool: string;
-  /** The arguments as text: streamed fragments until the call starts, then pretty JSON. */
+  /** The arguments as streamed (fragments of JSON text); `arguments` once parsed. */
   argumentsText: string;
   arguments?: JsonValue;
   phase: CallPhase;
@@ -193,8 +193,14 @@ function ensureCall(draft: Draft, event: Event, callId: string, round: number, t
 }
 
 function setArguments(call: CallView, args: JsonValue) {
+  // Pretty-printed only when a card opens: a long history should not pay for it up front.
   call.arguments = args;
-  call.argumentsText = typeof args === "string" ? args : JSON.stringify(args, null, 2);
+}
+
+/** The arguments as a reader wants them: pretty JSON once parsed, else the streamed text. */
+export function argumentsText(call: CallView): string {
+  if (call.arguments === undefined) return call.argumentsText;
+  return typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments, null, 2);
 }
 
 function stopWaiting(draft: Draft, callId: string) {

@@ -1,0 +1,108 @@
+import { act, fireEvent, render, screen } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { describe, expect, it, vi } from "vitest";
+import { answeredTurn, StreamBuilder } from "../fixtures/stream";
+import { I18nProvider } from "../i18n";
+import { applyEvents, emptyChat } from "../state/chat";
+import { ApprovalCard } from "./ApprovalCard";
+import { Composer } from "./Composer";
+import { Markdown } from "./Markdown";
+import { TimelineCard } from "./TimelineCard";
+
+const inEnglish = (ui: React.ReactNode) => render(<I18nProvider initial="en">{ui}</I18nProvider>);
+
+describe("Markdown", () => {
+  it("renders markdown with highlighted code and never the model's HTML", () => {
+    const { container } = inEnglish(<Markdown text={'# Hi\n\n<img src=x onerror="alert(1)"><script>alert(2)</script>\n\n```go\nfunc main() {}\n```\n\n[link](https://example.com)'} />);
+    expect(screen.getByRole("heading", { name: "Hi" })).toBeInTheDocument();
+    expect(container.querySelector("script, img, a")).toBeNull();
+    expect(container.querySelector(".hljs-keyword")?.textContent).toBe("func");
+    expect(screen.getByText("link")).toHaveAttribute("title", "https://example.com");
+  });
+});
+
+describe("Composer", () => {
+  it("sends on Enter, adds a line on Shift+Enter, and offers Stop while busy", async () => {
+    const onSend = vi.fn();
+    const onStop = vi.fn();
+    const { rerender } = inEnglish(<Composer folder="demo" busy={false} onSend={onSend} onStop={onStop} />);
+    const box = screen.getByRole("textbox");
+    await userEvent.type(box, "first line{Shift>}{Enter}{/Shift}second{Enter}");
+    expect(onSend).toHaveBeenCalledWith("first line\nsecond");
+    expect(box).toHaveValue("");
+    rerender(
+      <I18nProvider initial="en">
+        <Composer folder="demo" busy onSend={onSend} onStop={onStop} />
+      </I18nProvider>,
+    );
+    await userEvent.click(screen.getByRole("button", { name: /Stop/ }));
+    expect(onStop).toHaveBeenCalled();
+  });
+});
+
+describe("ApprovalCard", () => {
+  const call = applyEvents(emptyChat, answeredTurn().events).calls.call_bash!;
+
+  it("shows the exact command, the folder and the reason, and waits", () => {
+    const onAnswer = vi.fn(() => Promise.resolve());
+    inEnglish(<ApprovalCard call={call} primary onAnswer={onAnswer} />);
+    expect(screen.getByText("go vet ./... > vet.txt")).toBeInTheDocument();
+    expect(screen.getByText("in .")).toBeInTheDocument();
+    expect(screen.getByText("Why it asks: it writes to a file (redirection)")).toBeInTheDocument();
+    expect(onAnswer).not.toHaveBeenCalled();
+  });
+
+  it("answers from the keyboard: A allows for the conversation", () => {
+    const onAnswer = vi.fn(() => Promise.resolve());
+    inEnglish(<ApprovalCard call={call} primary onAnswer={onAnswer} />);
+    act(() => {
+      fireEvent.keyDown(window, { key: "a" });
+    });
+    expect(onAnswer).toHaveBeenCalledWith("call_bash", { decision: "allow_for_conversation" });
+  });
+
+  it("denies with the reason typed for the model", async () => {
+    const onAnswer = vi.fn(() => Promise.resolve());
+    inEnglish(<ApprovalCard call={call} primary onAnswer={onAnswer} />);
+    await userEvent.click(screen.getByRole("button", { name: /Deny/ }));
+    await userEvent.type(screen.getByRole("textbox"), "not now{Enter}");
+    expect(onAnswer).toHaveBeenCalledWith("call_bash", { decision: "deny", reason: "not now" });
+  });
+
+  it("ignores letters typed into a text box", () => {
+    const onAnswer = vi.fn(() => Promise.resolve());
+    inEnglish(
+      <>
+        <textarea defaultValue="draft" />
+        <ApprovalCard call={call} primary onAnswer={onAnswer} />
+      </>,
+    );
+    fireEvent.keyDown(screen.getAllByRole("textbox")[0]!, { key: "y" });
+    expect(onAnswer).not.toHaveBeenCalled();
+  });
+});
+
+describe("TimelineCard", () => {
+  it("expands to the full arguments, result and error", async () => {
+    const b = new StreamBuilder().start("t", "q");
+    b.callDelta(1, 0, "c1", "read_file", { path: "missing.md" }).started(1, "c1", "read_file", { path: "missing.md" });
+    b.tick(7).finished(1, "c1", "read_file", { path: "missing.md" }, "error", 7, "missing.md was not found");
+    const failed = applyEvents(emptyChat, b.events).calls.c1!;
+    const onToggle = vi.fn();
+    const { rerender } = inEnglish(<TimelineCard call={failed} expanded={false} selected={false} onToggle={onToggle} onShowInChat={() => {}} />);
+    expect(screen.getByText("read_file")).toBeInTheDocument();
+    expect(screen.getByText("missing.md")).toBeInTheDocument();
+    expect(screen.getByText("Failed")).toBeInTheDocument();
+    expect(screen.getByText("7 ms")).toBeInTheDocument();
+    await userEvent.click(screen.getByRole("button", { expanded: false }));
+    expect(onToggle).toHaveBeenCalledWith("c1");
+    rerender(
+      <I18nProvider initial="en">
+        <TimelineCard call={failed} expanded selected onToggle={onToggle} onShowInChat={() => {}} />
+      </I18nProvider>,
+    );
+    expect(screen.getByText(/"path": "missing.md"/)).toBeInTheDocument();
+    expect(screen.getByText("[failed] missing.md was not found")).toBeInTheDocument();
+    expect(screen.getAllByRole("button", { name: /Copy/ })).toHaveLength(2);
+  });
+});
