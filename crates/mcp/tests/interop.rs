@@ -633,9 +633,15 @@ async fn servers_that_fail_to_start_say_why() {
         ],
     );
     let missing = ServerConfig::stdio("missing", "no-such-program-here", &[]);
+    let closed_port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let nobody = ServerConfig::http("nobody", format!("http://127.0.0.1:{closed_port}/mcp"));
     let mut off = ServerConfig::stdio("off", "node", &[]);
     off.disabled = true;
-    let manager = manager(vec![dies, missing, off], &root);
+    let manager = manager(vec![dies, missing, nobody, off], &root);
 
     let mut registry = ToolRegistry::with_builtins();
     let builtins = registry.len();
@@ -646,7 +652,7 @@ async fn servers_that_fail_to_start_say_why() {
         .map(|f| (f.server.clone(), f.error.to_string()))
         .collect();
     messages.sort();
-    assert_eq!(messages.len(), 2, "{messages:?}");
+    assert_eq!(messages.len(), 3, "{messages:?}");
     assert_eq!(
         messages[0].1,
         "the MCP server \"dies\" did not complete the MCP handshake: the server closed its \
@@ -656,6 +662,19 @@ async fn servers_that_fail_to_start_say_why() {
         messages[1].1,
         "the MCP server \"missing\" could not be started: \"no-such-program-here\" was not \
          found (searched the PATH)"
+    );
+    assert!(
+        messages[2].1.starts_with(&format!(
+            "the MCP server \"nobody\" did not complete the MCP handshake: error sending \
+             request for url (http://127.0.0.1:{closed_port}/mcp)"
+        )),
+        "{}",
+        messages[2].1
+    );
+    assert!(
+        messages[2].1.contains("Connection refused"),
+        "{}",
+        messages[2].1
     );
     let dies = failures.iter().find(|f| f.server == "dies").unwrap();
     assert!(
