@@ -12,6 +12,7 @@ use tooltrail_protocol::{ApprovalReply, Event};
 use crate::approvals::PendingApprovals;
 use crate::conversations::{ConversationSummary, Conversations, LoadedConversation};
 use crate::error::{CommandError, CommandResult};
+use crate::history::History;
 use crate::recent::{self, RecentWorkspace};
 use crate::settings::{self, EndpointInfo};
 use crate::turns::RunningTurns;
@@ -101,18 +102,32 @@ pub fn answer_approval(
 #[tauri::command]
 pub fn list_conversations(
     workspace: State<'_, WorkspaceState>,
+    history: State<'_, History>,
     conversations: State<'_, Conversations>,
 ) -> Vec<ConversationSummary> {
-    workspace
-        .info()
-        .map(|info| conversations.list(&info.path))
-        .unwrap_or_default()
+    let Some(info) = workspace.info() else {
+        return Vec::new();
+    };
+    match history.list(&info.path) {
+        Some(mut list) => {
+            for summary in &mut list {
+                summary.running |= conversations.is_running(&summary.id);
+            }
+            list
+        }
+        None => conversations.list(&info.path),
+    }
 }
 
+/// A conversation's events, for the window to redraw it.
 #[tauri::command]
 pub fn load_conversation(
+    history: State<'_, History>,
     conversations: State<'_, Conversations>,
     conversation_id: String,
 ) -> CommandResult<LoadedConversation> {
-    conversations.load(&conversation_id)
+    match history.events(&conversation_id) {
+        Some(events) => Ok(LoadedConversation { events }),
+        None => conversations.load(&conversation_id),
+    }
 }

@@ -1,7 +1,7 @@
-//! Conversations of this session, kept in memory: what the model saw (to carry a conversation
-//! on) and every event (so the window can redraw a conversation it switches back to).
-//!
-//! The SQLite store replaces this once it lands; the commands stay the same.
+//! Conversations open in this session: what the model saw and the calls the user allowed (to
+//! carry a conversation on), which one is answering now (one turn at a time), and — when the
+//! database could not be opened — every event, so the window can still redraw a conversation.
+//! With a database, lists and redraws come from it ([`crate::history`]).
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -9,7 +9,7 @@ use std::sync::Mutex;
 
 use serde::Serialize;
 use tooltrail_agent::Conversation;
-use tooltrail_protocol::{Event, EventBody};
+use tooltrail_protocol::{Event, EventBody, Message};
 
 use crate::error::{CommandError, CommandResult};
 
@@ -28,7 +28,6 @@ pub struct ConversationSummary {
 /// A conversation as the window redraws it.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct LoadedConversation {
-    pub summary: ConversationSummary,
     pub events: Vec<Event>,
 }
 
@@ -81,11 +80,14 @@ impl Conversations {
 
     /// Takes the conversation `id` (or a new one when `None`) for a turn. Only one turn runs in
     /// a conversation at a time.
+    /// A conversation this session has not seen (one from an earlier run) is carried on from
+    /// the messages `stored` finds for it.
     pub fn begin_turn(
         &self,
         id: Option<&str>,
         workspace: PathBuf,
         question: &str,
+        stored: impl FnOnce(&str) -> Option<Vec<Message>>,
     ) -> CommandResult<Conversation> {
         let mut entries = self.lock();
         let now = crate::now_ms();
@@ -104,6 +106,22 @@ impl Conversations {
             );
             return Ok(conversation);
         };
+        if !entries.contains_key(id) {
+            let messages = stored(id).ok_or_else(|| {
+                CommandError::new("not_found", "That conversation no longer exists.")
+            })?;
+            entries.insert(
+                id.to_string(),
+                Entry {
+                    workspace,
+                    title: title_of(question),
+                    updated_ms: now,
+                    turns: 0,
+                    conversation: Some(Conversation::resume(id, messages)),
+                    events: Vec::new(),
+                },
+            );
+        }
         let entry = entries
             .get_mut(id)
             .ok_or_else(|| CommandError::new("not_found", "That conversation no longer exists."))?;
@@ -149,6 +167,13 @@ impl Conversations {
         entry.events.push(event.clone());
     }
 
+    /// Whether a turn of `id` is running in this session.
+    pub fn is_running(&self, id: &str) -> bool {
+        self.lock()
+            .get(id)
+            .is_some_and(|entry| entry.conversation.is_none())
+    }
+
     pub fn list(&self, workspace: &str) -> Vec<ConversationSummary> {
         let entries = self.lock();
         let mut list: Vec<ConversationSummary> = entries
@@ -166,7 +191,6 @@ impl Conversations {
             .get(id)
             .ok_or_else(|| CommandError::new("not_found", "That conversation no longer exists."))?;
         Ok(LoadedConversation {
-            summary: entry.summary(id),
             events: entry.events.clone(),
         })
     }
@@ -194,10 +218,10 @@ mod tests {
     fn a_conversation_runs_one_turn_at_a_time_and_keeps_its_events() {
         let store = Conversations::default();
         let conversation = store
-            .begin_turn(None, PathBuf::from("/ws"), "What is this?\nmore")
+            .begin_turn(None, PathBuf::from("/ws"), "What is this?\nmore", |_| None)
             .expect("new");
         let id = conversation.id.clone();
-        let busy = store.begin_turn(Some(&id), PathBuf::from("/ws"), "again");
+        let busy = store.begin_turn(Some(&id), PathBuf::from("/ws"), "again", |_| None);
         assert_eq!(busy.map(|_| ()).map_err(|e| e.code), Err("busy"));
 
         store.record(&delta(&id, 0, "Hel"));
@@ -206,15 +230,30 @@ mod tests {
 
         let loaded = store.load(&id).expect("load");
         assert_eq!(loaded.events, vec![delta(&id, 1, "Hello")]);
-        assert_eq!(loaded.summary.title, "What is this?");
-        assert!(!loaded.summary.running);
+        assert_eq!(store.list("/ws")[0].title, "What is this?");
+        assert!(!store.list("/ws")[0].running);
         assert_eq!(store.list("/ws").len(), 1);
         assert_eq!(store.list("/other").len(), 0);
         assert!(
             store
-                .begin_turn(Some(&id), PathBuf::from("/ws"), "again")
+                .begin_turn(Some(&id), PathBuf::from("/ws"), "again", |_| None)
                 .is_ok()
         );
+    }
+
+    #[test]
+    fn a_stored_conversation_is_carried_on_from_its_messages() {
+        let store = Conversations::default();
+        let missing = store.begin_turn(Some("conv_old"), PathBuf::from("/ws"), "q", |_| None);
+        assert_eq!(missing.map(|_| ()).map_err(|e| e.code), Err("not_found"));
+        let resumed = store
+            .begin_turn(Some("conv_old"), PathBuf::from("/ws"), "q", |_| {
+                Some(vec![Message::user("earlier")])
+            })
+            .expect("resumed");
+        assert_eq!(resumed.id, "conv_old");
+        assert_eq!(resumed.messages, vec![Message::user("earlier")]);
+        assert!(store.is_running("conv_old"));
     }
 
     #[test]

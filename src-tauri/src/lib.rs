@@ -3,8 +3,9 @@
 //!
 //! The shell is thin. Each command (in [`commands`]) parses, calls one service and maps the
 //! error. State is a few small managed values, each with one job — the open folder
-//! ([`workspace::WorkspaceState`]), the conversations ([`conversations::Conversations`]), the
-//! running turns ([`turns::RunningTurns`]) and the approvals waiting for an answer
+//! ([`workspace::WorkspaceState`]), the record in SQLite ([`history::History`]), the
+//! conversations open in this session ([`conversations::Conversations`]), the running turns
+//! ([`turns::RunningTurns`]) and the approvals waiting for an answer
 //! ([`approvals::PendingApprovals`]) — rather than one object that knows everything.
 //!
 //! A turn's events travel to the window over a `tauri::ipc::Channel`, in order, as the agent
@@ -18,6 +19,7 @@ mod approvals;
 mod commands;
 mod conversations;
 mod error;
+mod history;
 mod recent;
 mod settings;
 mod turn;
@@ -52,6 +54,7 @@ pub fn run() -> anyhow::Result<()> {
         .plugin(tauri_plugin_dialog::init())
         .plugin(tauri_plugin_notification::init())
         .manage(workspace::WorkspaceState::default())
+        .manage(history::History::open())
         .manage(conversations::Conversations::default())
         .manage(turns::RunningTurns::default())
         .manage(approvals::PendingApprovals::default())

@@ -14,12 +14,13 @@ use tooltrail_tools::ToolRegistry;
 use crate::approvals::WindowApprover;
 use crate::conversations::Conversations;
 use crate::error::{CommandError, CommandResult};
+use crate::history::History;
 use crate::settings::Settings;
 use crate::turns::RunningTurns;
 use crate::workspace::WorkspaceState;
 
-/// Sends each event to the window, keeping a copy for when the window redraws the
-/// conversation.
+/// Records each event (committed before it is shown, so nothing shown is ever lost), then sends
+/// it to the window.
 struct WindowSink {
     app: AppHandle,
     channel: Channel<Event>,
@@ -27,7 +28,12 @@ struct WindowSink {
 
 impl EventSink for WindowSink {
     fn emit(&self, event: Event) {
-        self.app.state::<Conversations>().record(&event);
+        let history = self.app.state::<History>();
+        if history.is_stored() {
+            history.record(&event);
+        } else {
+            self.app.state::<Conversations>().record(&event);
+        }
         // A closed window no longer listens; the turn still finishes and is kept.
         let _ = self.channel.send(event);
     }
@@ -58,10 +64,12 @@ pub async fn start(
             ..AgentConfig::default()
         },
     );
+    let history = app.state::<History>();
     let mut conversation = app.state::<Conversations>().begin_turn(
         conversation_id.as_deref(),
         PathBuf::from(&workspace.path),
         &text,
+        |id| history.messages(id),
     )?;
     let id = conversation.id.clone();
     let cancel = app.state::<RunningTurns>().start(&id);

@@ -31,6 +31,7 @@ test("the app opens a folder, asks, waits for approval, runs the command and ans
     TOOLTRAIL_BASE_URL: model.url,
     TOOLTRAIL_MODEL: "scripted",
     TOOLTRAIL_CONFIG_DIR: configDir,
+    TOOLTRAIL_DATA_DIR: join(configDir, "data"),
   });
   let session;
   try {
@@ -89,8 +90,13 @@ test("the app opens a folder, asks, waits for approval, runs the command and ans
     );
     writeFileSync(join(screenshots, "app-e2e-answered.png"), await session.screenshot());
 
-    // The conversation is listed for the folder.
-    await session.until("the conversation in the list", async () => (await session.findAll(".side-list .side-item")).length >= 1);
+    // The conversation is recorded: it is listed for the folder and redraws from the database.
+    const listed = await session.until("the conversation in the list", async () => (await session.findAll(".side-list .side-item"))[0]);
+    await session.click(await session.find(".new-conversation"));
+    await session.until("an empty chat", async () => (await session.findAll(".timeline-card")).length === 0);
+    await session.click(listed);
+    await session.until("the redrawn answer", async () => (await session.text(await session.find('[data-testid="chat"]'))).includes("small Go service"));
+    await session.until("the redrawn timeline", async () => (await session.findAll(".timeline-card.phase-success")).length === 3);
   } finally {
     await session?.end();
     driver.child.kill();

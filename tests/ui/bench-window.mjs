@@ -49,7 +49,8 @@ function memory(pids) {
 }
 
 // 1. Idle memory: the app alone (no WebDriver), 15 s after it opened the folder.
-const child = spawn(app, [folder], { env: { ...process.env, TOOLTRAIL_CONFIG_DIR: configDir }, stdio: "ignore" });
+const env = { ...process.env, TOOLTRAIL_CONFIG_DIR: configDir, TOOLTRAIL_DATA_DIR: join(configDir, "data") };
+const child = spawn(app, [folder], { env, stdio: "ignore" });
 await sleep(15_000);
 const idle = memory(descendants(child.pid));
 child.kill();
@@ -61,7 +62,7 @@ pieces.push({ choices: [{ index: 0, delta: {}, finish_reason: "stop" }] });
 const script = join(configDir, "stream.json");
 writeFileSync(script, JSON.stringify([{ sse: pieces, delay_ms: 15 }]));
 const model = await startScriptedModel(scriptedModel, script);
-const driver = await startDriver({ ...process.env, TAURI_WEBVIEW_AUTOMATION: "true", TOOLTRAIL_BASE_URL: model.url, TOOLTRAIL_MODEL: "scripted", TOOLTRAIL_CONFIG_DIR: configDir });
+const driver = await startDriver({ ...env, TAURI_WEBVIEW_AUTOMATION: "true", TOOLTRAIL_BASE_URL: model.url, TOOLTRAIL_MODEL: "scripted" });
 let latency;
 try {
   const session = await Session.start(driver.base, app, [folder]);

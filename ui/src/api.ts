@@ -39,7 +39,6 @@ export interface ConversationSummary {
 }
 
 export interface LoadedConversation {
-  summary: ConversationSummary;
   events: Event[];
 }
 

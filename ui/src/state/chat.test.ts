@@ -81,6 +81,26 @@ describe("applyEvent", () => {
     expect(replay(cancelledTurn()).calls.call_count!.phase).toBe("cancelled");
   });
 
+  it("redraws a stored turn, which has the assistant's messages instead of text pieces", () => {
+    const b = new StreamBuilder().start("t", "q");
+    b.push({ type: "message_added", message: { role: "assistant", content: "", tool_calls: [{ id: "a", name: "read_file", arguments: "{}" }] } });
+    b.started(1, "a", "read_file", { path: "x" }).finished(1, "a", "read_file", { path: "x" }, "success", 3, "ok");
+    b.push({ type: "message_added", message: { role: "tool", tool_call_id: "a", name: "read_file", content: "ok" } });
+    b.push({ type: "message_added", message: { role: "assistant", content: "The answer." } });
+    b.finish("completed", 2, "The answer.");
+    const state = replay(b);
+    expect(state.turns[0]!.rounds.map((r) => [r.round, r.text, r.callIds])).toEqual([
+      [1, "", ["a"]],
+      [2, "The answer.", []],
+    ]);
+  });
+
+  it("does not double streamed text when its message follows", () => {
+    const b = new StreamBuilder().start("t", "q").text(1, "Hello", 2);
+    b.push({ type: "message_added", message: { role: "assistant", content: "Hello" } });
+    expect(replay(b).turns[0]!.rounds[0]!.text).toBe("Hello");
+  });
+
   it("notes the round limit", () => {
     const state = replay(new StreamBuilder().start("t", "q").push({ type: "round_limit_reached", limit: 10 }));
     expect(state.turns[0]!.roundLimit).toBe(10);

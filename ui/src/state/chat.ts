@@ -56,6 +56,8 @@ export interface TurnView {
   errors: TurnError[];
   roundLimit?: number;
   usage: Usage;
+  /** Assistant messages seen: the n-th is the answer of round n. */
+  assistantMessages: number;
 }
 
 export interface ChatState {
@@ -223,12 +225,22 @@ function fold(draft: Draft, event: Event) {
         rounds: [],
         errors: [],
         usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
+        assistantMessages: 0,
       });
       return;
     }
-    case "message_added":
-      // The messages the model saw; the chat is drawn from the other events.
+    case "message_added": {
+      // The chat is drawn from the other events, but a stored conversation keeps no text
+      // pieces, only the assistant's messages: the n-th of a turn is the text of round n.
+      if (event.message.role !== "assistant") return;
+      const turn = draft.turn(event.turn_id);
+      if (!turn) return;
+      turn.assistantMessages += 1;
+      const content = event.message.content;
+      const streamed = turn.rounds.find((r) => r.round === turn.assistantMessages)?.text ?? "";
+      if (content && !streamed) draft.round(turn, turn.assistantMessages).text = content;
       return;
+    }
     case "text_delta": {
       const turn = draft.turn(event.turn_id);
       if (turn) draft.round(turn, event.round).text += event.text;
