@@ -1,34 +1,45 @@
 //! `tooltrail mcp list|test` and MCP tools in `tooltrail tool` and `tooltrail ask`, against the
 //! reference filesystem server from npm (installed by `scripts/mcp-setup` into
-//! `tests/mcp/node_modules`). Without node, or before the packages are installed, the tests say
-//! so and pass.
+//! `tests/mcp/node_modules`; installed here on first run when missing). Without node the tests
+//! say so and pass.
 
 #![allow(clippy::unwrap_used)]
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
+use std::sync::OnceLock;
 
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 use tooltrail_protocol::{Event, EventBody, ToolSource, ToolStatus};
 use tooltrail_test_support::{Reply, ScriptedServer};
 
+/// The filesystem server's entry point; installs the npm packages once when they are missing.
+/// `None` (after saying why) without node.
 fn filesystem_server() -> Option<PathBuf> {
-    let entry = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/mcp/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
-    let has_node = std::process::Command::new("node")
-        .arg("--version")
-        .output()
-        .is_ok_and(|out| out.status.success());
-    if !has_node {
-        eprintln!("skipped: node is not installed");
-        return None;
-    }
-    if !entry.exists() {
-        eprintln!("skipped: run scripts/mcp-setup to install the MCP servers these tests use");
-        return None;
-    }
-    Some(entry.canonicalize().unwrap())
+    static READY: OnceLock<bool> = OnceLock::new();
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/mcp");
+    let entry = dir.join("node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
+    let ready = *READY.get_or_init(|| {
+        let has_node = std::process::Command::new("node")
+            .arg("--version")
+            .output()
+            .is_ok_and(|out| out.status.success());
+        if !has_node {
+            eprintln!("skipped: node is not installed, so the MCP tests cannot run");
+            return false;
+        }
+        if !entry.exists() {
+            let status = std::process::Command::new("npm")
+                .args(["install", "--no-audit", "--no-fund"])
+                .current_dir(&dir)
+                .status()
+                .unwrap();
+            assert!(status.success(), "npm install in tests/mcp failed");
+        }
+        true
+    });
+    ready.then(|| entry.canonicalize().unwrap())
 }
 
 struct Setup {
