@@ -16,14 +16,14 @@ use crate::approve::TerminalApprover;
 use crate::history_cmd::open_store;
 use crate::record::Recorded;
 use crate::render::{JsonLines, Timeline};
-use crate::settings::{Flags, Settings};
 use crate::{ApproveMode, AskArgs};
+use tooltrail_settings::{Overrides, Settings};
 
 /// Exit status after Ctrl-C, as shells report it.
 const INTERRUPTED: u8 = 130;
 
 pub async fn run(args: AskArgs) -> anyhow::Result<ExitCode> {
-    let settings = Settings::resolve(&Flags {
+    let settings = Settings::resolve(&Overrides {
         base_url: args.base_url.clone(),
         model: args.model.clone(),
         max_rounds: args.max_rounds,

@@ -65,10 +65,9 @@ impl FilterArgs {
     }
 }
 
+/// Paging and output options of the listings.
 #[derive(clap::Args, Debug)]
-pub struct HistoryArgs {
-    #[command(flatten)]
-    pub filter: FilterArgs,
+pub struct PageArgs {
     /// Rows to show (at most 1000).
     #[arg(long, default_value_t = 50)]
     pub limit: usize,
@@ -81,16 +80,20 @@ pub struct HistoryArgs {
 }
 
 #[derive(clap::Args, Debug)]
+pub struct HistoryArgs {
+    #[command(flatten)]
+    pub filter: FilterArgs,
+    #[command(flatten)]
+    pub page: PageArgs,
+}
+
+#[derive(clap::Args, Debug)]
 pub struct ConversationsArgs {
     /// Only conversations about this folder.
     #[arg(long, short = 'w', value_name = "DIR")]
     pub workspace: Option<PathBuf>,
-    #[arg(long, default_value_t = 50)]
-    pub limit: usize,
-    #[arg(long, value_name = "CURSOR")]
-    pub before: Option<String>,
-    #[arg(long)]
-    pub json: bool,
+    #[command(flatten)]
+    pub page: PageArgs,
 }
 
 #[derive(clap::Args, Debug)]
@@ -113,13 +116,13 @@ pub fn open_store() -> anyhow::Result<Store> {
 pub fn history(args: HistoryArgs) -> anyhow::Result<ExitCode> {
     let store = open_store()?;
     let filter = HistoryFilter {
-        limit: args.limit,
-        before: args.before.as_deref().map(parse_cursor).transpose()?,
+        limit: args.page.limit,
+        before: args.page.before.as_deref().map(parse_cursor).transpose()?,
         ..args.filter.to_filter()?
     };
     let page = store.history(&filter)?;
     let mut out = std::io::stdout().lock();
-    if args.json {
+    if args.page.json {
         writeln!(out, "{}", serde_json::to_string_pretty(&page)?)?;
         return Ok(ExitCode::SUCCESS);
     }
@@ -159,11 +162,11 @@ pub fn conversations(args: ConversationsArgs) -> anyhow::Result<ExitCode> {
     let store = open_store()?;
     let page = store.conversations(&ConversationFilter {
         workspace: args.workspace.as_deref().map(workspace_key).transpose()?,
-        limit: args.limit,
-        before: args.before.as_deref().map(parse_cursor).transpose()?,
+        limit: args.page.limit,
+        before: args.page.before.as_deref().map(parse_cursor).transpose()?,
     })?;
     let mut out = std::io::stdout().lock();
-    if args.json {
+    if args.page.json {
         writeln!(out, "{}", serde_json::to_string_pretty(&page)?)?;
         return Ok(ExitCode::SUCCESS);
     }

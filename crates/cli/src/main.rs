@@ -9,7 +9,6 @@ mod history_cmd;
 mod mcp_cmd;
 mod record;
 mod render;
-mod settings;
 mod tool_cmd;
 
 use std::path::PathBuf;

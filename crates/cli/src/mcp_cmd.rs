@@ -10,7 +10,7 @@ use tooltrail_mcp::{
 };
 use tooltrail_tools::ToolRegistry;
 
-use crate::settings::config_dir;
+use tooltrail_settings::config_dir;
 
 #[derive(clap::Args)]
 pub struct McpArgs {

@@ -1,0 +1,256 @@
+//! Where Tooltrail's model settings come from, for the command line and the desktop app alike:
+//! explicit overrides (command-line flags), then the environment (`TOOLTRAIL_BASE_URL`,
+//! `TOOLTRAIL_MODEL`, `TOOLTRAIL_API_KEY`), then `config.toml` in the config folder
+//! (`TOOLTRAIL_CONFIG_DIR` overrides the folder), then defaults.
+//!
+//! Settings are read anew for every question, so an edited file or variable applies at once.
+//! API keys are never read from the file itself: it may only name the variable that holds one.
+//!
+//! ```no_run
+//! use tooltrail_settings::{Overrides, Settings};
+//! let settings = Settings::resolve(&Overrides::default())?;
+//! println!("asking {} at {}", settings.model.as_deref().unwrap_or("(first model)"), settings.base_url);
+//! # Ok::<(), tooltrail_settings::SettingsError>(())
+//! ```
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+/// The local Ollama server, which needs no key.
+pub const DEFAULT_BASE_URL: &str = "http://localhost:11434/v1";
+/// Tool rounds per question unless configured.
+pub const DEFAULT_MAX_ROUNDS: u32 = 10;
+/// Largest tool result sent to the model unless configured.
+pub const DEFAULT_MAX_RESULT_BYTES: usize = 32 * 1024;
+
+/// The config file, every field optional. Unknown fields are allowed: the command line and the
+/// app share the file, and either may learn a setting first.
+#[derive(Debug, Default, Deserialize, PartialEq)]
+struct ConfigFile {
+    base_url: Option<String>,
+    model: Option<String>,
+    /// The name of an environment variable holding the API key (keys are not kept in files).
+    api_key_env: Option<String>,
+    max_rounds: Option<u32>,
+    max_result_bytes: Option<usize>,
+    temperature: Option<f32>,
+}
+
+/// Settings given explicitly, such as command-line flags; they win over every other source.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct Overrides {
+    pub base_url: Option<String>,
+    pub model: Option<String>,
+    pub max_rounds: Option<u32>,
+}
+
+/// Settings after every source is merged.
+#[derive(Clone, PartialEq)]
+pub struct Settings {
+    pub base_url: String,
+    /// `None` when no source names a model: the endpoint's first model is used.
+    pub model: Option<String>,
+    pub api_key: Option<String>,
+    pub max_rounds: u32,
+    pub max_result_bytes: usize,
+    pub temperature: Option<f32>,
+    /// The config file consulted (it need not exist).
+    pub config_path: PathBuf,
+}
+
+impl std::fmt::Debug for Settings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Settings")
+            .field("base_url", &self.base_url)
+            .field("model", &self.model)
+            .field("api_key", &self.api_key.as_ref().map(|_| "<set>"))
+            .field("max_rounds", &self.max_rounds)
+            .field("max_result_bytes", &self.max_result_bytes)
+            .field("temperature", &self.temperature)
+            .field("config_path", &self.config_path)
+            .finish()
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SettingsError {
+    #[error("could not find the user's config folder; set TOOLTRAIL_CONFIG_DIR")]
+    NoConfigDir,
+    #[error("could not read the config file {path}: {source}")]
+    Read {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("the config file {path} is not valid: {message}")]
+    Invalid { path: String, message: String },
+    #[error("the base URL {0:?} must start with http:// or https://")]
+    BadBaseUrl(String),
+    #[error("the round limit must be at least 1")]
+    ZeroRounds,
+}
+
+/// The folder the config files live in: `TOOLTRAIL_CONFIG_DIR`, else the OS config folder.
+pub fn config_dir() -> Result<PathBuf, SettingsError> {
+    if let Some(dir) = std::env::var_os("TOOLTRAIL_CONFIG_DIR").filter(|dir| !dir.is_empty()) {
+        return Ok(PathBuf::from(dir));
+    }
+    directories::ProjectDirs::from("", "", "tooltrail")
+        .map(|dirs| dirs.config_dir().to_path_buf())
+        .ok_or(SettingsError::NoConfigDir)
+}
+
+fn read_config(path: &Path) -> Result<ConfigFile, SettingsError> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(ConfigFile::default()),
+        Err(source) => {
+            return Err(SettingsError::Read {
+                path: path.display().to_string(),
+                source,
+            });
+        }
+    };
+    toml::from_str(&text).map_err(|err| SettingsError::Invalid {
+        path: path.display().to_string(),
+        message: err.message().to_string(),
+    })
+}
+
+/// An environment variable, when set to something other than blanks.
+pub fn env(name: &str) -> Option<String> {
+    std::env::var(name)
+        .ok()
+        .filter(|value| !value.trim().is_empty())
+}
+
+impl Settings {
+    /// Reads every source now.
+    pub fn resolve(overrides: &Overrides) -> Result<Self, SettingsError> {
+        let config_path = config_dir()?.join("config.toml");
+        let file = read_config(&config_path)?;
+        Self::merge(overrides, file, config_path, env)
+    }
+
+    fn merge(
+        overrides: &Overrides,
+        file: ConfigFile,
+        config_path: PathBuf,
+        env: impl Fn(&str) -> Option<String>,
+    ) -> Result<Self, SettingsError> {
+        let api_key =
+            env("TOOLTRAIL_API_KEY").or_else(|| file.api_key_env.as_deref().and_then(&env));
+        let base_url = overrides
+            .base_url
+            .clone()
+            .or_else(|| env("TOOLTRAIL_BASE_URL"))
+            .or(file.base_url)
+            .unwrap_or_else(|| DEFAULT_BASE_URL.to_string());
+        if !(base_url.starts_with("http://") || base_url.starts_with("https://")) {
+            return Err(SettingsError::BadBaseUrl(base_url));
+        }
+        let max_rounds = overrides
+            .max_rounds
+            .or(file.max_rounds)
+            .unwrap_or(DEFAULT_MAX_ROUNDS);
+        if max_rounds == 0 {
+            return Err(SettingsError::ZeroRounds);
+        }
+        Ok(Self {
+            base_url: base_url.trim_end_matches('/').to_string(),
+            model: overrides
+                .model
+                .clone()
+                .or_else(|| env("TOOLTRAIL_MODEL"))
+                .or(file.model),
+            api_key,
+            max_rounds,
+            max_result_bytes: file.max_result_bytes.unwrap_or(DEFAULT_MAX_RESULT_BYTES),
+            temperature: file.temperature,
+            config_path,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    fn no_env(_: &str) -> Option<String> {
+        None
+    }
+
+    fn merge(
+        overrides: &Overrides,
+        file: &str,
+        env: impl Fn(&str) -> Option<String>,
+    ) -> Result<Settings, SettingsError> {
+        let file: ConfigFile = toml::from_str(file).map_err(|err| SettingsError::Invalid {
+            path: "c.toml".into(),
+            message: err.message().to_string(),
+        })?;
+        Settings::merge(overrides, file, PathBuf::from("c.toml"), env)
+    }
+
+    #[test]
+    fn defaults_to_the_local_ollama_endpoint() {
+        let settings = merge(&Overrides::default(), "", no_env).unwrap();
+        assert_eq!(settings.base_url, DEFAULT_BASE_URL);
+        assert_eq!(settings.model, None);
+        assert_eq!(settings.max_rounds, 10);
+        assert_eq!(settings.max_result_bytes, 32 * 1024);
+    }
+
+    #[test]
+    fn overrides_win_then_the_environment_then_the_file() {
+        let file = "base_url = \"http://file/v1/\"\nmodel = \"file-model\"\napi_key_env = \"MY_KEY\"\nmax_rounds = 4\nfuture_setting = 1";
+        let env = |name: &str| match name {
+            "TOOLTRAIL_MODEL" => Some("env-model".to_string()),
+            "MY_KEY" => Some("sk-test".to_string()),
+            _ => None,
+        };
+        let settings = merge(&Overrides::default(), file, env).unwrap();
+        assert_eq!(settings.base_url, "http://file/v1");
+        assert_eq!(settings.model.as_deref(), Some("env-model"));
+        assert_eq!(settings.api_key.as_deref(), Some("sk-test"));
+        assert_eq!(settings.max_rounds, 4);
+        assert!(
+            !format!("{settings:?}").contains("sk-test"),
+            "the key is never shown"
+        );
+
+        let flags = Overrides {
+            base_url: Some("https://flag/v1".into()),
+            model: Some("flag-model".into()),
+            max_rounds: Some(2),
+        };
+        let settings = merge(&flags, file, env).unwrap();
+        assert_eq!(
+            (
+                settings.base_url.as_str(),
+                settings.model.as_deref(),
+                settings.max_rounds
+            ),
+            ("https://flag/v1", Some("flag-model"), 2)
+        );
+    }
+
+    #[test]
+    fn bad_values_are_refused_with_a_sentence() {
+        let env = |name: &str| (name == "TOOLTRAIL_BASE_URL").then(|| "localhost:1234".to_string());
+        let error = merge(&Overrides::default(), "", env).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "the base URL \"localhost:1234\" must start with http:// or https://"
+        );
+        let error = merge(&Overrides::default(), "max_rounds = 0", no_env).unwrap_err();
+        assert_eq!(error.to_string(), "the round limit must be at least 1");
+        let error = merge(&Overrides::default(), "base_url = 42", no_env).unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .starts_with("the config file c.toml is not valid")
+        );
+    }
+}
