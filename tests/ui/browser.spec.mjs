@@ -131,6 +131,9 @@ test("Esc stops a running turn; the calls it left end as cancelled", async () =>
   const events = await page.evaluate(() => window.__mock.stream.cancelledTurn().events);
   await page.evaluate((e) => window.__mock.deliver(e), events.slice(0, 5));
   await page.locator(".timeline-card.phase-running").waitFor();
+  await page.waitForTimeout(400); // the live timer ticks
+  assert.match(await page.locator(".timeline-card.phase-running .call-time.live").innerText(), /\d+ ms|\d\.\d s/);
+  await shot(page, "running");
   await page.keyboard.press("Escape");
   await page.waitForFunction(() => window.__mock.calls.some((c) => c.cmd === "cancel_turn"));
   assert.deepEqual(await calls(page, "cancel_turn"), [{ conversationId: "conv_1" }]);

@@ -20,5 +20,6 @@ describe("formatDuration", () => {
     expect(formatDuration(1234)).toBe("1.2 s");
     expect(formatDuration(42_000)).toBe("42 s");
     expect(formatDuration(125_000)).toBe("2 min 5 s");
+    expect(formatDuration(3_900_000)).toBe("1 h 5 min");
   });
 });

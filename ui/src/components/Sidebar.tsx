@@ -45,7 +45,7 @@ export const Sidebar = memo(function Sidebar({ workspace, conversations, activeC
                   <span className="side-title">{c.title}</span>
                   <span className="muted small-text">
                     {c.running ? "● " : ""}
-                    {t("turnsCount", { count: c.turns })}
+                    {c.turns === 1 ? t("turnsCountOne") : t("turnsCount", { count: c.turns })}
                   </span>
                 </button>
               </li>

@@ -78,7 +78,7 @@ export const Timeline = memo(function Timeline({ calls, timeline, selected, reve
       <header className="pane-head">
         <h2>{t("timeline")}</h2>
         <span className="muted" data-testid="timeline-count">
-          {t("timelineCount", { count: ids.length })}
+          {ids.length === 1 ? t("timelineCountOne") : t("timelineCount", { count: ids.length })}
         </span>
       </header>
       {ids.length === 0 ? (

@@ -18,9 +18,7 @@ export function Welcome({ info, recent, error, onOpenFolder }: Props) {
     <main className="welcome">
       <div className="welcome-card">
         <h1>
-          <span className="logo" aria-hidden>
-            ⟋
-          </span>{" "}
+          <Logo />
           {t("appName")}
         </h1>
         <h2>{t("welcomeTitle")}</h2>
@@ -67,5 +65,18 @@ export function Welcome({ info, recent, error, onOpenFolder }: Props) {
         <LanguagePicker />
       </div>
     </main>
+  );
+}
+
+/** The app icon: a trail of three calls. */
+function Logo() {
+  return (
+    <svg className="logo" viewBox="0 0 512 512" width="30" height="30" aria-hidden="true">
+      <rect x="32" y="32" width="448" height="448" rx="96" fill="currentColor" />
+      <path d="M150 360 L256 256 L362 152" stroke="white" strokeWidth="28" fill="none" />
+      <circle cx="150" cy="360" r="40" fill="white" />
+      <circle cx="256" cy="256" r="40" fill="white" />
+      <circle cx="362" cy="152" r="40" fill="white" />
+    </svg>
   );
 }
