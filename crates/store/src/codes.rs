@@ -24,6 +24,7 @@ pub(crate) enum EventKind {
     Usage = 8,
     Error = 9,
     TurnFinished = 10,
+    ToolCallProgress = 11,
 }
 
 impl EventKind {
@@ -35,6 +36,7 @@ impl EventKind {
             EventBody::ToolCallDelta { .. } => Self::ToolCallDelta,
             EventBody::ApprovalRequested { .. } => Self::ApprovalRequested,
             EventBody::ToolCallStarted { .. } => Self::ToolCallStarted,
+            EventBody::ToolCallProgress { .. } => Self::ToolCallProgress,
             EventBody::ToolCallFinished { .. } => Self::ToolCallFinished,
             EventBody::RoundLimitReached { .. } => Self::RoundLimitReached,
             EventBody::Usage(_) => Self::Usage,
@@ -60,6 +62,7 @@ impl EventKind {
             8 => Self::Usage,
             9 => Self::Error,
             10 => Self::TurnFinished,
+            11 => Self::ToolCallProgress,
             other => {
                 return Err(StoreError::Corrupt(format!("unknown event kind {other}")));
             }
@@ -213,9 +216,9 @@ mod tests {
 
     #[test]
     fn event_kinds_round_trip() {
-        for code in 0..=10 {
+        for code in 0..=11 {
             assert_eq!(EventKind::from_code(code).unwrap().code(), code);
         }
-        assert!(EventKind::from_code(11).is_err());
+        assert!(EventKind::from_code(12).is_err());
     }
 }

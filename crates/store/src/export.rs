@@ -247,7 +247,7 @@ pub fn render_conversation_markdown(export: &ConversationExport) -> String {
                 }
             },
             EventBody::TextDelta { text, .. } => streamed.push_str(text),
-            EventBody::ToolCallDelta { .. } => {}
+            EventBody::ToolCallDelta { .. } | EventBody::ToolCallProgress { .. } => {}
             EventBody::ApprovalRequested {
                 tool,
                 summary,

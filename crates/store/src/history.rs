@@ -110,6 +110,10 @@ pub(crate) const JOINS: &str = "CROSS JOIN conversations conv ON conv.id = c.con
     LEFT JOIN workspaces w ON w.id = c.workspace_id
     LEFT JOIN tool_specs s ON s.id = c.spec_id";
 
+/// The WHERE term of the partial index `tool_calls_by_status`. A query must contain it verbatim
+/// for SQLite to use that index.
+pub(crate) const NOT_SUCCESS: &str = "c.status <> 'success'";
+
 pub(crate) fn call_ref(id: i64) -> String {
     format!("tc_{id}")
 }
@@ -216,9 +220,12 @@ pub(crate) fn page_query(filter: &HistoryFilter) -> Result<(String, Vec<SqlValue
         values.push(SqlValue::Text(tool.clone()));
     }
     if let Some(status) = filter.status {
-        // A literal, not a parameter: SQLite uses the partial status index only when it can
-        // see that the value is not 'success'. The text comes from the enum, never from input.
+        // A literal, not a parameter (the text comes from the enum, never from input). SQLite
+        // uses a partial index only for queries that repeat its WHERE term word for word.
         conditions.push(format!("c.status = '{}'", status.as_str()));
+        if status != CallStatus::Success {
+            conditions.push(NOT_SUCCESS.to_string());
+        }
     }
     if let Some(since) = filter.since {
         conditions.push("c.started_ms >= ?".into());
@@ -377,4 +384,112 @@ pub(crate) fn full_result(
         None => None,
     };
     Ok((result, data))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan(conn: &Connection, sql: &str, values: Vec<SqlValue>) -> String {
+        let mut statement = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
+        let rows = statement
+            .query_map(params_from_iter(values), |row| row.get::<_, String>(3))
+            .unwrap();
+        rows.map(Result::unwrap).collect::<Vec<_>>().join("\n")
+    }
+
+    /// Every history query walks an index and stops: no full scans of the log, no sorting.
+    #[test]
+    fn every_filter_walks_an_index() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path().join("db.sqlite3")).unwrap();
+        let before = |key| Some(Cursor(key));
+        let time_key = Key::Time { time_ms: 5, id: 9 };
+        let filters = [
+            HistoryFilter::default(),
+            HistoryFilter {
+                before: before(time_key),
+                ..Default::default()
+            },
+            HistoryFilter {
+                conversation: Some("c".into()),
+                before: before(time_key),
+                ..Default::default()
+            },
+            HistoryFilter {
+                workspace: Some("/w".into()),
+                ..Default::default()
+            },
+            HistoryFilter {
+                tool: Some("grep".into()),
+                since: Some(1),
+                until: Some(2),
+                ..Default::default()
+            },
+            HistoryFilter {
+                status: Some(CallStatus::Error),
+                ..Default::default()
+            },
+            HistoryFilter {
+                status: Some(CallStatus::Running),
+                workspace: Some("/w".into()),
+                ..Default::default()
+            },
+            HistoryFilter {
+                status: Some(CallStatus::Success),
+                ..Default::default()
+            },
+            HistoryFilter {
+                since: Some(1),
+                ..Default::default()
+            },
+            HistoryFilter {
+                search: Some("parser".into()),
+                before: before(Key::Id(7)),
+                status: Some(CallStatus::Error),
+                ..Default::default()
+            },
+            HistoryFilter {
+                search: Some("parser".into()),
+                conversation: Some("c".into()),
+                ..Default::default()
+            },
+            HistoryFilter {
+                search: Some("parser".into()),
+                ranked: true,
+                ..Default::default()
+            },
+        ];
+        store
+            .with_conn(|conn| {
+                for filter in &filters {
+                    let (sql, values, _) = page_query(filter)?;
+                    let plan = plan(conn, &sql, values);
+                    let scans_log = plan.lines().any(|line| {
+                        line.trim() == "SCAN c"
+                            || line.contains("SCAN c USING INDEX tool_calls_by_status")
+                    });
+                    assert!(!scans_log, "{filter:?} scans the log:\n{plan}");
+                    assert!(!plan.contains("TEMP B-TREE"), "{filter:?} sorts:\n{plan}");
+                    assert!(
+                        plan.contains("SEARCH c USING")
+                            || plan.contains("SCAN c USING INDEX tool_calls_by_time")
+                            || plan.contains("VIRTUAL TABLE"),
+                        "{filter:?}:\n{plan}"
+                    );
+                    if filter.status == Some(CallStatus::Error) && filter.search.is_none() {
+                        assert!(plan.contains("tool_calls_by_status"), "{plan}");
+                    }
+                }
+                let running = plan(
+                    conn,
+                    "SELECT id FROM tool_calls WHERE status = 'running' AND status <> 'success'
+                     AND turn_id = 1 AND round = 1 AND call_id = 'x'",
+                    Vec::new(),
+                );
+                assert!(running.contains("tool_calls_by_status"), "{running}");
+                Ok(())
+            })
+            .unwrap();
+    }
 }

@@ -33,6 +33,16 @@ impl Store {
         })
     }
 
+    /// SQLite's `PRAGMA integrity_check`: `"ok"`, or what is damaged.
+    pub fn integrity_check(&self) -> Result<String> {
+        self.with_conn(|conn| {
+            let mut statement = conn.prepare("PRAGMA integrity_check")?;
+            let lines = statement.query_map([], |row| row.get::<_, String>(0))?;
+            let lines: Vec<String> = lines.collect::<Result<_, _>>()?;
+            Ok(lines.join("\n"))
+        })
+    }
+
     /// Merges the search indexes, rewrites the file without free pages and empties the WAL.
     /// Waits for a recorder's write in progress; takes as long as copying the database.
     pub fn vacuum(&self) -> Result<VacuumReport> {

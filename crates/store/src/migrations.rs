@@ -26,7 +26,7 @@ use crate::error::{Result, StoreError};
 /// `events` keeps the order and times of a turn's events. Events whose content is stored in a
 /// table of its own (turns, messages, tool calls, usage) keep only a reference (`ref_id`); the
 /// others keep their JSON body. Streaming deltas are dropped once the assistant message they
-/// build is recorded (see `writer.rs`).
+/// build is recorded, and progress reports once their call finishes (see `writer.rs`).
 const V1_RECORD: &str = r#"
 CREATE TABLE workspaces (
     id   INTEGER PRIMARY KEY,
@@ -123,7 +123,8 @@ CREATE INDEX tool_calls_by_conversation ON tool_calls(conversation_id, started_m
 CREATE INDEX tool_calls_by_workspace ON tool_calls(workspace_id, started_ms);
 CREATE INDEX tool_calls_by_tool ON tool_calls(tool, started_ms);
 -- Most calls succeed; leaving them out keeps this index small. Queries for 'success' walk the
--- time index instead, where nearly every row matches.
+-- time index instead, where nearly every row matches. SQLite uses a partial index only when the
+-- query repeats "status <> 'success'" word for word, so every query on status does.
 CREATE INDEX tool_calls_by_status ON tool_calls(status, started_ms) WHERE status <> 'success';
 
 -- Full results longer than the preview, and structured results, compressed with deflate.

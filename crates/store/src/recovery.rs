@@ -123,7 +123,7 @@ pub(crate) fn recover(conn: &mut Connection, db_path: &Path) -> Result<Recovered
             recovered.calls += tx.execute(
                 "UPDATE tool_calls SET status = 'cancelled', error_code = 'cancelled',
                     error_message = ?2
-                 WHERE status = 'running' AND turn_id = ?1",
+                 WHERE status = 'running' AND status <> 'success' AND turn_id = ?1",
                 params![turn, INTERRUPTED],
             )? as u64;
             // What had streamed of the answer is the turn's text, as when a user stops one.

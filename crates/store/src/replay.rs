@@ -2,9 +2,10 @@
 //!
 //! `events` keeps each event's order and time; the content comes from the table that owns it
 //! (the turn, the message, the call, the usage row) or from the event's own JSON. What comes
-//! back equals what was recorded, with two exceptions by design: streaming deltas are gone once
-//! the assistant message they built was recorded (the message has their content), and a
-//! `tool_call_started` carries its call's arguments and approval as finally recorded.
+//! back equals what was recorded, with three exceptions by design: streaming deltas are gone
+//! once the assistant message they built was recorded (the message has their content), a call's
+//! progress reports are gone once it finished, and a `tool_call_started` carries its call's
+//! arguments and approval as finally recorded.
 
 use rusqlite::{Connection, OptionalExtension};
 use tooltrail_protocol::{Event, EventBody, Usage};
@@ -99,6 +100,7 @@ fn read_body(
     match kind {
         EventKind::TextDelta
         | EventKind::ToolCallDelta
+        | EventKind::ToolCallProgress
         | EventKind::ApprovalRequested
         | EventKind::RoundLimitReached
         | EventKind::Error => {

@@ -63,6 +63,7 @@ pub(crate) fn apply(conn: &Connection, writer: Option<&str>, event: &Event) -> R
         }
         EventBody::TextDelta { .. }
         | EventBody::ToolCallDelta { .. }
+        | EventBody::ToolCallProgress { .. }
         | EventBody::ApprovalRequested { .. }
         | EventBody::RoundLimitReached { .. }
         | EventBody::Error { .. } => {
@@ -130,6 +131,16 @@ pub(crate) fn apply(conn: &Connection, writer: Option<&str>, event: &Event) -> R
                     truncated_for_model: *truncated_for_model,
                 },
             )?;
+            // Progress only matters while a call runs; its result says how it ended.
+            conn.prepare_cached(
+                "DELETE FROM events WHERE turn_id = ?1 AND kind = ?2
+                    AND json_extract(body, '$.call_id') = ?3",
+            )?
+            .execute(params![
+                turn.id,
+                EventKind::ToolCallProgress.code(),
+                call_id
+            ])?;
             insert_event(conn, turn.id, event, kind, Some(id), None)
         }
         EventBody::Usage(usage) => {
@@ -157,7 +168,7 @@ pub(crate) fn apply(conn: &Connection, writer: Option<&str>, event: &Event) -> R
             conn.prepare_cached(
                 "UPDATE tool_calls SET status = 'cancelled', error_code = 'cancelled',
                     error_message = ?2
-                 WHERE status = 'running' AND turn_id = ?1",
+                 WHERE status = 'running' AND status <> 'success' AND turn_id = ?1",
             )?
             .execute(params![turn.id, ENDED_WITH_TURN])?;
             touch_conversation(conn, turn.conversation, event.time_ms)?;
@@ -501,7 +512,7 @@ fn finish_call(conn: &Connection, turn: Turn, time_ms: i64, call: &Finished<'_>)
     let running: Option<i64> = conn
         .prepare_cached(
             "SELECT id FROM tool_calls
-             WHERE status = 'running' AND turn_id = ?1 AND round = ?2 AND call_id = ?3",
+             WHERE status = 'running' AND status <> 'success' AND turn_id = ?1 AND round = ?2 AND call_id = ?3",
         )?
         .query_row(params![turn.id, call.round, call.call_id], |row| row.get(0))
         .optional()?;
