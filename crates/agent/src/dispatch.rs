@@ -9,7 +9,7 @@ use futures::future::join_all;
 use serde_json::Value;
 use tooltrail_protocol::{
     ApprovalBy, ApprovalRecord, ApprovalReply, EventBody, Message, ToolCall, ToolError,
-    ToolErrorCode, ToolOutput, ToolSource, ToolStatus,
+    ToolErrorCode, ToolOutput, ToolProgress, ToolSource, ToolStatus,
 };
 use tooltrail_tools::{Gate, Tool, ToolContext, ToolRegistry};
 
@@ -316,17 +316,41 @@ impl<'a> Dispatcher<'a> {
             approval: approval.clone(),
         });
         let started = Instant::now();
+        let (progress_tx, mut progress_rx) = tokio::sync::mpsc::unbounded_channel();
+        let ctx = ToolContext {
+            progress: Some(progress_tx),
+            ..self.ctx.clone()
+        };
+        let report = |progress: ToolProgress| {
+            self.emitter.emit(EventBody::ToolCallProgress {
+                call_id: call.id.clone(),
+                tool: call.name.clone(),
+                progress: progress.progress,
+                total: progress.total,
+                message: progress.message,
+            });
+        };
         let result = {
-            let mut running = std::pin::pin!(tool.call(args.clone(), self.ctx));
-            tokio::select! {
-                result = &mut running => result,
-                () = self.ctx.cancel.cancelled() => {
-                    // Give the tool a moment to stop what it started, then give up on it.
-                    let _ = tokio::time::timeout(CANCEL_GRACE, &mut running).await;
-                    Err(ToolError::new(ToolErrorCode::Cancelled, "the user stopped this call"))
+            let mut running = std::pin::pin!(tool.call(args.clone(), &ctx));
+            loop {
+                tokio::select! {
+                    result = &mut running => break result,
+                    Some(progress) = progress_rx.recv() => report(progress),
+                    () = self.ctx.cancel.cancelled() => {
+                        // Give the tool a moment to stop what it started, then give up on it.
+                        let _ = tokio::time::timeout(CANCEL_GRACE, &mut running).await;
+                        break Err(ToolError::new(
+                            ToolErrorCode::Cancelled,
+                            "the user stopped this call",
+                        ));
+                    }
                 }
             }
         };
+        // Progress sent just before the call returned is still worth showing, before the end.
+        while let Ok(progress) = progress_rx.try_recv() {
+            report(progress);
+        }
         let duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
         let mut text_note = String::new();
         if let Some(previous) = repeat_of {

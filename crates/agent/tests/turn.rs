@@ -18,7 +18,7 @@ use tooltrail_agent::{
 use tooltrail_llm::{LlmClient, LlmConfig};
 use tooltrail_protocol::{
     ApprovalBy, ApprovalReply, ErrorCode, Event, EventBody, Message, ToolError, ToolErrorCode,
-    ToolOutput, ToolSpec, ToolStatus, TurnEnd,
+    ToolOutput, ToolProgress, ToolSpec, ToolStatus, TurnEnd,
 };
 use tooltrail_test_support::{Reply, ScriptedServer};
 use tooltrail_tools::{Tool, ToolContext, ToolRegistry};
@@ -91,6 +91,8 @@ enum Behaviour {
     WaitForCancel,
     /// Waits on a barrier shared with another call: only returns when both run at once.
     Meet(Arc<tokio::sync::Barrier>),
+    /// Reports progress twice, then succeeds.
+    Progress,
 }
 
 impl Probe {
@@ -123,6 +125,16 @@ impl Tool for Probe {
             Behaviour::Meet(barrier) => {
                 barrier.wait().await;
                 Ok(ToolOutput::new("met", Value::Null))
+            }
+            Behaviour::Progress => {
+                for step in [1.0, 2.0] {
+                    ctx.report_progress(ToolProgress {
+                        progress: step,
+                        total: Some(2.0),
+                        message: Some(format!("step {step}")),
+                    });
+                }
+                Ok(ToolOutput::new("done", Value::Null))
             }
         }
     }
@@ -813,4 +825,54 @@ async fn chat_with_tool_execution_returns_the_final_text() {
             .await
             .unwrap();
     assert_eq!(answer, "A demo project.");
+}
+
+#[tokio::test]
+async fn progress_a_tool_reports_reaches_the_timeline() {
+    let h = harness(
+        vec![
+            Reply::tool_calls(&[("slow_job", "{}")]),
+            Reply::text("done"),
+        ],
+        vec![Arc::new(Probe::new("slow_job", Behaviour::Progress))],
+        AgentConfig::default(),
+    )
+    .await;
+    let (_, events, _) = ask(&h, "run it", &DenyAll).await;
+    let progress: Vec<(f64, Option<String>)> = events
+        .iter()
+        .filter_map(|e| match &e.body {
+            EventBody::ToolCallProgress {
+                tool,
+                progress,
+                message,
+                ..
+            } if tool == "slow_job" => Some((*progress, message.clone())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        progress,
+        vec![
+            (1.0, Some("step 1".to_string())),
+            (2.0, Some("step 2".to_string()))
+        ]
+    );
+    let kinds = kinds(&events);
+    let started = kinds
+        .iter()
+        .position(|k| *k == "tool_call_started")
+        .unwrap();
+    let finished = kinds
+        .iter()
+        .position(|k| *k == "tool_call_finished")
+        .unwrap();
+    let first_progress = kinds
+        .iter()
+        .position(|k| *k == "tool_call_progress")
+        .unwrap();
+    assert!(
+        started < first_progress && first_progress < finished,
+        "{kinds:?}"
+    );
 }

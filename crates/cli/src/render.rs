@@ -143,6 +143,7 @@ impl EventSink for Timeline {
             | EventBody::ToolCallDelta { .. }
             | EventBody::ApprovalRequested { .. }
             | EventBody::ToolCallStarted { .. }
+            | EventBody::ToolCallProgress { .. }
             | EventBody::Usage(_) => {}
         }
     }

@@ -64,7 +64,7 @@ pub async fn run_client(url: &str, scenario: Option<&str>) -> Result<Conformance
         let schema = Value::Object((*tool.input_schema).clone());
         let args = sample_arguments(&schema);
         let outcome = server
-            .call_tool(&tool.name, args.clone(), &CancellationToken::new())
+            .call_tool(&tool.name, args.clone(), &CancellationToken::new(), None)
             .await?;
         match outcome.result {
             Ok(result) => {

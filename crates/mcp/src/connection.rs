@@ -21,7 +21,9 @@ use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{Peer, RoleClient, ServiceExt};
 use serde::Serialize;
 use tokio::sync::Mutex;
+use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
+use tooltrail_protocol::ToolProgress;
 
 use crate::config::{ServerConfig, Transport};
 use crate::env::{login_shell_path, merge_paths, resolve_program, server_env};
@@ -181,6 +183,7 @@ impl Connection {
         arguments: JsonObject,
         timeout: Duration,
         cancel: &CancellationToken,
+        forward: Option<UnboundedSender<ToolProgress>>,
     ) -> (Result<CallToolResult, RequestFailure>, Vec<McpProgress>) {
         let mut params = CallToolRequestParams::new(tool.to_string());
         params.arguments = Some(arguments);
@@ -193,7 +196,7 @@ impl Connection {
             Err(err) => return (Err(failure(err)), Vec::new()),
         };
         let token = handle.progress_token.clone();
-        shared.progress.watch(&token, tool);
+        shared.progress.watch(&token, tool, forward);
         let id = handle.id.clone();
         // If this future is dropped mid-call (the turn moved on), the server still hears of it.
         let mut guard = CancelOnDrop {

@@ -17,7 +17,9 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, RequestContext, RoleClient};
 use serde::Serialize;
 use serde_json::{Map, Value};
+use tokio::sync::mpsc::UnboundedSender;
 use tokio::sync::{Notify, broadcast};
+use tooltrail_protocol::ToolProgress;
 
 use crate::stderr::StderrLog;
 
@@ -60,16 +62,24 @@ pub(crate) struct ProgressBoard {
 
 #[derive(Default)]
 struct ProgressState {
-    /// Tool name per token of a call in flight.
-    calls: HashMap<ProgressToken, String>,
+    /// Tool name per token of a call in flight, and where its caller wants progress.
+    calls: HashMap<ProgressToken, (String, Option<UnboundedSender<ToolProgress>>)>,
     received: HashMap<ProgressToken, Vec<McpProgress>>,
     order: Vec<ProgressToken>,
 }
 
 impl ProgressBoard {
-    pub(crate) fn watch(&self, token: &ProgressToken, tool: &str) {
+    /// Collects progress for a call; `forward` also gets each notification as it arrives.
+    pub(crate) fn watch(
+        &self,
+        token: &ProgressToken,
+        tool: &str,
+        forward: Option<UnboundedSender<ToolProgress>>,
+    ) {
         let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
-        state.calls.insert(token.clone(), tool.to_string());
+        state
+            .calls
+            .insert(token.clone(), (tool.to_string(), forward));
         // Progress that arrived before the call was watched belongs to it too.
         if let Some(early) = state.received.get_mut(token) {
             for progress in early {
@@ -88,13 +98,21 @@ impl ProgressBoard {
 
     fn record(&self, server: &str, param: ProgressNotificationParam) -> McpProgress {
         let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        let call = state.calls.get(&param.progress_token);
         let progress = McpProgress {
             server: server.to_string(),
-            tool: state.calls.get(&param.progress_token).cloned(),
+            tool: call.map(|(tool, _)| tool.clone()),
             progress: param.progress,
             total: param.total,
             message: param.message,
         };
+        if let Some((_, Some(forward))) = call {
+            let _ = forward.send(ToolProgress {
+                progress: progress.progress,
+                total: progress.total,
+                message: progress.message.clone(),
+            });
+        }
         if !state.received.contains_key(&param.progress_token) {
             if state.order.len() >= MAX_TRACKED_TOKENS {
                 let oldest = state.order.remove(0);

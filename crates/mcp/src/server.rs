@@ -6,8 +6,10 @@ use std::time::{Duration, Instant};
 
 use rmcp::model::JsonObject;
 use serde::Serialize;
+use tokio::sync::mpsc::UnboundedSender;
 use tokio::sync::{Mutex, broadcast, watch};
 use tokio_util::sync::CancellationToken;
+use tooltrail_protocol::ToolProgress;
 
 use crate::config::ServerConfig;
 use crate::connection::{ConnectOptions, Connection, RequestFailure, ServerInfo};
@@ -217,10 +219,18 @@ impl McpServer {
         tool: &str,
         arguments: JsonObject,
         cancel: &CancellationToken,
+        forward: Option<UnboundedSender<ToolProgress>>,
     ) -> Result<CallOutcome, McpError> {
         let connection = self.connection().await?;
         let (result, progress) = connection
-            .call_tool(&self.shared, tool, arguments, self.config.timeout, cancel)
+            .call_tool(
+                &self.shared,
+                tool,
+                arguments,
+                self.config.timeout,
+                cancel,
+                forward,
+            )
             .await;
         if matches!(result, Err(RequestFailure::Closed)) {
             let mut life = self.life.lock().await;

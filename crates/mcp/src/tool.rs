@@ -156,7 +156,12 @@ impl Tool for McpTool {
         }
         let outcome = self
             .server
-            .call_tool(&self.remote_name, arguments, &ctx.cancel)
+            .call_tool(
+                &self.remote_name,
+                arguments,
+                &ctx.cancel,
+                ctx.progress.clone(),
+            )
             .await
             .map_err(|err| ToolError::new(ToolErrorCode::Failed, err.to_string()))?;
         match outcome.result {

@@ -421,16 +421,34 @@ async fn streamable_http_calls_with_progress_media_and_cancellation() {
         .unwrap();
     assert_eq!(output.text, "Echo: hello over http");
 
-    // Progress notifications are collected with the result.
+    // Progress notifications are collected with the result, and reach the caller as they come.
     let mut live = manager.progress();
+    let (progress_tx, mut progress_rx) = tokio::sync::mpsc::unbounded_channel();
+    let reporting = ToolContext {
+        progress: Some(progress_tx),
+        ..ctx.clone()
+    };
     let output = registry
         .call(
             "web__trigger-long-running-operation",
             r#"{"duration": 1, "steps": 4}"#,
-            &ctx,
+            &reporting,
         )
         .await
         .unwrap();
+    let mut reported = Vec::new();
+    while let Ok(update) = progress_rx.try_recv() {
+        reported.push((update.progress, update.total));
+    }
+    assert_eq!(
+        reported,
+        vec![
+            (1.0, Some(4.0)),
+            (2.0, Some(4.0)),
+            (3.0, Some(4.0)),
+            (4.0, Some(4.0))
+        ]
+    );
     assert!(
         output.text.starts_with("Long running operation completed"),
         "{}",

@@ -8,8 +8,8 @@ use ts_rs::{Config, TS};
 
 use crate::{
     ApprovalBy, ApprovalRecord, ApprovalReply, ErrorCode, Event, EventBody, Message, ToolCall,
-    ToolChoice, ToolError, ToolErrorCode, ToolOutput, ToolSource, ToolSpec, ToolStatus, TurnEnd,
-    Usage,
+    ToolChoice, ToolError, ToolErrorCode, ToolOutput, ToolProgress, ToolSource, ToolSpec,
+    ToolStatus, TurnEnd, Usage,
 };
 
 /// Every exported type as `(file name, TypeScript source)`, sorted by file name.
@@ -28,6 +28,7 @@ pub fn render() -> Result<Vec<(String, String)>, ts_rs::ExportError> {
         file::<ToolError>(&config)?,
         file::<ToolErrorCode>(&config)?,
         file::<ToolOutput>(&config)?,
+        file::<ToolProgress>(&config)?,
         file::<ToolSource>(&config)?,
         file::<ToolSpec>(&config)?,
         file::<ToolStatus>(&config)?,

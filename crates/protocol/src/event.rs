@@ -75,6 +75,18 @@ pub enum EventBody {
         arguments: Value,
         approval: ApprovalRecord,
     },
+    /// A running call reported how far it got (MCP progress notifications).
+    ToolCallProgress {
+        call_id: String,
+        tool: String,
+        progress: f64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        total: Option<f64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        message: Option<String>,
+    },
     /// A call ended, whether it ran or not.
     ToolCallFinished {
         round: u32,
@@ -129,6 +141,7 @@ impl EventBody {
             Self::ToolCallDelta { .. } => "tool_call_delta",
             Self::ApprovalRequested { .. } => "approval_requested",
             Self::ToolCallStarted { .. } => "tool_call_started",
+            Self::ToolCallProgress { .. } => "tool_call_progress",
             Self::ToolCallFinished { .. } => "tool_call_finished",
             Self::RoundLimitReached { .. } => "round_limit_reached",
             Self::Usage(_) => "usage",

@@ -36,5 +36,5 @@ pub use event::{ErrorCode, Event, EventBody, TurnEnd, Usage};
 pub use message::{Message, ToolCall};
 pub use tool::{
     ApprovalBy, ApprovalRecord, ApprovalReply, ToolChoice, ToolError, ToolErrorCode, ToolOutput,
-    ToolSource, ToolSpec, ToolStatus,
+    ToolProgress, ToolSource, ToolSpec, ToolStatus,
 };

@@ -5,8 +5,9 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use serde_json::Value;
+use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
-use tooltrail_protocol::{ToolError, ToolOutput, ToolSource, ToolSpec};
+use tooltrail_protocol::{ToolError, ToolOutput, ToolProgress, ToolSource, ToolSpec};
 use tooltrail_sandbox::{Workspace, WorkspaceError};
 
 /// Limits shared by the built-in tools (SPEC §2, all configurable).
@@ -35,13 +36,15 @@ impl Default for ToolLimits {
     }
 }
 
-/// What a call runs in: the workspace it is confined to, its limits, and a token that is
-/// cancelled when the user stops the turn.
+/// What a call runs in: the workspace it is confined to, its limits, a token that is
+/// cancelled when the user stops the turn, and where to report progress.
 #[derive(Clone)]
 pub struct ToolContext {
     pub workspace: Arc<Workspace>,
     pub limits: ToolLimits,
     pub cancel: CancellationToken,
+    /// Set by the agent for each call; progress sent here shows on the timeline.
+    pub progress: Option<UnboundedSender<ToolProgress>>,
 }
 
 impl ToolContext {
@@ -50,6 +53,14 @@ impl ToolContext {
             workspace,
             limits,
             cancel,
+            progress: None,
+        }
+    }
+
+    /// Reports how far the call got; nothing happens when nobody listens.
+    pub fn report_progress(&self, progress: ToolProgress) {
+        if let Some(sender) = &self.progress {
+            let _ = sender.send(progress);
         }
     }
 

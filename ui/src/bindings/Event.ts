@@ -28,7 +28,7 @@ summary: string, cwd?: string,
 /**
  * Why approval is needed.
  */
-reason: string, } | { "type": "tool_call_started", round: number, call_id: string, tool: string, source: ToolSource, arguments: JsonValue, approval: ApprovalRecord, } | { "type": "tool_call_finished", round: number, call_id: string, tool: string, source: ToolSource, 
+reason: string, } | { "type": "tool_call_started", round: number, call_id: string, tool: string, source: ToolSource, arguments: JsonValue, approval: ApprovalRecord, } | { "type": "tool_call_progress", call_id: string, tool: string, progress: number, total?: number, message?: string, } | { "type": "tool_call_finished", round: number, call_id: string, tool: string, source: ToolSource, 
 /**
  * The tool's description, as the model saw it.
  */

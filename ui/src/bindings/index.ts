@@ -10,6 +10,7 @@ export type { ToolChoice } from "./ToolChoice";
 export type { ToolError } from "./ToolError";
 export type { ToolErrorCode } from "./ToolErrorCode";
 export type { ToolOutput } from "./ToolOutput";
+export type { ToolProgress } from "./ToolProgress";
 export type { ToolSource } from "./ToolSource";
 export type { ToolSpec } from "./ToolSpec";
 export type { ToolStatus } from "./ToolStatus";

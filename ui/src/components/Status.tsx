@@ -39,6 +39,15 @@ export function CallTime({ call }: { call: CallView }) {
   const running = call.phase === "running" && call.startedMs !== undefined;
   const now = useNow(100, running);
   if (call.durationMs !== undefined) return <span className="call-time">{formatDuration(call.durationMs)}</span>;
-  if (running) return <span className="call-time live">{formatDuration(Math.max(0, now - (call.startedMs ?? now)))}</span>;
+  if (running) {
+    const progress = call.progress;
+    const step = progress && (progress.total !== undefined ? `${progress.progress}/${progress.total}` : `${progress.progress}`);
+    return (
+      <span className="call-time live">
+        {formatDuration(Math.max(0, now - (call.startedMs ?? now)))}
+        {progress && <span className="call-progress" title={progress.message}> · {step}</span>}
+      </span>
+    );
+  }
   return null;
 }

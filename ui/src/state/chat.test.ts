@@ -50,6 +50,19 @@ describe("applyEvent", () => {
     expect(state.turns[0]!.rounds[0]!.callIds).toEqual(["a", "b"]);
   });
 
+  it("shows the latest progress of a running call and drops it once the call ends", () => {
+    const b = new StreamBuilder().start("t", "q");
+    b.callDelta(1, 0, "m", "docs__index", {}).started(1, "m", "docs__index", {});
+    b.push({ type: "tool_call_progress", call_id: "m", tool: "docs__index", progress: 1, total: 4 });
+    b.push({ type: "tool_call_progress", call_id: "m", tool: "docs__index", progress: 3, total: 4, message: "indexing src" });
+    let state = replay(b);
+    expect(state.calls.m!.progress).toEqual({ progress: 3, total: 4, message: "indexing src" });
+    b.finished(1, "m", "docs__index", {}, "success", 40, "indexed");
+    b.push({ type: "tool_call_progress", call_id: "m", tool: "docs__index", progress: 4, total: 4 });
+    state = replay(b);
+    expect(state.calls.m).toMatchObject({ phase: "success", progress: { progress: 3, total: 4 } });
+  });
+
   it("waits for approval, then runs once the user allows it", () => {
     let state = replay(answeredTurn());
     expect(state.waiting).toEqual(["call_bash"]);

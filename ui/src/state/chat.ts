@@ -31,6 +31,8 @@ export interface CallView {
   approval?: ApprovalRecord;
   ask?: ApprovalAsk;
   truncatedForModel?: boolean;
+  /** The latest progress the tool reported while running. */
+  progress?: { progress: number; total?: number; message?: string };
 }
 
 export interface RoundView {
@@ -270,6 +272,16 @@ function fold(draft: Draft, event: Event) {
       call.startedMs = event.time_ms;
       call.approval = event.approval;
       stopWaiting(draft, event.call_id);
+      return;
+    }
+    case "tool_call_progress": {
+      const call = draft.state.calls[event.call_id];
+      if (!call || call.phase !== "running") return;
+      draft.call(event.call_id)!.progress = {
+        progress: event.progress,
+        ...(event.total !== undefined ? { total: event.total } : {}),
+        ...(event.message !== undefined ? { message: event.message } : {}),
+      };
       return;
     }
     case "tool_call_finished": {
