@@ -75,9 +75,9 @@ export function useSession(onTurnFinished: () => void): Session {
       queue.current.push(event);
       if (!scheduled.current) {
         scheduled.current = true;
-        // A frame when the window is visible; the timeout keeps a hidden window current too.
-        requestAnimationFrame(flush);
-        setTimeout(flush, 100);
+        // Events that arrive together are folded together; React then draws them in the next
+        // frame. Waiting for a frame before folding would add up to a frame of delay.
+        queueMicrotask(flush);
       }
     },
     [flush],
