@@ -15,7 +15,7 @@ use crate::approvals::WindowApprover;
 use crate::conversations::Conversations;
 use crate::error::{CommandError, CommandResult};
 use crate::history::History;
-use crate::settings::Settings;
+use crate::settings;
 use crate::turns::RunningTurns;
 use crate::workspace::WorkspaceState;
 
@@ -51,7 +51,7 @@ pub async fn start(
         return Err(CommandError::new("empty", "The question is empty."));
     }
     let (ctx, workspace) = app.state::<WorkspaceState>().context()?;
-    let settings = Settings::resolve()?;
+    let settings = settings::resolve()?;
     let llm = client_for(&settings).await?;
     let agent = Agent::new(
         llm,
@@ -92,7 +92,7 @@ pub async fn start(
 }
 
 /// A client for the configured model, or the endpoint's first model when none is configured.
-async fn client_for(settings: &Settings) -> CommandResult<LlmClient> {
+async fn client_for(settings: &settings::Settings) -> CommandResult<LlmClient> {
     let mut config = LlmConfig::new(settings.base_url.clone(), String::new());
     config.api_key = settings.api_key.clone();
     let unreachable =
