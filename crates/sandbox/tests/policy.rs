@@ -46,6 +46,8 @@ const TABLE: &[(&str, Expect)] = &[
     ("(cd src && ls)", Read),
     ("df -h; pwd", Read),
     ("fd -e rs | head", Read),
+    ("git diff HEAD~1..HEAD", Read),
+    ("grep -rn --include=*.rs fn src", Read),
     // Ask: anything beyond plain read-only commands.
     ("echo hello > out.txt", Ask),
     ("ls >> list.txt", Ask),
@@ -108,6 +110,13 @@ const TABLE: &[(&str, Expect)] = &[
     ("unknown-tool --flag", Ask),
     ("kill 1234", Ask),
     ("", Ask),
+    ("cat /etc/passwd", Ask),
+    ("ls /root/.ssh", Ask),
+    ("cat ../secret.txt", Ask),
+    ("cd .. && ls", Ask),
+    ("grep -r token --include=/etc/x .", Ask),
+    ("git -C / status", Ask),
+    ("find / -name id_rsa", Ask),
     // Deny: refused even when approved.
     ("rm -rf /", Deny),
     ("rm -rf ~", Deny),
@@ -229,6 +238,10 @@ fn reasons_name_what_needs_approval() {
     assert_eq!(reason("echo hi > f"), "it redirects output to a file");
     assert_eq!(reason("echo $(id)"), "it uses command substitution");
     assert_eq!(reason("echo $X"), "it expands variables");
+    assert_eq!(
+        reason("cat /etc/passwd"),
+        "it names a path outside the workspace (`/etc/passwd`)"
+    );
     assert_eq!(
         reason("rm -rf /"),
         "removing the root folder, a system folder or the home folder is never allowed"

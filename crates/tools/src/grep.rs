@@ -21,6 +21,9 @@ use tokio_util::sync::CancellationToken;
 use crate::glob::PathGlob;
 use crate::walk;
 
+/// Files the walker may run ahead of the searchers. Enough to keep them busy; small enough that
+/// an early stop does not leave many folders read for nothing.
+const LOOKAHEAD: usize = 128;
 /// Longest matching line kept in full.
 const MAX_LINE_CHARS: usize = 500;
 
@@ -61,7 +64,7 @@ struct FileResult {
 /// Runs the search on the calling thread plus helper threads.
 pub(crate) fn search(query: GrepQuery, cancel: &CancellationToken) -> GrepOutcome {
     let stop = Arc::new(AtomicBool::new(false));
-    let (file_tx, file_rx) = sync_channel::<(usize, PathBuf)>(512);
+    let (file_tx, file_rx) = sync_channel::<(usize, PathBuf)>(LOOKAHEAD);
     let (result_tx, result_rx) = std::sync::mpsc::channel::<FileResult>();
     let query = Arc::new(query);
 

@@ -79,7 +79,21 @@ fn command(node: Node<'_>, source: &[u8]) -> Result<(), String> {
             "`{name}` runs a program by its path, not one from the read-only list"
         ));
     }
-    allowlist::check(&name, &args)
+    allowlist::check(&name, &args)?;
+    match args.iter().find(|arg| names_outside(arg)) {
+        Some(arg) => Err(format!("it names a path outside the workspace (`{arg}`)")),
+        None => Ok(()),
+    }
+}
+
+/// Whether an argument (or the value of `--option=value`) is an absolute path or climbs with
+/// `..`. Until the OS sandbox confines reads, reading outside the workspace is asked about.
+fn names_outside(arg: &str) -> bool {
+    let value = arg.split_once('=').map_or(arg, |(_, value)| value);
+    [arg, value].iter().any(|candidate| {
+        (candidate.starts_with('/') && *candidate != "/dev/null")
+            || candidate.split('/').any(|part| part == "..")
+    })
 }
 
 /// Only output thrown away (`2>/dev/null`) or streams merged (`2>&1`) stay read-only.
