@@ -1,5 +1,7 @@
 //! Path confinement through the public API: a table of paths and a randomised property check.
 
+// The fixtures use Unix symlinks (and `execute_bash` needs bash).
+#![cfg(unix)]
 #![allow(clippy::unwrap_used)]
 
 use std::os::unix::fs::symlink;

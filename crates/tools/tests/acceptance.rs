@@ -1,6 +1,8 @@
 //! Seed 000 §9: the tool items of the acceptance list, on a fixture tree with Go files, a
 //! README, a 2 MB file and a sleeping command.
 
+// The fixtures use Unix symlinks (and `execute_bash` needs bash).
+#![cfg(unix)]
 #![allow(clippy::unwrap_used)]
 
 #[path = "support/fixture.rs"]

@@ -1,5 +1,7 @@
 //! `execute_bash`: gating, environment, working folder, output caps, cancel and timeout.
 
+// The fixtures use Unix symlinks (and `execute_bash` needs bash).
+#![cfg(unix)]
 #![allow(clippy::unwrap_used)]
 
 #[path = "support/fixture.rs"]

@@ -1,5 +1,7 @@
 //! `read_file` and `search_files` on a fixture tree.
 
+// The fixtures use Unix symlinks (and `execute_bash` needs bash).
+#![cfg(unix)]
 #![allow(clippy::unwrap_used)]
 
 #[path = "support/fixture.rs"]

@@ -1,5 +1,7 @@
 //! `search_text`, `count_lines` and `list_dir` on a fixture tree.
 
+// The fixtures use Unix symlinks (and `execute_bash` needs bash).
+#![cfg(unix)]
 #![allow(clippy::unwrap_used)]
 
 #[path = "support/fixture.rs"]
