@@ -3,7 +3,7 @@
 //!
 //! `cargo bench -p tooltrail-store --bench store -- [--rows N] [--db PATH] [--runs N]`
 //! (or `scripts/bench-store`). With `--db` pointing at an existing file, the fill is skipped
-//! and the queries run against it.
+//! and the queries run against it; `--fill-only` stops after the fill.
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -395,8 +395,12 @@ fn measure(name: &str, target_ms: Option<f64>, runs: usize, mut query: impl FnMu
         rows += query(run);
         samples.push(start.elapsed());
     }
-    let p50 = percentile(&mut samples, 0.50);
-    let p95 = percentile(&mut samples, 0.95);
+    report(name, target_ms, &mut samples, rows / runs.max(1));
+}
+
+fn report(name: &str, target_ms: Option<f64>, samples: &mut [Duration], rows: usize) {
+    let p50 = percentile(samples, 0.50);
+    let p95 = percentile(samples, 0.95);
     let verdict = match target_ms {
         Some(target) if p95.as_secs_f64() * 1000.0 <= target => {
             format!("(target ≤ {target} ms: met)")
@@ -405,10 +409,9 @@ fn measure(name: &str, target_ms: Option<f64>, runs: usize, mut query: impl FnMu
         None => String::new(),
     };
     println!(
-        "{name:<44} p50 {:>10}  p95 {:>10}  {verdict}  [{} rows/run]",
+        "{name:<44} p50 {:>10}  p95 {:>10}  {verdict}  [{rows} rows/run]",
         ms(p50),
         ms(p95),
-        rows / runs.max(1)
     );
 }
 
@@ -416,12 +419,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut rows: u64 = 1_000_000;
     let mut runs: usize = 300;
     let mut db: Option<PathBuf> = None;
+    let mut fill_only = false;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--rows" => rows = args.next().ok_or("--rows needs a number")?.parse()?,
             "--runs" => runs = args.next().ok_or("--runs needs a number")?.parse()?,
             "--db" => db = Some(args.next().ok_or("--db needs a path")?.into()),
+            "--fill-only" => fill_only = true,
             // cargo bench passes --bench; other harness flags do not apply here.
             _ => {}
         }
@@ -454,6 +459,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "vacuum (FTS merge + VACUUM) in {:.1} s",
             start.elapsed().as_secs_f64()
         );
+    }
+    if fill_only {
+        return Ok(());
     }
     let total = store.stats(&StatsFilter::default())?.total;
     let bytes = std::fs::metadata(&path)?.len();
@@ -530,20 +538,25 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .map(|page| page.items.len())
             .unwrap_or(0)
     });
-    measure("counts per tool and status", Some(50.0), runs, |_| {
-        store
-            .stats(&StatsFilter::default())
-            .map(|stats| stats.tools.len())
-            .unwrap_or(0)
-    });
     measure(
-        "stats with p95 durations (whole log)",
+        "counts per tool and status, avg, p95",
+        Some(50.0),
+        runs,
+        |_| {
+            store
+                .stats(&StatsFilter::default())
+                .map(|stats| stats.tools.len())
+                .unwrap_or(0)
+        },
+    );
+    measure(
+        "stats of every call read one by one",
         None,
         runs.min(20),
         |_| {
             store
                 .stats(&StatsFilter {
-                    percentiles: true,
+                    since: Some(START_MS),
                     ..Default::default()
                 })
                 .map(|stats| stats.tools.len())
@@ -610,21 +623,29 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             }
         })
         .collect();
-    let mut bodies = bodies.into_iter();
-    measure(
+    let mut all = Vec::new();
+    let mut by_kind: [(&str, Vec<Duration>); 2] = [
+        ("  tool_call_started", Vec::new()),
+        ("  tool_call_finished (512 B result)", Vec::new()),
+    ];
+    for (run, body) in bodies.into_iter().enumerate() {
+        seq += 1;
+        let start = Instant::now();
+        recorder.record(event(seq, body));
+        recorder.flush()?;
+        let took = start.elapsed();
+        all.push(took);
+        by_kind[run % 2].1.push(took);
+    }
+    report(
         "one appended event, recorded + committed",
         Some(1.0),
-        runs,
-        |_| {
-            seq += 1;
-            let Some(body) = bodies.next() else { return 0 };
-            recorder.record(event(seq, body));
-            match recorder.flush() {
-                Ok(()) => 1,
-                Err(_) => 0,
-            }
-        },
+        &mut all,
+        1,
     );
+    for (name, samples) in &mut by_kind {
+        report(name, Some(1.0), samples, 1);
+    }
     recorder.shutdown()?;
     Ok(())
 }

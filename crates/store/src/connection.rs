@@ -7,6 +7,10 @@ use rusqlite::{Connection, OpenFlags};
 
 use crate::error::{Result, StoreError};
 
+/// Page cache per connection: 16 MiB keeps the indexes of a large log warm. Negative values
+/// are KiB to SQLite.
+pub(crate) const CACHE_KIB: i64 = -16 * 1024;
+
 /// How long a connection waits for another one's write lock before it gives up. Writes are
 /// short (one event, or one batch of queued events), so this is only ever reached when something
 /// holds the database for far longer than Tooltrail does.
@@ -40,8 +44,7 @@ pub(crate) fn open(path: &Path) -> Result<Connection> {
         .map_err(open_error)?;
     conn.pragma_update(None, "foreign_keys", "ON")
         .map_err(open_error)?;
-    // 16 MiB of page cache per connection keeps the indexes of a large log warm.
-    conn.pragma_update(None, "cache_size", -16_000)
+    conn.pragma_update(None, "cache_size", CACHE_KIB)
         .map_err(open_error)?;
     conn.set_prepared_statement_cache_capacity(64);
     Ok(conn)

@@ -3,9 +3,9 @@
 //! Every filtered listing is a walk down one index, newest first, that stops after one page:
 //! `(conversation, started)`, `(workspace, started)`, `(tool, started)`, `(status, started)` for
 //! the statuses other than success, or `(started)` alone; SQLite picks among them. A search walks
-//! the full-text index by row id instead (newest first as well), or ranks every match when asked
-//! to; a search inside one conversation walks that conversation's calls and checks each against
-//! the full-text index.
+//! the full-text index by row id instead (newest first as well); a search inside one conversation
+//! walks that conversation's calls and checks each against the full-text index. Ranked searches
+//! are rank.rs's.
 
 use rusqlite::types::Value as SqlValue;
 use rusqlite::{Connection, Row, params_from_iter};
@@ -17,6 +17,7 @@ use crate::codes;
 use crate::compress;
 use crate::cursor::{self, Cursor, Key, Page};
 use crate::error::{Result, StoreError};
+use crate::rank;
 use crate::search;
 use crate::status::CallStatus;
 use crate::store::Store;
@@ -38,7 +39,8 @@ pub struct HistoryFilter {
     /// Words to find in the tool name, arguments, result preview and error. Each word must
     /// occur; `word*` matches words starting with `word`; no other syntax.
     pub search: Option<String>,
-    /// With `search`: best matches first instead of newest first.
+    /// With `search`: best matches first (BM25) instead of newest first. Outside one
+    /// conversation, the newest [`crate::RANK_WINDOW`] matches are the ones ranked.
     pub ranked: bool,
     /// Rows per page: 0 means [`cursor::DEFAULT_LIMIT`], at most [`cursor::MAX_LIMIT`].
     pub limit: usize,
@@ -173,39 +175,18 @@ pub(crate) fn read_row(row: &Row<'_>) -> Result<(i64, HistoryRow)> {
     ))
 }
 
-/// How a history query walks, which decides the cursor it gives out.
+/// How a history query walks, which decides the cursor it gives out. (Ranked searches are
+/// rank.rs's.)
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Walk {
     Time,
     MatchesNewest,
-    MatchesRanked,
 }
 
-/// The SQL and parameters of one page of `filter` (one row more than the page, to tell whether
-/// another page follows).
-pub(crate) fn page_query(filter: &HistoryFilter) -> Result<(String, Vec<SqlValue>, usize)> {
-    let limit = cursor::clamp_limit(filter.limit);
-    let query = filter
-        .search
-        .as_deref()
-        .map(search::fts_query)
-        .transpose()?;
-    let walk = match (&query, filter.ranked, &filter.conversation) {
-        (None, _, _) => Walk::Time,
-        (Some(_), true, _) => Walk::MatchesRanked,
-        (Some(_), false, Some(_)) => Walk::Time,
-        (Some(_), false, None) => Walk::MatchesNewest,
-    };
+/// The conditions `filter` puts on `tool_calls c`, with their parameters.
+pub(crate) fn call_filters(filter: &HistoryFilter) -> (Vec<String>, Vec<SqlValue>) {
     let mut conditions: Vec<String> = Vec::new();
     let mut values: Vec<SqlValue> = Vec::new();
-    let from = match (walk, &query) {
-        (Walk::MatchesNewest | Walk::MatchesRanked, Some(query)) => {
-            conditions.push("tool_calls_fts MATCH ?".to_string());
-            values.push(SqlValue::Text(query.clone()));
-            "tool_calls_fts CROSS JOIN tool_calls c ON c.id = tool_calls_fts.rowid"
-        }
-        _ => "tool_calls c",
-    };
     if let Some(conversation) = &filter.conversation {
         conditions
             .push("c.conversation_id = (SELECT id FROM conversations WHERE public_id = ?)".into());
@@ -235,16 +216,32 @@ pub(crate) fn page_query(filter: &HistoryFilter) -> Result<(String, Vec<SqlValue
         conditions.push("c.started_ms < ?".into());
         values.push(SqlValue::Integer(until));
     }
-    if walk == Walk::Time
-        && let Some(query) = &query
-    {
-        conditions.push(
-            "EXISTS (SELECT 1 FROM tool_calls_fts WHERE tool_calls_fts MATCH ? AND rowid = c.id)"
-                .into(),
-        );
-        values.push(SqlValue::Text(query.clone()));
+    (conditions, values)
+}
+
+fn where_clause(conditions: &[String]) -> String {
+    if conditions.is_empty() {
+        String::new()
+    } else {
+        format!("WHERE {}", conditions.join(" AND "))
     }
-    let mut offset = 0;
+}
+
+/// The SQL and parameters of one page of `filter` (one row more than the page, to tell whether
+/// another page follows).
+pub(crate) fn page_query(filter: &HistoryFilter) -> Result<(String, Vec<SqlValue>, usize)> {
+    let limit = cursor::clamp_limit(filter.limit);
+    let fetch = limit + 1;
+    let query = filter
+        .search
+        .as_deref()
+        .map(search::fts_query)
+        .transpose()?;
+    let walk = match (&query, &filter.conversation) {
+        (None, _) | (Some(_), Some(_)) => Walk::Time,
+        (Some(_), None) => Walk::MatchesNewest,
+    };
+    let (mut conditions, mut values) = call_filters(filter);
     match (walk, filter.before.map(|cursor| cursor.0)) {
         (_, None) => {}
         (Walk::Time, Some(Key::Time { time_ms, id })) => {
@@ -259,9 +256,6 @@ pub(crate) fn page_query(filter: &HistoryFilter) -> Result<(String, Vec<SqlValue
             conditions.push("tool_calls_fts.rowid < ?".into());
             values.push(SqlValue::Integer(id));
         }
-        (Walk::MatchesRanked, Some(Key::Offset(rows))) => {
-            offset = rows;
-        }
         (_, Some(_)) => {
             let text = filter
                 .before
@@ -270,29 +264,47 @@ pub(crate) fn page_query(filter: &HistoryFilter) -> Result<(String, Vec<SqlValue
             return Err(StoreError::BadCursor(text));
         }
     }
-    let order = match walk {
-        Walk::Time => "c.started_ms DESC, c.id DESC",
-        Walk::MatchesNewest => "tool_calls_fts.rowid DESC",
-        Walk::MatchesRanked => "tool_calls_fts.rank",
+    let matches = |conditions: &mut Vec<String>, values: &mut Vec<SqlValue>| {
+        if let Some(query) = &query {
+            conditions.insert(0, "tool_calls_fts MATCH ?".into());
+            values.insert(0, SqlValue::Text(query.clone()));
+        }
     };
-    let mut sql = format!("SELECT {COLUMNS} FROM {from} {JOINS}");
-    if !conditions.is_empty() {
-        sql.push_str(" WHERE ");
-        sql.push_str(&conditions.join(" AND "));
-    }
-    sql.push_str(&format!(
-        " ORDER BY {order} LIMIT {} OFFSET {offset}",
-        limit + 1
-    ));
+    const FROM_MATCHES: &str =
+        "tool_calls_fts CROSS JOIN tool_calls c ON c.id = tool_calls_fts.rowid";
+    let sql = match walk {
+        Walk::Time => {
+            if let Some(query) = &query {
+                // One conversation's calls are few: check each against the index.
+                conditions.push(
+                    "EXISTS (SELECT 1 FROM tool_calls_fts
+                        WHERE tool_calls_fts MATCH ? AND rowid = c.id)"
+                        .into(),
+                );
+                values.push(SqlValue::Text(query.clone()));
+            }
+            format!(
+                "SELECT {COLUMNS} FROM tool_calls c {JOINS} {} \
+                 ORDER BY c.started_ms DESC, c.id DESC LIMIT {fetch}",
+                where_clause(&conditions)
+            )
+        }
+        Walk::MatchesNewest => {
+            matches(&mut conditions, &mut values);
+            format!(
+                "SELECT {COLUMNS} FROM {FROM_MATCHES} {JOINS} {} \
+                 ORDER BY tool_calls_fts.rowid DESC LIMIT {fetch}",
+                where_clause(&conditions)
+            )
+        }
+    };
     Ok((sql, values, limit))
 }
 
 /// The cursor after `row` in a walk of `filter`.
-fn walk_cursor(filter: &HistoryFilter, offset_after: u64, id: i64, started_ms: i64) -> Cursor {
+fn walk_cursor(filter: &HistoryFilter, id: i64, started_ms: i64) -> Cursor {
     let searching = filter.search.is_some();
-    let key = if searching && filter.ranked {
-        Key::Offset(offset_after)
-    } else if searching && filter.conversation.is_none() {
+    let key = if searching && filter.conversation.is_none() {
         Key::Id(id)
     } else {
         Key::Time {
@@ -304,6 +316,9 @@ fn walk_cursor(filter: &HistoryFilter, offset_after: u64, id: i64, started_ms: i
 }
 
 pub(crate) fn history_page(conn: &Connection, filter: &HistoryFilter) -> Result<Page<HistoryRow>> {
+    if filter.ranked && filter.search.is_some() {
+        return rank::ranked_page(conn, filter);
+    }
     let (sql, values, limit) = page_query(filter)?;
     let mut statement = conn.prepare_cached(&sql)?;
     let mut rows = statement.query(params_from_iter(values))?;
@@ -319,17 +334,8 @@ pub(crate) fn history_page(conn: &Connection, filter: &HistoryFilter) -> Result<
         last = Some((id, item.started_ms));
         items.push(item);
     }
-    let before = match filter.before.map(|cursor| cursor.0) {
-        Some(Key::Offset(rows)) => rows,
-        _ => 0,
-    };
     let next = match (more, last) {
-        (true, Some((id, started_ms))) => Some(walk_cursor(
-            filter,
-            before + items.len() as u64,
-            id,
-            started_ms,
-        )),
+        (true, Some((id, started_ms))) => Some(walk_cursor(filter, id, started_ms)),
         _ => None,
     };
     Ok(Page { items, next })
@@ -459,11 +465,24 @@ mod tests {
                 ranked: true,
                 ..Default::default()
             },
+            HistoryFilter {
+                search: Some("parser".into()),
+                ranked: true,
+                conversation: Some("c".into()),
+                before: before(Key::Offset(50)),
+                ..Default::default()
+            },
         ];
         store
             .with_conn(|conn| {
                 for filter in &filters {
-                    let (sql, values, _) = page_query(filter)?;
+                    let (sql, values) = if filter.ranked {
+                        let fts = search::fts_query(filter.search.as_deref().unwrap_or("x"))?;
+                        rank::candidates_query(filter, &fts)
+                    } else {
+                        let (sql, values, _) = page_query(filter)?;
+                        (sql, values)
+                    };
                     let plan = plan(conn, &sql, values);
                     let scans_log = plan.lines().any(|line| {
                         line.trim() == "SCAN c"
@@ -471,6 +490,7 @@ mod tests {
                     });
                     assert!(!scans_log, "{filter:?} scans the log:\n{plan}");
                     assert!(!plan.contains("TEMP B-TREE"), "{filter:?} sorts:\n{plan}");
+
                     assert!(
                         plan.contains("SEARCH c USING")
                             || plan.contains("SCAN c USING INDEX tool_calls_by_time")

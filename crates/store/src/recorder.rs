@@ -7,8 +7,9 @@
 
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc::{self, Receiver, Sender, SyncSender};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, SyncSender};
 use std::thread::JoinHandle;
+use std::time::Duration;
 
 use rusqlite::{Connection, TransactionBehavior};
 use tooltrail_protocol::Event;
@@ -20,6 +21,12 @@ use crate::writer;
 
 /// Most events committed together when they queue up.
 const MAX_BATCH: usize = 512;
+
+/// A pause in the events this long folds the WAL back into the database.
+const IDLE_BEFORE_CHECKPOINT: Duration = Duration::from_millis(250);
+
+/// WAL pages (4 KiB each) after which SQLite checkpoints within a commit regardless.
+const WAL_BACKSTOP_PAGES: i64 = 16_384;
 
 enum Command {
     Record(Box<Event>),
@@ -127,10 +134,33 @@ impl Drop for Recorder {
     }
 }
 
-/// The thread: take what is queued, commit it, answer flushes.
+/// The thread: take what is queued, commit it, answer flushes; fold the WAL back into the
+/// database when the stream pauses.
 fn run(mut conn: Connection, writer_id: &str, receiver: Receiver<Command>) {
     let mut failures: Vec<String> = Vec::new();
-    while let Ok(first) = receiver.recv() {
+    // SQLite would otherwise checkpoint inside whichever commit crosses 1000 WAL pages, and
+    // that event would wait for the copy and its fsyncs. Checkpointing in the pauses between
+    // events keeps them off the stream; the larger automatic limit is the backstop for a
+    // stream that never pauses.
+    let _ = conn.pragma_update(None, "wal_autocheckpoint", WAL_BACKSTOP_PAGES);
+    let mut written = false;
+    loop {
+        let first = if written {
+            match receiver.recv_timeout(IDLE_BEFORE_CHECKPOINT) {
+                Ok(command) => command,
+                Err(RecvTimeoutError::Timeout) => {
+                    let _ = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()));
+                    written = false;
+                    continue;
+                }
+                Err(RecvTimeoutError::Disconnected) => break,
+            }
+        } else {
+            match receiver.recv() {
+                Ok(command) => command,
+                Err(_) => break,
+            }
+        };
         let mut events = Vec::new();
         let mut replies = Vec::new();
         let mut next = Some(first);
@@ -143,6 +173,7 @@ fn run(mut conn: Connection, writer_id: &str, receiver: Receiver<Command>) {
                 next = receiver.try_recv().ok();
             }
         }
+        written |= !events.is_empty();
         if !events.is_empty()
             && let Err(error) = write_batch(&mut conn, writer_id, &events, &mut failures)
         {
@@ -163,6 +194,9 @@ fn run(mut conn: Connection, writer_id: &str, receiver: Receiver<Command>) {
             failures.clear();
             let _ = reply.send(result);
         }
+    }
+    if written {
+        let _ = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()));
     }
 }
 

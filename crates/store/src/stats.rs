@@ -1,9 +1,10 @@
 //! Counts per tool and status, and call durations.
 //!
-//! Unfiltered, or filtered by workspace only, the counts and averages come from `tool_stats`,
-//! which triggers keep current, so they cost a few rows however long the log is. Filtered by
-//! conversation or time, they are counted from the matching calls. The 95th percentile is
-//! always computed from the calls themselves (nearest rank), one tool at a time.
+//! Unfiltered, or filtered by workspace only, everything comes from `tool_stats` and
+//! `tool_durations`, which triggers keep current: a few hundred rows however long the log is.
+//! The 95th percentile then comes from the duration histogram: exact below 100 ms, and above
+//! that the upper end of a bucket at most 10% wide. Filtered by conversation or time, the
+//! matching calls are read (one pass) and every figure is exact.
 
 use std::collections::BTreeMap;
 
@@ -23,8 +24,6 @@ pub struct StatsFilter {
     pub conversation: Option<String>,
     pub since: Option<i64>,
     pub until: Option<i64>,
-    /// Also compute each tool's 95th-percentile duration (reads every matching duration).
-    pub percentiles: bool,
 }
 
 /// Calls per status.
@@ -39,6 +38,24 @@ pub struct StatusCounts {
 }
 
 impl StatusCounts {
+    fn merge(&mut self, other: &StatusCounts) {
+        for status in CallStatus::ALL {
+            self.add(status, other.get(status));
+        }
+    }
+
+    /// The count of `status`.
+    pub fn get(&self, status: CallStatus) -> u64 {
+        match status {
+            CallStatus::Running => self.running,
+            CallStatus::Success => self.success,
+            CallStatus::Error => self.error,
+            CallStatus::Denied => self.denied,
+            CallStatus::Cancelled => self.cancelled,
+            CallStatus::Timeout => self.timeout,
+        }
+    }
+
     fn add(&mut self, status: CallStatus, calls: u64) {
         let slot = match status {
             CallStatus::Running => &mut self.running,
@@ -60,7 +77,7 @@ pub struct ToolStats {
     pub statuses: StatusCounts,
     /// Mean duration of the calls that have one.
     pub avg_ms: Option<f64>,
-    /// Only when [`StatsFilter::percentiles`] asked for it.
+    /// The 95th-percentile duration (nearest rank); see the module's notes on precision.
     pub p95_ms: Option<u64>,
 }
 
@@ -78,6 +95,7 @@ struct Tally {
     statuses: StatusCounts,
     total_ms: i64,
     timed: u64,
+    p95_ms: Option<u64>,
 }
 
 /// `(conditions, values)` restricting `tool_calls c` to `filter`.
@@ -103,34 +121,39 @@ fn conditions(filter: &StatsFilter) -> (Vec<&'static str>, Vec<SqlValue>) {
     (conditions, values)
 }
 
-fn tallies(conn: &Connection, filter: &StatsFilter) -> Result<BTreeMap<String, Tally>> {
-    let from_counters =
-        filter.conversation.is_none() && filter.since.is_none() && filter.until.is_none();
-    let (sql, values) = if from_counters {
-        let mut values = Vec::new();
-        let mut sql = "SELECT tool, status, sum(calls), sum(total_ms), sum(timed) FROM tool_stats"
-            .to_string();
-        if let Some(workspace) = &filter.workspace {
-            sql.push_str(
-                " WHERE workspace_id = coalesce((SELECT id FROM workspaces WHERE path = ?), -1)",
-            );
-            values.push(SqlValue::Text(workspace.clone()));
-        }
-        sql.push_str(" GROUP BY tool, status");
-        (sql, values)
-    } else {
-        let (conditions, values) = conditions(filter);
-        let sql = format!(
-            "SELECT c.tool, c.status, count(*), coalesce(sum(c.duration_ms), 0),
-                count(c.duration_ms)
-             FROM tool_calls c WHERE {} GROUP BY c.tool, c.status",
-            conditions.join(" AND ")
-        );
-        (sql, values)
+/// The nearest rank of the 95th percentile among `count` values, from 1.
+fn p95_rank(count: u64) -> u64 {
+    (count * 95).div_ceil(100).max(1)
+}
+
+/// The largest duration a histogram bucket holds (see `tool_durations` in migrations.rs).
+fn bucket_ceiling(bucket: i64) -> u64 {
+    let bucket = u64::try_from(bucket).unwrap_or(0);
+    if bucket < 100 {
+        return bucket;
+    }
+    let digits = u32::try_from(bucket / 100).unwrap_or(2);
+    let lead = bucket % 100;
+    (lead + 1) * 10u64.pow(digits.saturating_sub(2)) - 1
+}
+
+/// From the counters and histograms: workspace filter at most.
+fn from_counters(conn: &Connection, workspace: Option<&str>) -> Result<BTreeMap<String, Tally>> {
+    let scope = match workspace {
+        Some(_) => "WHERE workspace_id = coalesce((SELECT id FROM workspaces WHERE path = ?1), -1)",
+        None => "",
     };
-    let mut statement = conn.prepare_cached(&sql)?;
-    let mut rows = statement.query(params_from_iter(values))?;
+    let values: Vec<SqlValue> = workspace
+        .map(|path| SqlValue::Text(path.to_string()))
+        .into_iter()
+        .collect();
     let mut tallies: BTreeMap<String, Tally> = BTreeMap::new();
+    let sql = format!(
+        "SELECT tool, status, sum(calls), sum(total_ms), sum(timed) FROM tool_stats {scope}
+         GROUP BY tool, status"
+    );
+    let mut statement = conn.prepare_cached(&sql)?;
+    let mut rows = statement.query(params_from_iter(values.iter()))?;
     while let Some(row) = rows.next()? {
         let tool: String = row.get(0)?;
         let status: CallStatus = row.get::<_, String>(1)?.parse()?;
@@ -141,37 +164,85 @@ fn tallies(conn: &Connection, filter: &StatsFilter) -> Result<BTreeMap<String, T
         tally.total_ms += row.get::<_, i64>(3)?;
         tally.timed += u64::try_from(row.get::<_, i64>(4)?).unwrap_or(0);
     }
+    let sql = format!(
+        "SELECT tool, bucket, sum(calls) FROM tool_durations {scope}
+         GROUP BY tool, bucket ORDER BY tool, bucket"
+    );
+    let mut statement = conn.prepare_cached(&sql)?;
+    let mut rows = statement.query(params_from_iter(values.iter()))?;
+    let mut seen: (String, u64) = (String::new(), 0);
+    while let Some(row) = rows.next()? {
+        let tool: String = row.get(0)?;
+        let bucket: i64 = row.get(1)?;
+        let calls = u64::try_from(row.get::<_, i64>(2)?).unwrap_or(0);
+        if seen.0 != tool {
+            seen = (tool.clone(), 0);
+        }
+        let Some(tally) = tallies.get_mut(&tool) else {
+            continue;
+        };
+        let before = seen.1;
+        seen.1 += calls;
+        let rank = p95_rank(tally.timed);
+        if tally.p95_ms.is_none() && before < rank && seen.1 >= rank {
+            tally.p95_ms = Some(bucket_ceiling(bucket));
+        }
+    }
     Ok(tallies)
 }
 
-/// The nearest-rank 95th percentile of `tool`'s `timed` durations.
-fn p95(conn: &Connection, filter: &StatsFilter, tool: &str, timed: u64) -> Result<Option<u64>> {
-    if timed == 0 {
-        return Ok(None);
-    }
-    let rank = (timed * 95).div_ceil(100).max(1);
-    let (mut conditions, mut values) = conditions(filter);
-    conditions.push("c.tool = ?");
-    values.push(SqlValue::Text(tool.to_string()));
-    conditions.push("c.duration_ms IS NOT NULL");
+/// From the matching calls themselves, in one pass.
+fn from_calls(conn: &Connection, filter: &StatsFilter) -> Result<BTreeMap<String, Tally>> {
+    let (conditions, values) = conditions(filter);
     let sql = format!(
-        "SELECT c.duration_ms FROM tool_calls c WHERE {} ORDER BY c.duration_ms LIMIT 1 OFFSET {}",
-        conditions.join(" AND "),
-        rank - 1
+        "SELECT c.tool, c.status, c.duration_ms FROM tool_calls c WHERE {}",
+        conditions.join(" AND ")
     );
     let mut statement = conn.prepare_cached(&sql)?;
     let mut rows = statement.query(params_from_iter(values))?;
-    Ok(match rows.next()? {
-        Some(row) => Some(u64::try_from(row.get::<_, i64>(0)?).unwrap_or(0)),
-        None => None,
-    })
+    let mut tallies: BTreeMap<String, Tally> = BTreeMap::new();
+    let mut durations: BTreeMap<String, Vec<u64>> = BTreeMap::new();
+    while let Some(row) = rows.next()? {
+        let tool: String = row.get(0)?;
+        let status: CallStatus = row.get::<_, String>(1)?.parse()?;
+        let duration: Option<i64> = row.get(2)?;
+        if let Some(ms) = duration {
+            durations
+                .entry(tool.clone())
+                .or_default()
+                .push(u64::try_from(ms).unwrap_or(0));
+        }
+        let tally = tallies.entry(tool).or_default();
+        tally.calls += 1;
+        tally.statuses.add(status, 1);
+        if let Some(ms) = duration {
+            tally.total_ms += ms;
+            tally.timed += 1;
+        }
+    }
+    for (tool, mut times) in durations {
+        let rank = p95_rank(times.len() as u64);
+        let index = usize::try_from(rank - 1).unwrap_or(0);
+        if let (Some(tally), true) = (tallies.get_mut(&tool), index < times.len()) {
+            let (_, nth, _) = times.select_nth_unstable(index);
+            tally.p95_ms = Some(*nth);
+        }
+    }
+    Ok(tallies)
 }
 
 impl Store {
     /// Calls per tool and status, with durations.
     pub fn stats(&self, filter: &StatsFilter) -> Result<Stats> {
         self.with_conn(|conn| {
-            let tallies = tallies(conn, filter)?;
+            let tallies = if filter.conversation.is_none()
+                && filter.since.is_none()
+                && filter.until.is_none()
+            {
+                from_counters(conn, filter.workspace.as_deref())?
+            } else {
+                from_calls(conn, filter)?
+            };
             let mut stats = Stats {
                 total: 0,
                 statuses: StatusCounts::default(),
@@ -182,25 +253,10 @@ impl Store {
                     continue;
                 }
                 stats.total += tally.calls;
-                for status in CallStatus::ALL {
-                    let count = match status {
-                        CallStatus::Running => tally.statuses.running,
-                        CallStatus::Success => tally.statuses.success,
-                        CallStatus::Error => tally.statuses.error,
-                        CallStatus::Denied => tally.statuses.denied,
-                        CallStatus::Cancelled => tally.statuses.cancelled,
-                        CallStatus::Timeout => tally.statuses.timeout,
-                    };
-                    stats.statuses.add(status, count);
-                }
-                let p95_ms = if filter.percentiles {
-                    p95(conn, filter, &tool, tally.timed)?
-                } else {
-                    None
-                };
+                stats.statuses.merge(&tally.statuses);
                 stats.tools.push(ToolStats {
                     avg_ms: (tally.timed > 0).then(|| tally.total_ms as f64 / tally.timed as f64),
-                    p95_ms,
+                    p95_ms: tally.p95_ms,
                     tool,
                     calls: tally.calls,
                     statuses: tally.statuses,
@@ -211,5 +267,40 @@ impl Store {
                 .sort_by(|a, b| b.calls.cmp(&a.calls).then_with(|| a.tool.cmp(&b.tool)));
             Ok(stats)
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    /// The SQL bucket expression of migrations.rs, in Rust, to check the ceilings against.
+    fn bucket(ms: u64) -> i64 {
+        if ms < 100 {
+            return ms as i64;
+        }
+        let text = ms.to_string();
+        (text.len() * 100) as i64 + text[..2].parse::<i64>().unwrap()
+    }
+
+    #[test]
+    fn bucket_ceilings_bound_their_durations_within_ten_percent() {
+        for ms in [
+            0, 1, 42, 99, 100, 109, 110, 999, 1000, 1234, 9999, 10_000, 3_600_000,
+        ] {
+            let ceiling = bucket_ceiling(bucket(ms));
+            assert!(ceiling >= ms, "{ms} -> {ceiling}");
+            assert!(ceiling as f64 <= ms as f64 * 1.1 + 0.5, "{ms} -> {ceiling}");
+        }
+        assert_eq!(bucket_ceiling(bucket(1234)), 1299);
+        assert_eq!(bucket_ceiling(bucket(57)), 57);
+    }
+
+    #[test]
+    fn the_rank_is_the_nearest_one() {
+        assert_eq!(p95_rank(1), 1);
+        assert_eq!(p95_rank(20), 19);
+        assert_eq!(p95_rank(100), 95);
     }
 }

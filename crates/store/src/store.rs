@@ -73,14 +73,12 @@ impl Store {
     /// unfinished are closed as interrupted on the next open.
     pub fn import(&self, events: impl IntoIterator<Item = Event>) -> Result<u64> {
         self.with_conn(|conn| {
-            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-            let mut count = 0;
-            for event in events {
-                writer::apply(&tx, None, &event)?;
-                count += 1;
-            }
-            tx.commit()?;
-            Ok(count)
+            // A large import touches more pages than the usual cache holds; pages pushed out
+            // mid-transaction would be written to the WAL again each time they change.
+            conn.pragma_update(None, "cache_size", IMPORT_CACHE_KIB)?;
+            let imported = import_into(conn, events);
+            conn.pragma_update(None, "cache_size", connection::CACHE_KIB)?;
+            imported
         })
     }
 
@@ -97,4 +95,18 @@ impl Store {
         let mut conn = self.lock();
         f(&mut conn)
     }
+}
+
+/// Page cache during [`Store::import`], in KiB (negative: SQLite's unit for sizes in KiB).
+const IMPORT_CACHE_KIB: i64 = -512 * 1024;
+
+fn import_into(conn: &mut Connection, events: impl IntoIterator<Item = Event>) -> Result<u64> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let mut count = 0;
+    for event in events {
+        writer::apply(&tx, None, &event)?;
+        count += 1;
+    }
+    tx.commit()?;
+    Ok(count)
 }

@@ -550,12 +550,7 @@ fn full_results_and_structured_data_round_trip() {
 fn stats_count_per_tool_and_status() {
     let (_dir, store) = open();
     three_conversations(&store);
-    let stats = store
-        .stats(&StatsFilter {
-            percentiles: true,
-            ..Default::default()
-        })
-        .unwrap();
+    let stats = store.stats(&StatsFilter::default()).unwrap();
     assert_eq!(stats.total, 7);
     assert_eq!(
         (
@@ -584,7 +579,7 @@ fn stats_count_per_tool_and_status() {
         })
         .unwrap();
     assert_eq!(one.total, 2);
-    assert_eq!(one.tools[0].p95_ms, None);
+    assert_eq!(one.tools[0].p95_ms, Some(12));
     let ws = store
         .stats(&StatsFilter {
             workspace: Some(WS.into()),
@@ -751,4 +746,111 @@ fn deleting_a_conversation_removes_it_everywhere() {
     assert!(report.bytes_after <= report.bytes_before);
     // Still whole after the vacuum.
     assert_eq!(all(&store, HistoryFilter::default()).len(), 3);
+}
+
+/// One finished call per `(call id, arguments, result)`, a second apart.
+fn calls(store: &Store, conversation: &str, calls: &[(&str, serde_json::Value, &str, u64)]) {
+    let mut script = Script::new(conversation, &format!("turn_{conversation}"), T0);
+    script.start(WS, "q");
+    for (call_id, arguments, result, duration_ms) in calls {
+        script.time_ms += 1000;
+        script.push(EventBody::ToolCallFinished {
+            round: 1,
+            call_id: (*call_id).into(),
+            tool: "search_text".into(),
+            source: ToolSource::Builtin,
+            description: String::new(),
+            arguments: arguments.clone(),
+            status: ToolStatus::Success,
+            duration_ms: *duration_ms,
+            result: (*result).into(),
+            data: None,
+            error: None,
+            approval: ApprovalRecord::not_needed(),
+            truncated_for_model: false,
+        });
+    }
+    record(store, &script);
+}
+
+#[test]
+fn ranked_search_puts_the_closest_match_first() {
+    let (_dir, store) = open();
+    let filler = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu";
+    calls(
+        &store,
+        "conv_1",
+        &[
+            (
+                "dense",
+                json!({"pattern": "needle"}),
+                "needle needle needle",
+                1,
+            ),
+            ("sparse", json!({"path": "needle"}), filler, 1),
+            ("both", json!({"pattern": "needle haystack"}), filler, 1),
+            ("other", json!({"path": "haystack"}), filler, 1),
+        ],
+    );
+    let search = |text: &str, ranked: bool, conversation: Option<&str>| {
+        all(
+            &store,
+            HistoryFilter {
+                search: Some(text.into()),
+                ranked,
+                conversation: conversation.map(str::to_string),
+                ..Default::default()
+            },
+        )
+        .into_iter()
+        .map(|row| row.call_id)
+        .collect::<Vec<_>>()
+    };
+    assert_eq!(search("needle", false, None), ["both", "sparse", "dense"]);
+    assert_eq!(search("needle", true, None), ["dense", "sparse", "both"]);
+    assert_eq!(
+        search("needle", true, Some("conv_1")),
+        ["dense", "sparse", "both"]
+    );
+    // Every word must occur.
+    assert_eq!(search("needle haystack", true, None), ["both"]);
+
+    // Of two words, the rarer weighs more.
+    let mut list = vec![
+        ("a", json!({"q": "common common common rare"}), "x", 1),
+        ("b", json!({"q": "common rare rare rare"}), "x", 1),
+    ];
+    for _ in 0..20 {
+        list.push(("c", json!({"q": "common"}), "x", 1));
+    }
+    calls(&store, "conv_2", &list);
+    assert_eq!(search("common rare", true, None), ["b", "a"]);
+    assert_eq!(search("need*", true, None), ["dense", "sparse", "both"]);
+}
+
+#[test]
+fn percentiles_come_from_the_histogram_or_from_the_calls() {
+    let (_dir, store) = open();
+    let list: Vec<(String, serde_json::Value, &str, u64)> = (1..=200)
+        .map(|ms| (format!("call_{ms}"), json!({}), "ok", ms))
+        .collect();
+    let borrowed: Vec<_> = list
+        .iter()
+        .map(|(id, args, result, ms)| (id.as_str(), args.clone(), *result, *ms))
+        .collect();
+    calls(&store, "conv_1", &borrowed);
+    let fast = store.stats(&StatsFilter::default()).unwrap();
+    let exact = store
+        .stats(&StatsFilter {
+            since: Some(0),
+            ..Default::default()
+        })
+        .unwrap();
+    assert_eq!(exact.tools[0].p95_ms, Some(190));
+    // 190 ms falls in the 190–199 ms bucket; the histogram gives its upper end.
+    assert_eq!(fast.tools[0].p95_ms, Some(199));
+    assert_eq!(fast.tools[0].avg_ms, Some(100.5));
+    assert_eq!(exact.tools[0].avg_ms, Some(100.5));
+    store.delete_conversation("conv_1").unwrap();
+    assert_eq!(store.stats(&StatsFilter::default()).unwrap().tools, []);
 }
