@@ -174,6 +174,12 @@ const TABLE: &[(&str, Expect)] = &[
     ("if true; then sudo ls; fi", Deny),
     ("ls; rm -rf / #", Deny),
     ("ls ((( broken; rm -rf /", Deny),
+    ("rm -rf ~/..", Deny),
+    ("rm -rf /./", Deny),
+    ("find / -delete", Deny),
+    ("find ~ -exec rm {} +", Deny),
+    ("cp /dev/zero /dev/sda", Deny),
+    ("shred /dev/nvme0n1", Deny),
 ];
 
 fn kind(verdict: &Verdict) -> Expect {

@@ -11,8 +11,9 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, sync_channel};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use grep_regex::RegexMatcher;
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkMatch};
@@ -87,9 +88,14 @@ pub(crate) fn search(query: GrepQuery, cancel: &CancellationToken) -> GrepOutcom
     let mut outcome = GrepOutcome::default();
     let mut pending: BTreeMap<usize, Vec<LineMatch>> = BTreeMap::new();
     let mut next = 0usize;
-    'collect: while let Ok(result) = result_rx.recv() {
+    'collect: loop {
+        // Woken now and then to notice a cancel while every worker is inside a large file.
+        let result = match result_rx.recv_timeout(Duration::from_millis(50)) {
+            Ok(result) => result,
+            Err(RecvTimeoutError::Timeout) if !cancel.is_cancelled() => continue,
+            Err(_) => break,
+        };
         if cancel.is_cancelled() {
-            outcome.cancelled = true;
             break;
         }
         pending.insert(result.index, result.matches);

@@ -321,3 +321,21 @@ async fn list_dir_caps_and_refuses() {
         ToolErrorCode::OutsideWorkspace
     );
 }
+
+#[tokio::test]
+async fn cancelled_searches_say_so() {
+    let fx = fixture();
+    fx.ctx.cancel.cancel();
+    for (tool, args) in [
+        ("search_text", json!({"pattern": "func"})),
+        ("search_files", json!({"pattern": "*.go"})),
+        ("count_lines", json!({"path": "."})),
+        ("list_dir", json!({"recursive": true})),
+    ] {
+        assert_eq!(
+            fx.err(tool, args).await.code,
+            ToolErrorCode::Cancelled,
+            "{tool}"
+        );
+    }
+}

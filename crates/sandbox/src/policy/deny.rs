@@ -156,6 +156,23 @@ fn check_words(words: &[String], depth: usize) -> Option<String> {
         {
             Some(CHMOD_ROOT.to_string())
         }
+        // `find / -delete`, `find ~ -exec rm …`.
+        "find"
+            if args
+                .iter()
+                .any(|a| a == "-delete" || a == "-exec" || a == "-execdir")
+                && args
+                    .iter()
+                    .take_while(|a| !a.starts_with('-'))
+                    .any(|a| is_precious(a)) =>
+        {
+            Some(RM_ROOT.to_string())
+        }
+        "cp" | "mv" | "tee" | "shred" | "truncate" | "blkdiscard"
+            if args.iter().any(|a| is_disk_device(a)) =>
+        {
+            Some(DEVICE.to_string())
+        }
         "bash" | "sh" | "zsh" | "dash" | "ksh" | "mksh" | "fish" | "busybox" | "eval" => {
             // The script of `bash -c SCRIPT` (or everything after `eval`) is a command too.
             let script = if name == "eval" {
@@ -258,8 +275,15 @@ fn is_precious(target: &str) -> bool {
         return true;
     }
     if let Some(home_user) = path.strip_prefix('~') {
-        // `~user`
-        return !home_user.contains('/');
+        // `~user`, or a climb out of the home folder (`~/..`).
+        return !home_user.contains('/') || home_user.split('/').any(|part| part == "..");
+    }
+    // The home folder written out in full.
+    if let Some(home) = std::env::var_os("HOME")
+        && !home.is_empty()
+        && std::path::Path::new(path) == std::path::Path::new(&home)
+    {
+        return true;
     }
     match path.strip_prefix('/') {
         Some(below) => {
