@@ -20,6 +20,10 @@
 //!   and the full size; longer results and structured data are compressed into a side table.
 //!   Every listing is keyset-paginated ([`Cursor`]) down an index, newest first, and searches go
 //!   through FTS5, never `LIKE '%…%'`.
+//! - **Search and figures that stay fast.** A ranked search scores the newest
+//!   [`RANK_WINDOW`] matches with BM25 itself (see `rank.rs` for why not FTS5's `bm25()`).
+//!   Counts, averages and percentiles per tool come from counters and duration histograms that
+//!   triggers keep current, unless a filter needs the calls themselves.
 //! - **Integer keys inside, string ids outside.** Conversations and turns are named by the
 //!   engine's ids; a call by `tc_<n>`, which is never reused.
 //!

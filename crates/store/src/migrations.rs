@@ -176,6 +176,8 @@ CREATE VIRTUAL TABLE messages_fts USING fts5(
     body, content = '', contentless_delete = 1, tokenize = 'unicode61 remove_diacritics 2'
 );
 
+-- Counters per workspace (0: calls recorded without one) and, under workspace -1, for all
+-- workspaces together, so that neither kind of stats has to add up the other.
 CREATE TABLE tool_stats (
     workspace_id INTEGER NOT NULL,
     tool         TEXT NOT NULL,
@@ -190,7 +192,7 @@ CREATE TABLE tool_stats (
 -- How many calls of each tool took how long, for percentiles without reading every call.
 -- bucket is the duration itself below 100 ms, and above that its number of digits times 100
 -- plus its first two digits (1234 ms -> 412): exact to the millisecond below 100 ms, within
--- 10% above, and ordered like the durations.
+-- 10% above, and ordered like the durations. Workspaces as in tool_stats.
 CREATE TABLE tool_durations (
     workspace_id INTEGER NOT NULL,
     tool         TEXT NOT NULL,
@@ -205,13 +207,15 @@ CREATE TRIGGER tool_calls_after_insert AFTER INSERT ON tool_calls BEGIN
             || coalesce(new.error_message, '')
         WHERE new.status <> 'running';
     INSERT INTO tool_stats(workspace_id, tool, status, calls, total_ms, timed)
-        VALUES (coalesce(new.workspace_id, 0), new.tool, new.status, 1,
-                coalesce(new.duration_ms, 0), new.duration_ms IS NOT NULL)
+        SELECT scope.id, new.tool, new.status, 1, coalesce(new.duration_ms, 0),
+            new.duration_ms IS NOT NULL
+        FROM (SELECT coalesce(new.workspace_id, 0) AS id UNION ALL SELECT -1) AS scope WHERE true
         ON CONFLICT DO UPDATE SET calls = calls + 1, total_ms = total_ms + excluded.total_ms,
             timed = timed + excluded.timed;
     INSERT INTO tool_durations(workspace_id, tool, bucket, calls)
-        SELECT coalesce(new.workspace_id, 0), new.tool, CASE WHEN new.duration_ms < 100 THEN new.duration_ms ELSE length(new.duration_ms) * 100 + CAST(substr(new.duration_ms, 1, 2) AS INTEGER) END, 1
-        WHERE new.duration_ms IS NOT NULL
+        SELECT scope.id, new.tool, CASE WHEN new.duration_ms < 100 THEN new.duration_ms
+            ELSE length(new.duration_ms) * 100 + CAST(substr(new.duration_ms, 1, 2) AS INTEGER) END, 1
+        FROM (SELECT coalesce(new.workspace_id, 0) AS id UNION ALL SELECT -1) AS scope WHERE new.duration_ms IS NOT NULL
         ON CONFLICT DO UPDATE SET calls = calls + 1;
 END;
 
@@ -225,24 +229,28 @@ ON tool_calls BEGIN
         WHERE new.status <> 'running';
     UPDATE tool_stats SET calls = calls - 1, total_ms = total_ms - coalesce(old.duration_ms, 0),
             timed = timed - (old.duration_ms IS NOT NULL)
-        WHERE workspace_id = coalesce(old.workspace_id, 0) AND tool = old.tool
-            AND status = old.status;
+        WHERE workspace_id IN (coalesce(old.workspace_id, 0), -1) AND tool = old.tool AND status = old.status;
+    DELETE FROM tool_stats
+        WHERE workspace_id IN (coalesce(old.workspace_id, 0), -1) AND tool = old.tool AND status = old.status
+            AND calls <= 0;
+    UPDATE tool_durations SET calls = calls - 1
+        WHERE old.duration_ms IS NOT NULL AND workspace_id IN (coalesce(old.workspace_id, 0), -1)
+            AND tool = old.tool AND bucket = CASE WHEN old.duration_ms < 100 THEN old.duration_ms
+            ELSE length(old.duration_ms) * 100 + CAST(substr(old.duration_ms, 1, 2) AS INTEGER) END;
+    DELETE FROM tool_durations
+        WHERE old.duration_ms IS NOT NULL AND workspace_id IN (coalesce(old.workspace_id, 0), -1)
+            AND tool = old.tool AND bucket = CASE WHEN old.duration_ms < 100 THEN old.duration_ms
+            ELSE length(old.duration_ms) * 100 + CAST(substr(old.duration_ms, 1, 2) AS INTEGER) END AND calls <= 0;
     INSERT INTO tool_stats(workspace_id, tool, status, calls, total_ms, timed)
-        VALUES (coalesce(new.workspace_id, 0), new.tool, new.status, 1,
-                coalesce(new.duration_ms, 0), new.duration_ms IS NOT NULL)
+        SELECT scope.id, new.tool, new.status, 1, coalesce(new.duration_ms, 0),
+            new.duration_ms IS NOT NULL
+        FROM (SELECT coalesce(new.workspace_id, 0) AS id UNION ALL SELECT -1) AS scope WHERE true
         ON CONFLICT DO UPDATE SET calls = calls + 1, total_ms = total_ms + excluded.total_ms,
             timed = timed + excluded.timed;
-    DELETE FROM tool_stats WHERE workspace_id = coalesce(old.workspace_id, 0)
-        AND tool = old.tool AND status = old.status AND calls <= 0;
-    UPDATE tool_durations SET calls = calls - 1
-        WHERE old.duration_ms IS NOT NULL AND workspace_id = coalesce(old.workspace_id, 0)
-            AND tool = old.tool AND bucket = CASE WHEN old.duration_ms < 100 THEN old.duration_ms ELSE length(old.duration_ms) * 100 + CAST(substr(old.duration_ms, 1, 2) AS INTEGER) END;
-    DELETE FROM tool_durations WHERE old.duration_ms IS NOT NULL
-        AND workspace_id = coalesce(old.workspace_id, 0) AND tool = old.tool
-        AND bucket = CASE WHEN old.duration_ms < 100 THEN old.duration_ms ELSE length(old.duration_ms) * 100 + CAST(substr(old.duration_ms, 1, 2) AS INTEGER) END AND calls <= 0;
     INSERT INTO tool_durations(workspace_id, tool, bucket, calls)
-        SELECT coalesce(new.workspace_id, 0), new.tool, CASE WHEN new.duration_ms < 100 THEN new.duration_ms ELSE length(new.duration_ms) * 100 + CAST(substr(new.duration_ms, 1, 2) AS INTEGER) END, 1
-        WHERE new.duration_ms IS NOT NULL
+        SELECT scope.id, new.tool, CASE WHEN new.duration_ms < 100 THEN new.duration_ms
+            ELSE length(new.duration_ms) * 100 + CAST(substr(new.duration_ms, 1, 2) AS INTEGER) END, 1
+        FROM (SELECT coalesce(new.workspace_id, 0) AS id UNION ALL SELECT -1) AS scope WHERE new.duration_ms IS NOT NULL
         ON CONFLICT DO UPDATE SET calls = calls + 1;
 END;
 
@@ -250,16 +258,18 @@ CREATE TRIGGER tool_calls_after_delete AFTER DELETE ON tool_calls BEGIN
     DELETE FROM tool_calls_fts WHERE rowid = old.id AND old.status <> 'running';
     UPDATE tool_stats SET calls = calls - 1, total_ms = total_ms - coalesce(old.duration_ms, 0),
             timed = timed - (old.duration_ms IS NOT NULL)
-        WHERE workspace_id = coalesce(old.workspace_id, 0) AND tool = old.tool
-            AND status = old.status;
-    DELETE FROM tool_stats WHERE workspace_id = coalesce(old.workspace_id, 0)
-        AND tool = old.tool AND status = old.status AND calls <= 0;
+        WHERE workspace_id IN (coalesce(old.workspace_id, 0), -1) AND tool = old.tool AND status = old.status;
+    DELETE FROM tool_stats
+        WHERE workspace_id IN (coalesce(old.workspace_id, 0), -1) AND tool = old.tool AND status = old.status
+            AND calls <= 0;
     UPDATE tool_durations SET calls = calls - 1
-        WHERE old.duration_ms IS NOT NULL AND workspace_id = coalesce(old.workspace_id, 0)
-            AND tool = old.tool AND bucket = CASE WHEN old.duration_ms < 100 THEN old.duration_ms ELSE length(old.duration_ms) * 100 + CAST(substr(old.duration_ms, 1, 2) AS INTEGER) END;
-    DELETE FROM tool_durations WHERE old.duration_ms IS NOT NULL
-        AND workspace_id = coalesce(old.workspace_id, 0) AND tool = old.tool
-        AND bucket = CASE WHEN old.duration_ms < 100 THEN old.duration_ms ELSE length(old.duration_ms) * 100 + CAST(substr(old.duration_ms, 1, 2) AS INTEGER) END AND calls <= 0;
+        WHERE old.duration_ms IS NOT NULL AND workspace_id IN (coalesce(old.workspace_id, 0), -1)
+            AND tool = old.tool AND bucket = CASE WHEN old.duration_ms < 100 THEN old.duration_ms
+            ELSE length(old.duration_ms) * 100 + CAST(substr(old.duration_ms, 1, 2) AS INTEGER) END;
+    DELETE FROM tool_durations
+        WHERE old.duration_ms IS NOT NULL AND workspace_id IN (coalesce(old.workspace_id, 0), -1)
+            AND tool = old.tool AND bucket = CASE WHEN old.duration_ms < 100 THEN old.duration_ms
+            ELSE length(old.duration_ms) * 100 + CAST(substr(old.duration_ms, 1, 2) AS INTEGER) END AND calls <= 0;
 END;
 
 -- The system prompt is the same in every conversation: indexing it would only add noise.
@@ -278,12 +288,16 @@ INSERT INTO tool_calls_fts(rowid, body)
 INSERT INTO messages_fts(rowid, body)
     SELECT id, coalesce(json_extract(body, '$.content'), '') FROM messages WHERE role <> 'system';
 INSERT INTO tool_stats(workspace_id, tool, status, calls, total_ms, timed)
-    SELECT coalesce(workspace_id, 0), tool, status, count(*), coalesce(sum(duration_ms), 0),
-        count(duration_ms)
-    FROM tool_calls GROUP BY 1, 2, 3;
+    SELECT scope, tool, status, count(*), coalesce(sum(duration_ms), 0), count(duration_ms)
+    FROM (SELECT coalesce(workspace_id, 0) AS scope, tool, status, duration_ms FROM tool_calls
+          UNION ALL SELECT -1, tool, status, duration_ms FROM tool_calls)
+    GROUP BY 1, 2, 3;
 INSERT INTO tool_durations(workspace_id, tool, bucket, calls)
-    SELECT coalesce(workspace_id, 0), tool, CASE WHEN duration_ms < 100 THEN duration_ms ELSE length(duration_ms) * 100 + CAST(substr(duration_ms, 1, 2) AS INTEGER) END, count(*)
-    FROM tool_calls WHERE duration_ms IS NOT NULL GROUP BY 1, 2, 3;
+    SELECT scope, tool, CASE WHEN duration_ms < 100 THEN duration_ms
+            ELSE length(duration_ms) * 100 + CAST(substr(duration_ms, 1, 2) AS INTEGER) END, count(*)
+    FROM (SELECT coalesce(workspace_id, 0) AS scope, tool, duration_ms FROM tool_calls
+          UNION ALL SELECT -1, tool, duration_ms FROM tool_calls)
+    WHERE duration_ms IS NOT NULL GROUP BY 1, 2, 3;
 "#;
 
 /// Every migration, oldest first; entry `i` brings the schema to version `i + 1`.

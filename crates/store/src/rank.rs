@@ -9,8 +9,6 @@
 //! weighs next to nothing either way. A single-word query needs no counts at all, since its
 //! weight is the same for every match.
 
-use std::collections::HashMap;
-
 use rusqlite::Connection;
 use rusqlite::params_from_iter;
 use rusqlite::types::Value as SqlValue;
@@ -37,19 +35,48 @@ struct Term {
     prefix: bool,
 }
 
-/// Calls `each` with every token of `text`, case-folded.
+/// Calls `each` with every token of `text` as it stands (not yet case-folded): the runs of
+/// letters and digits.
 fn tokens(text: &str, mut each: impl FnMut(&str)) {
-    let mut token = String::new();
-    for ch in text.chars() {
-        if ch.is_alphanumeric() {
-            token.extend(ch.to_lowercase());
-        } else if !token.is_empty() {
-            each(&token);
-            token.clear();
+    let mut start = None;
+    for (index, ch) in text.char_indices() {
+        let inside = if ch.is_ascii() {
+            ch.is_ascii_alphanumeric()
+        } else {
+            ch.is_alphanumeric()
+        };
+        match (inside, start) {
+            (true, None) => start = Some(index),
+            (false, Some(from)) => {
+                each(&text[from..index]);
+                start = None;
+            }
+            _ => {}
         }
     }
-    if !token.is_empty() {
-        each(&token);
+    if let Some(from) = start {
+        each(&text[from..]);
+    }
+}
+
+impl Term {
+    /// Whether `token` (as it stands in the text) is this term, ignoring case.
+    fn matches(&self, token: &str) -> bool {
+        let wanted = self.token.as_str();
+        if token.is_ascii() {
+            return if self.prefix {
+                token.len() >= wanted.len()
+                    && token.as_bytes()[..wanted.len()].eq_ignore_ascii_case(wanted.as_bytes())
+            } else {
+                token.eq_ignore_ascii_case(wanted)
+            };
+        }
+        let folded = token.to_lowercase();
+        if self.prefix {
+            folded.starts_with(wanted)
+        } else {
+            folded == wanted
+        }
     }
 }
 
@@ -62,7 +89,7 @@ fn terms(text: &str) -> Vec<Term> {
             None => (word, false),
         };
         let mut found = Vec::new();
-        tokens(word, |token| found.push(token.to_string()));
+        tokens(word, |token| found.push(token.to_lowercase()));
         let last = found.len().saturating_sub(1);
         for (index, token) in found.into_iter().enumerate() {
             let term = Term {
@@ -119,7 +146,10 @@ fn document_count(conn: &Connection, term: &Term) -> Result<u64> {
 /// Every finished call in the index.
 fn indexed_calls(conn: &Connection) -> Result<u64> {
     let count: i64 = conn
-        .prepare_cached("SELECT coalesce(sum(calls), 0) FROM tool_stats WHERE status <> 'running'")?
+        .prepare_cached(
+            "SELECT coalesce(sum(calls), 0) FROM tool_stats
+             WHERE workspace_id = -1 AND status <> 'running'",
+        )?
         .query_row([], |row| row.get(0))?;
     Ok(u64::try_from(count).unwrap_or(0))
 }
@@ -144,12 +174,6 @@ pub(crate) fn ranked_page(conn: &Connection, filter: &HistoryFilter) -> Result<P
     let (sql, values) = candidates_query(filter, &fts);
     let mut statement = conn.prepare_cached(&sql)?;
     let mut rows = statement.query(params_from_iter(values))?;
-    let exact: HashMap<&str, usize> = terms
-        .iter()
-        .enumerate()
-        .filter(|(_, term)| !term.prefix)
-        .map(|(index, term)| (term.token.as_str(), index))
-        .collect();
     while let Some(row) = rows.next()? {
         let id: i64 = row.get(0)?;
         let text: String = row.get(1)?;
@@ -157,11 +181,8 @@ pub(crate) fn ranked_page(conn: &Connection, filter: &HistoryFilter) -> Result<P
         let mut length = 0u32;
         tokens(&text, |token| {
             length += 1;
-            if let Some(index) = exact.get(token) {
-                frequencies[*index] += 1;
-            }
             for (index, term) in terms.iter().enumerate() {
-                if term.prefix && token.starts_with(&term.token) {
+                if term.matches(token) {
                     frequencies[index] += 1;
                 }
             }
@@ -230,8 +251,24 @@ mod tests {
 
     fn all(text: &str) -> Vec<String> {
         let mut out = Vec::new();
-        tokens(text, |token| out.push(token.to_string()));
+        tokens(text, |token| out.push(token.to_lowercase()));
         out
+    }
+
+    #[test]
+    fn terms_match_tokens_in_any_case() {
+        let exact = Term {
+            token: "parser".into(),
+            prefix: false,
+        };
+        let prefix = Term {
+            token: "éc".into(),
+            prefix: true,
+        };
+        assert!(exact.matches("Parser"));
+        assert!(!exact.matches("parsers"));
+        assert!(prefix.matches("École"));
+        assert!(!prefix.matches("ecole"));
     }
 
     #[test]

@@ -139,19 +139,17 @@ fn bucket_ceiling(bucket: i64) -> u64 {
 
 /// From the counters and histograms: workspace filter at most.
 fn from_counters(conn: &Connection, workspace: Option<&str>) -> Result<BTreeMap<String, Tally>> {
+    // Workspace -1 holds the totals; an unknown path matches no row (-2).
     let scope = match workspace {
-        Some(_) => "WHERE workspace_id = coalesce((SELECT id FROM workspaces WHERE path = ?1), -1)",
-        None => "",
+        Some(_) => "WHERE workspace_id = coalesce((SELECT id FROM workspaces WHERE path = ?1), -2)",
+        None => "WHERE workspace_id = -1",
     };
     let values: Vec<SqlValue> = workspace
         .map(|path| SqlValue::Text(path.to_string()))
         .into_iter()
         .collect();
     let mut tallies: BTreeMap<String, Tally> = BTreeMap::new();
-    let sql = format!(
-        "SELECT tool, status, sum(calls), sum(total_ms), sum(timed) FROM tool_stats {scope}
-         GROUP BY tool, status"
-    );
+    let sql = format!("SELECT tool, status, calls, total_ms, timed FROM tool_stats {scope}");
     let mut statement = conn.prepare_cached(&sql)?;
     let mut rows = statement.query(params_from_iter(values.iter()))?;
     while let Some(row) = rows.next()? {
@@ -164,10 +162,8 @@ fn from_counters(conn: &Connection, workspace: Option<&str>) -> Result<BTreeMap<
         tally.total_ms += row.get::<_, i64>(3)?;
         tally.timed += u64::try_from(row.get::<_, i64>(4)?).unwrap_or(0);
     }
-    let sql = format!(
-        "SELECT tool, bucket, sum(calls) FROM tool_durations {scope}
-         GROUP BY tool, bucket ORDER BY tool, bucket"
-    );
+    let sql =
+        format!("SELECT tool, bucket, calls FROM tool_durations {scope} ORDER BY tool, bucket");
     let mut statement = conn.prepare_cached(&sql)?;
     let mut rows = statement.query(params_from_iter(values.iter()))?;
     let mut seen: (String, u64) = (String::new(), 0);

@@ -587,6 +587,13 @@ fn stats_count_per_tool_and_status() {
         })
         .unwrap();
     assert_eq!(ws.total, 5);
+    let nowhere = store
+        .stats(&StatsFilter {
+            workspace: Some("/nowhere".into()),
+            ..Default::default()
+        })
+        .unwrap();
+    assert_eq!(nowhere.total, 0);
     let later = store
         .stats(&StatsFilter {
             since: Some(T0 + 150_000),
