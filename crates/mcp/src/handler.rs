@@ -286,7 +286,7 @@ mod tests {
             param
         };
         board.record("s", param(1.0));
-        board.watch(&token, "slow");
+        board.watch(&token, "slow", None);
         board.record("s", param(2.0));
         let got = board.finish(&token);
         assert_eq!(got.len(), 2);
