@@ -76,7 +76,11 @@ export function ApprovalCard({ call, primary, onAnswer }: Props) {
       <pre className="approval-command">
         <code>{ask?.summary ?? argumentsText(call)}</code>
       </pre>
-      {ask?.cwd !== undefined && <div className="approval-cwd">{t("approvalFolder", { cwd: ask.cwd })}</div>}
+      {ask?.cwd !== undefined && (
+        <div className="approval-cwd">
+          {ask.cwd === "." || ask.cwd === "" ? t("approvalFolderRoot") : t("approvalFolder", { cwd: ask.cwd })}
+        </div>
+      )}
       {ask?.reason && <div className="approval-reason">{t("approvalWhy", { reason: ask.reason })}</div>}
       {failure && <div className="approval-failure">{failure}</div>}
       {denying ? (

@@ -47,7 +47,7 @@ describe("ApprovalCard", () => {
     const onAnswer = vi.fn(() => Promise.resolve());
     inEnglish(<ApprovalCard call={call} primary onAnswer={onAnswer} />);
     expect(screen.getByText("go vet ./... > vet.txt")).toBeInTheDocument();
-    expect(screen.getByText("in .")).toBeInTheDocument();
+    expect(screen.getByText("in the workspace folder")).toBeInTheDocument();
     expect(screen.getByText("Why it asks: it writes to a file (redirection)")).toBeInTheDocument();
     expect(onAnswer).not.toHaveBeenCalled();
   });

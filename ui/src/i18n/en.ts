@@ -72,6 +72,7 @@ export const en = {
   approvalTitle: "Run this command?",
   approvalTitleTool: "Allow this call to {tool}?",
   approvalFolder: "in {cwd}",
+  approvalFolderRoot: "in the workspace folder",
   approvalWhy: "Why it asks: {reason}",
   allowOnce: "Allow once",
   allowConversation: "Allow for this conversation",

@@ -74,6 +74,7 @@ export const zh: Record<MessageKey, string> = {
   approvalTitle: "运行这个命令吗？",
   approvalTitleTool: "允许调用 {tool} 吗？",
   approvalFolder: "位于 {cwd}",
+  approvalFolderRoot: "位于工作区根目录",
   approvalWhy: "需要确认的原因：{reason}",
   allowOnce: "允许一次",
   allowConversation: "本对话中允许",
