@@ -11,6 +11,7 @@ const COMMANDS: &[&str] = &[
     "answer_approval",
     "list_conversations",
     "load_conversation",
+    "mcp_servers",
 ];
 
 fn main() {

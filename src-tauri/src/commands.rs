@@ -13,6 +13,7 @@ use crate::approvals::PendingApprovals;
 use crate::conversations::{ConversationSummary, Conversations, LoadedConversation};
 use crate::error::{CommandError, CommandResult};
 use crate::history::History;
+use crate::mcp::{McpOverview, McpTools};
 use crate::recent::{self, RecentWorkspace};
 use crate::settings::{self, EndpointInfo};
 use crate::turns::RunningTurns;
@@ -130,4 +131,10 @@ pub fn load_conversation(
         Some(events) => Ok(LoadedConversation { events }),
         None => conversations.load(&conversation_id),
     }
+}
+
+/// The MCP servers of `mcp.json` for the open folder, with their state and tool counts.
+#[tauri::command]
+pub async fn mcp_servers(state: State<'_, McpTools>) -> CommandResult<McpOverview> {
+    Ok(state.overview().await)
 }

@@ -5,8 +5,8 @@
 //! error. State is a few small managed values, each with one job — the open folder
 //! ([`workspace::WorkspaceState`]), the record in SQLite ([`history::History`]), the
 //! conversations open in this session ([`conversations::Conversations`]), the running turns
-//! ([`turns::RunningTurns`]) and the approvals waiting for an answer
-//! ([`approvals::PendingApprovals`]) — rather than one object that knows everything.
+//! ([`turns::RunningTurns`]), the approvals waiting for an answer
+//! ([`approvals::PendingApprovals`]) and the MCP servers of `mcp.json` ([`mcp::McpTools`]) — rather than one object that knows everything.
 //!
 //! A turn's events travel to the window over a `tauri::ipc::Channel`, in order, as the agent
 //! emits them; the window folds them into its state with a pure reducer.
@@ -20,6 +20,7 @@ mod commands;
 mod conversations;
 mod error;
 mod history;
+mod mcp;
 mod recent;
 mod settings;
 mod turn;
@@ -30,7 +31,7 @@ mod workspace;
 use std::path::PathBuf;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use tauri::Manager;
+use tauri::{Manager, RunEvent};
 
 /// Milliseconds since the Unix epoch.
 pub(crate) fn now_ms() -> i64 {
@@ -58,6 +59,7 @@ pub fn run() -> anyhow::Result<()> {
         .manage(conversations::Conversations::default())
         .manage(turns::RunningTurns::default())
         .manage(approvals::PendingApprovals::default())
+        .manage(mcp::McpTools::default())
         .setup(move |app| {
             if let Some(folder) = folder {
                 // A folder that cannot be opened leaves the window on its start screen.
@@ -80,8 +82,15 @@ pub fn run() -> anyhow::Result<()> {
             commands::answer_approval,
             commands::list_conversations,
             commands::load_conversation,
+            commands::mcp_servers,
         ])
-        .run(tauri::generate_context!())?;
+        .build(tauri::generate_context!())?
+        .run(|app, event| {
+            // MCP servers are child processes (or sessions on a server): end them with the app.
+            if let RunEvent::Exit = event {
+                tauri::async_runtime::block_on(app.state::<mcp::McpTools>().shutdown());
+            }
+        });
     Ok(())
 }
 

@@ -1,20 +1,19 @@
 //! Starting a turn: the model settings, the agent for the open folder, and the sink that
 //! forwards each event to the window's Channel (and keeps it for redrawing).
 
-use std::path::PathBuf;
-use std::sync::Arc;
+use std::path::{Path, PathBuf};
 
 use tauri::ipc::Channel;
 use tauri::{AppHandle, Manager};
 use tooltrail_agent::{Agent, AgentConfig, EventSink};
 use tooltrail_llm::{LlmClient, LlmConfig};
 use tooltrail_protocol::Event;
-use tooltrail_tools::ToolRegistry;
 
 use crate::approvals::WindowApprover;
 use crate::conversations::Conversations;
 use crate::error::{CommandError, CommandResult};
 use crate::history::History;
+use crate::mcp::McpTools;
 use crate::settings;
 use crate::turns::RunningTurns;
 use crate::workspace::WorkspaceState;
@@ -53,9 +52,13 @@ pub async fn start(
     let (ctx, workspace) = app.state::<WorkspaceState>().context()?;
     let settings = settings::resolve()?;
     let llm = client_for(&settings).await?;
+    let tools = app
+        .state::<McpTools>()
+        .registry(Path::new(&workspace.path))
+        .await;
     let agent = Agent::new(
         llm,
-        Arc::new(ToolRegistry::with_builtins()),
+        tools,
         ctx,
         AgentConfig {
             max_rounds: settings.max_rounds,

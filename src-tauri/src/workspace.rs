@@ -8,11 +8,15 @@ use tauri::{AppHandle, Emitter, Manager};
 use tooltrail_tools::ToolContext;
 
 use crate::error::{CommandError, CommandResult};
+use crate::mcp::McpTools;
 use crate::recent::{self, RecentWorkspace};
 use crate::watcher::{self, FolderWatch};
 
 /// The name of the event that carries [`watcher::FilesChanged`] to the window.
 pub const FILES_CHANGED_EVENT: &str = "files-changed";
+
+/// Sent (without a payload) when the MCP servers of the open folder have started or failed.
+pub const MCP_CHANGED_EVENT: &str = "mcp-changed";
 
 /// What the UI knows about the open folder.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
@@ -110,6 +114,12 @@ pub fn open(app: &AppHandle, path: &Path) -> CommandResult<WorkspaceInfo> {
         path: info.path.clone(),
         name,
         opened_ms: crate::now_ms(),
+    });
+    // Start the folder's MCP servers now, so the first question does not wait for them.
+    let starter = app.clone();
+    tauri::async_runtime::spawn(async move {
+        starter.state::<McpTools>().registry(&root).await;
+        let _ = starter.emit(MCP_CHANGED_EVENT, ());
     });
     Ok(info)
 }

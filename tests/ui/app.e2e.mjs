@@ -104,4 +104,80 @@ test("the app opens a folder, asks, waits for approval, runs the command and ans
   }
 });
 
+test("MCP tools from mcp.json run in the app and show on the timeline with their server", async () => {
+  const folder = join(mkdtempSync(join(tmpdir(), "tooltrail-e2e-")), "demo-project");
+  cpSync(join(repo, "tests/ui/fixtures/demo-project"), folder, { recursive: true });
+  const configDir = mkdtempSync(join(tmpdir(), "tooltrail-config-"));
+  const server = join(repo, "tests/mcp/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
+  assert.ok(existsSync(server), "the filesystem server is installed (scripts/mcp-setup)");
+  // A config as users paste it from other MCP hosts, with Tooltrail's per-tool approvals.
+  writeFileSync(
+    join(configDir, "mcp.json"),
+    JSON.stringify({
+      mcpServers: {
+        fs: { command: process.execPath, args: [server, folder], tools: { read_text_file: "allow", write_file: "never" } },
+        broken: { command: "no-such-mcp-server-program" },
+      },
+    }),
+  );
+  const script = join(configDir, "script.json");
+  writeFileSync(
+    script,
+    JSON.stringify([
+      {
+        tool_calls: [
+          { name: "fs__read_text_file", arguments: { path: join(folder, "README.md") } },
+          { name: "fs__write_file", arguments: { path: join(folder, "pwned.txt"), content: "x" } },
+        ],
+      },
+      { text: "The README calls it a **small Go service**.", delay_ms: 10 },
+    ]),
+  );
+  const model = await startScriptedModel(scriptedModel, script);
+  const driver = await startDriver({
+    ...process.env,
+    TAURI_WEBVIEW_AUTOMATION: "true",
+    TOOLTRAIL_BASE_URL: model.url,
+    TOOLTRAIL_MODEL: "scripted",
+    TOOLTRAIL_CONFIG_DIR: configDir,
+    TOOLTRAIL_DATA_DIR: join(configDir, "data"),
+  });
+  let session;
+  try {
+    session = await Session.start(driver.base, app, [folder]);
+    // The servers start as the folder opens: the sidebar shows the one running and the one that failed.
+    const servers = await session.until("the MCP servers", async () => {
+      const found = (await session.findAll('[data-testid="mcp-servers"]'))[0];
+      return found && /running/.test(await session.text(found)) ? found : undefined;
+    }, 30_000);
+    const listed = await session.text(servers);
+    assert.match(listed, /fs\s+running · 14 tools/);
+    assert.match(listed, /broken\s+failed[\s\S]*was not found/);
+
+    const box = await session.find(".composer textarea");
+    await session.type(box, "What does the README say?");
+    await session.type(box, "\uE007"); // Enter
+    await session.until("the answer", async () => (await session.text(await session.find('[data-testid="chat"]'))).includes("small Go service"));
+    const states = await session.script(
+      "return [...document.querySelectorAll('.timeline-card')].map(c => [c.querySelector('.card-tool').textContent, c.className.match(/phase-(\\w+)/)[1]])",
+    );
+    assert.deepEqual(states.map(([tool, phase]) => `${tool}:${phase}`).sort(), ["fs__read_text_file:success", "fs__write_file:denied"]);
+    assert.equal(existsSync(join(folder, "pwned.txt")), false);
+    await session.click(await session.find('.timeline-card.phase-success .card-head'));
+    const body = await session.until("the expanded card", async () => (await session.findAll(".timeline-card.expanded .card-body"))[0]);
+    const text = await session.text(body);
+    assert.match(text, /from MCP server fs/);
+    assert.match(text, /A small Go service/);
+    await session.until("the card drawn open", () =>
+      session.script("return document.querySelector('.timeline-card.expanded').getBoundingClientRect().height > 100"),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    writeFileSync(join(screenshots, "app-e2e-mcp.png"), await session.screenshot());
+  } finally {
+    await session?.end();
+    driver.child.kill();
+    model.child.kill();
+  }
+});
+
 process.exit((await run()) ? 1 : 0);

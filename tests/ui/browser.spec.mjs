@@ -44,7 +44,7 @@ test("a full turn: text, parallel calls, approval, streamed markdown answer, tim
   const card = page.getByRole("region", { name: "Approval" });
   await card.waitFor();
   assert.match(await card.innerText(), /go vet \.\/\.\.\. > vet\.txt/);
-  assert.match(await card.innerText(), /in \./);
+  assert.match(await card.innerText(), /in the workspace folder/);
   assert.match(await card.innerText(), /redirection/);
   assert.equal(await page.locator(".timeline-card").count(), 3);
   assert.equal(await page.locator(".timeline-card.phase-success").count(), 2);
@@ -94,6 +94,39 @@ test("a full turn: text, parallel calls, approval, streamed markdown answer, tim
   await page.locator('.call-chip.selected[data-chip-id="call_grep"]').waitFor();
   await page.locator('.call-chip[data-chip-id="call_read"]').click();
   await page.locator('.timeline-card.selected[data-call-id="call_read"]').waitFor();
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test("MCP servers are listed with their state, and their calls name the server", async () => {
+  const mcp = {
+    servers: [
+      { name: "fs", state: "running", tools: 14 },
+      { name: "db", state: "failed", tools: 0, error: 'the MCP server "db" could not be started: "pg-mcp" was not found (searched the PATH)' },
+    ],
+  };
+  const { page, problems, context } = await openApp(browser, { workspace, mcp });
+  const servers = page.getByTestId("mcp-servers");
+  await servers.waitFor();
+  assert.match(await servers.innerText(), /fs\s+running · 14 tools/);
+  assert.match(await servers.innerText(), /db\s+failed[\s\S]*pg-mcp" was not found/);
+  await ask(page, "What is in the README?");
+  const events = await page.evaluate(() => {
+    const b = new window.__mock.stream.StreamBuilder().start("t1", "What is in the README?");
+    const args = { path: "README.md" };
+    b.callDelta(1, 0, "call_fs", "fs__read_text_file", args).started(1, "call_fs", "fs__read_text_file", args);
+    b.finished(1, "call_fs", "fs__read_text_file", args, "success", 9, "# Demo");
+    return b.text(2, "It is a small Go service.").finish("completed", 2, "It is a small Go service.").events;
+  });
+  await page.evaluate((events) => window.__mock.deliver(events), events.slice(0, -1));
+  await page.locator('.timeline-card.phase-success[data-call-id="call_fs"] .card-head').click();
+  const card = page.locator('.timeline-card[data-call-id="call_fs"]');
+  await card.getByText("from MCP server fs").waitFor();
+  await shot(page, "mcp");
+  // The list is asked for again once a turn ends (a turn may start or lose a server).
+  const before = (await calls(page, "mcp_servers")).length;
+  await page.evaluate((events) => window.__mock.deliver(events), events.slice(-1));
+  await page.waitForFunction((n) => window.__mock.calls.filter((c) => c.cmd === "mcp_servers").length > n, before);
   assert.deepEqual(problems, []);
   await context.close();
 });

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from "react";
-import { api, errorMessage, type AppInfo, type ConversationSummary, type RecentWorkspace, type WorkspaceInfo } from "./api";
+import { api, errorMessage, type AppInfo, type ConversationSummary, type McpOverview, type RecentWorkspace, type WorkspaceInfo } from "./api";
 import { Chat } from "./components/Chat";
 import { Composer } from "./components/Composer";
 import { Sidebar } from "./components/Sidebar";
@@ -7,6 +7,8 @@ import { Timeline } from "./components/Timeline";
 import { Welcome } from "./components/Welcome";
 import { useI18n } from "./i18n";
 import { useSession } from "./session";
+
+const NO_SERVERS: McpOverview = { servers: [] };
 
 export function App() {
   const { t } = useI18n();
@@ -21,10 +23,20 @@ export function App() {
   const [revealInTimeline, setRevealInTimeline] = useState(0);
   const [revealInChat, setRevealInChat] = useState(0);
 
+  const [mcp, setMcp] = useState<McpOverview>(NO_SERVERS);
+
   const refreshConversations = useCallback(() => {
     api.listConversations().then(setConversations, () => {});
   }, []);
-  const session = useSession(refreshConversations);
+  const refreshServers = useCallback(() => {
+    api.mcpServers().then(setMcp, () => {});
+  }, []);
+  // A turn may have started, restarted or lost an MCP server.
+  const afterTurn = useCallback(() => {
+    refreshConversations();
+    refreshServers();
+  }, [refreshConversations, refreshServers]);
+  const session = useSession(afterTurn);
   const { reset } = session;
 
   const enterWorkspace = useCallback(
@@ -47,9 +59,15 @@ export function App() {
   useEffect(() => {
     if (!workspace) return;
     refreshConversations();
+    refreshServers();
     api.recentWorkspaces().then(setRecent, () => {});
     let unlisten: (() => void) | undefined;
+    let unlistenServers: (() => void) | undefined;
     let gone = false;
+    api.onMcpChanged(refreshServers).then((stop) => {
+      if (gone) stop();
+      else unlistenServers = stop;
+    }, () => {});
     api
       .onFilesChanged((change) => {
         if (change.workspace !== workspace.path) return;
@@ -67,8 +85,9 @@ export function App() {
     return () => {
       gone = true;
       unlisten?.();
+      unlistenServers?.();
     };
-  }, [workspace, refreshConversations]);
+  }, [workspace, refreshConversations, refreshServers]);
 
   const { busy, stop } = session;
   const escapeRef = useRef({ busy, stop });
@@ -127,6 +146,7 @@ export function App() {
         conversations={conversations}
         activeConversation={session.chat.conversationId}
         recent={recent}
+        mcp={mcp}
         onOpenFolder={openFolder}
         onOpenConversation={openConversation}
         onNewConversation={session.reset}

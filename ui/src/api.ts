@@ -48,6 +48,21 @@ export interface FilesChanged {
   count: number;
 }
 
+/** One MCP server of mcp.json, as the sidebar shows it. */
+export interface McpServerView {
+  name: string;
+  state: "idle" | "running" | "failed" | "disabled" | "stopped";
+  tools: number;
+  error?: string;
+  stderr?: string[];
+}
+
+export interface McpOverview {
+  servers: McpServerView[];
+  /** Set when mcp.json exists but cannot be used. */
+  problem?: string;
+}
+
 /** What every command rejects with. */
 export interface CommandError {
   code: string;
@@ -77,6 +92,9 @@ export const api = {
   answerApproval: (callId: string, reply: ApprovalReply) => invoke<void>("answer_approval", { callId, reply }),
   listConversations: () => invoke<ConversationSummary[]>("list_conversations"),
   loadConversation: (conversationId: string) => invoke<LoadedConversation>("load_conversation", { conversationId }),
+  mcpServers: () => invoke<McpOverview>("mcp_servers"),
+  /** The open folder's MCP servers started or failed: ask `mcpServers` again. */
+  onMcpChanged: (handler: () => void): Promise<UnlistenFn> => listen("mcp-changed", () => handler()),
   onFilesChanged: (handler: (change: FilesChanged) => void): Promise<UnlistenFn> =>
     listen<FilesChanged>("files-changed", (event) => handler(event.payload)),
 };

@@ -12,6 +12,7 @@ interface Config {
   conversations?: unknown[];
   loaded?: Record<string, Event[]>;
   conversationId?: string;
+  mcp?: unknown;
   /** When set, send_message fails with this error. */
   sendError?: { code: string; message: string } | null;
 }
@@ -79,6 +80,8 @@ mockIPC((cmd, payload) => {
       channels.push({ channel: args.onEvent as ChannelLike, next: 0 });
       return config.conversationId ?? "conv_1";
     }
+    case "mcp_servers":
+      return config.mcp ?? { servers: [] };
     case "cancel_turn":
       return true;
     case "answer_approval":

@@ -1,19 +1,20 @@
 // The open folder, its conversations, other recent folders, and the language.
 import { memo } from "react";
-import type { ConversationSummary, RecentWorkspace, WorkspaceInfo } from "../api";
-import { LANGS, useI18n, type Lang } from "../i18n";
+import type { ConversationSummary, McpOverview, McpServerView, RecentWorkspace, WorkspaceInfo } from "../api";
+import { LANGS, useI18n, type Lang, type Translate } from "../i18n";
 
 interface Props {
   workspace: WorkspaceInfo;
   conversations: ConversationSummary[];
   activeConversation: string | null;
   recent: RecentWorkspace[];
+  mcp: McpOverview;
   onOpenFolder: (path?: string) => void;
   onOpenConversation: (id: string) => void;
   onNewConversation: () => void;
 }
 
-export const Sidebar = memo(function Sidebar({ workspace, conversations, activeConversation, recent, onOpenFolder, onOpenConversation, onNewConversation }: Props) {
+export const Sidebar = memo(function Sidebar({ workspace, conversations, activeConversation, recent, mcp, onOpenFolder, onOpenConversation, onNewConversation }: Props) {
   const { t } = useI18n();
   const others = recent.filter((entry) => entry.path !== workspace.path).slice(0, 5);
   return (
@@ -53,6 +54,22 @@ export const Sidebar = memo(function Sidebar({ workspace, conversations, activeC
           </ul>
         )}
       </section>
+      {(mcp.servers.length > 0 || mcp.problem) && (
+        <section className="side-section" data-testid="mcp-servers">
+          <h2>{t("mcpServers")}</h2>
+          {mcp.problem && <p className="turn-error small-text">{mcp.problem}</p>}
+          <ul className="side-list">
+            {mcp.servers.map((server) => (
+              <li key={server.name} className={`mcp-server mcp-${server.state}`} title={[server.error, ...(server.stderr ?? [])].filter(Boolean).join("\n")}>
+                <span className="mcp-dot" aria-hidden="true" />
+                <span className="side-title">{server.name}</span>
+                <span className="muted small-text">{serverState(t, server)}</span>
+                {server.error && <span className="small-text mcp-error">{server.error}</span>}
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
       {others.length > 0 && (
         <section className="side-section">
           <h2>{t("recentFolders")}</h2>
@@ -72,6 +89,21 @@ export const Sidebar = memo(function Sidebar({ workspace, conversations, activeC
     </nav>
   );
 });
+
+function serverState(t: Translate, server: McpServerView): string {
+  switch (server.state) {
+    case "running":
+      return server.tools === 1 ? t("mcpRunningOne") : t("mcpRunning", { count: server.tools });
+    case "idle":
+      return t("mcpIdle");
+    case "failed":
+      return t("mcpFailed");
+    case "disabled":
+      return t("mcpDisabled");
+    case "stopped":
+      return t("mcpStopped");
+  }
+}
 
 export function LanguagePicker() {
   const { t, lang, setLang } = useI18n();

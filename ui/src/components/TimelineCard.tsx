@@ -50,6 +50,7 @@ export const TimelineCard = memo(function TimelineCard({ call, expanded, selecte
         <div className="card-body">
           <div className="card-meta">
             <span>{t("round", { round: call.round })}</span>
+            {call.server && <span>{t("fromMcpServer", { server: call.server })}</span>}
             {call.approval && <span>{approvalText(t, call.approval)}</span>}
             <button type="button" className="link-button" onClick={() => onShowInChat(call.callId)}>
               {t("showInChat")}

@@ -1,4 +1,4 @@
-import { act, fireEvent, render, screen } from "@testing-library/react";
+import { act, cleanup, fireEvent, render, screen } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it, vi } from "vitest";
 import { answeredTurn, StreamBuilder } from "../fixtures/stream";
@@ -7,6 +7,7 @@ import { applyEvents, emptyChat } from "../state/chat";
 import { ApprovalCard } from "./ApprovalCard";
 import { Composer } from "./Composer";
 import { Markdown } from "./Markdown";
+import { Sidebar } from "./Sidebar";
 import { TimelineCard } from "./TimelineCard";
 
 const inEnglish = (ui: React.ReactNode) => render(<I18nProvider initial="en">{ui}</I18nProvider>);
@@ -104,5 +105,36 @@ describe("TimelineCard", () => {
     expect(screen.getByText(/"path": "missing.md"/)).toBeInTheDocument();
     expect(screen.getByText("[failed] missing.md was not found")).toBeInTheDocument();
     expect(screen.getAllByRole("button", { name: /Copy/ })).toHaveLength(2);
+  });
+});
+
+describe("Sidebar", () => {
+  const workspace = { path: "/home/me/demo", name: "demo", watched: true };
+  const noop = () => {};
+  const draw = (mcp: Parameters<typeof Sidebar>[0]["mcp"]) =>
+    inEnglish(
+      <Sidebar workspace={workspace} conversations={[]} activeConversation={null} recent={[]} mcp={mcp} onOpenFolder={noop} onOpenConversation={noop} onNewConversation={noop} />,
+    );
+
+  it("lists MCP servers with their state, tool count and why one failed", () => {
+    draw({
+      servers: [
+        { name: "fs", state: "running", tools: 14 },
+        { name: "db", state: "failed", tools: 0, error: "the MCP server \"db\" could not be started", stderr: ["boom"] },
+      ],
+    });
+    const section = screen.getByTestId("mcp-servers");
+    expect(section).toHaveTextContent("MCP servers");
+    expect(section).toHaveTextContent("fsrunning · 14 tools");
+    expect(section).toHaveTextContent("dbfailed");
+    expect(screen.getByText('the MCP server "db" could not be started')).toBeInTheDocument();
+  });
+
+  it("says what is wrong with mcp.json, and shows no section without servers", () => {
+    draw({ servers: [], problem: "mcp.json: server \"fs\": \"command\" or \"url\" is required" });
+    expect(screen.getByTestId("mcp-servers")).toHaveTextContent('"command" or "url" is required');
+    cleanup();
+    draw({ servers: [] });
+    expect(screen.queryByTestId("mcp-servers")).toBeNull();
   });
 });

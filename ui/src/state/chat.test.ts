@@ -57,10 +57,22 @@ describe("applyEvent", () => {
     b.push({ type: "tool_call_progress", call_id: "m", tool: "docs__index", progress: 3, total: 4, message: "indexing src" });
     let state = replay(b);
     expect(state.calls.m!.progress).toEqual({ progress: 3, total: 4, message: "indexing src" });
+    expect(state.calls.m!.server).toBe("docs");
     b.finished(1, "m", "docs__index", {}, "success", 40, "indexed");
     b.push({ type: "tool_call_progress", call_id: "m", tool: "docs__index", progress: 4, total: 4 });
     state = replay(b);
     expect(state.calls.m).toMatchObject({ phase: "success", progress: { progress: 3, total: 4 } });
+  });
+
+  it("names the MCP server of an MCP tool's call, and none for a built-in tool", () => {
+    const b = new StreamBuilder().start("t", "q");
+    b.callDelta(1, 0, "a", "fs__read_text_file", { path: "README.md" }).callDelta(1, 1, "b", "read_file", { path: "README.md" });
+    b.started(1, "a", "fs__read_text_file", { path: "README.md" }).started(1, "b", "read_file", { path: "README.md" });
+    b.finished(1, "a", "fs__read_text_file", { path: "README.md" }, "success", 9, "# Demo");
+    b.finished(1, "b", "read_file", { path: "README.md" }, "success", 2, "1  # Demo");
+    const state = replay(b);
+    expect(state.calls.a!.server).toBe("fs");
+    expect(state.calls.b!.server).toBeUndefined();
   });
 
   it("waits for approval, then runs once the user allows it", () => {

@@ -31,6 +31,8 @@ export interface CallView {
   approval?: ApprovalRecord;
   ask?: ApprovalAsk;
   truncatedForModel?: boolean;
+  /** The MCP server the tool belongs to (built-in tools have none). */
+  server?: string;
   /** The latest progress the tool reported while running. */
   progress?: { progress: number; total?: number; message?: string };
 }
@@ -271,6 +273,7 @@ function fold(draft: Draft, event: Event) {
       call.phase = "running";
       call.startedMs = event.time_ms;
       call.approval = event.approval;
+      if (event.source.kind === "mcp") call.server = event.source.server;
       stopWaiting(draft, event.call_id);
       return;
     }
@@ -290,6 +293,7 @@ function fold(draft: Draft, event: Event) {
       setArguments(call, event.arguments);
       call.phase = event.status;
       call.durationMs = event.duration_ms;
+      if (event.source.kind === "mcp") call.server = event.source.server;
       call.finishedMs = event.time_ms;
       call.startedMs ??= event.time_ms - event.duration_ms;
       call.description = event.description;
