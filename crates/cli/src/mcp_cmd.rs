@@ -148,9 +148,7 @@ fn print_status(status: &ServerStatus) {
     };
     println!("{}  [{kind}] {}", status.name, status.transport.summary());
     println!("  {state}");
-    for tool in &status.tools {
-        print_tool(tool);
-    }
+    print_tools(&status.tools);
     for line in &status.stderr {
         println!("  stderr: {line}");
     }
@@ -159,20 +157,28 @@ fn print_status(status: &ServerStatus) {
 /// Description text shown per tool, at most.
 const DESCRIPTION_CHARS: usize = 100;
 
-fn print_tool(tool: &ToolSummary) {
-    let hint = match tool.read_only_hint {
-        Some(true) => " (server: read-only)",
-        Some(false) | None => "",
-    };
-    let mut description: String = tool.description.chars().take(DESCRIPTION_CHARS).collect();
-    if description.len() < tool.description.len() {
-        description.push('…');
+/// One line per tool, the names in a column as wide as the longest.
+fn print_tools(tools: &[ToolSummary]) {
+    let width = tools
+        .iter()
+        .map(|tool| tool.name.chars().count())
+        .max()
+        .unwrap_or(0);
+    for tool in tools {
+        let hint = match tool.read_only_hint {
+            Some(true) => " (server: read-only)",
+            Some(false) | None => "",
+        };
+        let mut description: String = tool.description.chars().take(DESCRIPTION_CHARS).collect();
+        if description.len() < tool.description.len() {
+            description.push('…');
+        }
+        println!(
+            "  {:<width$} {:<6} {description}{hint}",
+            tool.name,
+            tool.approval.as_str(),
+        );
     }
-    println!(
-        "  {:<40} {:<6} {description}{hint}",
-        tool.name,
-        tool.approval.as_str(),
-    );
 }
 
 async fn test(name: &str, workspace: Option<PathBuf>) -> anyhow::Result<ExitCode> {
@@ -211,9 +217,7 @@ async fn test(name: &str, workspace: Option<PathBuf>) -> anyhow::Result<ExitCode
         Ok(tools) => {
             println!("tools: {}", tools.len());
             let status = manager.server_status(name, true).await?;
-            for tool in &status.tools {
-                print_tool(tool);
-            }
+            print_tools(&status.tools);
             ExitCode::SUCCESS
         }
         Err(err) => {
