@@ -1,7 +1,8 @@
 //! The Linux sandbox: a helper process (the host binary re-executed, see
 //! [`crate::maybe_run_helper`]) in two stages.
 //!
-//! 1. [`supervise`]: becomes a child subreaper, starts stage 2 in its own process group, and
+//! 1. [`supervise`]: becomes a child subreaper, makes a pids cgroup for the command where it
+//!    may (the bound on processes that holds for root), starts stage 2 in its own process group, and
 //!    when the command ends, times out, is cancelled (its stdin pipe closes) or starts too many
 //!    processes, kills every descendant, including those that left the group with `setsid` or a
 //!    double fork: orphans are re-parented to the subreaper, never to init.
@@ -12,6 +13,7 @@
 //!    `exec`s the shell. No `unsafe`: every call goes through `rustix`, `landlock` and
 //!    `seccompiler`.
 
+mod cgroup;
 mod confine;
 mod landlock_rules;
 mod processes;

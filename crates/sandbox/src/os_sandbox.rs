@@ -70,6 +70,11 @@ pub struct SandboxStatus {
     pub seccomp: Option<bool>,
     /// Limits on file size, CPU time and processes, and no process outliving its call.
     pub process_limits: bool,
+    /// What bounds the number of a command's processes: `cgroup` (a pids cgroup, a hard
+    /// limit), `rlimit` (`RLIMIT_NPROC`, a hard limit for users other than root), `watchdog`
+    /// (the helper counts and stops the command; a fast fork bomb may briefly exceed it), or
+    /// `none`.
+    pub process_cap: &'static str,
     /// Why the sandbox is not (fully) enforced, in one sentence.
     pub problem: Option<String>,
 }
@@ -117,6 +122,7 @@ impl Sandbox {
                 landlock_abi: None,
                 seccomp: None,
                 process_limits: false,
+                process_cap: "none",
                 problem: Some(problem.to_string()),
             },
         }
@@ -186,6 +192,7 @@ fn platform_status(_helper: &Path) -> (Option<PathBuf>, SandboxStatus) {
         landlock_abi: None,
         seccomp: None,
         process_limits: false,
+        process_cap: "none",
         problem: None,
     };
     (Some(program), status)
@@ -239,6 +246,12 @@ pub(crate) fn parse_probe(text: &str) -> SandboxStatus {
         landlock_abi: Some(abi.unwrap_or(0)),
         seccomp: Some(seccomp),
         process_limits: enforced,
+        process_cap: match value("processes") {
+            Some("cgroup") => "cgroup",
+            Some("rlimit") => "rlimit",
+            Some("watchdog") => "watchdog",
+            _ => "none",
+        },
         problem,
     }
 }
@@ -250,7 +263,7 @@ mod tests {
 
     #[test]
     fn a_passing_self_test_is_enforced() {
-        let status = parse_probe("landlock_abi=7\nlandlock=true\nseccomp=true\n");
+        let status = parse_probe("landlock_abi=7\nlandlock=true\nseccomp=true\nprocesses=cgroup\n");
         assert_eq!(
             status,
             SandboxStatus {
@@ -260,6 +273,7 @@ mod tests {
                 landlock_abi: Some(7),
                 seccomp: Some(true),
                 process_limits: true,
+                process_cap: "cgroup",
                 problem: None,
             }
         );

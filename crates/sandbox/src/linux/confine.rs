@@ -6,18 +6,23 @@ use std::os::unix::process::CommandExt;
 use std::process::Command;
 
 use rustix::process::{
-    Resource, Rlimit, Signal, geteuid, set_parent_process_death_signal, setrlimit,
+    Resource, Rlimit, Signal, geteuid, getpriority_process, set_parent_process_death_signal,
+    setpriority_process, setrlimit,
 };
 use rustix::thread::{
     CapabilitiesSecureBits, CapabilitySet, CapabilitySets, set_capabilities,
     set_capabilities_secure_bits, set_no_new_privs,
 };
 
+use super::cgroup::{self, CGROUP_ENV};
 use super::landlock_rules::{abi_version, restrict};
 use super::seccomp;
 use super::supervise::REFUSED;
 use crate::helper_args::HelperSpec;
 use crate::limits::{CPU_GRACE_SECS, MAX_FILE_BYTES, MAX_PROCESSES};
+
+/// How much nicer than the supervisor the command runs.
+const COMMAND_NICENESS: i32 = 5;
 
 /// Confines this process as `args` say and `exec`s the program. Returns only on failure.
 pub(crate) fn confine(args: &[OsString]) -> i32 {
@@ -27,6 +32,13 @@ pub(crate) fn confine(args: &[OsString]) -> i32 {
     };
     // If the supervisor is killed, the command goes too.
     let _ = set_parent_process_death_signal(Some(Signal::KILL));
+    // Into the command's pids cgroup before anything can fork.
+    cgroup::join_from_env();
+    // A lower priority than the supervisor's, so that a flood of processes cannot starve the
+    // watchdog that stops it.
+    if let Ok(current) = getpriority_process(None) {
+        let _ = setpriority_process(None, current.saturating_add(COMMAND_NICENESS).min(19));
+    }
     if let Err(message) = limit_resources(spec.timeout_secs) {
         return refuse(&message);
     }
@@ -40,7 +52,10 @@ pub(crate) fn confine(args: &[OsString]) -> i32 {
     if let Err(message) = seccomp::apply() {
         return refuse(&message);
     }
-    let error = Command::new(&spec.program).args(&spec.args).exec();
+    let error = Command::new(&spec.program)
+        .args(&spec.args)
+        .env_remove(CGROUP_ENV)
+        .exec();
     eprintln!(
         "tooltrail: {} could not be started ({})",
         spec.program.to_string_lossy(),
@@ -52,6 +67,14 @@ pub(crate) fn confine(args: &[OsString]) -> i32 {
 /// The self-test: confines this process with no workspace at all, checks that the root folder
 /// and the network are out of reach, and prints what held as `key=value` lines.
 pub(crate) fn probe() -> i32 {
+    // What bounds the number of processes: checked first, while the file system is in reach.
+    let processes = if cgroup::PidsCgroup::create(MAX_PROCESSES).is_some() {
+        "cgroup"
+    } else if geteuid().is_root() {
+        "watchdog"
+    } else {
+        "rlimit"
+    };
     let _ = set_no_new_privs(true);
     let landlock = restrict(None, false, None);
     let abi = landlock.as_ref().ok().and_then(abi_version).unwrap_or(0);
@@ -61,6 +84,7 @@ pub(crate) fn probe() -> i32 {
     println!("landlock_abi={abi}");
     println!("landlock={landlock_enforced}");
     println!("seccomp={seccomp_enforced}");
+    println!("processes={processes}");
     if let Err(message) = landlock {
         println!("problem={message}");
     }

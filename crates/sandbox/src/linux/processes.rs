@@ -70,9 +70,17 @@ pub(crate) fn reap(watched: i32) -> Option<rustix::process::WaitStatus> {
 /// Kills the command's process group and every descendant of this process until none is left
 /// (orphans of killed processes are re-parented here, the subreaper, and caught next round).
 /// Returns the status of `watched` if it was reaped here.
-pub(crate) fn kill_all(group: i32, watched: i32) -> Option<rustix::process::WaitStatus> {
+/// `also` are known members (of the command's cgroup), killed first without a walk of `/proc`.
+pub(crate) fn kill_all(
+    group: i32,
+    watched: i32,
+    also: &[i32],
+) -> Option<rustix::process::WaitStatus> {
     let me = getpid().as_raw_nonzero().get();
     let mut status = None;
+    for pid in also.iter().filter_map(|pid| Pid::from_raw(*pid)) {
+        let _ = kill_process(pid, Signal::KILL);
+    }
     for _ in 0..KILL_ROUNDS {
         if let Some(pid) = Pid::from_raw(group) {
             let _ = kill_process_group(pid, Signal::KILL);

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use rustix::event::{PollFd, PollFlags, Timespec, poll};
 use rustix::process::{Signal, WaitStatus, getpid, kill_process, set_child_subreaper};
 
+use super::cgroup::{CGROUP_ENV, PidsCgroup};
 use super::processes::{descendants, kill_all, reap};
 use crate::helper_args::{CONFINE_ARG, HelperSpec};
 use crate::limits::MAX_PROCESSES;
@@ -38,12 +39,17 @@ pub(crate) fn supervise(args: &[OsString]) -> i32 {
     let Ok(exe) = std::env::current_exe() else {
         return refuse("the sandbox helper could not find its own program");
     };
-    let child = Command::new(exe)
+    let cgroup = PidsCgroup::create(MAX_PROCESSES);
+    let mut command = Command::new(exe);
+    command
         .arg(CONFINE_ARG)
         .args(spec.encode())
         .stdin(Stdio::null())
-        .process_group(0)
-        .spawn();
+        .process_group(0);
+    if let Some(cgroup) = &cgroup {
+        command.env(CGROUP_ENV, cgroup.dir());
+    }
+    let child = command.spawn();
     let child = match child {
         Ok(child) => child,
         Err(error) => {
@@ -61,30 +67,42 @@ pub(crate) fn supervise(args: &[OsString]) -> i32 {
 
     let deadline = Instant::now() + Duration::from_secs(spec.timeout_secs) + TIMEOUT_GRACE;
     let mut counted = Instant::now();
+    let stop = |cgroup: &Option<PidsCgroup>| {
+        let members = cgroup.as_ref().map(PidsCgroup::members).unwrap_or_default();
+        kill_all(pid, pid, &members);
+    };
     loop {
         if let Some(status) = reap(pid) {
             // The shell ended: whatever it left running in the background goes with it.
-            kill_all(pid, pid);
+            stop(&cgroup);
+            // Removed before a signal that killed the shell may be raised here.
+            drop(cgroup);
             return exit_code(status);
         }
         if caller_gone() {
-            kill_all(pid, pid);
+            stop(&cgroup);
             return 128 + 9;
         }
         if Instant::now() >= deadline {
-            kill_all(pid, pid);
+            stop(&cgroup);
             eprintln!("tooltrail: the command ran past its timeout and was stopped");
             return 124;
         }
-        if counted.elapsed() >= COUNT_EVERY {
-            counted = Instant::now();
-            if descendants(me.as_raw_nonzero().get()).len() as u64 > MAX_PROCESSES {
-                kill_all(pid, pid);
-                eprintln!(
-                    "tooltrail: the command started more than {MAX_PROCESSES} processes and was stopped"
-                );
-                return 125;
+        // The cgroup's counter is cheap to read every tick; the walk of /proc is not.
+        let too_many = match &cgroup {
+            Some(cgroup) => cgroup.limit_hit(),
+            None if counted.elapsed() >= COUNT_EVERY => {
+                counted = Instant::now();
+                descendants(me.as_raw_nonzero().get()).len() as u64 > MAX_PROCESSES
             }
+            None => false,
+        };
+        if too_many {
+            stop(&cgroup);
+            eprintln!(
+                "tooltrail: the command started more than {MAX_PROCESSES} processes and was stopped"
+            );
+            return 125;
         }
     }
 }
