@@ -1,5 +1,6 @@
 //! `tooltrail doctor`: what protects this machine when the model runs commands.
 
+use std::io::Write;
 use std::process::ExitCode;
 
 use serde_json::json;
@@ -9,10 +10,11 @@ use tooltrail_sandbox::{Sandbox, SandboxStatus};
 pub fn run(as_json: bool) -> anyhow::Result<ExitCode> {
     let sandbox = Sandbox::detect();
     let status = sandbox.status();
+    let mut out = std::io::stdout().lock();
     if as_json {
-        println!("{}", serde_json::to_string_pretty(&to_json(status))?);
+        writeln!(out, "{}", serde_json::to_string_pretty(&to_json(status))?)?;
     } else {
-        print!("{}", to_text(status));
+        write!(out, "{}", to_text(status))?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -26,6 +28,7 @@ fn to_json(status: &SandboxStatus) -> serde_json::Value {
             "landlock_abi": status.landlock_abi,
             "seccomp": status.seccomp,
             "process_limits": status.process_limits,
+            "process_cap": status.process_cap,
             "limits": {
                 "max_file_bytes": MAX_FILE_BYTES,
                 "max_processes": MAX_PROCESSES,
@@ -65,9 +68,14 @@ fn to_text(status: &SandboxStatus) -> String {
         yes_no(status.process_limits)
     ));
     if status.process_limits {
+        let cap = match status.process_cap {
+            "cgroup" => "held by a pids cgroup",
+            "rlimit" => "held by RLIMIT_NPROC",
+            _ => "watched by the helper only",
+        };
         out.push_str(&format!(
-            " (files up to {} MiB, {MAX_PROCESSES} processes, CPU time up to the timeout + \
-             {CPU_GRACE_SECS} s; nothing outlives its call)",
+            " (files up to {} MiB, {MAX_PROCESSES} processes {cap}, CPU time up to the \
+             timeout + {CPU_GRACE_SECS} s; nothing outlives its call)",
             MAX_FILE_BYTES / (1024 * 1024)
         ));
     }

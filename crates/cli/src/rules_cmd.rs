@@ -1,6 +1,7 @@
 //! `tooltrail rules list|add|revoke`, and the rule book `ask` consults: standing approval
 //! rules for commands, kept per workspace in the history database.
 
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Mutex;
@@ -57,6 +58,7 @@ pub enum RulesCommand {
 
 pub fn run(args: RulesArgs) -> anyhow::Result<ExitCode> {
     let store = open_store()?;
+    let mut out = std::io::stdout().lock();
     match args.command {
         RulesCommand::List {
             workspace,
@@ -72,12 +74,12 @@ pub fn run(args: RulesArgs) -> anyhow::Result<ExitCode> {
             let rules = store.rules(workspace.as_deref(), revoked)?;
             if as_json {
                 let rows: Vec<Value> = rules.iter().map(rule_json).collect();
-                println!("{}", serde_json::to_string_pretty(&rows)?);
+                writeln!(out, "{}", serde_json::to_string_pretty(&rows)?)?;
             } else if rules.is_empty() {
-                println!("No rules.");
+                writeln!(out, "No rules.")?;
             } else {
                 for rule in &rules {
-                    println!("{}", rule_line(rule, workspace.is_none()));
+                    writeln!(out, "{}", rule_line(rule, workspace.is_none()))?;
                 }
             }
         }
@@ -94,11 +96,11 @@ pub fn run(args: RulesArgs) -> anyhow::Result<ExitCode> {
             };
             let rule = add(&store, &workspace, kind, &command.join(" "))
                 .map_err(|reason| anyhow::anyhow!("{reason}"))?;
-            println!("Added {}", rule_line(&rule, false));
+            writeln!(out, "Added {}", rule_line(&rule, false))?;
         }
         RulesCommand::Revoke { id } => {
             let rule = store.revoke_rule(&id)?;
-            println!("Revoked {}", rule_line(&rule, true));
+            writeln!(out, "Revoked {}", rule_line(&rule, true))?;
         }
     }
     Ok(ExitCode::SUCCESS)
