@@ -102,7 +102,11 @@ pub async fn run_bash(
     process
         .args(args)
         .env_clear()
-        .envs(environment(home.path(), &command.untrusted))
+        .envs(environment(
+            home.path(),
+            &command.untrusted,
+            command.confinement.is_some(),
+        ))
         .current_dir(&command.cwd)
         // The helper watches its stdin: closing it is how a call is cancelled.
         .stdin(if command.confinement.is_some() {
@@ -231,12 +235,25 @@ fn confined(
 
 /// The whole environment of a command: nothing inherited but a `PATH` cleaned of relative and
 /// untrusted entries, and the language. No keys, tokens or other secrets can leak through.
-fn environment(home: &Path, untrusted: &[PathBuf]) -> Vec<(&'static str, OsString)> {
+/// When `confined`, `PATH` keeps only folders the sandbox lets the command see, so that a
+/// program found first in a hidden folder (a version manager's shims in the home folder) does
+/// not shadow the system's own with "permission denied".
+fn environment(
+    home: &Path,
+    untrusted: &[PathBuf],
+    confined: bool,
+) -> Vec<(&'static str, OsString)> {
+    let visible = if confined { visible_folders() } else { None };
     let path = std::env::var_os("PATH")
         .map(|path| {
             let kept: Vec<PathBuf> = std::env::split_paths(&path)
                 .filter(|dir| dir.is_absolute())
                 .filter(|dir| !untrusted.iter().any(|bad| dir.starts_with(bad)))
+                .filter(|dir| {
+                    visible
+                        .as_ref()
+                        .is_none_or(|visible| visible.iter().any(|root| dir.starts_with(root)))
+                })
                 .collect();
             std::env::join_paths(kept).unwrap_or_default()
         })
@@ -256,6 +273,17 @@ fn environment(home: &Path, untrusted: &[PathBuf]) -> Vec<(&'static str, OsStrin
         ("GIT_PAGER", OsString::from("cat")),
         ("PAGER", OsString::from("cat")),
     ]
+}
+
+/// The folders a confined command can read programs from; `None` where that is not known.
+#[cfg(target_os = "linux")]
+fn visible_folders() -> Option<Vec<PathBuf>> {
+    Some(crate::linux::readable_system_paths())
+}
+
+#[cfg(not(target_os = "linux"))]
+fn visible_folders() -> Option<Vec<PathBuf>> {
+    None
 }
 
 #[cfg(unix)]
