@@ -2,6 +2,8 @@
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
 
 fn main() -> std::process::ExitCode {
+    // The OS sandbox's helper is this binary in a hidden mode; this returns at once otherwise.
+    tooltrail_tools::maybe_run_helper();
     match tooltrail_app::run() {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(error) => {

@@ -31,6 +31,24 @@ pub trait Approver: Send + Sync {
     async fn decide(&self, request: &ApprovalRequest) -> Decision;
 }
 
+/// What a standing rule says about a call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RuleDecision {
+    /// The rule's id, recorded with the call (`ApprovalBy::Rule`).
+    pub rule_id: String,
+    /// Allow without asking, or refuse.
+    pub allow: bool,
+    /// The rule in words, e.g. `deny rule "git push"`, told to the model when it refuses.
+    pub description: String,
+}
+
+/// Standing rules the front end keeps (per workspace, in its store). Consulted for every call
+/// before the approval gate asks: a deny rule refuses even a read-only call, an allow rule
+/// lets a call that would ask run at once. The policy's hard deny list is never overridden.
+pub trait RuleBook: Send + Sync {
+    fn decide(&self, tool: &str, arguments: &Value) -> Option<RuleDecision>;
+}
+
 /// Allows everything (`--approve all`).
 #[derive(Debug, Default)]
 pub struct AllowAll;

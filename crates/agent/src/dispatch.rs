@@ -13,7 +13,7 @@ use tooltrail_protocol::{
 };
 use tooltrail_tools::{Gate, Tool, ToolContext, ToolRegistry};
 
-use crate::approval::{ApprovalRequest, Approver};
+use crate::approval::{ApprovalRequest, Approver, RuleBook};
 use crate::cap::cap_for_model;
 use crate::conversation::{Conversation, call_key};
 use crate::prompt;
@@ -45,6 +45,7 @@ pub(crate) struct Dispatcher<'a> {
     ctx: &'a ToolContext,
     config: &'a AgentConfig,
     emitter: &'a Emitter<'a>,
+    rules: Option<&'a dyn RuleBook>,
 }
 
 impl<'a> Dispatcher<'a> {
@@ -53,12 +54,14 @@ impl<'a> Dispatcher<'a> {
         ctx: &'a ToolContext,
         config: &'a AgentConfig,
         emitter: &'a Emitter<'a>,
+        rules: Option<&'a dyn RuleBook>,
     ) -> Self {
         Self {
             registry,
             ctx,
             config,
             emitter,
+            rules,
         }
     }
 
@@ -116,7 +119,34 @@ impl<'a> Dispatcher<'a> {
             }
             let repeat_of = (times > 0).then_some(first_round);
 
-            match tool.gate(&args, self.ctx) {
+            let gate = tool.gate(&args, self.ctx);
+            let rule = match gate {
+                Gate::Refuse(_) => None,
+                Gate::ReadOnly | Gate::Ask { .. } => {
+                    self.rules.and_then(|rules| rules.decide(&call.name, &args))
+                }
+            };
+            if let Some(rule) = rule.as_ref().filter(|rule| !rule.allow) {
+                let message = format!("{} in this workspace refuses this call", rule.description);
+                let approval = ApprovalRecord {
+                    allowed: false,
+                    by: ApprovalBy::Rule {
+                        id: rule.rule_id.clone(),
+                    },
+                    reason: Some(message.clone()),
+                };
+                let error = ToolError::new(ToolErrorCode::Denied, message);
+                results[position] = Some(self.finish_unrun(
+                    round,
+                    call,
+                    Some(tool.as_ref()),
+                    args,
+                    error,
+                    approval,
+                ));
+                continue;
+            }
+            match gate {
                 Gate::ReadOnly => batch.push(Ready {
                     position,
                     call: call.clone(),
@@ -152,7 +182,13 @@ impl<'a> Dispatcher<'a> {
                     if self.ctx.cancel.is_cancelled() {
                         break;
                     }
-                    let approval = if conversation.is_allowed(&key) {
+                    let approval = if let Some(rule) = rule.filter(|rule| rule.allow) {
+                        Some(ApprovalRecord {
+                            allowed: true,
+                            by: ApprovalBy::Rule { id: rule.rule_id },
+                            reason: Some(reason),
+                        })
+                    } else if conversation.is_allowed(&key) {
                         Some(ApprovalRecord {
                             allowed: true,
                             by: ApprovalBy::Conversation,
@@ -317,8 +353,10 @@ impl<'a> Dispatcher<'a> {
         });
         let started = Instant::now();
         let (progress_tx, mut progress_rx) = tokio::sync::mpsc::unbounded_channel();
+        // Only a call someone (or a rule) approved may change the workspace.
         let ctx = ToolContext {
             progress: Some(progress_tx),
+            approved: approval.allowed && approval.by != ApprovalBy::Policy,
             ..self.ctx.clone()
         };
         let report = |progress: ToolProgress| {

@@ -39,7 +39,9 @@ mod prompt;
 mod sink;
 mod turn;
 
-pub use approval::{AllowAll, ApprovalRequest, Approver, Decision, DenyAll};
+pub use approval::{
+    AllowAll, ApprovalRequest, Approver, Decision, DenyAll, RuleBook, RuleDecision,
+};
 pub use cap::cap_for_model;
 pub use conversation::Conversation;
 pub use sink::{CollectingSink, EventSink, NullSink};

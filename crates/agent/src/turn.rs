@@ -8,7 +8,7 @@ use tooltrail_llm::{ChatRequest, LlmClient, LlmError, StreamDelta};
 use tooltrail_protocol::{ErrorCode, EventBody, Message, ToolChoice, TurnEnd};
 use tooltrail_tools::{ToolContext, ToolRegistry};
 
-use crate::approval::{Approver, DenyAll};
+use crate::approval::{Approver, DenyAll, RuleBook};
 use crate::conversation::Conversation;
 use crate::dispatch::{Dispatcher, RoundOutcome};
 use crate::prompt;
@@ -61,6 +61,7 @@ pub struct Agent {
     tools: Arc<ToolRegistry>,
     ctx: ToolContext,
     config: AgentConfig,
+    rules: Option<Arc<dyn RuleBook>>,
 }
 
 impl Agent {
@@ -75,7 +76,14 @@ impl Agent {
             tools,
             ctx,
             config,
+            rules: None,
         }
+    }
+
+    /// Consults `rules` for every call, before the approval gate asks.
+    pub fn with_rules(mut self, rules: Arc<dyn RuleBook>) -> Self {
+        self.rules = Some(rules);
+        self
     }
 
     pub fn config(&self) -> &AgentConfig {
@@ -130,7 +138,13 @@ impl Agent {
             cancel: cancel.child_token(),
             ..self.ctx.clone()
         };
-        let mut dispatcher = Dispatcher::new(&self.tools, &call_ctx, &self.config, emitter);
+        let mut dispatcher = Dispatcher::new(
+            &self.tools,
+            &call_ctx,
+            &self.config,
+            emitter,
+            self.rules.as_deref(),
+        );
         let mut seen_calls: HashMap<String, (u32, u32)> = HashMap::new();
         let mut model_calls = 0;
         let mut tool_rounds = 0;

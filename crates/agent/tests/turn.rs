@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 use tooltrail_agent::{
     Agent, AgentConfig, AllowAll, ApprovalRequest, Approver, CollectingSink, Conversation,
-    Decision, DenyAll,
+    Decision, DenyAll, RuleBook, RuleDecision,
 };
 use tooltrail_llm::{LlmClient, LlmConfig};
 use tooltrail_protocol::{
@@ -874,5 +874,83 @@ async fn progress_a_tool_reports_reaches_the_timeline() {
     assert!(
         started < first_progress && first_progress < finished,
         "{kinds:?}"
+    );
+}
+
+/// Allows `write_note` with the text "hi", refuses every `read_file`.
+struct NoteRules;
+
+impl RuleBook for NoteRules {
+    fn decide(&self, tool: &str, arguments: &serde_json::Value) -> Option<RuleDecision> {
+        match tool {
+            "write_note" if arguments["text"] == "hi" => Some(RuleDecision {
+                rule_id: "rule_allow".to_string(),
+                allow: true,
+                description: "the allow rule `write_note hi`".to_string(),
+            }),
+            "read_file" => Some(RuleDecision {
+                rule_id: "rule_deny".to_string(),
+                allow: false,
+                description: "the deny rule `read_file`".to_string(),
+            }),
+            _ => None,
+        }
+    }
+}
+
+#[tokio::test]
+async fn rules_allow_without_asking_and_deny_even_read_only_calls() {
+    let runs = Arc::new(AtomicUsize::new(0));
+    let mut h = harness(
+        vec![
+            Reply::tool_calls(&[
+                ("write_note", r#"{"text":"hi"}"#),
+                ("read_file", r#"{"path":"README.md"}"#),
+                ("write_note", r#"{"text":"other"}"#),
+            ]),
+            Reply::text("done"),
+        ],
+        vec![Arc::new(WriteNote::new(runs.clone()))],
+        AgentConfig::default(),
+    )
+    .await;
+    h.agent = h.agent.with_rules(Arc::new(NoteRules));
+    let approver = Counting {
+        reply: ApprovalReply::AllowOnce,
+        asked: AtomicUsize::new(0),
+    };
+    let (outcome, events, _) = ask(&h, "go", &approver).await;
+    assert_eq!(outcome.text, "done");
+    assert_eq!(runs.load(Ordering::SeqCst), 2);
+    // Only the call no rule covers was asked about.
+    assert_eq!(approver.asked.load(Ordering::SeqCst), 1);
+    let finished: Vec<(String, bool, ApprovalBy)> = events
+        .iter()
+        .filter_map(|e| match &e.body {
+            EventBody::ToolCallFinished { tool, approval, .. } => {
+                Some((tool.clone(), approval.allowed, approval.by.clone()))
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        finished,
+        vec![
+            (
+                "write_note".to_string(),
+                true,
+                ApprovalBy::Rule {
+                    id: "rule_allow".to_string()
+                }
+            ),
+            (
+                "read_file".to_string(),
+                false,
+                ApprovalBy::Rule {
+                    id: "rule_deny".to_string()
+                }
+            ),
+            ("write_note".to_string(), true, ApprovalBy::User),
+        ]
     );
 }

@@ -1,33 +1,51 @@
 //! Asking the person at the terminal whether a call may run.
 
 use std::io::{BufRead, Write};
+use std::sync::Arc;
 
 use async_trait::async_trait;
 use tooltrail_agent::{ApprovalRequest, Approver, Decision};
 use tooltrail_protocol::{ApprovalBy, ApprovalReply};
 
 use crate::render::summarize_arguments;
+use crate::rules_cmd::WorkspaceRules;
 
-/// Prompts on stderr and reads the answer from stdin.
-pub struct TerminalApprover;
+/// Prompts on stderr and reads the answer from stdin. "Always allow in this workspace" keeps
+/// a rule in `rules`.
+pub struct TerminalApprover {
+    rules: Arc<WorkspaceRules>,
+}
+
+impl TerminalApprover {
+    pub fn new(rules: Arc<WorkspaceRules>) -> Self {
+        Self { rules }
+    }
+}
 
 #[async_trait]
 impl Approver for TerminalApprover {
     async fn decide(&self, request: &ApprovalRequest) -> Decision {
         let request = request.clone();
-        let reply = tokio::task::spawn_blocking(move || prompt(&request))
+        let rules = self.rules.clone();
+        tokio::task::spawn_blocking(move || prompt(&request, &rules))
             .await
-            .unwrap_or(ApprovalReply::Deny {
-                reason: Some("the approval prompt failed".to_string()),
-            });
-        Decision {
-            reply,
-            by: ApprovalBy::User,
-        }
+            .unwrap_or(Decision {
+                reply: ApprovalReply::Deny {
+                    reason: Some("the approval prompt failed".to_string()),
+                },
+                by: ApprovalBy::User,
+            })
     }
 }
 
-fn prompt(request: &ApprovalRequest) -> ApprovalReply {
+fn by_user(reply: ApprovalReply) -> Decision {
+    Decision {
+        reply,
+        by: ApprovalBy::User,
+    }
+}
+
+fn prompt(request: &ApprovalRequest, rules: &WorkspaceRules) -> Decision {
     let mut err = std::io::stderr().lock();
     let what = if request.tool == "execute_bash" {
         request.summary.clone()
@@ -48,33 +66,51 @@ fn prompt(request: &ApprovalRequest) -> ApprovalReply {
         let _ = writeln!(err, "    in {cwd}");
     }
     let stdin = std::io::stdin();
+    let commands = request.tool == "execute_bash";
     loop {
         let _ = write!(
             err,
-            "  [y] allow once  [a] allow for this conversation  [n] deny  > "
+            "  [y] allow once  [a] allow for this conversation  {}[n] deny  > ",
+            if commands {
+                "[w] always allow in this workspace  "
+            } else {
+                ""
+            }
         );
         let _ = err.flush();
         let mut answer = String::new();
         match stdin.lock().read_line(&mut answer) {
             Ok(0) | Err(_) => {
-                return ApprovalReply::Deny {
+                return by_user(ApprovalReply::Deny {
                     reason: Some("no answer was given".to_string()),
-                };
+                });
             }
             Ok(_) => {}
         }
         match answer.trim().to_lowercase().as_str() {
-            "y" | "yes" => return ApprovalReply::AllowOnce,
-            "a" | "always" => return ApprovalReply::AllowForConversation,
+            "y" | "yes" => return by_user(ApprovalReply::AllowOnce),
+            "a" | "always" => return by_user(ApprovalReply::AllowForConversation),
+            "w" | "workspace" if commands => match rules.always_allow(&request.summary) {
+                Ok(id) => {
+                    let _ = writeln!(err, "  kept as rule {id} (see `tooltrail rules list`)");
+                    return Decision {
+                        reply: ApprovalReply::AllowOnce,
+                        by: ApprovalBy::Rule { id },
+                    };
+                }
+                Err(reason) => {
+                    let _ = writeln!(err, "  {reason}");
+                }
+            },
             "n" | "no" => {
                 let _ = write!(err, "  reason for the model (optional) > ");
                 let _ = err.flush();
                 let mut reason = String::new();
                 let _ = stdin.lock().read_line(&mut reason);
                 let reason = reason.trim();
-                return ApprovalReply::Deny {
+                return by_user(ApprovalReply::Deny {
                     reason: (!reason.is_empty()).then(|| reason.to_string()),
-                };
+                });
             }
             _ => {}
         }

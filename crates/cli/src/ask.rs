@@ -16,6 +16,7 @@ use crate::approve::TerminalApprover;
 use crate::history_cmd::open_store;
 use crate::record::Recorded;
 use crate::render::{JsonLines, Timeline};
+use crate::rules_cmd::WorkspaceRules;
 use crate::{ApproveMode, AskArgs};
 use tooltrail_settings::{Overrides, Settings};
 
@@ -70,8 +71,13 @@ pub async fn run(args: AskArgs) -> anyhow::Result<ExitCode> {
     if mode == ApproveMode::Ask && !interactive {
         bail!("--approve ask needs a terminal to ask on; use --approve deny or --approve all");
     }
+    // Standing rules of this workspace: consulted before asking, added to with "always".
+    let rules = Arc::new(WorkspaceRules::load(
+        store.as_ref().map(|store| store.path()),
+        &ctx.workspace.root().display().to_string(),
+    ));
     let approver: Box<dyn Approver> = match mode {
-        ApproveMode::Ask => Box::new(TerminalApprover),
+        ApproveMode::Ask => Box::new(TerminalApprover::new(rules.clone())),
         ApproveMode::Deny => Box::new(DenyAll),
         ApproveMode::All => Box::new(AllowAll),
     };
@@ -98,7 +104,8 @@ pub async fn run(args: AskArgs) -> anyhow::Result<ExitCode> {
             temperature: settings.temperature,
             ..AgentConfig::default()
         },
-    );
+    )
+    .with_rules(rules);
     let screen: Box<dyn EventSink> = if args.json {
         Box::new(JsonLines)
     } else {

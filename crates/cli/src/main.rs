@@ -5,10 +5,12 @@
 
 mod approve;
 mod ask;
+mod doctor;
 mod history_cmd;
 mod mcp_cmd;
 mod record;
 mod render;
+mod rules_cmd;
 mod tool_cmd;
 
 use std::path::PathBuf;
@@ -57,6 +59,14 @@ enum Command {
     Vacuum,
     /// MCP servers from mcp.json in the config folder: list, test, conformance client.
     Mcp(mcp_cmd::McpArgs),
+    /// Standing approval rules for commands in a workspace: list, add, revoke.
+    Rules(rules_cmd::RulesArgs),
+    /// What this machine enforces when the model runs commands (the OS sandbox).
+    Doctor {
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 /// Whether calls that need approval run.
@@ -117,6 +127,8 @@ pub struct ToolArgs {
 }
 
 fn main() -> ExitCode {
+    // The sandbox helper is this binary in a hidden mode; this returns at once otherwise.
+    tooltrail_sandbox::maybe_run_helper();
     let cli = Cli::parse();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -139,6 +151,8 @@ fn main() -> ExitCode {
             Command::Delete { conversation } => history_cmd::delete(&conversation),
             Command::Vacuum => history_cmd::vacuum(),
             Command::Mcp(args) => mcp_cmd::run(args).await,
+            Command::Rules(args) => rules_cmd::run(args),
+            Command::Doctor { json } => doctor::run(json),
         }
     });
     match result {

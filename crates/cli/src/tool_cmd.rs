@@ -52,7 +52,8 @@ pub async fn run(args: ToolArgs) -> anyhow::Result<ExitCode> {
                 ToolErrorCode::ApprovalRequired,
                 format!("{reason}; run it with --approve all to allow it"),
             )),
-            Gate::Ask { .. } | Gate::ReadOnly => tool.call(call_args, &ctx).await,
+            Gate::Ask { .. } => tool.call(call_args, &ctx.clone().approved(true)).await,
+            Gate::ReadOnly => tool.call(call_args, &ctx).await,
         },
     };
     if let Some(mcp) = mcp {

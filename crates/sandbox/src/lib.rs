@@ -7,8 +7,18 @@
 //!   ask (needs the user's approval, with a one-sentence reason), or deny (never runs).
 //! - [`run_bash`] runs an allowed command with process hygiene: a cleared environment, stdin
 //!   from `/dev/null`, its own process group killed on timeout or cancel, capped output.
+//! - [`Sandbox`] is the OS sandbox every command runs in, because a policy is not a security
+//!   boundary: whatever the user approves and whatever the classifier gets wrong still cannot
+//!   read outside the workspace, write to it unless approved, reach the network, or outlive
+//!   its call. Linux: a helper process (the host binary re-executed, see [`maybe_run_helper`])
+//!   with Landlock, seccomp, resource limits and a subreaper. macOS: a `sandbox-exec` profile.
+//!   [`Sandbox::status`] says what holds on this machine; where nothing does, callers ask before
+//!   every command.
+//! - [`rules`] are the user's standing decisions: always allow an exact command prefix in a
+//!   workspace, or always refuse one.
 //!
-//! The OS sandbox (Landlock and seccomp, `sandbox-exec`, Job Objects) is a later layer.
+//! This crate has no `unsafe`: the system calls go through `rustix`, `landlock` and
+//! `seccompiler`.
 //!
 //! ```
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -31,10 +41,20 @@
 //! ```
 
 mod error;
+mod helper_args;
+pub mod limits;
+#[cfg(target_os = "linux")]
+mod linux;
+pub mod macos;
+mod os_sandbox;
 pub mod policy;
 mod process;
+pub mod rules;
+pub mod windows;
 mod workspace;
 
 pub use error::{PathError, WorkspaceError};
-pub use process::{BashCommand, BashOutput, RunError, run_bash};
+pub use helper_args::HELPER_ARG;
+pub use os_sandbox::{Sandbox, SandboxStatus, maybe_run_helper};
+pub use process::{BashCommand, BashOutput, Confinement, RunError, run_bash};
 pub use workspace::{ResolvedPath, Workspace};

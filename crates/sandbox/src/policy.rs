@@ -20,7 +20,7 @@
 mod allowlist;
 mod deny;
 mod readonly;
-mod syntax;
+pub(crate) mod syntax;
 
 /// What the policy decided for one command.
 #[derive(Debug, Clone, PartialEq, Eq)]

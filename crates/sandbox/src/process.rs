@@ -2,6 +2,10 @@
 //! `/dev/null`, a cleared environment, its own process group (killed on timeout, on cancel, and
 //! once the shell exits, so no background child outlives the call), and output capped per
 //! stream while the pipes keep being drained so the command never blocks on a full pipe.
+//!
+//! With a [`Confinement`], the shell runs inside the OS sandbox: on Linux through the helper
+//! (see `linux.rs`), which also kills what left the process group; cancelling closes the
+//! helper's stdin, and the helper stops everything it started.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -14,6 +18,8 @@ use tokio_util::sync::CancellationToken;
 /// How long the output pipes may stay open after the command ended and its group was killed
 /// (a process that left the group could hold them forever).
 const DRAIN_GRACE: Duration = Duration::from_secs(2);
+/// How long the sandbox helper gets to stop a cancelled command's processes.
+const HELPER_GRACE: Duration = Duration::from_secs(5);
 
 /// One command to run.
 #[derive(Debug, Clone)]
@@ -26,6 +32,29 @@ pub struct BashCommand {
     pub output_cap: usize,
     /// Folders never put on `PATH` (the workspace: a script there named `ls` must not win).
     pub untrusted: Vec<PathBuf>,
+    /// The OS sandbox to run in; `None` runs with process hygiene only, which callers allow
+    /// only for commands the user approved.
+    pub confinement: Option<Confinement>,
+}
+
+/// How a command is confined by the OS sandbox.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Confinement {
+    /// The helper program ([`crate::Sandbox::helper`]).
+    pub helper: PathBuf,
+    /// The workspace root: readable, and writable when `writable`.
+    pub workspace: PathBuf,
+    /// The user approved the command, so it may change the workspace.
+    pub writable: bool,
+}
+
+/// Bash and its arguments for `script`.
+const BASH: &str = "bash";
+fn bash_args(script: &str) -> Vec<OsString> {
+    ["--noprofile", "--norc", "-c", script]
+        .into_iter()
+        .map(OsString::from)
+        .collect()
 }
 
 /// How the command ended.
@@ -49,7 +78,7 @@ pub struct BashOutput {
 
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
-    #[error("bash could not be started ({0})")]
+    #[error("the command could not be started ({0})")]
     Spawn(std::io::ErrorKind),
     #[error("a private home folder could not be created ({0})")]
     Home(std::io::ErrorKind),
@@ -65,16 +94,26 @@ pub async fn run_bash(
         .prefix("tooltrail-home-")
         .tempdir()
         .map_err(|err| RunError::Home(err.kind()))?;
-    let mut process = tokio::process::Command::new("bash");
+    let (program, args) = match &command.confinement {
+        Some(confinement) => confined(confinement, command, home.path()),
+        None => (OsString::from(BASH), bash_args(&command.script)),
+    };
+    let mut process = tokio::process::Command::new(program);
     process
-        .arg("--noprofile")
-        .arg("--norc")
-        .arg("-c")
-        .arg(&command.script)
+        .args(args)
         .env_clear()
-        .envs(environment(home.path(), &command.untrusted))
+        .envs(environment(
+            home.path(),
+            &command.untrusted,
+            command.confinement.is_some(),
+        ))
         .current_dir(&command.cwd)
-        .stdin(Stdio::null())
+        // The helper watches its stdin: closing it is how a call is cancelled.
+        .stdin(if command.confinement.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .kill_on_drop(true);
@@ -84,6 +123,7 @@ pub async fn run_bash(
     let started = Instant::now();
     let mut child = process.spawn().map_err(|err| RunError::Spawn(err.kind()))?;
     let pid = child.id();
+    let mut helper_stdin = child.stdin.take();
     let cap = command.output_cap;
     let stdout = child
         .stdout
@@ -107,14 +147,29 @@ pub async fn run_bash(
             None
         }
     };
-    kill_group(pid);
     let status = match status {
         Some(status) => Some(status),
+        None if helper_stdin.is_some() => {
+            // The helper stops everything it started once its stdin closes; killing it
+            // outright would leave the processes that left its group behind.
+            helper_stdin.take();
+            match tokio::time::timeout(HELPER_GRACE, child.wait()).await {
+                Ok(status) => status.ok(),
+                Err(_) => {
+                    kill_group(pid);
+                    let _ = child.start_kill();
+                    child.wait().await.ok()
+                }
+            }
+        }
         None => {
+            kill_group(pid);
             let _ = child.start_kill();
             child.wait().await.ok()
         }
     };
+    drop(helper_stdin);
+    kill_group(pid);
     let duration = started.elapsed();
 
     let (stdout, stdout_bytes) = collect(stdout).await;
@@ -144,14 +199,61 @@ pub async fn run_bash(
     })
 }
 
+/// The helper and its arguments for a confined command.
+#[cfg(not(target_os = "macos"))]
+fn confined(
+    confinement: &Confinement,
+    command: &BashCommand,
+    home: &Path,
+) -> (OsString, Vec<OsString>) {
+    let spec = crate::helper_args::HelperSpec {
+        writable: confinement.writable,
+        timeout_secs: command.timeout.as_secs().max(1),
+        workspace: confinement.workspace.clone(),
+        temp: home.to_path_buf(),
+        program: OsString::from(BASH),
+        args: bash_args(&command.script),
+    };
+    let mut args = vec![OsString::from(crate::helper_args::HELPER_ARG)];
+    args.extend(spec.encode());
+    (confinement.helper.clone().into_os_string(), args)
+}
+
+/// `sandbox-exec` with the command's profile.
+#[cfg(target_os = "macos")]
+fn confined(
+    confinement: &Confinement,
+    command: &BashCommand,
+    home: &Path,
+) -> (OsString, Vec<OsString>) {
+    let profile = crate::macos::profile(&confinement.workspace, confinement.writable, home);
+    (
+        confinement.helper.clone().into_os_string(),
+        crate::macos::command_line(&profile, BASH, &bash_args(&command.script)),
+    )
+}
+
 /// The whole environment of a command: nothing inherited but a `PATH` cleaned of relative and
 /// untrusted entries, and the language. No keys, tokens or other secrets can leak through.
-fn environment(home: &Path, untrusted: &[PathBuf]) -> Vec<(&'static str, OsString)> {
+/// When `confined`, `PATH` keeps only folders the sandbox lets the command see, so that a
+/// program found first in a hidden folder (a version manager's shims in the home folder) does
+/// not shadow the system's own with "permission denied".
+fn environment(
+    home: &Path,
+    untrusted: &[PathBuf],
+    confined: bool,
+) -> Vec<(&'static str, OsString)> {
+    let visible = if confined { visible_folders() } else { None };
     let path = std::env::var_os("PATH")
         .map(|path| {
             let kept: Vec<PathBuf> = std::env::split_paths(&path)
                 .filter(|dir| dir.is_absolute())
                 .filter(|dir| !untrusted.iter().any(|bad| dir.starts_with(bad)))
+                .filter(|dir| {
+                    visible
+                        .as_ref()
+                        .is_none_or(|visible| visible.iter().any(|root| dir.starts_with(root)))
+                })
                 .collect();
             std::env::join_paths(kept).unwrap_or_default()
         })
@@ -171,6 +273,17 @@ fn environment(home: &Path, untrusted: &[PathBuf]) -> Vec<(&'static str, OsStrin
         ("GIT_PAGER", OsString::from("cat")),
         ("PAGER", OsString::from("cat")),
     ]
+}
+
+/// The folders a confined command can read programs from; `None` where that is not known.
+#[cfg(target_os = "linux")]
+fn visible_folders() -> Option<Vec<PathBuf>> {
+    Some(crate::linux::readable_system_paths())
+}
+
+#[cfg(not(target_os = "linux"))]
+fn visible_folders() -> Option<Vec<PathBuf>> {
+    None
 }
 
 #[cfg(unix)]

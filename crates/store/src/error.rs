@@ -56,6 +56,9 @@ pub enum StoreError {
     #[error("No tool call has the id {0}.")]
     CallNotFound(String),
 
+    #[error("No approval rule has the id {0}.")]
+    RuleNotFound(String),
+
     #[error("No turn has the id {0}.")]
     TurnNotFound(String),
 

@@ -300,8 +300,28 @@ INSERT INTO tool_durations(workspace_id, tool, bucket, calls)
     WHERE duration_ms IS NOT NULL GROUP BY 1, 2, 3;
 "#;
 
+/// Version 3: the user's standing approval rules for commands, per workspace.
+///
+/// `prefix` is the JSON array of the command's first words (`["cargo","test"]`). A revoked
+/// rule stays, with the time it was revoked, so that the calls it allowed still name it; only
+/// one live rule may hold the same kind, tool and prefix in a workspace.
+const V3_APPROVAL_RULES: &str = r#"
+CREATE TABLE approval_rules (
+    id           INTEGER PRIMARY KEY,
+    public_id    TEXT NOT NULL UNIQUE,
+    workspace_id INTEGER NOT NULL REFERENCES workspaces(id),
+    kind         TEXT NOT NULL CHECK (kind IN ('allow', 'deny')),
+    tool         TEXT NOT NULL,
+    prefix       TEXT NOT NULL,
+    created_ms   INTEGER NOT NULL,
+    revoked_ms   INTEGER
+);
+CREATE UNIQUE INDEX approval_rules_live
+    ON approval_rules(workspace_id, kind, tool, prefix) WHERE revoked_ms IS NULL;
+"#;
+
 /// Every migration, oldest first; entry `i` brings the schema to version `i + 1`.
-const MIGRATIONS: &[&str] = &[V1_RECORD, V2_SEARCH_AND_COUNTS];
+const MIGRATIONS: &[&str] = &[V1_RECORD, V2_SEARCH_AND_COUNTS, V3_APPROVAL_RULES];
 
 /// The schema version this build writes.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -386,6 +406,8 @@ mod tests {
         assert_eq!(user_version(&conn).unwrap(), SCHEMA_VERSION);
         let names = tables(&conn);
         for expected in [
+            "approval_rules",
+            "approval_rules_live",
             "conversations",
             "events",
             "messages",

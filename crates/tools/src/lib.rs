@@ -10,7 +10,9 @@
 //! [`tooltrail_sandbox::Workspace::resolve`]; walks use ripgrep's `ignore` walker (gitignore
 //! aware, `.git` skipped, symlinks not followed) and its `globset` and `grep-searcher` crates;
 //! results are sorted, capped and say when they were truncated. `execute_bash` is judged by
-//! [`tooltrail_sandbox::policy`] in [`Tool::gate`] and again before it runs.
+//! [`tooltrail_sandbox::policy`] in [`Tool::gate`] and again before it runs, and runs in the OS
+//! sandbox ([`ToolContext::sandbox`]): read-only unless the call was approved. Where no sandbox
+//! is enforced, every command asks first.
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
@@ -33,3 +35,5 @@ mod walk;
 pub use registry::ToolRegistry;
 pub use tool::{Gate, Tool, ToolContext, ToolLimits};
 pub use tooltrail_protocol::{ToolError, ToolErrorCode, ToolOutput, ToolSource, ToolSpec};
+/// The OS sandbox, for the binaries that host it (their `main` calls [`maybe_run_helper`]).
+pub use tooltrail_sandbox::{Sandbox, SandboxStatus, maybe_run_helper};

@@ -8,7 +8,7 @@ use serde_json::Value;
 use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 use tooltrail_protocol::{ToolError, ToolOutput, ToolProgress, ToolSource, ToolSpec};
-use tooltrail_sandbox::{Workspace, WorkspaceError};
+use tooltrail_sandbox::{Sandbox, Workspace, WorkspaceError};
 
 /// Limits shared by the built-in tools (SPEC §2, all configurable).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -36,8 +36,8 @@ impl Default for ToolLimits {
     }
 }
 
-/// What a call runs in: the workspace it is confined to, its limits, a token that is
-/// cancelled when the user stops the turn, and where to report progress.
+/// What a call runs in: the workspace it is confined to, its limits, the OS sandbox, a token
+/// that is cancelled when the user stops the turn, and where to report progress.
 #[derive(Clone)]
 pub struct ToolContext {
     pub workspace: Arc<Workspace>,
@@ -45,6 +45,11 @@ pub struct ToolContext {
     pub cancel: CancellationToken,
     /// Set by the agent for each call; progress sent here shows on the timeline.
     pub progress: Option<UnboundedSender<ToolProgress>>,
+    /// The OS sandbox commands run in ([`Sandbox::detect`] unless set).
+    pub sandbox: Arc<Sandbox>,
+    /// Set by the agent for a call the user (or a rule) approved: only then may a command
+    /// write in the workspace. Calls that ran without asking see the workspace read-only.
+    pub approved: bool,
 }
 
 impl ToolContext {
@@ -54,7 +59,22 @@ impl ToolContext {
             limits,
             cancel,
             progress: None,
+            sandbox: Arc::new(Sandbox::detect()),
+            approved: false,
         }
+    }
+
+    /// The same context with another sandbox.
+    pub fn with_sandbox(self, sandbox: Sandbox) -> Self {
+        Self {
+            sandbox: Arc::new(sandbox),
+            ..self
+        }
+    }
+
+    /// The same context, for a call that was approved (`true`) or ran without asking.
+    pub fn approved(self, approved: bool) -> Self {
+        Self { approved, ..self }
     }
 
     /// Reports how far the call got; nothing happens when nobody listens.

@@ -69,7 +69,8 @@ async fn execute_bash_echo_returns_hello() {
         .registry
         .prepare("execute_bash", r#"{"command": "echo hello"}"#)
         .unwrap();
-    assert_eq!(tool.gate(&args, &fx.ctx), Gate::ReadOnly);
+    // Without an OS sandbox (a test binary cannot be its helper) even this is asked first.
+    assert!(matches!(tool.gate(&args, &fx.ctx), Gate::Ask { .. }));
     let out = fx
         .ok("execute_bash", json!({"command": "echo hello"}))
         .await;

@@ -28,9 +28,16 @@ fn gate(fx: &fixture::Fixture, args: Value) -> Gate {
 #[tokio::test]
 async fn gate_follows_the_policy() {
     let fx = fixture();
+    // Read-only, but no OS sandbox confines this test binary's commands: asked first.
     assert_eq!(
         gate(&fx, json!({"command": "find . -name '*.go' | wc -l"})),
-        Gate::ReadOnly
+        Gate::Ask {
+            summary: "find . -name '*.go' | wc -l".into(),
+            cwd: Some(".".into()),
+            reason: "No OS sandbox confines commands on this machine, so every command is \
+                     approved first"
+                .into(),
+        }
     );
     assert_eq!(
         gate(&fx, json!({"command": "echo hi > out.txt", "cwd": "docs"})),
@@ -54,6 +61,19 @@ async fn gate_follows_the_policy() {
         Gate::Refuse(error) => assert_eq!(error.code, ToolErrorCode::OutsideWorkspace),
         other => panic!("{other:?}"),
     }
+}
+
+#[tokio::test]
+async fn without_a_sandbox_an_unapproved_command_never_runs() {
+    let fx = fixture();
+    let ctx = fx.ctx.clone().approved(false);
+    let error = fx
+        .registry
+        .call("execute_bash", r#"{"command": "touch made.txt"}"#, &ctx)
+        .await
+        .unwrap_err();
+    assert_eq!(error.code, ToolErrorCode::ApprovalRequired);
+    assert!(!fx.root.join("made.txt").exists());
 }
 
 #[tokio::test]
@@ -151,7 +171,8 @@ async fn output_is_capped_per_stream() {
             ..ToolLimits::default()
         },
         Default::default(),
-    );
+    )
+    .approved(true);
     let out = fx
         .registry
         .call("execute_bash", r#"{"command": "seq 1 100000"}"#, &ctx)

@@ -1,5 +1,7 @@
 //! `execute_bash(command, timeout?, cwd?)`: one shell command, judged by the command policy and
-//! run with process hygiene (see `tooltrail_sandbox::run_bash`).
+//! run with process hygiene (see `tooltrail_sandbox::run_bash`) inside the OS sandbox: the
+//! workspace read-only unless the call was approved, nothing else of the machine visible, no
+//! network. Where no sandbox is enforced, every command needs approval, read-only or not.
 
 use std::time::Duration;
 
@@ -8,7 +10,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use tooltrail_protocol::{ToolError, ToolErrorCode, ToolOutput, ToolSpec};
 use tooltrail_sandbox::policy::{Verdict, classify};
-use tooltrail_sandbox::{BashCommand, BashOutput, ResolvedPath, run_bash};
+use tooltrail_sandbox::{BashCommand, BashOutput, Confinement, ResolvedPath, run_bash};
 
 use crate::args::{cancelled, parse};
 use crate::tool::{Gate, Tool, ToolContext};
@@ -16,6 +18,9 @@ use crate::tool::{Gate, Tool, ToolContext};
 const NAME: &str = "execute_bash";
 /// Characters of output quoted in a timeout error.
 const TIMEOUT_EXCERPT: usize = 2000;
+/// Why every command asks when there is no OS sandbox.
+const UNSANDBOXED: &str =
+    "no OS sandbox confines commands on this machine, so every command is approved first";
 
 pub(crate) struct ExecuteBash {
     spec: ToolSpec,
@@ -82,7 +87,12 @@ impl Tool for ExecuteBash {
             Err(error) => return Gate::Refuse(error),
         };
         match classify(&args.command) {
-            Verdict::ReadOnly => Gate::ReadOnly,
+            Verdict::ReadOnly if ctx.sandbox.is_enforced() => Gate::ReadOnly,
+            Verdict::ReadOnly => Gate::Ask {
+                summary: args.command,
+                cwd: Some(cwd.relative().to_string()),
+                reason: capitalise(UNSANDBOXED),
+            },
             Verdict::Ask { reason } => Gate::Ask {
                 summary: args.command,
                 cwd: Some(cwd.relative().to_string()),
@@ -104,6 +114,21 @@ impl Tool for ExecuteBash {
         if let Verdict::Deny { reason } = classify(&args.command) {
             return Err(denied(&reason));
         }
+        let confinement = match ctx.sandbox.helper() {
+            Some(helper) => Some(Confinement {
+                helper: helper.to_path_buf(),
+                workspace: ctx.workspace.root().to_path_buf(),
+                writable: ctx.approved,
+            }),
+            // Checked here too, so that no caller runs a command unconfined unasked.
+            None if !ctx.approved => {
+                return Err(ToolError::new(
+                    ToolErrorCode::ApprovalRequired,
+                    format!("{}; this call was not approved", capitalise(UNSANDBOXED)),
+                ));
+            }
+            None => None,
+        };
         let cwd = working_folder(&args, ctx)?;
         let requested = args
             .timeout
@@ -116,6 +141,7 @@ impl Tool for ExecuteBash {
             timeout: Duration::from_secs(timeout_secs),
             output_cap: ctx.limits.max_output_bytes,
             untrusted: vec![ctx.workspace.root().to_path_buf()],
+            confinement,
         };
         let output = run_bash(&command, &ctx.cancel)
             .await

@@ -75,7 +75,10 @@ pub fn fixture() -> Fixture {
     write(&base, "project-evil/x.go", "package evil\n");
     symlink("../outside", root.join("link_out")).unwrap();
     symlink("main.go", root.join("link_in.go")).unwrap();
-    let ctx = ToolContext::open(&root).unwrap();
+    // A test binary cannot be the sandbox helper, so commands here run as they do where no OS
+    // sandbox exists: with process hygiene only, once approved. (`crates/cli/tests/security.rs`
+    // runs them sandboxed.)
+    let ctx = ToolContext::open(&root).unwrap().approved(true);
     Fixture {
         _dir: dir,
         base,

@@ -1,0 +1,163 @@
+//! The Landlock ruleset: what a sandboxed command may see and change.
+
+use std::path::{Path, PathBuf};
+
+use landlock::{
+    ABI, Access, AccessFs, AccessNet, CompatLevel, Compatible, LandlockStatus, RestrictionStatus,
+    Ruleset, RulesetAttr, RulesetCreatedAttr, RulesetStatus, Scope, path_beneath_rules,
+};
+
+/// The newest ABI this build knows; older kernels get what they support (best effort), and
+/// [`restrict`] refuses when nothing at all is enforced.
+const ABI_WANTED: ABI = ABI::V10;
+
+/// System folders programs are read and run from.
+const SYSTEM: &[&str] = &[
+    "/usr",
+    "/bin",
+    "/sbin",
+    "/lib",
+    "/lib32",
+    "/lib64",
+    "/libx32",
+    "/opt",
+    "/nix/store",
+];
+
+/// The entries of `/etc` that programs need to start, resolve users, find certificates and
+/// read their system-wide settings. Not `/etc/shadow`, `/etc/sudoers`, `/etc/ssh`, ...
+const ETC: &[&str] = &[
+    "/etc/ld.so.cache",
+    "/etc/ld.so.conf",
+    "/etc/ld.so.conf.d",
+    "/etc/passwd",
+    "/etc/group",
+    "/etc/nsswitch.conf",
+    "/etc/localtime",
+    "/etc/timezone",
+    "/etc/alternatives",
+    "/etc/ssl/certs",
+    "/etc/ca-certificates",
+    "/etc/ca-certificates.conf",
+    "/etc/hosts",
+    "/etc/host.conf",
+    "/etc/resolv.conf",
+    "/etc/os-release",
+    "/etc/lsb-release",
+    "/etc/debian_version",
+    "/etc/gitconfig",
+    "/etc/gitattributes",
+    "/etc/inputrc",
+    "/etc/terminfo",
+    "/etc/magic",
+    "/etc/magic.mime",
+    "/etc/mime.types",
+    "/etc/locale.alias",
+    "/etc/locale.conf",
+    "/etc/default/locale",
+    "/etc/protocols",
+    "/etc/services",
+    "/etc/manpath.config",
+];
+
+/// Devices a command may read (and the harmless ones it may write).
+const DEVICES: &[&str] = &[
+    "/dev/null",
+    "/dev/zero",
+    "/dev/full",
+    "/dev/random",
+    "/dev/urandom",
+];
+
+/// Everything a command may read: system folders, the `/etc` entries above, and the settings
+/// folders of interpreters (`/etc/python3.12`, `/etc/perl`) that load them on start.
+pub(crate) fn readable_system_paths() -> Vec<PathBuf> {
+    let mut paths: Vec<PathBuf> = SYSTEM.iter().chain(ETC).map(PathBuf::from).collect();
+    if let Ok(entries) = std::fs::read_dir("/etc") {
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            if name.starts_with("python") || name == "perl" || name == "vim" {
+                paths.push(entry.path());
+            }
+        }
+    }
+    paths
+}
+
+/// Restricts this process (and everything it runs) to the workspace, the temp folder and the
+/// system paths. `workspace` is `None` for the self-test.
+pub(crate) fn restrict(
+    workspace: Option<&Path>,
+    writable: bool,
+    temp: Option<&Path>,
+) -> Result<RestrictionStatus, String> {
+    let all = AccessFs::from_all(ABI_WANTED);
+    let read = AccessFs::from_read(ABI_WANTED);
+    let devices = read | AccessFs::WriteFile;
+    let failed = |_| "the Landlock rules could not be built".to_string();
+    let ruleset = Ruleset::default()
+        .set_compatibility(CompatLevel::BestEffort)
+        .handle_access(all)
+        .map_err(failed)?
+        // No TCP bind or connect (seccomp refuses the sockets too, on kernels without this).
+        .handle_access(AccessNet::from_all(ABI_WANTED))
+        .map_err(failed)?
+        // No signals to processes outside the sandbox, no abstract UNIX sockets outside it.
+        .scope(Scope::from_all(ABI_WANTED))
+        .map_err(failed)?
+        .create()
+        .map_err(failed)?
+        .add_rules(path_beneath_rules(readable_system_paths(), read))
+        .map_err(failed)?
+        .add_rules(path_beneath_rules(DEVICES, devices))
+        .map_err(failed)?
+        .add_rules(path_beneath_rules(temp, all))
+        .map_err(failed)?
+        .add_rules(path_beneath_rules(
+            workspace,
+            if writable { all } else { read },
+        ))
+        .map_err(failed)?;
+    let status = ruleset
+        .restrict_self()
+        .map_err(|_| "Landlock could not restrict the command".to_string())?;
+    if status.ruleset == RulesetStatus::NotEnforced {
+        return Err("Landlock is not available on this system".to_string());
+    }
+    Ok(status)
+}
+
+/// The Landlock ABI version the kernel speaks, from a restriction's status.
+pub(crate) fn abi_version(status: &RestrictionStatus) -> Option<i32> {
+    match status.landlock {
+        LandlockStatus::Available {
+            effective_abi,
+            kernel_abi,
+        } => Some(kernel_abi.unwrap_or(effective_abi as i32)),
+        LandlockStatus::NotEnabled | LandlockStatus::NotImplemented => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secrets_are_not_among_the_readable_paths() {
+        let paths = readable_system_paths();
+        for secret in [
+            "/etc/shadow",
+            "/etc/sudoers",
+            "/etc/ssh",
+            "/root",
+            "/home",
+            "/etc",
+        ] {
+            assert!(
+                !paths.iter().any(|path| path == Path::new(secret)),
+                "{secret} must stay invisible"
+            );
+        }
+    }
+}
