@@ -3,6 +3,7 @@
 //! cannot be opened the app still works, keeping this session's conversations in memory.
 
 use tooltrail_protocol::{Event, Message};
+use tooltrail_settings::rules::WorkspaceRules;
 use tooltrail_store::{ConversationFilter, Recorder, Store};
 
 use crate::conversations::ConversationSummary;
@@ -42,6 +43,11 @@ impl History {
             store: None,
             recorder: None,
         }
+    }
+
+    /// The standing approval rules of `workspace` (none without a database).
+    pub fn rules(&self, workspace: &str) -> WorkspaceRules {
+        WorkspaceRules::load(self.store.as_ref().map(Store::path), workspace)
     }
 
     pub fn is_stored(&self) -> bool {

@@ -2,6 +2,7 @@
 //! forwards each event to the window's Channel (and keeps it for redrawing).
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use tauri::ipc::Channel;
 use tauri::{AppHandle, Manager};
@@ -56,6 +57,9 @@ pub async fn start(
         .state::<McpTools>()
         .registry(Path::new(&workspace.path))
         .await;
+    let history = app.state::<History>();
+    // The same standing rules as `tooltrail rules` lists: a deny rule refuses here too.
+    let rules = Arc::new(history.rules(&workspace.path));
     let agent = Agent::new(
         llm,
         tools,
@@ -66,8 +70,8 @@ pub async fn start(
             temperature: settings.temperature,
             ..AgentConfig::default()
         },
-    );
-    let history = app.state::<History>();
+    )
+    .with_rules(rules);
     let mut conversation = app.state::<Conversations>().begin_turn(
         conversation_id.as_deref(),
         PathBuf::from(&workspace.path),

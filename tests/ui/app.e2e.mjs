@@ -11,6 +11,7 @@ import { Session, startDriver, startScriptedModel } from "./webdriver.mjs";
 
 const app = process.env.TOOLTRAIL_APP ?? join(repo, "target/debug/tooltrail-app");
 const scriptedModel = process.env.SCRIPTED_MODEL ?? join(repo, "target/debug/scripted-model");
+const cli = process.env.TOOLTRAIL_CLI ?? join(repo, "target/debug/tooltrail");
 
 function windowTitles() {
   try {
@@ -104,7 +105,7 @@ test("the app opens a folder, asks, waits for approval, runs the command and ans
   }
 });
 
-test("MCP tools from mcp.json run in the app and show on the timeline with their server", async () => {
+test("MCP tools run in the app with their server named, and a standing deny rule refuses a command", async () => {
   const folder = join(mkdtempSync(join(tmpdir(), "tooltrail-e2e-")), "demo-project");
   cpSync(join(repo, "tests/ui/fixtures/demo-project"), folder, { recursive: true });
   const configDir = mkdtempSync(join(tmpdir(), "tooltrail-config-"));
@@ -128,20 +129,17 @@ test("MCP tools from mcp.json run in the app and show on the timeline with their
         tool_calls: [
           { name: "fs__read_text_file", arguments: { path: join(folder, "README.md") } },
           { name: "fs__write_file", arguments: { path: join(folder, "pwned.txt"), content: "x" } },
+          { name: "execute_bash", arguments: { command: "git push origin main" } },
         ],
       },
       { text: "The README calls it a **small Go service**.", delay_ms: 10 },
     ]),
   );
+  const env = { ...process.env, TOOLTRAIL_CONFIG_DIR: configDir, TOOLTRAIL_DATA_DIR: join(configDir, "data") };
+  // A rule kept by the command line holds in the app too.
+  execFileSync(cli, ["rules", "add", "deny", "git", "push", "-w", folder], { env });
   const model = await startScriptedModel(scriptedModel, script);
-  const driver = await startDriver({
-    ...process.env,
-    TAURI_WEBVIEW_AUTOMATION: "true",
-    TOOLTRAIL_BASE_URL: model.url,
-    TOOLTRAIL_MODEL: "scripted",
-    TOOLTRAIL_CONFIG_DIR: configDir,
-    TOOLTRAIL_DATA_DIR: join(configDir, "data"),
-  });
+  const driver = await startDriver({ ...env, TAURI_WEBVIEW_AUTOMATION: "true", TOOLTRAIL_BASE_URL: model.url, TOOLTRAIL_MODEL: "scripted" });
   let session;
   try {
     session = await Session.start(driver.base, app, [folder]);
@@ -161,7 +159,7 @@ test("MCP tools from mcp.json run in the app and show on the timeline with their
     const states = await session.script(
       "return [...document.querySelectorAll('.timeline-card')].map(c => [c.querySelector('.card-tool').textContent, c.className.match(/phase-(\\w+)/)[1]])",
     );
-    assert.deepEqual(states.map(([tool, phase]) => `${tool}:${phase}`).sort(), ["fs__read_text_file:success", "fs__write_file:denied"]);
+    assert.deepEqual(states.map(([tool, phase]) => `${tool}:${phase}`).sort(), ["execute_bash:denied", "fs__read_text_file:success", "fs__write_file:denied"]);
     assert.equal(existsSync(join(folder, "pwned.txt")), false);
     await session.click(await session.find('.timeline-card.phase-success .card-head'));
     const body = await session.until("the expanded card", async () => (await session.findAll(".timeline-card.expanded .card-body"))[0]);

@@ -8,7 +8,7 @@ use tooltrail_agent::{ApprovalRequest, Approver, Decision};
 use tooltrail_protocol::{ApprovalBy, ApprovalReply};
 
 use crate::render::summarize_arguments;
-use crate::rules_cmd::WorkspaceRules;
+use tooltrail_settings::rules::WorkspaceRules;
 
 /// Prompts on stderr and reads the answer from stdin. "Always allow in this workspace" keeps
 /// a rule in `rules`.

@@ -16,8 +16,8 @@ use crate::approve::TerminalApprover;
 use crate::history_cmd::open_store;
 use crate::record::Recorded;
 use crate::render::{JsonLines, Timeline};
-use crate::rules_cmd::WorkspaceRules;
 use crate::{ApproveMode, AskArgs};
+use tooltrail_settings::rules::WorkspaceRules;
 use tooltrail_settings::{Overrides, Settings};
 
 /// Exit status after Ctrl-C, as shells report it.
