@@ -122,7 +122,7 @@ impl<'a> Dispatcher<'a> {
             let gate = tool.gate(&args, self.ctx);
             let rule = match gate {
                 Gate::Refuse(_) => None,
-                Gate::ReadOnly | Gate::Ask { .. } => {
+                Gate::ReadOnly | Gate::Allowed { .. } | Gate::Ask { .. } => {
                     self.rules.and_then(|rules| rules.decide(&call.name, &args))
                 }
             };
@@ -153,6 +153,18 @@ impl<'a> Dispatcher<'a> {
                     tool,
                     args,
                     approval: ApprovalRecord::not_needed(),
+                    repeat_of,
+                }),
+                Gate::Allowed { reason } => batch.push(Ready {
+                    position,
+                    call: call.clone(),
+                    tool,
+                    args,
+                    approval: ApprovalRecord {
+                        allowed: true,
+                        by: ApprovalBy::Setting,
+                        reason: Some(reason),
+                    },
                     repeat_of,
                 }),
                 Gate::Refuse(error) => {

@@ -53,7 +53,7 @@ pub async fn run(args: ToolArgs) -> anyhow::Result<ExitCode> {
                 format!("{reason}; run it with --approve all to allow it"),
             )),
             Gate::Ask { .. } => tool.call(call_args, &ctx.clone().approved(true)).await,
-            Gate::ReadOnly => tool.call(call_args, &ctx).await,
+            Gate::ReadOnly | Gate::Allowed { .. } => tool.call(call_args, &ctx).await,
         },
     };
     if let Some(mcp) = mcp {

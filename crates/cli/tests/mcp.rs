@@ -11,7 +11,7 @@ use std::sync::OnceLock;
 
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
-use tooltrail_protocol::{Event, EventBody, ToolSource, ToolStatus};
+use tooltrail_protocol::{ApprovalBy, Event, EventBody, ToolSource, ToolStatus};
 use tooltrail_test_support::{Reply, ScriptedServer};
 
 /// The filesystem server's entry point; installs the npm packages once when they are missing.
@@ -250,7 +250,7 @@ async fn ask_calls_mcp_tools_and_goes_on_without_a_failed_server() {
         .lines()
         .map(|line| serde_json::from_str(line).unwrap())
         .collect();
-    let finished: Vec<(String, ToolSource, ToolStatus, String)> = events
+    let finished: Vec<(String, ToolSource, ToolStatus, String, ApprovalBy)> = events
         .iter()
         .filter_map(|event| match &event.body {
             EventBody::ToolCallFinished {
@@ -258,11 +258,19 @@ async fn ask_calls_mcp_tools_and_goes_on_without_a_failed_server() {
                 source,
                 status,
                 result,
+                approval,
                 ..
-            } => Some((tool.clone(), source.clone(), *status, result.clone())),
+            } => Some((
+                tool.clone(),
+                source.clone(),
+                *status,
+                result.clone(),
+                approval.by.clone(),
+            )),
             _ => None,
         })
         .collect();
+    // The record says mcp.json let it run, not that the policy found it read-only.
     assert_eq!(
         finished,
         vec![(
@@ -271,7 +279,8 @@ async fn ask_calls_mcp_tools_and_goes_on_without_a_failed_server() {
                 server: "fs".into()
             },
             ToolStatus::Success,
-            "alpha\nbeta\n".to_string()
+            "alpha\nbeta\n".to_string(),
+            ApprovalBy::Setting,
         )]
     );
 }

@@ -109,7 +109,13 @@ impl Tool for McpTool {
 
     fn gate(&self, args: &Value, _ctx: &ToolContext) -> Gate {
         match self.approval {
-            Approval::Allow => Gate::ReadOnly,
+            Approval::Allow => Gate::Allowed {
+                reason: format!(
+                    "{} is set to \"allow\" for the MCP server {:?} in mcp.json",
+                    self.remote_name,
+                    self.server.name()
+                ),
+            },
             Approval::Never => Gate::Refuse(ToolError::new(
                 ToolErrorCode::Denied,
                 format!(

@@ -199,7 +199,13 @@ async fn filesystem_tool_runs_through_the_registry_and_its_gate() {
             server: "fs".into()
         }
     );
-    assert_eq!(tool.gate(&parsed, &ctx), Gate::ReadOnly);
+    assert_eq!(
+        tool.gate(&parsed, &ctx),
+        Gate::Allowed {
+            reason: "read_text_file is set to \"allow\" for the MCP server \"fs\" in mcp.json"
+                .into()
+        }
+    );
     let output = registry
         .call("fs__read_text_file", &args, &ctx)
         .await

@@ -99,6 +99,12 @@ impl ToolContext {
 pub enum Gate {
     /// Only reads: runs without asking, and in parallel with other read-only calls.
     ReadOnly,
+    /// The user's settings let it run without asking (an MCP tool set to `allow`); it runs like
+    /// a read-only call, and its record says a setting allowed it.
+    Allowed {
+        /// Which setting, in words.
+        reason: String,
+    },
     /// Needs the user's approval first.
     Ask {
         /// The exact command, or a one-line summary of the call.
