@@ -226,18 +226,18 @@ pub fn export(args: ExportArgs) -> anyhow::Result<ExitCode> {
 pub fn delete(id: &str) -> anyhow::Result<ExitCode> {
     let store = open_store()?;
     store.delete_conversation(id)?;
-    println!("Deleted conversation {id} and its tool calls.");
+    outln!("Deleted conversation {id} and its tool calls.")?;
     Ok(ExitCode::SUCCESS)
 }
 
 pub fn vacuum() -> anyhow::Result<ExitCode> {
     let store = open_store()?;
     let report = store.vacuum()?;
-    println!(
+    outln!(
         "The history database went from {} to {}.",
         human_bytes(report.bytes_before),
         human_bytes(report.bytes_after)
-    );
+    )?;
     Ok(ExitCode::SUCCESS)
 }
 

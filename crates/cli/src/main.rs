@@ -3,6 +3,15 @@
 //! Each subcommand is a thin edge: it parses, calls one service from the engine crates, and
 //! turns errors into one sentence on stderr with a non-zero exit status.
 
+/// `println!` that hands back the write's error instead of panicking, so that a reader that
+/// goes away (`tooltrail history | head`) ends the command quietly (see `main`).
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        writeln!(std::io::stdout().lock(), $($arg)*)
+    }};
+}
+
 mod approve;
 mod ask;
 mod doctor;
@@ -157,11 +166,21 @@ fn main() -> ExitCode {
     });
     match result {
         Ok(code) => code,
+        // The reader stopped reading (`| head`): nothing is wrong, and nothing more is wanted.
+        Err(err) if is_closed_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
             eprintln!("error: {}", error_sentence(&err));
             ExitCode::from(1)
         }
     }
+}
+
+fn is_closed_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
 }
 
 /// The error and its causes as one line, without Rust debug formatting.

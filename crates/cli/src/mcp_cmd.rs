@@ -116,23 +116,23 @@ fn load_manager(workspace: Option<PathBuf>) -> anyhow::Result<Option<McpManager>
 async fn list(as_json: bool, workspace: Option<PathBuf>) -> anyhow::Result<ExitCode> {
     let Some(manager) = load_manager(workspace)? else {
         if as_json {
-            println!("[]");
+            outln!("[]")?;
         }
         return Ok(ExitCode::SUCCESS);
     };
     let statuses = manager.status(true).await;
     manager.shutdown().await;
     if as_json {
-        println!("{}", serde_json::to_string_pretty(&statuses)?);
+        outln!("{}", serde_json::to_string_pretty(&statuses)?)?;
     } else {
         for status in &statuses {
-            print_status(status);
+            print_status(status)?;
         }
     }
     Ok(ExitCode::SUCCESS)
 }
 
-fn print_status(status: &ServerStatus) {
+fn print_status(status: &ServerStatus) -> std::io::Result<()> {
     let state = match &status.state {
         ServerState::Running { handshake_ms, .. } => {
             format!("running (handshake {handshake_ms} ms)")
@@ -146,19 +146,20 @@ fn print_status(status: &ServerStatus) {
         Transport::Stdio { .. } => "stdio",
         Transport::Http { .. } => "http",
     };
-    println!("{}  [{kind}] {}", status.name, status.transport.summary());
-    println!("  {state}");
-    print_tools(&status.tools);
+    outln!("{}  [{kind}] {}", status.name, status.transport.summary())?;
+    outln!("  {state}")?;
+    print_tools(&status.tools)?;
     for line in &status.stderr {
-        println!("  stderr: {line}");
+        outln!("  stderr: {line}")?;
     }
+    Ok(())
 }
 
 /// Description text shown per tool, at most.
 const DESCRIPTION_CHARS: usize = 100;
 
 /// One line per tool, the names in a column as wide as the longest.
-fn print_tools(tools: &[ToolSummary]) {
+fn print_tools(tools: &[ToolSummary]) -> std::io::Result<()> {
     let width = tools
         .iter()
         .map(|tool| tool.name.chars().count())
@@ -173,12 +174,13 @@ fn print_tools(tools: &[ToolSummary]) {
         if description.len() < tool.description.len() {
             description.push('…');
         }
-        println!(
+        outln!(
             "  {:<width$} {:<6} {description}{hint}",
             tool.name,
             tool.approval.as_str(),
-        );
+        )?;
     }
+    Ok(())
 }
 
 async fn test(name: &str, workspace: Option<PathBuf>) -> anyhow::Result<ExitCode> {
@@ -186,7 +188,7 @@ async fn test(name: &str, workspace: Option<PathBuf>) -> anyhow::Result<ExitCode
         return Ok(ExitCode::from(1));
     };
     let server = manager.server(name)?;
-    println!("{name}: {}", server.config().transport.summary());
+    outln!("{name}: {}", server.config().transport.summary())?;
     let handshake = match server.start().await {
         Ok(handshake) => handshake,
         Err(err) => {
@@ -212,12 +214,12 @@ async fn test(name: &str, workspace: Option<PathBuf>) -> anyhow::Result<ExitCode
             )
         })
         .unwrap_or_default();
-    println!("handshake: {} ms{about}", handshake.as_millis());
+    outln!("handshake: {} ms{about}", handshake.as_millis())?;
     let code = match server.list_tools().await {
         Ok(tools) => {
-            println!("tools: {}", tools.len());
+            outln!("tools: {}", tools.len())?;
             let status = manager.server_status(name, true).await?;
-            print_tools(&status.tools);
+            print_tools(&status.tools)?;
             ExitCode::SUCCESS
         }
         Err(err) => {
@@ -233,7 +235,7 @@ async fn conformance(url: &str) -> anyhow::Result<ExitCode> {
     let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").ok();
     let run = tooltrail_mcp::conformance::run_client(url, scenario.as_deref()).await?;
     for line in &run.lines {
-        println!("{line}");
+        outln!("{line}")?;
     }
     Ok(if run.ok {
         ExitCode::SUCCESS

@@ -66,7 +66,7 @@ pub async fn run(args: ToolArgs) -> anyhow::Result<ExitCode> {
         ),
         Err(error) => (json!({"ok": false, "error": error}), 1),
     };
-    println!("{}", serde_json::to_string_pretty(&value)?);
+    outln!("{}", serde_json::to_string_pretty(&value)?)?;
     Ok(ExitCode::from(code))
 }
 
@@ -74,7 +74,7 @@ pub fn list(as_json: bool) -> anyhow::Result<ExitCode> {
     let registry = ToolRegistry::with_builtins();
     let specs = registry.specs();
     if as_json {
-        println!("{}", serde_json::to_string_pretty(&specs)?);
+        outln!("{}", serde_json::to_string_pretty(&specs)?)?;
     } else {
         for spec in specs {
             let access = if spec.read_only {
@@ -83,7 +83,7 @@ pub fn list(as_json: bool) -> anyhow::Result<ExitCode> {
                 "asks first"
             };
             let first_line = spec.description.lines().next().unwrap_or_default();
-            println!("{:<14} {:<10} {}", spec.name, access, first_line);
+            outln!("{:<14} {:<10} {}", spec.name, access, first_line)?;
         }
     }
     Ok(ExitCode::SUCCESS)

@@ -630,3 +630,30 @@ async fn a_turn_killed_during_a_tool_call_leaves_the_call_cancelled() {
     let page: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(page["items"][0]["running"], false);
 }
+
+#[test]
+fn a_reader_that_goes_away_ends_listings_quietly() {
+    let dir = tempfile::tempdir().unwrap();
+    for args in [
+        &["tools"][..],
+        &["history"],
+        &["conversations"],
+        &["rules", "list", "--all"],
+    ] {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_tooltrail"))
+            .args(args)
+            .env("TOOLTRAIL_CONFIG_DIR", dir.path())
+            .env("TOOLTRAIL_DATA_DIR", dir.path().join("data"))
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Close the reading end before anything is written, as `| head -0` would.
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{args:?}: {:?} {stderr}", out.status);
+        assert_eq!(stderr, "", "{args:?}");
+    }
+}
