@@ -87,7 +87,8 @@ fn command(node: Node<'_>, source: &[u8]) -> Result<(), String> {
 }
 
 /// Whether an argument (or the value of `--option=value`) is an absolute path or climbs with
-/// `..`. Until the OS sandbox confines reads, reading outside the workspace is asked about.
+/// `..`. Reading outside the workspace is asked about: the user sees it, and on a machine where
+/// no OS sandbox confines reads this is the only guard.
 fn names_outside(arg: &str) -> bool {
     let value = arg.split_once('=').map_or(arg, |(_, value)| value);
     [arg, value].iter().any(|candidate| {
