@@ -35,6 +35,6 @@ pub mod tool;
 pub use event::{ErrorCode, Event, EventBody, TurnEnd, Usage};
 pub use message::{Message, ToolCall};
 pub use tool::{
-    ApprovalBy, ApprovalRecord, ApprovalReply, ToolChoice, ToolError, ToolErrorCode, ToolOutput,
-    ToolProgress, ToolSource, ToolSpec, ToolStatus,
+    ApprovalBy, ApprovalRecord, ApprovalReply, RuleKind, ToolChoice, ToolError, ToolErrorCode,
+    ToolOutput, ToolProgress, ToolSource, ToolSpec, ToolStatus,
 };

@@ -235,3 +235,28 @@ pub struct ToolProgress {
     #[ts(optional)]
     pub message: Option<String>,
 }
+
+/// What a standing approval rule does with the commands it matches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RuleKind {
+    Allow,
+    Deny,
+}
+
+impl RuleKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Allow => "allow",
+            Self::Deny => "deny",
+        }
+    }
+
+    /// The kind `as_str` names; `None` for any other text.
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "allow" => Some(Self::Allow),
+            "deny" => Some(Self::Deny),
+            _ => None,
+        }
+    }
+}

@@ -28,29 +28,7 @@ use tree_sitter::Node;
 use crate::policy::syntax::{literal, loose, parse, text};
 use crate::policy::{Verdict, classify};
 
-/// What a rule does.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RuleKind {
-    Allow,
-    Deny,
-}
-
-impl RuleKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Allow => "allow",
-            Self::Deny => "deny",
-        }
-    }
-
-    pub fn parse(text: &str) -> Option<Self> {
-        match text {
-            "allow" => Some(Self::Allow),
-            "deny" => Some(Self::Deny),
-            _ => None,
-        }
-    }
-}
+pub use tooltrail_protocol::RuleKind;
 
 /// One stored rule.
 #[derive(Debug, Clone, PartialEq, Eq)]

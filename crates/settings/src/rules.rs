@@ -19,11 +19,7 @@ pub fn add(
     kind: RuleKind,
     command: &str,
 ) -> Result<ApprovalRule, String> {
-    let sandbox_kind = match kind {
-        RuleKind::Allow => command_rules::RuleKind::Allow,
-        RuleKind::Deny => command_rules::RuleKind::Deny,
-    };
-    let prefix = command_rules::prefix_for(sandbox_kind, command)
+    let prefix = command_rules::prefix_for(kind, command)
         .map_err(|reason| format!("`{command}` cannot be a rule: {reason}"))?;
     store
         .add_rule(&NewRule {
@@ -112,7 +108,7 @@ impl RuleBook for WorkspaceRules {
         let rule = command_rules::decide(&rules, command)?;
         Some(RuleDecision {
             rule_id: rule.id.clone(),
-            allow: rule.kind == command_rules::RuleKind::Allow,
+            allow: rule.kind == RuleKind::Allow,
             description: format!(
                 "the {} rule `{}`",
                 rule.kind.as_str(),
@@ -125,10 +121,7 @@ impl RuleBook for WorkspaceRules {
 fn to_command_rule(rule: &ApprovalRule) -> CommandRule {
     CommandRule {
         id: rule.id.clone(),
-        kind: match rule.kind {
-            RuleKind::Allow => command_rules::RuleKind::Allow,
-            RuleKind::Deny => command_rules::RuleKind::Deny,
-        },
+        kind: rule.kind,
         prefix: rule.prefix.clone(),
     }
 }

@@ -9,29 +9,7 @@ use crate::error::{Result, StoreError};
 use crate::store::Store;
 use crate::writer::workspace_id;
 
-/// What a rule does.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RuleKind {
-    Allow,
-    Deny,
-}
-
-impl RuleKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Allow => "allow",
-            Self::Deny => "deny",
-        }
-    }
-
-    fn parse(text: &str) -> Result<Self> {
-        match text {
-            "allow" => Ok(Self::Allow),
-            "deny" => Ok(Self::Deny),
-            other => Err(StoreError::Corrupt(format!("unknown rule kind {other:?}"))),
-        }
-    }
-}
+pub use tooltrail_protocol::RuleKind;
 
 /// A rule to add.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -150,7 +128,8 @@ fn decode(raw: RawRule) -> Result<ApprovalRule> {
     Ok(ApprovalRule {
         id,
         workspace,
-        kind: RuleKind::parse(&kind)?,
+        kind: RuleKind::parse(&kind)
+            .ok_or_else(|| StoreError::Corrupt(format!("unknown rule kind {kind:?}")))?,
         tool,
         prefix: serde_json::from_str(&prefix)?,
         created_ms,
