@@ -1,7 +1,7 @@
 //! The registry: name → tool, with each tool's argument schema compiled once.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
 use tooltrail_protocol::{ToolError, ToolErrorCode, ToolOutput, ToolSpec};
@@ -10,9 +10,18 @@ use crate::tool::{Tool, ToolContext};
 
 struct Entry {
     tool: Arc<dyn Tool>,
-    /// `None` when the tool's schema could not be compiled; its arguments are then only checked
-    /// to be a JSON object.
-    validator: Option<jsonschema::Validator>,
+    /// Compiled on the tool's first call, so that starting up (and a one-tool run from the
+    /// command line) pays only for the schemas it uses. `None` when the schema could not be
+    /// compiled; the arguments are then only checked to be a JSON object.
+    validator: OnceLock<Option<jsonschema::Validator>>,
+}
+
+impl Entry {
+    fn validator(&self) -> Option<&jsonschema::Validator> {
+        self.validator
+            .get_or_init(|| jsonschema::validator_for(&self.tool.spec().parameters).ok())
+            .as_ref()
+    }
 }
 
 /// Tools by name. Lookups, validation and calls all go through here.
@@ -37,9 +46,11 @@ impl ToolRegistry {
 
     /// Adds a tool, replacing any tool of the same name.
     pub fn register(&mut self, tool: Arc<dyn Tool>) {
-        let validator = jsonschema::validator_for(&tool.spec().parameters).ok();
-        self.tools
-            .insert(tool.spec().name.clone(), Entry { tool, validator });
+        let entry = Entry {
+            tool: Arc::clone(&tool),
+            validator: OnceLock::new(),
+        };
+        self.tools.insert(tool.spec().name.clone(), entry);
     }
 
     /// Removes a tool by name; returns whether it was there.
@@ -122,7 +133,7 @@ fn validate(entry: &Entry, args: &Value) -> Result<(), ToolError> {
             format!("arguments must be a JSON object, got {}", json_kind(args)),
         ));
     }
-    let Some(validator) = &entry.validator else {
+    let Some(validator) = entry.validator() else {
         return Ok(());
     };
     let problems: Vec<String> = validator
@@ -290,7 +301,7 @@ mod tests {
         assert_eq!(registry.len(), tools.len());
         for name in registry.names() {
             let entry = &registry.tools[name];
-            assert!(entry.validator.is_some(), "{name} has an invalid schema");
+            assert!(entry.validator().is_some(), "{name} has an invalid schema");
         }
     }
 }

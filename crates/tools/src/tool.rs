@@ -1,7 +1,7 @@
 //! The [`Tool`] trait and the context every call gets.
 
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use async_trait::async_trait;
 use serde_json::Value;
@@ -45,8 +45,10 @@ pub struct ToolContext {
     pub cancel: CancellationToken,
     /// Set by the agent for each call; progress sent here shows on the timeline.
     pub progress: Option<UnboundedSender<ToolProgress>>,
-    /// The OS sandbox commands run in ([`Sandbox::detect`] unless set).
-    pub sandbox: Arc<Sandbox>,
+    /// The OS sandbox commands run in: [`Sandbox::detect`] on first use unless set. Finding it
+    /// out starts the helper's self-test, which a search or a read should not pay for; use
+    /// [`ToolContext::sandbox`].
+    pub sandbox: Arc<OnceLock<Sandbox>>,
     /// Set by the agent for a call the user (or a rule) approved: only then may a command
     /// write in the workspace. Calls that ran without asking see the workspace read-only.
     pub approved: bool,
@@ -59,7 +61,7 @@ impl ToolContext {
             limits,
             cancel,
             progress: None,
-            sandbox: Arc::new(Sandbox::detect()),
+            sandbox: Arc::new(OnceLock::new()),
             approved: false,
         }
     }
@@ -67,9 +69,14 @@ impl ToolContext {
     /// The same context with another sandbox.
     pub fn with_sandbox(self, sandbox: Sandbox) -> Self {
         Self {
-            sandbox: Arc::new(sandbox),
+            sandbox: Arc::new(OnceLock::from(sandbox)),
             ..self
         }
+    }
+
+    /// The OS sandbox commands run in.
+    pub fn sandbox(&self) -> &Sandbox {
+        self.sandbox.get_or_init(Sandbox::detect)
     }
 
     /// The same context, for a call that was approved (`true`) or ran without asking.

@@ -87,7 +87,7 @@ impl Tool for ExecuteBash {
             Err(error) => return Gate::Refuse(error),
         };
         match classify(&args.command) {
-            Verdict::ReadOnly if ctx.sandbox.is_enforced() => Gate::ReadOnly,
+            Verdict::ReadOnly if ctx.sandbox().is_enforced() => Gate::ReadOnly,
             Verdict::ReadOnly => Gate::Ask {
                 summary: args.command,
                 cwd: Some(cwd.relative().to_string()),
@@ -114,7 +114,7 @@ impl Tool for ExecuteBash {
         if let Verdict::Deny { reason } = classify(&args.command) {
             return Err(denied(&reason));
         }
-        let confinement = match ctx.sandbox.helper() {
+        let confinement = match ctx.sandbox().helper() {
             Some(helper) => Some(Confinement {
                 helper: helper.to_path_buf(),
                 workspace: ctx.workspace.root().to_path_buf(),
