@@ -315,11 +315,34 @@ async fn finish_handshake(
     })
 }
 
+/// What a server that went away during the handshake is told as, whichever end closed first.
+const CLOSED_BEFORE_ANSWERING: &str =
+    "the server closed its output before answering (it may have exited)";
+
+fn is_broken_pipe(error: &(dyn std::error::Error + 'static)) -> bool {
+    let mut source = Some(error);
+    while let Some(current) = source {
+        if current
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+        {
+            return true;
+        }
+        source = current.source();
+    }
+    false
+}
+
 /// A handshake failure in words, without the SDK's type names.
 fn handshake_message(err: &ClientInitializeError) -> String {
     match err {
-        ClientInitializeError::ConnectionClosed(_) => {
-            "the server closed its output before answering (it may have exited)".to_string()
+        ClientInitializeError::ConnectionClosed(_) => CLOSED_BEFORE_ANSWERING.to_string(),
+        // A server that exits at once can be gone before our request is written: the write
+        // then fails with a broken pipe, which means the same to the user.
+        ClientInitializeError::TransportError { error, .. }
+            if is_broken_pipe(error.error.as_ref()) =>
+        {
+            CLOSED_BEFORE_ANSWERING.to_string()
         }
         ClientInitializeError::JsonRpcError(data) => {
             format!("the server refused it: {}", data.message)

@@ -656,6 +656,8 @@ async fn servers_that_fail_to_start_say_why() {
             "console.error('boom: the config is missing'); process.exit(2)",
         ],
     );
+    // Exits before reading anything: our first write may find the pipe already closed.
+    let gone = ServerConfig::stdio("gone", "true", &[]);
     let missing = ServerConfig::stdio("missing", "no-such-program-here", &[]);
     let closed_port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
@@ -665,7 +667,7 @@ async fn servers_that_fail_to_start_say_why() {
     let nobody = ServerConfig::http("nobody", format!("http://127.0.0.1:{closed_port}/mcp"));
     let mut off = ServerConfig::stdio("off", "node", &[]);
     off.disabled = true;
-    let manager = manager(vec![dies, missing, nobody, off], &root);
+    let manager = manager(vec![dies, gone, missing, nobody, off], &root);
 
     let mut registry = ToolRegistry::with_builtins();
     let builtins = registry.len();
@@ -676,7 +678,7 @@ async fn servers_that_fail_to_start_say_why() {
         .map(|f| (f.server.clone(), f.error.to_string()))
         .collect();
     messages.sort();
-    assert_eq!(messages.len(), 3, "{messages:?}");
+    assert_eq!(messages.len(), 4, "{messages:?}");
     assert_eq!(
         messages[0].1,
         "the MCP server \"dies\" did not complete the MCP handshake: the server closed its \
@@ -684,21 +686,26 @@ async fn servers_that_fail_to_start_say_why() {
     );
     assert_eq!(
         messages[1].1,
+        "the MCP server \"gone\" did not complete the MCP handshake: the server closed its \
+         output before answering (it may have exited)"
+    );
+    assert_eq!(
+        messages[2].1,
         "the MCP server \"missing\" could not be started: \"no-such-program-here\" was not \
          found (searched the PATH)"
     );
     assert!(
-        messages[2].1.starts_with(&format!(
+        messages[3].1.starts_with(&format!(
             "the MCP server \"nobody\" did not complete the MCP handshake: error sending \
              request for url (http://127.0.0.1:{closed_port}/mcp)"
         )),
         "{}",
-        messages[2].1
+        messages[3].1
     );
     assert!(
-        messages[2].1.contains("Connection refused"),
+        messages[3].1.contains("Connection refused"),
         "{}",
-        messages[2].1
+        messages[3].1
     );
     let dies = failures.iter().find(|f| f.server == "dies").unwrap();
     assert!(
