@@ -1,7 +1,7 @@
 //! The MCP servers of `mcp.json` for the open folder. They are started in the background as soon
 //! as a folder opens, so the first question does not wait for their handshakes; their tools join
-//! the built-in ones in the registry every turn uses; they are started again when `mcp.json`
-//! changes or another folder opens, and stopped when the app quits.
+//! the built-in ones in the registry every turn uses; they are started again when another folder
+//! opens, or at the next question once `mcp.json` has changed, and stopped when the app quits.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
