@@ -1,7 +1,7 @@
 //! Starting a turn: the model settings, the agent for the open folder, and the sink that
 //! forwards each event to the window's Channel (and keeps it for redrawing).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use tauri::ipc::Channel;
@@ -53,10 +53,7 @@ pub async fn start(
     let (ctx, workspace) = app.state::<WorkspaceState>().context()?;
     let settings = settings::resolve()?;
     let llm = client_for(&settings).await?;
-    let tools = app
-        .state::<McpTools>()
-        .registry(Path::new(&workspace.path))
-        .await;
+    let tools = app.state::<McpTools>().registry(ctx.workspace.root()).await;
     let history = app.state::<History>();
     // The same standing rules as `tooltrail rules` lists: a deny rule refuses here too.
     let rules = Arc::new(history.rules(&workspace.path));
