@@ -5,10 +5,18 @@ import { Composer } from "./components/Composer";
 import { Sidebar } from "./components/Sidebar";
 import { Timeline } from "./components/Timeline";
 import { Welcome } from "./components/Welcome";
+import { HistoryView } from "./components/history/HistoryView";
+import { StatsView } from "./components/history/StatsView";
+import { SettingsView } from "./components/settings/SettingsView";
 import { useI18n } from "./i18n";
 import { useSession } from "./session";
 
 const NO_SERVERS: McpOverview = { servers: [] };
+
+/** The screens beside the sidebar. */
+export type View = "chat" | "history" | "stats" | "settings";
+/** Ctrl/⌘ + key switches to a screen. */
+const VIEW_KEYS: Record<string, View> = { "1": "chat", "2": "history", "3": "stats", ",": "settings" };
 
 export function App() {
   const { t } = useI18n();
@@ -24,6 +32,7 @@ export function App() {
   const [revealInChat, setRevealInChat] = useState(0);
 
   const [mcp, setMcp] = useState<McpOverview>(NO_SERVERS);
+  const [view, setView] = useState<View>("chat");
 
   const refreshConversations = useCallback(() => {
     api.listConversations().then(setConversations, () => {});
@@ -45,6 +54,7 @@ export function App() {
       reset();
       setChanged(new Map());
       setSelected(null);
+      setView("chat");
       setWorkspace(opened);
     },
     [reset],
@@ -96,6 +106,12 @@ export function App() {
   });
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
+      const target = (event.ctrlKey || event.metaKey) && !event.altKey && !event.shiftKey ? VIEW_KEYS[event.key] : undefined;
+      if (target) {
+        event.preventDefault();
+        setView(target);
+        return;
+      }
       if (event.key === "Escape" && escapeRef.current.busy) {
         event.preventDefault();
         escapeRef.current.stop();
@@ -116,10 +132,31 @@ export function App() {
   const { open } = session;
   const openConversation = useCallback(
     (id: string) => {
+      setView("chat");
       open(id).catch((error: unknown) => setOpenError(errorMessage(error)));
     },
     [open],
   );
+  // From the history: the conversation, scrolled to the call in both the chat and the timeline.
+  const openCall = useCallback(
+    (conversationId: string, callId: string) => {
+      setView("chat");
+      open(conversationId).then(
+        () => {
+          setSelected(callId);
+          setRevealInChat((n) => n + 1);
+          setRevealInTimeline((n) => n + 1);
+        },
+        (error: unknown) => setOpenError(errorMessage(error)),
+      );
+    },
+    [open],
+  );
+  // Settings may change where questions go and which MCP servers run.
+  const settingsChanged = useCallback(() => {
+    api.appInfo().then(setInfo, () => {});
+    refreshServers();
+  }, [refreshServers]);
 
   const selectFromChat = useCallback((callId: string) => {
     setSelected(callId);
@@ -130,6 +167,11 @@ export function App() {
     setSelected(callId);
     setRevealInChat((n) => n + 1);
   }, []);
+
+  const newConversation = () => {
+    setView("chat");
+    session.reset();
+  };
 
   if (!workspace) {
     return <Welcome info={info} recent={recent} error={openError} onOpenFolder={openFolder} />;
@@ -149,8 +191,16 @@ export function App() {
         mcp={mcp}
         onOpenFolder={openFolder}
         onOpenConversation={openConversation}
-        onNewConversation={session.reset}
+        onNewConversation={newConversation}
+        view={view}
+        onView={setView}
+        onConversationsChanged={refreshConversations}
       />
+      {view === "history" && <HistoryView workspace={workspace} onOpenCall={openCall} />}
+      {view === "stats" && <StatsView workspace={workspace} />}
+      {view === "settings" && <SettingsView workspace={workspace} onChanged={settingsChanged} />}
+      {view === "chat" && (
+      <>
       <main className="chat">
         {(changedCount > 0 || openError) && (
           <div className="chat-banner">
@@ -175,6 +225,8 @@ export function App() {
         <Composer folder={workspace.name} busy={session.busy} onSend={session.send} onStop={session.stop} />
       </main>
       <Timeline calls={session.chat.calls} timeline={session.chat.timeline} selected={selected} reveal={revealInTimeline} onSelect={selectInTimeline} onShowInChat={showInChat} />
+      </>
+      )}
     </div>
   );
 }

@@ -4,8 +4,10 @@
 import { mockIPC } from "@tauri-apps/api/mocks";
 import type { Event } from "../src/bindings";
 import * as stream from "../src/fixtures/stream";
+import { historyCommand, type HistoryConfig } from "./mock-history";
+import { settingsCommand, type SettingsConfig } from "./mock-settings";
 
-interface Config {
+interface Config extends HistoryConfig, SettingsConfig {
   info?: unknown;
   workspace?: unknown;
   recent?: unknown[];
@@ -94,8 +96,12 @@ mockIPC((cmd, payload) => {
     }
     case "plugin:event|unlisten":
       return null;
-    default:
+    default: {
+      // Each screen's commands answer from its own module; `undefined` means "not mine".
+      const answer = historyCommand(cmd, args, config) ?? settingsCommand(cmd, args, config);
+      if (answer !== undefined) return answer;
       return Promise.reject({ code: "unknown", message: `unknown command ${cmd}` });
+    }
   }
 });
 

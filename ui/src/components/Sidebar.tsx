@@ -1,5 +1,6 @@
 // The open folder, its conversations, other recent folders, and the language.
 import { memo } from "react";
+import type { View } from "../App";
 import type { ConversationSummary, McpOverview, McpServerView, RecentWorkspace, WorkspaceInfo } from "../api";
 import { LANGS, useI18n, type Lang, type Translate } from "../i18n";
 
@@ -12,9 +13,20 @@ interface Props {
   onOpenFolder: (path?: string) => void;
   onOpenConversation: (id: string) => void;
   onNewConversation: () => void;
+  view: View;
+  onView: (view: View) => void;
+  /** A conversation was renamed or deleted here. */
+  onConversationsChanged: () => void;
 }
 
-export const Sidebar = memo(function Sidebar({ workspace, conversations, activeConversation, recent, mcp, onOpenFolder, onOpenConversation, onNewConversation }: Props) {
+const NAV: { view: View; key: "navChat" | "navHistory" | "navStats" | "navSettings"; shortcut: string }[] = [
+  { view: "chat", key: "navChat", shortcut: "Ctrl+1" },
+  { view: "history", key: "navHistory", shortcut: "Ctrl+2" },
+  { view: "stats", key: "navStats", shortcut: "Ctrl+3" },
+  { view: "settings", key: "navSettings", shortcut: "Ctrl+," },
+];
+
+export const Sidebar = memo(function Sidebar({ workspace, conversations, activeConversation, recent, mcp, onOpenFolder, onOpenConversation, onNewConversation, view, onView }: Props) {
   const { t } = useI18n();
   const others = recent.filter((entry) => entry.path !== workspace.path).slice(0, 5);
   return (
@@ -30,6 +42,13 @@ export const Sidebar = memo(function Sidebar({ workspace, conversations, activeC
         <button type="button" onClick={() => onOpenFolder()}>
           {t("openFolder")}
         </button>
+      </div>
+      <div className="nav-tabs" role="tablist">
+        {NAV.map((item) => (
+          <button key={item.view} type="button" role="tab" aria-selected={view === item.view} className={`nav-tab${view === item.view ? " active" : ""}`} title={item.shortcut} onClick={() => onView(item.view)}>
+            {t(item.key)}
+          </button>
+        ))}
       </div>
       <section className="side-section">
         <h2>{t("conversations")}</h2>

@@ -1,5 +1,10 @@
 // English strings. Every string the window shows lives here and in zh.ts.
+import { historyEn } from "./history";
+import { settingsEn } from "./settings";
+
 export const en = {
+  ...historyEn,
+  ...settingsEn,
   appName: "Tooltrail",
   openFolder: "Open folder…",
   openAnother: "Open another folder",

@@ -1,7 +1,11 @@
 // 简体中文。
 import type { MessageKey } from "./en";
+import { historyZh } from "./history";
+import { settingsZh } from "./settings";
 
 export const zh: Record<MessageKey, string> = {
+  ...historyZh,
+  ...settingsZh,
   appName: "Tooltrail",
   openFolder: "打开文件夹…",
   openAnother: "打开其他文件夹",
