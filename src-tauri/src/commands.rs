@@ -5,16 +5,26 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 use tauri::ipc::Channel;
-use tauri::{AppHandle, State};
+use tauri::{AppHandle, Manager, State};
 use tauri_plugin_dialog::DialogExt;
-use tooltrail_protocol::{ApprovalReply, Event};
+use tooltrail_protocol::{ApprovalReply, Event, RuleKind};
+use tooltrail_settings::Limits;
+use tooltrail_store::{Format, Stats};
 
 use crate::approvals::PendingApprovals;
 use crate::conversations::{ConversationSummary, Conversations, LoadedConversation};
 use crate::error::{CommandError, CommandResult};
 use crate::history::History;
 use crate::mcp::{McpOverview, McpTools};
+use crate::preferences::{
+    self, AppSettings, ConnectionTest, McpConfigView, McpServerConfig, ProviderInput, ProviderView,
+    SandboxView,
+};
 use crate::recent::{self, RecentWorkspace};
+use crate::records::{
+    self, ExportResult, HistoryPage, HistoryQuery, MessageHitView, RuleView, StatsQuery,
+    ToolCallDetail,
+};
 use crate::settings::{self, EndpointInfo};
 use crate::turns::RunningTurns;
 use crate::workspace::{self, WorkspaceInfo, WorkspaceState};
@@ -137,4 +147,238 @@ pub fn load_conversation(
 #[tauri::command]
 pub async fn mcp_servers(state: State<'_, McpTools>) -> CommandResult<McpOverview> {
     Ok(state.overview().await)
+}
+
+// ---- History, stats and conversations ----
+
+/// One page of the recorded calls, newest first.
+#[tauri::command]
+pub fn history_calls(
+    workspace: State<'_, WorkspaceState>,
+    history: State<'_, History>,
+    query: HistoryQuery,
+) -> CommandResult<HistoryPage> {
+    records::calls(history.store()?, &open_folder(&workspace)?, &query)
+}
+
+/// Calls per tool and status, with durations.
+#[tauri::command]
+pub fn history_stats(
+    workspace: State<'_, WorkspaceState>,
+    history: State<'_, History>,
+    query: StatsQuery,
+) -> CommandResult<Stats> {
+    records::stats(history.store()?, &open_folder(&workspace)?, &query)
+}
+
+/// One call with its full result and the rule that decided it.
+#[tauri::command]
+pub fn tool_call(history: State<'_, History>, id: String) -> CommandResult<ToolCallDetail> {
+    records::call(history.store()?, &id)
+}
+
+/// Writes the calls matching `query` to `path`, or where the native save dialog says; `None`
+/// when the user closed the dialog.
+#[tauri::command]
+pub async fn export_history(
+    app: AppHandle,
+    query: HistoryQuery,
+    format: String,
+    path: Option<String>,
+) -> CommandResult<Option<ExportResult>> {
+    let format: Format = format
+        .parse()
+        .map_err(|error: tooltrail_store::StoreError| CommandError::from(error))?;
+    let path = match path {
+        Some(path) => PathBuf::from(path),
+        None => {
+            let (tx, rx) = tokio::sync::oneshot::channel();
+            let name = match format {
+                Format::Jsonl => "tool-calls.jsonl",
+                Format::Markdown => "tool-calls.md",
+            };
+            app.dialog()
+                .file()
+                .set_title("Export tool calls")
+                .set_file_name(name)
+                .save_file(move |picked| {
+                    let _ = tx.send(picked);
+                });
+            let Some(picked) = rx.await.ok().flatten() else {
+                return Ok(None);
+            };
+            picked
+                .into_path()
+                .map_err(|_| CommandError::new("export", "That file cannot be written."))?
+        }
+    };
+    let folder = open_folder(&app.state::<WorkspaceState>())?;
+    let task_app = app.clone();
+    tauri::async_runtime::spawn_blocking(move || {
+        let history = task_app.state::<History>();
+        records::export(history.store()?, &folder, &query, format, &path)
+    })
+    .await
+    .map_err(|_| CommandError::new("export", "The export stopped unexpectedly."))?
+    .map(Some)
+}
+
+#[tauri::command]
+pub fn rename_conversation(
+    history: State<'_, History>,
+    conversation_id: String,
+    title: String,
+) -> CommandResult<()> {
+    records::rename(history.store()?, &conversation_id, &title)
+}
+
+/// Deletes a conversation with every call and message in it. A running one is refused.
+#[tauri::command]
+pub fn delete_conversation(
+    history: State<'_, History>,
+    conversations: State<'_, Conversations>,
+    conversation_id: String,
+) -> CommandResult<()> {
+    if conversations.is_running(&conversation_id) {
+        return Err(CommandError::new(
+            "running",
+            "This conversation is still answering; stop it first.",
+        ));
+    }
+    history.store()?.delete_conversation(&conversation_id)?;
+    conversations.forget(&conversation_id);
+    Ok(())
+}
+
+/// Messages of the open folder's conversations that hold every word of `text`.
+#[tauri::command]
+pub fn search_messages(
+    workspace: State<'_, WorkspaceState>,
+    history: State<'_, History>,
+    text: String,
+) -> CommandResult<Vec<MessageHitView>> {
+    records::search_messages(history.store()?, &open_folder(&workspace)?, &text)
+}
+
+// ---- Approval rules of the open folder ----
+
+#[tauri::command]
+pub fn list_rules(
+    workspace: State<'_, WorkspaceState>,
+    history: State<'_, History>,
+) -> CommandResult<Vec<RuleView>> {
+    records::rules(history.store()?, &open_folder(&workspace)?)
+}
+
+#[tauri::command]
+pub fn add_rule(
+    workspace: State<'_, WorkspaceState>,
+    history: State<'_, History>,
+    kind: RuleKind,
+    command: String,
+) -> CommandResult<RuleView> {
+    records::add_rule(history.store()?, &open_folder(&workspace)?, kind, &command)
+}
+
+#[tauri::command]
+pub fn revoke_rule(history: State<'_, History>, id: String) -> CommandResult<RuleView> {
+    records::revoke_rule(history.store()?, &id)
+}
+
+// ---- Settings ----
+
+/// Runs a settings change off the main thread: the keychain may take a moment to answer.
+async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> CommandResult<T> + Send + 'static,
+) -> CommandResult<T> {
+    tauri::async_runtime::spawn_blocking(work)
+        .await
+        .map_err(|_| CommandError::new("settings", "The settings could not be changed."))?
+}
+
+#[tauri::command]
+pub async fn get_settings() -> CommandResult<AppSettings> {
+    blocking(preferences::load).await
+}
+
+#[tauri::command]
+pub async fn save_provider(provider: ProviderInput, activate: bool) -> CommandResult<ProviderView> {
+    blocking(move || preferences::save_provider(provider, activate)).await
+}
+
+#[tauri::command]
+pub async fn delete_provider(id: String) -> CommandResult<()> {
+    blocking(move || preferences::delete_provider(&id)).await
+}
+
+#[tauri::command]
+pub async fn activate_provider(id: String) -> CommandResult<()> {
+    blocking(move || preferences::activate_provider(&id)).await
+}
+
+#[tauri::command]
+pub async fn test_connection(provider: ProviderInput) -> ConnectionTest {
+    preferences::test_connection(provider).await
+}
+
+#[tauri::command]
+pub fn save_limits(limits: Limits) -> CommandResult<Limits> {
+    preferences::save_limits(limits)
+}
+
+#[tauri::command]
+pub fn set_tool_enabled(name: String, enabled: bool) -> CommandResult<()> {
+    preferences::set_tool_enabled(&name, enabled)
+}
+
+/// What the OS sandbox enforces on this machine, as `tooltrail doctor` says it.
+#[tauri::command]
+pub async fn sandbox_status(workspace: State<'_, WorkspaceState>) -> CommandResult<SandboxView> {
+    let ctx = workspace.context().ok().map(|(ctx, _)| ctx);
+    blocking(move || {
+        let report = match ctx {
+            Some(ctx) => ctx.sandbox().status().clone(),
+            None => tooltrail_sandbox::Sandbox::detect().status().clone(),
+        };
+        Ok(SandboxView::of(&report))
+    })
+    .await
+}
+
+#[tauri::command]
+pub fn mcp_config() -> CommandResult<McpConfigView> {
+    preferences::mcp_config()
+}
+
+/// Adds a server to `mcp.json` or changes one, then restarts the folder's servers.
+#[tauri::command]
+pub fn save_mcp_server(
+    app: AppHandle,
+    previous_name: Option<String>,
+    server: McpServerConfig,
+) -> CommandResult<()> {
+    preferences::save_mcp_server(previous_name.as_deref(), server)?;
+    restart_servers(&app);
+    Ok(())
+}
+
+#[tauri::command]
+pub fn remove_mcp_server(app: AppHandle, name: String) -> CommandResult<()> {
+    preferences::remove_mcp_server(&name)?;
+    restart_servers(&app);
+    Ok(())
+}
+
+fn restart_servers(app: &AppHandle) {
+    if let Some(info) = app.state::<WorkspaceState>().info() {
+        crate::mcp::start_in_background(app, PathBuf::from(info.path));
+    }
+}
+
+/// The open folder's root, as turns record it.
+fn open_folder(workspace: &WorkspaceState) -> CommandResult<String> {
+    workspace
+        .info()
+        .map(|info| info.path)
+        .ok_or_else(CommandError::no_workspace)
 }

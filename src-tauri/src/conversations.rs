@@ -174,6 +174,11 @@ impl Conversations {
             .is_some_and(|entry| entry.conversation.is_none())
     }
 
+    /// Drops a conversation this session holds (it was deleted).
+    pub fn forget(&self, id: &str) {
+        self.lock().remove(id);
+    }
+
     pub fn list(&self, workspace: &str) -> Vec<ConversationSummary> {
         let entries = self.lock();
         let mut list: Vec<ConversationSummary> = entries

@@ -7,6 +7,7 @@ use tooltrail_settings::rules::WorkspaceRules;
 use tooltrail_store::{ConversationFilter, Recorder, Store};
 
 use crate::conversations::ConversationSummary;
+use crate::error::{CommandError, CommandResult};
 
 /// How many conversations the list shows.
 const LIST_LIMIT: usize = 200;
@@ -48,6 +49,19 @@ impl History {
     /// The standing approval rules of `workspace` (none without a database).
     pub fn rules(&self, workspace: &str) -> WorkspaceRules {
         WorkspaceRules::load(self.store.as_ref().map(Store::path), workspace)
+    }
+
+    /// The database, with every queued event committed first; an error in words without one.
+    pub fn store(&self) -> CommandResult<&Store> {
+        if let Some(recorder) = &self.recorder {
+            let _ = recorder.flush();
+        }
+        self.store.as_ref().ok_or_else(|| {
+            CommandError::new(
+                "no_history",
+                "History is not being kept: the database could not be opened when the app started.",
+            )
+        })
     }
 
     pub fn is_stored(&self) -> bool {

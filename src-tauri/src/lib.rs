@@ -21,7 +21,9 @@ mod conversations;
 mod error;
 mod history;
 mod mcp;
+mod preferences;
 mod recent;
+mod records;
 mod settings;
 mod turn;
 mod turns;
@@ -83,6 +85,27 @@ pub fn run() -> anyhow::Result<()> {
             commands::list_conversations,
             commands::load_conversation,
             commands::mcp_servers,
+            commands::history_calls,
+            commands::history_stats,
+            commands::tool_call,
+            commands::export_history,
+            commands::rename_conversation,
+            commands::delete_conversation,
+            commands::search_messages,
+            commands::list_rules,
+            commands::add_rule,
+            commands::revoke_rule,
+            commands::get_settings,
+            commands::save_provider,
+            commands::delete_provider,
+            commands::activate_provider,
+            commands::test_connection,
+            commands::save_limits,
+            commands::set_tool_enabled,
+            commands::sandbox_status,
+            commands::mcp_config,
+            commands::save_mcp_server,
+            commands::remove_mcp_server,
         ])
         .build(tauri::generate_context!())?
         .run(|app, event| {

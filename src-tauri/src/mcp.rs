@@ -8,12 +8,14 @@ use std::sync::Arc;
 use std::time::SystemTime;
 
 use serde::Serialize;
+use tauri::{AppHandle, Emitter, Manager};
 use tokio::sync::Mutex;
 use tooltrail_mcp::{McpConfig, McpManager, McpOptions, ServerState, ServerStatus};
 use tooltrail_protocol::ToolSource;
 use tooltrail_tools::ToolRegistry;
 
 use crate::settings;
+use crate::workspace::MCP_CHANGED_EVENT;
 
 /// One server as the sidebar shows it.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
@@ -172,6 +174,16 @@ fn tools_of(registry: &ToolRegistry, server: &str) -> usize {
         .filter_map(|name| registry.get(name))
         .filter(|tool| matches!(tool.source(), ToolSource::Mcp { server: from } if from == server))
         .count()
+}
+
+/// Starts (or restarts, when `mcp.json` changed) the servers of `root` in the background, and
+/// tells the window when they are up or have failed.
+pub fn start_in_background(app: &AppHandle, root: PathBuf) {
+    let starter = app.clone();
+    tauri::async_runtime::spawn(async move {
+        starter.state::<McpTools>().registry(&root).await;
+        let _ = starter.emit(MCP_CHANGED_EVENT, ());
+    });
 }
 
 fn config_path() -> Option<PathBuf> {

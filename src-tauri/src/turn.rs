@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
 use tauri::ipc::Channel;
 use tauri::{AppHandle, Manager};
@@ -12,7 +13,7 @@ use tooltrail_protocol::Event;
 
 use crate::approvals::WindowApprover;
 use crate::conversations::Conversations;
-use crate::error::{CommandError, CommandResult};
+use crate::error::{CommandError, CommandResult, sentence};
 use crate::history::History;
 use crate::mcp::McpTools;
 use crate::settings;
@@ -50,10 +51,14 @@ pub async fn start(
     if text.trim().is_empty() {
         return Err(CommandError::new("empty", "The question is empty."));
     }
-    let (ctx, workspace) = app.state::<WorkspaceState>().context()?;
+    let (mut ctx, workspace) = app.state::<WorkspaceState>().context()?;
     let settings = settings::resolve()?;
+    ctx.limits.default_timeout_secs = settings.command_timeout_secs;
     let llm = client_for(&settings).await?;
-    let tools = app.state::<McpTools>().registry(ctx.workspace.root()).await;
+    let mut tools = app.state::<McpTools>().registry(ctx.workspace.root()).await;
+    if !settings.disabled_tools.is_empty() {
+        tools = Arc::new(tools.without(&settings.disabled_tools));
+    }
     let history = app.state::<History>();
     // The same standing rules as `tooltrail rules` lists: a deny rule refuses here too.
     let rules = Arc::new(history.rules(&workspace.path));
@@ -99,6 +104,7 @@ pub async fn start(
 async fn client_for(settings: &settings::Settings) -> CommandResult<LlmClient> {
     let mut config = LlmConfig::new(settings.base_url.clone(), String::new());
     config.api_key = settings.api_key.clone();
+    config.idle_timeout = Duration::from_secs(settings.request_timeout_secs);
     let unreachable =
         |error: tooltrail_llm::LlmError| CommandError::new("model", sentence(&error.to_string()));
     let model = match &settings.model {
@@ -120,29 +126,4 @@ async fn client_for(settings: &settings::Settings) -> CommandResult<LlmClient> {
     };
     config.model = model;
     LlmClient::new(config).map_err(unreachable)
-}
-
-/// Capitalised and ending in a full stop, as the UI shows every error.
-fn sentence(text: &str) -> String {
-    let mut chars = text.trim().chars();
-    let mut out: String = match chars.next() {
-        Some(first) => first.to_uppercase().chain(chars).collect(),
-        None => return String::new(),
-    };
-    if !out.ends_with(['.', '!', '?']) {
-        out.push('.');
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::sentence;
-
-    #[test]
-    fn errors_read_as_sentences() {
-        assert_eq!(sentence("could not connect"), "Could not connect.");
-        assert_eq!(sentence("Done."), "Done.");
-        assert_eq!(sentence(""), "");
-    }
 }

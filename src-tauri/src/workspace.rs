@@ -8,7 +8,6 @@ use tauri::{AppHandle, Emitter, Manager};
 use tooltrail_tools::ToolContext;
 
 use crate::error::{CommandError, CommandResult};
-use crate::mcp::McpTools;
 use crate::recent::{self, RecentWorkspace};
 use crate::watcher::{self, FolderWatch};
 
@@ -116,10 +115,6 @@ pub fn open(app: &AppHandle, path: &Path) -> CommandResult<WorkspaceInfo> {
         opened_ms: crate::now_ms(),
     });
     // Start the folder's MCP servers now, so the first question does not wait for them.
-    let starter = app.clone();
-    tauri::async_runtime::spawn(async move {
-        starter.state::<McpTools>().registry(&root).await;
-        let _ = starter.emit(MCP_CHANGED_EVENT, ());
-    });
+    crate::mcp::start_in_background(app, root);
     Ok(info)
 }

@@ -60,7 +60,8 @@ pub async fn run(args: AskArgs) -> anyhow::Result<ExitCode> {
         (None, Some(dir)) => dir,
         (None, None) => std::env::current_dir().context("could not read the current folder")?,
     };
-    let ctx = ToolContext::open(&root)?;
+    let mut ctx = ToolContext::open(&root)?;
+    ctx.limits.default_timeout_secs = settings.command_timeout_secs;
 
     let interactive = std::io::stdin().is_terminal();
     let mode = args.approve.unwrap_or(if interactive {
@@ -84,6 +85,7 @@ pub async fn run(args: AskArgs) -> anyhow::Result<ExitCode> {
 
     let mut config = LlmConfig::new(settings.base_url.clone(), String::new());
     config.api_key = settings.api_key.clone();
+    config.idle_timeout = std::time::Duration::from_secs(settings.request_timeout_secs);
     let mut llm = LlmClient::new(config.clone())?;
     let model = match settings.model.clone() {
         Some(model) => model,
@@ -93,6 +95,9 @@ pub async fn run(args: AskArgs) -> anyhow::Result<ExitCode> {
     llm = LlmClient::new(config)?;
 
     let mut registry = ToolRegistry::with_builtins();
+    for name in &settings.disabled_tools {
+        registry.remove(name);
+    }
     let mcp = crate::mcp_cmd::add_tools(&mut registry, ctx.workspace.root()).await;
     let agent = Agent::new(
         llm,

@@ -14,7 +14,7 @@ pub fn run(as_json: bool) -> anyhow::Result<ExitCode> {
     if as_json {
         writeln!(out, "{}", serde_json::to_string_pretty(&to_json(status))?)?;
     } else {
-        write!(out, "{}", to_text(status))?;
+        write!(out, "{}", status.report())?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -40,72 +40,6 @@ fn to_json(status: &SandboxStatus) -> serde_json::Value {
     })
 }
 
-fn to_text(status: &SandboxStatus) -> String {
-    let yes_no = |value: bool| if value { "yes" } else { "no" };
-    let mut out = String::new();
-    if status.enforced {
-        out.push_str(&format!("Sandbox: enforced ({})\n", status.mechanism));
-    } else {
-        out.push_str("Sandbox: NOT enforced\n");
-    }
-    out.push_str(&format!("  platform:        {}\n", status.platform));
-    if let Some(abi) = status.landlock_abi {
-        let text = if abi == 0 {
-            "not available".to_string()
-        } else {
-            format!("ABI {abi}")
-        };
-        out.push_str(&format!("  Landlock:        {text}\n"));
-    }
-    if let Some(seccomp) = status.seccomp {
-        out.push_str(&format!(
-            "  seccomp:         {} (no network sockets, ptrace, mount, bpf, keyctl)\n",
-            yes_no(seccomp)
-        ));
-    }
-    out.push_str(&format!(
-        "  process limits:  {}",
-        yes_no(status.process_limits)
-    ));
-    if status.process_limits {
-        let cap = match status.process_cap {
-            "cgroup" => "held by a pids cgroup",
-            "rlimit" => "held by RLIMIT_NPROC",
-            _ => "watched by the helper only",
-        };
-        out.push_str(&format!(
-            " (files up to {} MiB, {MAX_PROCESSES} processes {cap}, CPU time up to the \
-             timeout + {CPU_GRACE_SECS} s; nothing outlives its call)",
-            MAX_FILE_BYTES / (1024 * 1024)
-        ));
-    }
-    out.push('\n');
-    if let Some(problem) = &status.problem {
-        out.push_str(&format!("  problem:         {}\n", sentence(problem)));
-    }
-    if status.enforced {
-        out.push_str(
-            "Commands see the workspace and system folders only, and no network. Commands that \
-             ran without asking see the workspace read-only; approved ones may change it.\n",
-        );
-    } else {
-        out.push_str("Every command will be asked about before it runs.\n");
-    }
-    out
-}
-
-fn sentence(text: &str) -> String {
-    let mut chars = text.chars();
-    let mut out: String = match chars.next() {
-        Some(first) => first.to_uppercase().chain(chars).collect(),
-        None => String::new(),
-    };
-    if !out.ends_with('.') {
-        out.push('.');
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -114,7 +48,7 @@ mod tests {
     #[test]
     fn unavailable_sandbox_says_every_command_asks() {
         let sandbox = Sandbox::unavailable("no helper here");
-        let text = to_text(sandbox.status());
+        let text = sandbox.status().report();
         assert!(text.starts_with("Sandbox: NOT enforced\n"), "{text}");
         assert!(
             text.contains("  problem:         No helper here.\n"),

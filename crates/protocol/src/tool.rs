@@ -237,7 +237,8 @@ pub struct ToolProgress {
 }
 
 /// What a standing approval rule does with the commands it matches.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum RuleKind {
     Allow,
     Deny,

@@ -49,6 +49,7 @@ pub mod macos;
 mod os_sandbox;
 pub mod policy;
 mod process;
+mod report;
 pub mod rules;
 pub mod windows;
 mod workspace;

@@ -1,10 +1,12 @@
 //! Where Tooltrail's model settings come from, for the command line and the desktop app alike:
 //! explicit overrides (command-line flags), then the environment (`TOOLTRAIL_BASE_URL`,
-//! `TOOLTRAIL_MODEL`, `TOOLTRAIL_API_KEY`), then `config.toml` in the config folder
-//! (`TOOLTRAIL_CONFIG_DIR` overrides the folder), then defaults.
+//! `TOOLTRAIL_MODEL`, `TOOLTRAIL_API_KEY`), then the active provider of `config.toml` in the
+//! config folder (`TOOLTRAIL_CONFIG_DIR` overrides the folder), then the file's own fields,
+//! then defaults.
 //!
 //! Settings are read anew for every question, so an edited file or variable applies at once.
-//! API keys are never read from the file itself: it may only name the variable that holds one.
+//! API keys are never kept in the file: a provider's key is in the OS keychain ([`keychain`]),
+//! and the file may name the environment variable that holds one.
 //!
 //! ```no_run
 //! use tooltrail_settings::{Overrides, Settings};
@@ -16,11 +18,16 @@
 //! [`rules`] holds the other thing both front ends share: each workspace's standing approval
 //! rules for commands, as the rule book the agent consults.
 
+pub mod edit;
+pub mod keychain;
 pub mod rules;
 
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
+
+pub use edit::{ConfigEditor, Limits, Provider};
+use keychain::{KeyStore, OsKeychain};
 
 /// The local Ollama server, which needs no key.
 pub const DEFAULT_BASE_URL: &str = "http://localhost:11434/v1";
@@ -28,18 +35,58 @@ pub const DEFAULT_BASE_URL: &str = "http://localhost:11434/v1";
 pub const DEFAULT_MAX_ROUNDS: u32 = 10;
 /// Largest tool result sent to the model unless configured.
 pub const DEFAULT_MAX_RESULT_BYTES: usize = 32 * 1024;
+/// Longest wait for the model's next byte unless configured.
+pub const DEFAULT_REQUEST_TIMEOUT_SECS: u64 = 120;
+/// A shell command's time limit when the model names none, unless configured.
+pub const DEFAULT_COMMAND_TIMEOUT_SECS: u64 = 30;
 
 /// The config file, every field optional. Unknown fields are allowed: the command line and the
 /// app share the file, and either may learn a setting first.
 #[derive(Debug, Default, Deserialize, PartialEq)]
-struct ConfigFile {
-    base_url: Option<String>,
-    model: Option<String>,
+#[serde(default)]
+pub struct ConfigFile {
+    pub base_url: Option<String>,
+    pub model: Option<String>,
     /// The name of an environment variable holding the API key (keys are not kept in files).
-    api_key_env: Option<String>,
-    max_rounds: Option<u32>,
-    max_result_bytes: Option<usize>,
-    temperature: Option<f32>,
+    pub api_key_env: Option<String>,
+    pub max_rounds: Option<u32>,
+    pub max_result_bytes: Option<usize>,
+    pub request_timeout_secs: Option<u64>,
+    pub command_timeout_secs: Option<u64>,
+    pub temperature: Option<f32>,
+    /// The id of the provider questions go to.
+    pub active_provider: Option<String>,
+    pub providers: Vec<Provider>,
+    /// Built-in tools not offered to the model.
+    pub disabled_tools: Vec<String>,
+}
+
+impl ConfigFile {
+    /// The file at `path`; a missing file is an empty one.
+    pub fn read(path: &Path) -> Result<Self, SettingsError> {
+        read_config(path)
+    }
+
+    /// The active provider, when one is set and exists.
+    pub fn active(&self) -> Option<&Provider> {
+        let id = self.active_provider.as_deref()?;
+        self.providers.iter().find(|p| p.id == id)
+    }
+
+    /// The limits, with defaults where the file says nothing.
+    pub fn limits(&self) -> Limits {
+        let defaults = Limits::default();
+        Limits {
+            max_rounds: self.max_rounds.unwrap_or(defaults.max_rounds),
+            max_result_bytes: self.max_result_bytes.unwrap_or(defaults.max_result_bytes),
+            request_timeout_secs: self
+                .request_timeout_secs
+                .unwrap_or(defaults.request_timeout_secs),
+            command_timeout_secs: self
+                .command_timeout_secs
+                .unwrap_or(defaults.command_timeout_secs),
+        }
+    }
 }
 
 /// Settings given explicitly, such as command-line flags; they win over every other source.
@@ -59,7 +106,12 @@ pub struct Settings {
     pub api_key: Option<String>,
     pub max_rounds: u32,
     pub max_result_bytes: usize,
+    pub request_timeout_secs: u64,
+    pub command_timeout_secs: u64,
     pub temperature: Option<f32>,
+    /// The provider whose endpoint is used, when one of `config.toml` is.
+    pub provider: Option<String>,
+    pub disabled_tools: Vec<String>,
     /// The config file consulted (it need not exist).
     pub config_path: PathBuf,
 }
@@ -72,7 +124,11 @@ impl std::fmt::Debug for Settings {
             .field("api_key", &self.api_key.as_ref().map(|_| "<set>"))
             .field("max_rounds", &self.max_rounds)
             .field("max_result_bytes", &self.max_result_bytes)
+            .field("request_timeout_secs", &self.request_timeout_secs)
+            .field("command_timeout_secs", &self.command_timeout_secs)
             .field("temperature", &self.temperature)
+            .field("provider", &self.provider)
+            .field("disabled_tools", &self.disabled_tools)
             .field("config_path", &self.config_path)
             .finish()
     }
@@ -93,6 +149,24 @@ pub enum SettingsError {
     BadBaseUrl(String),
     #[error("the round limit must be at least 1")]
     ZeroRounds,
+    #[error("{0}")]
+    BadValue(String),
+    #[error("could not write the config file {path}: {source}")]
+    Write {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("the system keychain could not be used: {0}")]
+    Keychain(String),
+}
+
+/// Refuses a base URL that is not http(s), in a sentence.
+pub fn check_base_url(base_url: &str) -> Result<(), SettingsError> {
+    if base_url.starts_with("http://") || base_url.starts_with("https://") {
+        Ok(())
+    } else {
+        Err(SettingsError::BadBaseUrl(base_url.to_string()))
+    }
 }
 
 /// The folder the config files live in: `TOOLTRAIL_CONFIG_DIR`, else the OS config folder.
@@ -103,6 +177,11 @@ pub fn config_dir() -> Result<PathBuf, SettingsError> {
     directories::ProjectDirs::from("", "", "tooltrail")
         .map(|dirs| dirs.config_dir().to_path_buf())
         .ok_or(SettingsError::NoConfigDir)
+}
+
+/// The path of `config.toml`.
+pub fn config_path() -> Result<PathBuf, SettingsError> {
+    Ok(config_dir()?.join("config.toml"))
 }
 
 fn read_config(path: &Path) -> Result<ConfigFile, SettingsError> {
@@ -116,7 +195,11 @@ fn read_config(path: &Path) -> Result<ConfigFile, SettingsError> {
             });
         }
     };
-    toml::from_str(&text).map_err(|err| SettingsError::Invalid {
+    read_config_text(&text, path)
+}
+
+pub(crate) fn read_config_text(text: &str, path: &Path) -> Result<ConfigFile, SettingsError> {
+    toml::from_str(text).map_err(|err| SettingsError::Invalid {
         path: path.display().to_string(),
         message: err.message().to_string(),
     })
@@ -132,9 +215,9 @@ pub fn env(name: &str) -> Option<String> {
 impl Settings {
     /// Reads every source now.
     pub fn resolve(overrides: &Overrides) -> Result<Self, SettingsError> {
-        let config_path = config_dir()?.join("config.toml");
+        let config_path = config_path()?;
         let file = read_config(&config_path)?;
-        Self::merge(overrides, file, config_path, env)
+        Self::merge(overrides, file, config_path, env, &OsKeychain)
     }
 
     fn merge(
@@ -142,36 +225,51 @@ impl Settings {
         file: ConfigFile,
         config_path: PathBuf,
         env: impl Fn(&str) -> Option<String>,
+        keys: &dyn KeyStore,
     ) -> Result<Self, SettingsError> {
-        let api_key =
-            env("TOOLTRAIL_API_KEY").or_else(|| file.api_key_env.as_deref().and_then(&env));
-        let base_url = overrides
+        let explicit_url = overrides
             .base_url
             .clone()
-            .or_else(|| env("TOOLTRAIL_BASE_URL"))
-            .or(file.base_url)
+            .or_else(|| env("TOOLTRAIL_BASE_URL"));
+        // The active provider speaks for the endpoint unless a flag or variable names another;
+        // its key goes only to its own endpoint.
+        let provider = file.active().filter(|_| explicit_url.is_none()).cloned();
+        let base_url = explicit_url
+            .or_else(|| provider.as_ref().map(|p| p.base_url.clone()))
+            .or_else(|| file.base_url.clone())
             .unwrap_or_else(|| DEFAULT_BASE_URL.to_string());
-        if !(base_url.starts_with("http://") || base_url.starts_with("https://")) {
-            return Err(SettingsError::BadBaseUrl(base_url));
-        }
-        let max_rounds = overrides
-            .max_rounds
-            .or(file.max_rounds)
-            .unwrap_or(DEFAULT_MAX_ROUNDS);
+        check_base_url(&base_url)?;
+        let provider_key = match &provider {
+            Some(provider) => keys.get(&provider.id)?,
+            None => None,
+        };
+        let api_key = env("TOOLTRAIL_API_KEY")
+            .or(provider_key)
+            .or_else(|| file.api_key_env.as_deref().and_then(&env));
+        let limits = file.limits();
+        let max_rounds = overrides.max_rounds.unwrap_or(limits.max_rounds);
         if max_rounds == 0 {
             return Err(SettingsError::ZeroRounds);
         }
+        let file_model = match &provider {
+            Some(provider) => provider.model.clone(),
+            None => file.model.clone(),
+        };
         Ok(Self {
             base_url: base_url.trim_end_matches('/').to_string(),
             model: overrides
                 .model
                 .clone()
                 .or_else(|| env("TOOLTRAIL_MODEL"))
-                .or(file.model),
+                .or(file_model),
             api_key,
             max_rounds,
-            max_result_bytes: file.max_result_bytes.unwrap_or(DEFAULT_MAX_RESULT_BYTES),
+            max_result_bytes: limits.max_result_bytes,
+            request_timeout_secs: limits.request_timeout_secs,
+            command_timeout_secs: limits.command_timeout_secs,
             temperature: file.temperature,
+            provider: provider.map(|p| p.id),
+            disabled_tools: file.disabled_tools,
             config_path,
         })
     }
@@ -195,7 +293,13 @@ mod tests {
             path: "c.toml".into(),
             message: err.message().to_string(),
         })?;
-        Settings::merge(overrides, file, PathBuf::from("c.toml"), env)
+        Settings::merge(
+            overrides,
+            file,
+            PathBuf::from("c.toml"),
+            env,
+            &keychain::MemoryKeys::default(),
+        )
     }
 
     #[test]
@@ -239,6 +343,48 @@ mod tests {
             ),
             ("https://flag/v1", Some("flag-model"), 2)
         );
+    }
+
+    #[test]
+    fn the_active_provider_gives_the_endpoint_model_and_keychain_key() {
+        const FILE: &str = r#"
+base_url = "http://file/v1"
+model = "file-model"
+active_provider = "or"
+[[providers]]
+id = "or"
+name = "OpenRouter"
+base_url = "https://openrouter.ai/api/v1"
+model = "qwen"
+"#;
+        let keys = keychain::MemoryKeys::default();
+        keys.set("or", "sk-or").unwrap();
+        let merge = |env: &dyn Fn(&str) -> Option<String>| {
+            let file = toml::from_str::<ConfigFile>(FILE).unwrap();
+            Settings::merge(
+                &Overrides::default(),
+                file,
+                PathBuf::from("c.toml"),
+                env,
+                &keys,
+            )
+            .unwrap()
+        };
+        let settings = merge(&no_env);
+        assert_eq!(settings.base_url, "https://openrouter.ai/api/v1");
+        assert_eq!(settings.model.as_deref(), Some("qwen"));
+        assert_eq!(settings.api_key.as_deref(), Some("sk-or"));
+        assert_eq!(settings.provider.as_deref(), Some("or"));
+        assert!(!format!("{settings:?}").contains("sk-or"));
+
+        // A variable naming another endpoint wins, and the provider's key does not go there.
+        let other =
+            |name: &str| (name == "TOOLTRAIL_BASE_URL").then(|| "http://elsewhere/v1".to_string());
+        let settings = merge(&other);
+        assert_eq!(settings.base_url, "http://elsewhere/v1");
+        assert_eq!(settings.api_key, None);
+        assert_eq!(settings.model.as_deref(), Some("file-model"));
+        assert_eq!(settings.provider, None);
     }
 
     #[test]

@@ -1,0 +1,381 @@
+//! Changing `config.toml` from the app: providers, the active one, limits and tools. Edits keep
+//! the file's comments, order and fields this version does not know, and land atomically (a
+//! crash leaves the old file or the new one, never half of one).
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use toml_edit::{Array, ArrayOfTables, DocumentMut, Item, Table, value};
+
+use crate::{
+    DEFAULT_COMMAND_TIMEOUT_SECS, DEFAULT_MAX_RESULT_BYTES, DEFAULT_MAX_ROUNDS,
+    DEFAULT_REQUEST_TIMEOUT_SECS, SettingsError, check_base_url,
+};
+
+/// A model endpoint the user set up. Its API key, if any, is in the OS keychain under its id.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Provider {
+    pub id: String,
+    pub name: String,
+    pub base_url: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+}
+
+/// The limits a user may change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Limits {
+    pub max_rounds: u32,
+    pub max_result_bytes: usize,
+    pub request_timeout_secs: u64,
+    pub command_timeout_secs: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            max_rounds: DEFAULT_MAX_ROUNDS,
+            max_result_bytes: DEFAULT_MAX_RESULT_BYTES,
+            request_timeout_secs: DEFAULT_REQUEST_TIMEOUT_SECS,
+            command_timeout_secs: DEFAULT_COMMAND_TIMEOUT_SECS,
+        }
+    }
+}
+
+impl Limits {
+    /// Refuses values the engine cannot honour, in a sentence.
+    pub fn check(&self) -> Result<(), SettingsError> {
+        let bad = |message: &str| Err(SettingsError::BadValue(message.to_string()));
+        if !(1..=100).contains(&self.max_rounds) {
+            return bad("the round limit must be between 1 and 100");
+        }
+        if !(1024..=1024 * 1024).contains(&self.max_result_bytes) {
+            return bad("the result size limit must be between 1 KB and 1 MB");
+        }
+        if !(5..=3600).contains(&self.request_timeout_secs) {
+            return bad("the model wait limit must be between 5 and 3600 seconds");
+        }
+        if !(1..=120).contains(&self.command_timeout_secs) {
+            return bad("the command time limit must be between 1 and 120 seconds");
+        }
+        Ok(())
+    }
+}
+
+/// `config.toml`, open for changes.
+pub struct ConfigEditor {
+    path: PathBuf,
+    doc: DocumentMut,
+}
+
+impl ConfigEditor {
+    /// Opens the file; a missing file is an empty one.
+    pub fn open(path: &Path) -> Result<Self, SettingsError> {
+        let text = match std::fs::read_to_string(path) {
+            Ok(text) => text,
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => String::new(),
+            Err(source) => {
+                return Err(SettingsError::Read {
+                    path: path.display().to_string(),
+                    source,
+                });
+            }
+        };
+        let doc = text
+            .parse::<DocumentMut>()
+            .map_err(|err| SettingsError::Invalid {
+                path: path.display().to_string(),
+                message: err.message().to_string(),
+            })?;
+        // The typed reading must accept it too, or saving would keep a file nobody can use.
+        crate::read_config_text(&text, path)?;
+        Ok(Self {
+            path: path.to_path_buf(),
+            doc,
+        })
+    }
+
+    /// Adds `provider`, or replaces the one with its id. A new provider without an id gets one
+    /// made from its name. Returns the provider as stored.
+    pub fn upsert_provider(&mut self, mut provider: Provider) -> Result<Provider, SettingsError> {
+        provider.name = provider.name.trim().to_string();
+        provider.base_url = provider.base_url.trim().trim_end_matches('/').to_string();
+        provider.model = provider
+            .model
+            .map(|model| model.trim().to_string())
+            .filter(|model| !model.is_empty());
+        if provider.name.is_empty() {
+            return Err(SettingsError::BadValue(
+                "a provider needs a name".to_string(),
+            ));
+        }
+        check_base_url(&provider.base_url)?;
+        let providers = self.providers_mut()?;
+        if provider.id.is_empty() {
+            let taken: Vec<String> = providers.iter().filter_map(table_id).collect();
+            provider.id = unique_id(&provider.name, &taken);
+        }
+        let index = providers
+            .iter()
+            .position(|table| table_id(table).as_deref() == Some(provider.id.as_str()));
+        let mut table = index
+            .and_then(|i| providers.get(i))
+            .cloned()
+            .unwrap_or_else(Table::new);
+        table.insert("id", value(provider.id.as_str()));
+        table.insert("name", value(provider.name.as_str()));
+        table.insert("base_url", value(provider.base_url.as_str()));
+        match &provider.model {
+            Some(model) => table.insert("model", value(model.as_str())),
+            None => table.remove("model"),
+        };
+        match index.and_then(|i| providers.get_mut(i)) {
+            Some(slot) => *slot = table,
+            None => providers.push(table),
+        }
+        Ok(provider)
+    }
+
+    /// Removes a provider (and makes none active if it was); false when there was none.
+    pub fn remove_provider(&mut self, id: &str) -> bool {
+        let Ok(providers) = self.providers_mut() else {
+            return false;
+        };
+        let before = providers.len();
+        providers.retain(|table| table_id(table).as_deref() != Some(id));
+        let removed = providers.len() != before;
+        if self.doc.get("active_provider").and_then(Item::as_str) == Some(id) {
+            self.doc.remove("active_provider");
+        }
+        removed
+    }
+
+    /// Makes `id` the provider questions go to.
+    pub fn set_active(&mut self, id: &str) -> Result<(), SettingsError> {
+        let known = self
+            .doc
+            .get("providers")
+            .and_then(Item::as_array_of_tables)
+            .is_some_and(|list| list.iter().any(|t| table_id(t).as_deref() == Some(id)));
+        if !known {
+            return Err(SettingsError::BadValue(format!(
+                "there is no provider {id:?}"
+            )));
+        }
+        self.doc.insert("active_provider", value(id));
+        Ok(())
+    }
+
+    pub fn set_limits(&mut self, limits: &Limits) -> Result<(), SettingsError> {
+        limits.check()?;
+        self.doc
+            .insert("max_rounds", value(i64::from(limits.max_rounds)));
+        self.doc.insert(
+            "max_result_bytes",
+            value(i64::try_from(limits.max_result_bytes).unwrap_or(i64::MAX)),
+        );
+        self.doc.insert(
+            "request_timeout_secs",
+            value(i64::try_from(limits.request_timeout_secs).unwrap_or(i64::MAX)),
+        );
+        self.doc.insert(
+            "command_timeout_secs",
+            value(i64::try_from(limits.command_timeout_secs).unwrap_or(i64::MAX)),
+        );
+        Ok(())
+    }
+
+    /// Turns a tool off (it is then not offered to the model) or back on.
+    pub fn set_tool_enabled(&mut self, tool: &str, enabled: bool) {
+        let mut names: Vec<String> = self
+            .doc
+            .get("disabled_tools")
+            .and_then(Item::as_array)
+            .map(|list| {
+                list.iter()
+                    .filter_map(|v| v.as_str().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default();
+        names.retain(|name| name != tool);
+        if !enabled {
+            names.push(tool.to_string());
+            names.sort();
+        }
+        if names.is_empty() {
+            self.doc.remove("disabled_tools");
+        } else {
+            self.doc
+                .insert("disabled_tools", value(names.iter().collect::<Array>()));
+        }
+    }
+
+    /// Writes the file: a temporary file beside it, then a rename.
+    pub fn save(&self) -> Result<(), SettingsError> {
+        let write_error = |source| SettingsError::Write {
+            path: self.path.display().to_string(),
+            source,
+        };
+        if let Some(dir) = self.path.parent() {
+            std::fs::create_dir_all(dir).map_err(write_error)?;
+        }
+        let temporary = self.path.with_extension("toml.tmp");
+        std::fs::write(&temporary, self.doc.to_string()).map_err(write_error)?;
+        std::fs::rename(&temporary, &self.path).map_err(write_error)
+    }
+
+    fn providers_mut(&mut self) -> Result<&mut ArrayOfTables, SettingsError> {
+        self.doc
+            .entry("providers")
+            .or_insert(Item::ArrayOfTables(ArrayOfTables::new()))
+            .as_array_of_tables_mut()
+            .ok_or_else(|| {
+                SettingsError::BadValue(
+                    "`providers` in the config file must be a list of [[providers]] tables"
+                        .to_string(),
+                )
+            })
+    }
+}
+
+fn table_id(table: &Table) -> Option<String> {
+    table.get("id").and_then(Item::as_str).map(str::to_string)
+}
+
+/// A short lower-case id from a name, not among `taken`: "LM Studio" becomes `lm-studio`.
+fn unique_id(name: &str, taken: &[String]) -> String {
+    let mut base = String::new();
+    for c in name.chars() {
+        if c.is_ascii_alphanumeric() {
+            base.push(c.to_ascii_lowercase());
+        } else if !base.ends_with('-') && !base.is_empty() {
+            base.push('-');
+        }
+    }
+    let base = base.trim_end_matches('-');
+    let base = if base.is_empty() { "provider" } else { base };
+    let mut id = base.to_string();
+    let mut n = 2;
+    while taken.contains(&id) {
+        id = format!("{base}-{n}");
+        n += 1;
+    }
+    id
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    fn provider(name: &str, url: &str) -> Provider {
+        Provider {
+            id: String::new(),
+            name: name.to_string(),
+            base_url: url.to_string(),
+            model: None,
+        }
+    }
+
+    #[test]
+    fn edits_keep_comments_and_unknown_fields_and_read_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        std::fs::write(
+            &path,
+            "# my settings\nfuture_setting = 1 # keep\nmodel = \"m\"\n",
+        )
+        .unwrap();
+        let mut editor = ConfigEditor::open(&path).unwrap();
+        let first = editor
+            .upsert_provider(provider(" LM Studio ", "http://localhost:1234/v1/"))
+            .unwrap();
+        let second = editor
+            .upsert_provider(provider("LM Studio", "http://other:1234/v1"))
+            .unwrap();
+        assert_eq!(
+            (first.id.as_str(), second.id.as_str()),
+            ("lm-studio", "lm-studio-2")
+        );
+        editor.set_active("lm-studio-2").unwrap();
+        editor.set_tool_enabled("execute_bash", false);
+        editor
+            .set_limits(&Limits {
+                max_rounds: 4,
+                ..Limits::default()
+            })
+            .unwrap();
+        editor.save().unwrap();
+
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(
+            text.starts_with("# my settings\nfuture_setting = 1 # keep\n"),
+            "{text}"
+        );
+        let config = crate::read_config_text(&text, &path).unwrap();
+        assert_eq!(config.active_provider.as_deref(), Some("lm-studio-2"));
+        assert_eq!(config.providers.len(), 2);
+        assert_eq!(config.providers[0].base_url, "http://localhost:1234/v1");
+        assert_eq!(config.disabled_tools, vec!["execute_bash".to_string()]);
+        assert_eq!(config.max_rounds, Some(4));
+
+        // Editing by id replaces; removing the active one leaves none active.
+        let mut editor = ConfigEditor::open(&path).unwrap();
+        let mut changed = second.clone();
+        changed.model = Some("qwen".into());
+        editor.upsert_provider(changed).unwrap();
+        editor.set_tool_enabled("execute_bash", true);
+        assert!(editor.remove_provider("lm-studio-2"));
+        assert!(!editor.remove_provider("lm-studio-2"));
+        editor.save().unwrap();
+        let config =
+            crate::read_config_text(&std::fs::read_to_string(&path).unwrap(), &path).unwrap();
+        assert_eq!(config.active_provider, None);
+        assert_eq!(
+            config
+                .providers
+                .iter()
+                .map(|p| p.id.as_str())
+                .collect::<Vec<_>>(),
+            ["lm-studio"]
+        );
+        assert!(config.disabled_tools.is_empty());
+    }
+
+    #[test]
+    fn bad_values_are_refused_with_a_sentence_and_nothing_is_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        let mut editor = ConfigEditor::open(&path).unwrap();
+        let error = editor
+            .upsert_provider(provider("x", "localhost:1234"))
+            .unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "the base URL \"localhost:1234\" must start with http:// or https://"
+        );
+        let error = editor
+            .upsert_provider(provider("  ", "http://a/v1"))
+            .unwrap_err();
+        assert_eq!(error.to_string(), "a provider needs a name");
+        let error = editor.set_active("nope").unwrap_err();
+        assert_eq!(error.to_string(), "there is no provider \"nope\"");
+        let error = editor
+            .set_limits(&Limits {
+                command_timeout_secs: 500,
+                ..Limits::default()
+            })
+            .unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "the command time limit must be between 1 and 120 seconds"
+        );
+        assert!(!path.exists());
+
+        std::fs::write(&path, "max_rounds = \"many\"").unwrap();
+        assert!(
+            ConfigEditor::open(&path).is_err(),
+            "a file of the wrong shape is not edited"
+        );
+    }
+}

@@ -1,0 +1,361 @@
+//! Going back over the record: recorded tool calls with their filters, figures and exports,
+//! message search, naming and deleting conversations, and the open folder's standing rules.
+//! Everything reads the same database the `tooltrail` command line does.
+
+use serde::{Deserialize, Serialize};
+use tooltrail_protocol::{ApprovalBy, Message};
+use tooltrail_settings::rules::{self as command_rules, shell_words};
+use tooltrail_store::{
+    ApprovalRule, CallStatus, Cursor, Format, HistoryFilter, HistoryRow, MessageSearch, RuleKind,
+    Stats, StatsFilter, Store, StoreError, ToolCallRecord,
+};
+
+use crate::error::{CommandError, CommandResult, sentence};
+
+impl From<StoreError> for CommandError {
+    fn from(error: StoreError) -> Self {
+        let code = match &error {
+            StoreError::ConversationNotFound(_)
+            | StoreError::CallNotFound(_)
+            | StoreError::RuleNotFound(_) => "not_found",
+            StoreError::EmptySearch | StoreError::BadCursor(_) | StoreError::BadStatus(_) => {
+                "bad_input"
+            }
+            _ => "history",
+        };
+        CommandError::new(code, sentence(&error.to_string()))
+    }
+}
+
+/// Which recorded calls to list, as the history screen asks.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct HistoryQuery {
+    /// Every folder's calls instead of the open folder's.
+    pub all_workspaces: bool,
+    pub tool: Option<String>,
+    pub status: Option<CallStatus>,
+    pub since: Option<i64>,
+    pub until: Option<i64>,
+    pub search: Option<String>,
+    pub limit: usize,
+    pub before: Option<Cursor>,
+}
+
+impl HistoryQuery {
+    /// The store's filter, narrowed to `workspace` unless every folder is asked for.
+    pub fn filter(&self, workspace: &str) -> HistoryFilter {
+        HistoryFilter {
+            workspace: (!self.all_workspaces).then(|| workspace.to_string()),
+            conversation: None,
+            tool: self.tool.clone().filter(|tool| !tool.is_empty()),
+            status: self.status,
+            since: self.since,
+            until: self.until,
+            search: self
+                .search
+                .as_deref()
+                .map(str::trim)
+                .filter(|text| !text.is_empty())
+                .map(str::to_string),
+            ranked: false,
+            limit: self.limit,
+            before: self.before,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct HistoryPage {
+    pub items: Vec<HistoryRow>,
+    pub next: Option<Cursor>,
+}
+
+pub fn calls(store: &Store, workspace: &str, query: &HistoryQuery) -> CommandResult<HistoryPage> {
+    let page = store.history(&query.filter(workspace))?;
+    Ok(HistoryPage {
+        items: page.items,
+        next: page.next,
+    })
+}
+
+/// Which calls the figures count.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct StatsQuery {
+    pub all_workspaces: bool,
+    pub since: Option<i64>,
+    pub until: Option<i64>,
+}
+
+pub fn stats(store: &Store, workspace: &str, query: &StatsQuery) -> CommandResult<Stats> {
+    Ok(store.stats(&StatsFilter {
+        workspace: (!query.all_workspaces).then(|| workspace.to_string()),
+        conversation: None,
+        since: query.since,
+        until: query.until,
+    })?)
+}
+
+/// A standing rule as the window shows it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RuleView {
+    pub id: String,
+    pub workspace: String,
+    pub kind: RuleKind,
+    pub tool: String,
+    pub prefix: Vec<String>,
+    /// The prefix as one would type it.
+    pub command: String,
+    pub created_ms: i64,
+    pub revoked_ms: Option<i64>,
+}
+
+impl From<ApprovalRule> for RuleView {
+    fn from(rule: ApprovalRule) -> Self {
+        Self {
+            command: shell_words(&rule.prefix),
+            id: rule.id,
+            workspace: rule.workspace,
+            kind: rule.kind,
+            tool: rule.tool,
+            prefix: rule.prefix,
+            created_ms: rule.created_ms,
+            revoked_ms: rule.revoked_ms,
+        }
+    }
+}
+
+/// One call with its full result, and the stored rule that decided it, if one did.
+#[derive(Debug, Clone, Serialize)]
+pub struct ToolCallDetail {
+    #[serde(flatten)]
+    pub record: ToolCallRecord,
+    pub rule: Option<RuleView>,
+}
+
+pub fn call(store: &Store, id: &str) -> CommandResult<ToolCallDetail> {
+    let record = store.tool_call(id)?;
+    let rule = match &record.row.approval.by {
+        ApprovalBy::Rule { id } => store
+            .rules(None, true)?
+            .into_iter()
+            .find(|rule| &rule.id == id)
+            .map(RuleView::from),
+        _ => None,
+    };
+    Ok(ToolCallDetail { record, rule })
+}
+
+/// How many calls an export wrote, and where.
+#[derive(Debug, Clone, Serialize)]
+pub struct ExportResult {
+    pub path: String,
+    pub count: u64,
+}
+
+pub fn export(
+    store: &Store,
+    workspace: &str,
+    query: &HistoryQuery,
+    format: Format,
+    path: &std::path::Path,
+) -> CommandResult<ExportResult> {
+    let cannot = |error: std::io::Error| {
+        CommandError::new(
+            "export",
+            format!(
+                "The export could not be written to {}: {error}.",
+                path.display()
+            ),
+        )
+    };
+    // A temporary file beside the target, renamed when complete: a failed export leaves no
+    // half-written file under the chosen name.
+    let temporary = path.with_extension("tooltrail-export.tmp");
+    let file = std::fs::File::create(&temporary).map_err(cannot)?;
+    let mut out = std::io::BufWriter::new(file);
+    let written = store
+        .export_history(&query.filter(workspace), format, &mut out)
+        .and_then(|count| {
+            std::io::Write::flush(&mut out).map_err(StoreError::Write)?;
+            Ok(count)
+        });
+    drop(out);
+    let count = match written {
+        Ok(count) => count,
+        Err(error) => {
+            let _ = std::fs::remove_file(&temporary);
+            return Err(error.into());
+        }
+    };
+    std::fs::rename(&temporary, path).map_err(cannot)?;
+    Ok(ExportResult {
+        path: path.display().to_string(),
+        count,
+    })
+}
+
+/// A message that matched a search, cut down to the words around the match.
+#[derive(Debug, Clone, Serialize)]
+pub struct MessageHitView {
+    pub conversation_id: String,
+    pub conversation_title: String,
+    pub position: u64,
+    pub time_ms: i64,
+    pub role: &'static str,
+    pub snippet: String,
+}
+
+/// Messages found per search.
+const SEARCH_LIMIT: usize = 30;
+/// Characters of a snippet.
+const SNIPPET_CHARS: usize = 160;
+
+pub fn search_messages(
+    store: &Store,
+    workspace: &str,
+    text: &str,
+) -> CommandResult<Vec<MessageHitView>> {
+    if text.trim().is_empty() {
+        return Ok(Vec::new());
+    }
+    let page = store.search_messages(&MessageSearch {
+        text: text.to_string(),
+        workspace: Some(workspace.to_string()),
+        limit: SEARCH_LIMIT,
+        ..MessageSearch::default()
+    })?;
+    let words: Vec<String> = text
+        .split_whitespace()
+        .map(|word| word.trim_end_matches('*').to_lowercase())
+        .filter(|word| !word.is_empty())
+        .collect();
+    Ok(page
+        .items
+        .into_iter()
+        .map(|hit| {
+            let (role, content) = match &hit.message {
+                Message::System { content } => ("system", content.as_str()),
+                Message::User { content } => ("user", content.as_str()),
+                Message::Assistant { content, .. } => ("assistant", content.as_str()),
+                Message::Tool { content, .. } => ("tool", content.as_str()),
+            };
+            MessageHitView {
+                conversation_id: hit.conversation_id,
+                conversation_title: hit.conversation_title,
+                position: hit.position,
+                time_ms: hit.time_ms,
+                role,
+                snippet: snippet(content, &words),
+            }
+        })
+        .collect())
+}
+
+/// About [`SNIPPET_CHARS`] characters of `text` on one line, around the first of `words` found.
+fn snippet(text: &str, words: &[String]) -> String {
+    let flat: Vec<char> = text
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .chars()
+        .collect();
+    let lower: String = flat.iter().collect::<String>().to_lowercase();
+    let at = words
+        .iter()
+        .filter_map(|word| lower.find(word.as_str()))
+        .min()
+        .map(|byte| lower[..byte].chars().count())
+        .unwrap_or(0);
+    let start = at.saturating_sub(SNIPPET_CHARS / 3);
+    let end = (start + SNIPPET_CHARS).min(flat.len());
+    let mut out: String = flat[start..end].iter().collect();
+    if start > 0 {
+        out.insert(0, '…');
+    }
+    if end < flat.len() {
+        out.push('…');
+    }
+    out
+}
+
+pub fn rename(store: &Store, id: &str, title: &str) -> CommandResult<()> {
+    let title = title.split_whitespace().collect::<Vec<_>>().join(" ");
+    if title.is_empty() {
+        return Err(CommandError::new(
+            "bad_input",
+            "A conversation needs a title.",
+        ));
+    }
+    Ok(store.rename_conversation(id, &title)?)
+}
+
+/// The live rules of `workspace`, newest first.
+pub fn rules(store: &Store, workspace: &str) -> CommandResult<Vec<RuleView>> {
+    let mut rules: Vec<RuleView> = store
+        .rules(Some(workspace), false)?
+        .into_iter()
+        .map(RuleView::from)
+        .collect();
+    rules.sort_by_key(|rule| std::cmp::Reverse(rule.created_ms));
+    Ok(rules)
+}
+
+pub fn add_rule(
+    store: &Store,
+    workspace: &str,
+    kind: RuleKind,
+    command: &str,
+) -> CommandResult<RuleView> {
+    if command.trim().is_empty() {
+        return Err(CommandError::new(
+            "bad_input",
+            "Give the command's first words, such as `cargo test`.",
+        ));
+    }
+    command_rules::add(store, workspace, kind, command)
+        .map(RuleView::from)
+        .map_err(|message| CommandError::new("bad_rule", sentence(&message)))
+}
+
+pub fn revoke_rule(store: &Store, id: &str) -> CommandResult<RuleView> {
+    Ok(store.revoke_rule(id)?.into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn snippets_centre_on_the_match_on_one_line() {
+        let text = format!(
+            "{}\nthe needle is here\n{}",
+            "a ".repeat(200),
+            "b ".repeat(200)
+        );
+        let cut = snippet(&text, &["needle".to_string()]);
+        assert!(cut.starts_with('…') && cut.ends_with('…'), "{cut}");
+        assert!(cut.contains("the needle is here"), "{cut}");
+        assert!(!cut.contains('\n'));
+        assert_eq!(snippet("short one", &["zzz".to_string()]), "short one");
+    }
+
+    #[test]
+    fn the_query_is_narrowed_to_the_open_folder_unless_all_are_asked_for() {
+        let query = HistoryQuery {
+            search: Some("  ".into()),
+            tool: Some(String::new()),
+            ..HistoryQuery::default()
+        };
+        let filter = query.filter("/w");
+        assert_eq!(filter.workspace.as_deref(), Some("/w"));
+        assert_eq!((filter.search, filter.tool), (None, None));
+        let all = HistoryQuery {
+            all_workspaces: true,
+            ..HistoryQuery::default()
+        };
+        assert_eq!(all.filter("/w").workspace, None);
+    }
+}
