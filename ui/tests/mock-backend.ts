@@ -98,8 +98,11 @@ mockIPC((cmd, payload) => {
       return null;
     default: {
       // Each screen's commands answer from its own module; `undefined` means "not mine".
-      const answer = historyCommand(cmd, args, config) ?? settingsCommand(cmd, args, config);
-      if (answer !== undefined) return answer;
+      // (`null` is an answer: commands that return nothing resolve with it.)
+      const fromHistory = historyCommand(cmd, args, config);
+      if (fromHistory !== undefined) return fromHistory;
+      const fromSettings = settingsCommand(cmd, args, config);
+      if (fromSettings !== undefined) return fromSettings;
       return Promise.reject({ code: "unknown", message: `unknown command ${cmd}` });
     }
   }

@@ -3,6 +3,7 @@ import { memo } from "react";
 import type { View } from "../App";
 import type { ConversationSummary, McpOverview, McpServerView, RecentWorkspace, WorkspaceInfo } from "../api";
 import { LANGS, useI18n, type Lang, type Translate } from "../i18n";
+import { Conversations } from "./history/Conversations";
 
 interface Props {
   workspace: WorkspaceInfo;
@@ -26,7 +27,7 @@ const NAV: { view: View; key: "navChat" | "navHistory" | "navStats" | "navSettin
   { view: "settings", key: "navSettings", shortcut: "Ctrl+," },
 ];
 
-export const Sidebar = memo(function Sidebar({ workspace, conversations, activeConversation, recent, mcp, onOpenFolder, onOpenConversation, onNewConversation, view, onView }: Props) {
+export const Sidebar = memo(function Sidebar({ workspace, conversations, activeConversation, recent, mcp, onOpenFolder, onOpenConversation, onNewConversation, view, onView, onConversationsChanged }: Props) {
   const { t } = useI18n();
   const others = recent.filter((entry) => entry.path !== workspace.path).slice(0, 5);
   return (
@@ -50,29 +51,13 @@ export const Sidebar = memo(function Sidebar({ workspace, conversations, activeC
           </button>
         ))}
       </div>
-      <section className="side-section">
-        <h2>{t("conversations")}</h2>
-        <button type="button" className="new-conversation" onClick={onNewConversation}>
-          + {t("newConversation")}
-        </button>
-        {conversations.length === 0 ? (
-          <p className="muted small-text">{t("noConversations")}</p>
-        ) : (
-          <ul className="side-list">
-            {conversations.map((c) => (
-              <li key={c.id}>
-                <button type="button" className={`side-item${c.id === activeConversation ? " active" : ""}`} onClick={() => onOpenConversation(c.id)} title={c.title}>
-                  <span className="side-title">{c.title}</span>
-                  <span className="muted small-text">
-                    {c.running ? "● " : ""}
-                    {c.turns === 1 ? t("turnsCountOne") : t("turnsCount", { count: c.turns })}
-                  </span>
-                </button>
-              </li>
-            ))}
-          </ul>
-        )}
-      </section>
+      <Conversations
+        conversations={conversations}
+        activeConversation={activeConversation}
+        onOpenConversation={onOpenConversation}
+        onNewConversation={onNewConversation}
+        onConversationsChanged={onConversationsChanged}
+      />
       {(mcp.servers.length > 0 || mcp.problem) && (
         <section className="side-section" data-testid="mcp-servers">
           <h2>{t("mcpServers")}</h2>

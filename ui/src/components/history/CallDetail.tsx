@@ -1,0 +1,186 @@
+// One recorded call in full: where the tool came from, what it was given and returned, how it
+// ended, and what let it run or refused it, with the rule (revocable) when a rule decided.
+import { useEffect, useState } from "react";
+import { api, errorMessage, type HistoryRow, type RuleView, type ToolCallDetail } from "../../api";
+import { formatDuration } from "../../format";
+import { useI18n } from "../../i18n";
+import { CopyButton } from "../CopyButton";
+import { StatusIcon } from "../Status";
+import { decisionText, formatFull } from "./query";
+
+/** Longest result drawn before "Show all": a huge result would make the panel slow to open. */
+const RESULT_PREVIEW = 20_000;
+
+interface Props {
+  row: HistoryRow;
+  onClose: () => void;
+  onOpenCall: (conversationId: string, callId: string) => void;
+}
+
+interface Loaded {
+  detail: ToolCallDetail | null;
+  error: string | null;
+}
+
+type Revoke = { kind: "idle" } | { kind: "busy" } | { kind: "failed"; message: string };
+
+export function CallDetail({ row, onClose, onOpenCall }: Props) {
+  const { t, lang } = useI18n();
+  // The panel is keyed by the row, so this state is always the row's.
+  const [loaded, setLoaded] = useState<Loaded | null>(null);
+  const [rule, setRule] = useState<RuleView | null>(null);
+  const [revoke, setRevoke] = useState<Revoke>({ kind: "idle" });
+  const [showAll, setShowAll] = useState(false);
+
+  useEffect(() => {
+    let gone = false;
+    api.toolCall(row.id).then(
+      (detail) => {
+        if (gone) return;
+        setLoaded({ detail, error: null });
+        setRule(detail.rule);
+      },
+      (error: unknown) => !gone && setLoaded({ detail: null, error: errorMessage(error) }),
+    );
+    return () => {
+      gone = true;
+    };
+  }, [row.id]);
+
+  // Esc closes the panel, unless a field has the key. It is taken before the window's own Esc
+  // (which stops a running turn): on this screen, Esc means the panel.
+  useEffect(() => {
+    const onKey = (event: globalThis.KeyboardEvent) => {
+      if (event.key !== "Escape" || event.defaultPrevented) return;
+      if (event.target instanceof Element && event.target.closest("input, textarea, select")) return;
+      event.preventDefault();
+      event.stopPropagation();
+      onClose();
+    };
+    window.addEventListener("keydown", onKey, true);
+    return () => window.removeEventListener("keydown", onKey, true);
+  }, [onClose]);
+
+  const detail = loaded?.detail ?? null;
+  const decision = decisionText(t, row.approval, rule);
+  const argumentsText = typeof row.arguments === "string" ? row.arguments : JSON.stringify(row.arguments, null, 2);
+  const result = detail?.result ?? "";
+  const shownResult = showAll || result.length <= RESULT_PREVIEW ? result : result.slice(0, RESULT_PREVIEW);
+
+  const revokeRule = (target: RuleView) => {
+    setRevoke({ kind: "busy" });
+    api.revokeRule(target.id).then(
+      (revoked) => {
+        setRule(revoked);
+        setRevoke({ kind: "idle" });
+      },
+      (error: unknown) => setRevoke({ kind: "failed", message: errorMessage(error) }),
+    );
+  };
+
+  let duration: string;
+  if (row.duration_ms !== null) duration = formatDuration(row.duration_ms);
+  else duration = row.status === "running" ? t("detailStillRunning") : t("detailNoDuration");
+
+  return (
+    <aside className="call-detail" aria-label={t("detailTitle")} data-testid="call-detail">
+      <header className="call-detail-head">
+        <StatusIcon phase={row.status} />
+        <h2 className="hist-mono">{row.tool}</h2>
+        <button type="button" className="small" onClick={onClose} aria-label={t("detailClose")} title={t("detailClose")}>
+          ✕
+        </button>
+      </header>
+      <div className="call-detail-body">
+        <button type="button" className="primary open-call" onClick={() => onOpenCall(row.conversation_id, row.call_id)}>
+          {t("detailOpen")}
+        </button>
+        <dl className="detail-facts">
+          <dt>{t("detailSource")}</dt>
+          <dd>{row.source.kind === "mcp" ? t("detailMcp", { server: row.source.server }) : t("detailBuiltin")}</dd>
+          <dt>{t("detailStatus")}</dt>
+          <dd className={`status-text status-${row.status}`}>{t(`phase_${row.status}`)}</dd>
+          <dt>{t("detailStarted")}</dt>
+          <dd>{formatFull(row.started_ms, lang)}</dd>
+          <dt>{t("detailDuration")}</dt>
+          <dd>{duration}</dd>
+          <dt>{t("detailRound")}</dt>
+          <dd>{row.round}</dd>
+          {row.workspace && (
+            <>
+              <dt>{t("detailFolder")}</dt>
+              <dd className="detail-path" title={row.workspace}>
+                {row.workspace}
+              </dd>
+            </>
+          )}
+        </dl>
+
+        <section className={`detail-decision ${decision.allowed ? "allowed" : "refused"}`} data-testid="decision">
+          <div className="section-head">
+            <span>{t("detailDecision")}</span>
+          </div>
+          <p className="decision-text">{decision.text}</p>
+          {decision.note && <p className="decision-note small-text">{decision.note}</p>}
+          {rule && rule.revoked_ms === null && (
+            <button type="button" className="small danger" disabled={revoke.kind === "busy"} onClick={() => revokeRule(rule)}>
+              {revoke.kind === "busy" ? t("detailRevoking") : t("detailRevoke")}
+            </button>
+          )}
+          {rule && rule.revoked_ms !== null && (
+            <p className="decision-note small-text" data-testid="rule-revoked">
+              {t("detailRevoked", { time: formatFull(rule.revoked_ms, lang) })}
+            </p>
+          )}
+          {revoke.kind === "failed" && <p className="error-text small-text">{t("detailRevokeFailed", { message: revoke.message })}</p>}
+        </section>
+
+        <section className="card-section">
+          <div className="section-head">
+            <span>{t("detailArguments")}</span>
+            <CopyButton text={argumentsText} label={t("detailArguments")} />
+          </div>
+          <pre className="card-pre">{argumentsText}</pre>
+        </section>
+
+        {row.error && (
+          <section className="card-section">
+            <div className="section-head">
+              <span>{t("detailError")}</span>
+            </div>
+            <pre className="card-pre error-text">
+              [{row.error.code}] {row.error.message}
+            </pre>
+          </section>
+        )}
+
+        <section className="card-section" data-testid="detail-result">
+          <div className="section-head">
+            <span>{t("detailResult")}</span>
+            {detail && result !== "" && <CopyButton text={result} label={t("detailResult")} />}
+          </div>
+          {loaded === null ? (
+            <p className="muted small-text">{t("detailResultLoading")}</p>
+          ) : loaded.error !== null ? (
+            <p className="error-text small-text">{t("detailResultFailed", { message: loaded.error })}</p>
+          ) : result === "" ? (
+            <p className="muted small-text">{t("detailResultEmpty")}</p>
+          ) : (
+            <>
+              <pre className="card-pre">{shownResult}</pre>
+              {shownResult.length < result.length && (
+                <div className="card-note">
+                  {t("detailResultCut", { shown: shownResult.length, total: result.length })}{" "}
+                  <button type="button" className="link-button" onClick={() => setShowAll(true)}>
+                    {t("detailShowAll")}
+                  </button>
+                </div>
+              )}
+            </>
+          )}
+          {row.truncated_for_model && <div className="card-note">{t("detailTruncated")}</div>}
+        </section>
+      </div>
+    </aside>
+  );
+}
