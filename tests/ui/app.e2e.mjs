@@ -1,9 +1,11 @@
 // The real app in a real window (run under Xvfb), driven through WebKitWebDriver: it opens a
 // copy of the fixture folder given as its argument, asks a question of the scripted model
-// server, approves a command, and finds the answer and the timeline cards in their final states.
+// server, approves a command, and finds the answer and the timeline cards in their final states;
+// it runs MCP tools and honours a standing rule; and it filters the recorded history and keeps a
+// provider's API key in the real Secret Service (run under tests/ui/with-keyring).
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { cpSync, existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { repo, run, screenshots, test } from "./lib.mjs";
@@ -171,6 +173,154 @@ test("MCP tools run in the app with their server named, and a standing deny rule
     );
     await new Promise((resolve) => setTimeout(resolve, 300));
     writeFileSync(join(screenshots, "app-e2e-mcp.png"), await session.screenshot());
+  } finally {
+    await session?.end();
+    driver.child.kill();
+    model.child.kill();
+  }
+});
+
+/** Sets a <select> as a user picking an option would (React sees the change). */
+function choose(session, select, value) {
+  return session.script(
+    "const s = arguments[0]; s.value = arguments[1]; s.dispatchEvent(new Event('change', { bubbles: true }));",
+    [{ "element-6066-11e4-a52e-4f735466cecf": select }, value],
+  );
+}
+
+async function openView(session, name) {
+  const tabs = await session.findAll(".nav-tab");
+  for (const tab of tabs) {
+    if ((await session.text(tab)).trim() === name) return session.click(tab);
+  }
+  throw new Error(`no ${name} tab`);
+}
+
+async function clickButton(session, css, label) {
+  for (const button of await session.findAll(css)) {
+    const text = (await session.text(button)).trim();
+    if (label instanceof RegExp ? label.test(text) : text === label) return session.click(button);
+  }
+  throw new Error(`no button ${label}`);
+}
+
+const historyRows = (session) =>
+  session.script("return [...document.querySelectorAll('.history-row')].map(r => r.querySelector('.history-tool').textContent + ':' + r.className.match(/status-(\\w+)/)[1])");
+
+/** Every file under `dir`, read as text. */
+function allText(dir) {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => readFileSync(join(entry.parentPath, entry.name)).toString("latin1"))
+    .join("\n");
+}
+
+test("history filters the record, and a provider's API key is kept in the Secret Service and used", async () => {
+  const folder = join(mkdtempSync(join(tmpdir(), "tooltrail-e2e-")), "demo-project");
+  cpSync(join(repo, "tests/ui/fixtures/demo-project"), folder, { recursive: true });
+  const configDir = mkdtempSync(join(tmpdir(), "tooltrail-config-"));
+  const dataDir = join(configDir, "data");
+  const env = { ...process.env, TOOLTRAIL_CONFIG_DIR: configDir, TOOLTRAIL_DATA_DIR: dataDir };
+  delete env.TOOLTRAIL_BASE_URL;
+  delete env.TOOLTRAIL_API_KEY;
+
+  // The command line records three calls in the folder: one succeeds, one fails, one is refused.
+  const cliModel = await startScriptedModel(scriptedModel, join(repo, "tests/ui/fixtures/history-calls.json"));
+  try {
+    execFileSync(cli, ["ask", "-w", folder, "--base-url", cliModel.url, "--model", "scripted", "--approve", "deny", "Which Go files are there?"], { env, stdio: "ignore" });
+  } finally {
+    cliModel.child.kill();
+  }
+
+  // What the model server received, kept apart from the app's files (it holds the key sent).
+  const requests = join(mkdtempSync(join(tmpdir(), "tooltrail-requests-")), "requests.jsonl");
+  const script = join(configDir, "script.json");
+  writeFileSync(script, JSON.stringify([{ text: "First answer through the saved provider." }, { text: "Second answer, after a restart." }]));
+  const model = await startScriptedModel(scriptedModel, script, ["--record", requests]);
+  const key = "sk-e2e-keychain-7f3a91";
+  const driver = await startDriver({ ...env, TAURI_WEBVIEW_AUTOMATION: "true", TOOLTRAIL_MODEL: "scripted" });
+  let session;
+  try {
+    session = await Session.start(driver.base, app, [folder]);
+    await session.waitFor(".composer textarea");
+
+    // History: the three calls, newest first; then filtered by status, by tool and by text.
+    await openView(session, "History");
+    await session.until("three recorded calls", async () => (await historyRows(session)).length === 3);
+    assert.deepEqual((await historyRows(session)).sort(), ["execute_bash:denied", "read_file:error", "search_files:success"]);
+    const counts = await session.text(await session.find('[data-testid="history-counts"]'));
+    assert.match(counts, /search_files\s*1/);
+    const [toolSelect, statusSelect] = await session.findAll(".history-filters select");
+    await choose(session, statusSelect, "error");
+    await session.until("only the failed call", async () => JSON.stringify(await historyRows(session)) === '["read_file:error"]');
+    await choose(session, statusSelect, "");
+    await choose(session, toolSelect, "search_files");
+    await session.until("only search_files", async () => JSON.stringify(await historyRows(session)) === '["search_files:success"]');
+    await choose(session, toolSelect, "");
+    await session.type(await session.find(".history-search"), "refused");
+    await session.until("the call found by its arguments", async () => JSON.stringify(await historyRows(session)) === '["execute_bash:denied"]');
+    await session.click(await session.find(".history-row"));
+    const detail = await session.until("the call's detail", async () => (await session.findAll(".hist-detail, [data-testid='call-detail']"))[0]);
+    assert.match(await session.text(detail), /touch refused\.txt/);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    writeFileSync(join(screenshots, "app-e2e-history.png"), await session.screenshot());
+
+    // Settings: a provider for the scripted server, with a key, tested, saved and used.
+    await openView(session, "Settings");
+    await session.waitFor(".cfg-preset").catch(async (error) => {
+      console.log(await session.script("return document.querySelector('main').innerText.slice(0, 800)").catch((e) => e.message));
+      throw error;
+    });
+    await clickButton(session, ".cfg-preset", /^Other…/);
+    const form = await session.waitFor(".cfg-form");
+    const [name, baseUrl] = await session.findAll(".cfg-form input");
+    await session.type(name, "Scripted");
+    await session.type(baseUrl, model.url);
+    await session.type(await session.find('[data-testid="cfg-api-key"]'), key);
+    await clickButton(session, ".cfg-test button", "Test connection");
+    await session.until("the models listed", async () => /scripted/.test(await session.text(await session.find('[data-testid="cfg-test-result"]'))));
+    await clickButton(session, ".cfg-form button", "Save and use");
+    await session.until("the provider stored with its key", async () => {
+      const list = (await session.findAll(".cfg-list"))[0];
+      return list && /Scripted[\s\S]*key in keychain/.test(await session.text(list));
+    });
+    assert.ok(form);
+    // Only the model is set by the environment here, and the note says just that.
+    assert.match(await session.text(await session.find('[data-testid="cfg-env-override"]')), /TOOLTRAIL_MODEL overrides the model of Scripted: questions ask for scripted\./);
+    writeFileSync(join(screenshots, "app-e2e-settings.png"), await session.screenshot());
+
+    // The key is in the real Secret Service, and nowhere in the config or the database.
+    const stored = execFileSync("secret-tool", ["lookup", "service", "tooltrail", "username", "provider:scripted"], { encoding: "utf8" });
+    assert.equal(stored, key);
+    assert.ok(!allText(configDir).includes(key), "the key is in no file");
+    assert.match(readFileSync(join(configDir, "config.toml"), "utf8"), /active_provider = "scripted"/);
+
+    // A question goes to the provider's endpoint with its key.
+    await openView(session, "Chat");
+    const box = await session.waitFor(".composer textarea");
+    await session.type(box, "Does the provider work?");
+    await session.type(box, "\uE007");
+    await session.until("the first answer", async () => (await session.text(await session.find('[data-testid="chat"]'))).includes("First answer"));
+    const authorizations = () =>
+      readFileSync(requests, "utf8").trim().split("\n").map((line) => JSON.parse(line)).filter((r) => r.path.endsWith("/chat/completions")).map((r) => r.headers.authorization);
+    assert.deepEqual(authorizations(), [`Bearer ${key}`]);
+
+    // After a restart the app reads the key back from the keychain.
+    await session.end();
+    session = await Session.start(driver.base, app, [folder]);
+    await session.waitFor(".composer textarea");
+    await openView(session, "Settings");
+    await session.until("the stored key shown after the restart", async () => {
+      const list = (await session.findAll(".cfg-list"))[0];
+      return list && /key in keychain/.test(await session.text(list));
+    });
+    await openView(session, "Chat");
+    const again = await session.waitFor(".composer textarea");
+    await session.type(again, "And after a restart?");
+    await session.type(again, "\uE007");
+    await session.until("the second answer", async () => (await session.text(await session.find('[data-testid="chat"]'))).includes("Second answer"));
+    assert.deepEqual(authorizations(), [`Bearer ${key}`, `Bearer ${key}`]);
+    assert.ok(!allText(configDir).includes(key), "still in no file, the database included");
   } finally {
     await session?.end();
     driver.child.kill();

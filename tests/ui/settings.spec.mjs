@@ -147,7 +147,7 @@ test("using and deleting providers, with the environment's override and a missin
   const warning = page.getByTestId("cfg-keychain");
   assert.match(await warning.innerText(), /API keys cannot be saved\.\s+No Secret Service provider is running/);
   assert.match(await page.getByTestId("cfg-endpoint").innerText(), /http:\/\/gpu-box:8000\/v1/);
-  assert.match(await page.getByTestId("cfg-env-override").innerText(), /override the active provider Local Ollama/);
+  assert.match(await page.getByTestId("cfg-env-override").innerText(), /TOOLTRAIL_BASE_URL overrides the active provider Local Ollama/);
 
   await page.getByRole("button", { name: "Use DeepSeek" }).click();
   await page.getByRole("status").filter({ hasText: "Questions go to DeepSeek now." }).waitFor();

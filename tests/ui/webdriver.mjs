@@ -100,9 +100,9 @@ export class Session {
   }
 }
 
-/** Starts the scripted model server; resolves with its base URL. */
-export async function startScriptedModel(binary, script) {
-  const child = spawn(binary, ["--script", script], { stdio: ["ignore", "pipe", "inherit"] });
+/** Starts the scripted model server (`extraArgs` such as `--record FILE`); resolves with its base URL. */
+export async function startScriptedModel(binary, script, extraArgs = []) {
+  const child = spawn(binary, ["--script", script, ...extraArgs], { stdio: ["ignore", "pipe", "inherit"] });
   const url = await new Promise((resolve, reject) => {
     let buffer = "";
     child.stdout.on("data", (chunk) => {

@@ -134,6 +134,7 @@ export function ProvidersSection({ settings, onChanged }: Props) {
     return t("cfgKeyNonePlaceholder");
   };
 
+  const overridden = endpointOverridden(endpoint, active);
   return (
     <>
       <div className="cfg-endpoint" data-testid="cfg-endpoint">
@@ -143,9 +144,11 @@ export function ProvidersSection({ settings, onChanged }: Props) {
         <div className="muted small-text">
           {endpoint.model ? t("endpointModel", { model: endpoint.model }) : t("endpointFirstModel")} · {endpoint.api_key_set ? t("endpointKeySet") : t("endpointKeyUnset")}
         </div>
-        {endpointOverridden(endpoint, active) && (
+        {overridden && (
           <p className="cfg-warning" data-testid="cfg-env-override">
-            {t("cfgEnvOverride", { name: active?.name ?? "" })}
+            {overridden === "address"
+              ? t("cfgEnvOverride", { name: active?.name ?? "" })
+              : t("cfgEnvOverrideModel", { name: active?.name ?? "", model: endpoint.model ?? "" })}
           </p>
         )}
         {!active && <p className="muted small-text">{t("cfgNoActive")}</p>}

@@ -116,10 +116,10 @@ export function providerInput(form: ProviderForm): ProviderInput {
  * Whether questions go somewhere other than the active provider says: the environment variables
  * (TOOLTRAIL_BASE_URL, TOOLTRAIL_MODEL) win over the saved settings.
  */
-export function endpointOverridden(endpoint: EndpointInfo, active: ProviderView | undefined): boolean {
-  if (!active) return false;
-  if (!sameUrl(endpoint.base_url, active.base_url)) return true;
-  return (endpoint.model ?? "") !== (active.model ?? "");
+export function endpointOverridden(endpoint: EndpointInfo, active: ProviderView | undefined): "address" | "model" | null {
+  if (!active) return null;
+  if (!sameUrl(endpoint.base_url, active.base_url)) return "address";
+  return (endpoint.model ?? "") !== (active.model ?? "") ? "model" : null;
 }
 
 // ---- Limits ----

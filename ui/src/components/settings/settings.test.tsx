@@ -104,11 +104,11 @@ describe("provider form", () => {
   });
 
   it("notices when the environment sends questions elsewhere than the active provider", () => {
-    expect(endpointOverridden(endpoint, local)).toBe(false);
-    expect(endpointOverridden({ ...endpoint, base_url: "http://localhost:11434/v1/" }, local)).toBe(false);
-    expect(endpointOverridden({ ...endpoint, base_url: "http://gpu-box:8000/v1" }, local)).toBe(true);
-    expect(endpointOverridden({ ...endpoint, model: "llama3" }, local)).toBe(true);
-    expect(endpointOverridden(endpoint, undefined)).toBe(false);
+    expect(endpointOverridden(endpoint, local)).toBe(null);
+    expect(endpointOverridden({ ...endpoint, base_url: "http://localhost:11434/v1/" }, local)).toBe(null);
+    expect(endpointOverridden({ ...endpoint, base_url: "http://gpu-box:8000/v1" }, local)).toBe("address");
+    expect(endpointOverridden({ ...endpoint, model: "llama3" }, local)).toBe("model");
+    expect(endpointOverridden(endpoint, undefined)).toBe(null);
   });
 });
 
@@ -279,7 +279,7 @@ describe("ProvidersSection", () => {
       />,
     );
     expect(screen.getByTestId("cfg-keychain")).toHaveTextContent("API keys cannot be saved. No Secret Service is running.");
-    expect(screen.getByTestId("cfg-env-override")).toHaveTextContent("override the active provider Local Ollama");
+    expect(screen.getByTestId("cfg-env-override")).toHaveTextContent("TOOLTRAIL_BASE_URL overrides the active provider Local Ollama");
   });
 
   it("deletes only after a confirmation", async () => {
