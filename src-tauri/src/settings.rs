@@ -15,6 +15,8 @@ pub struct EndpointInfo {
     pub config_path: String,
     /// Set when the settings could not be read; the sentence says why.
     pub problem: Option<String>,
+    /// Set when the active provider's key could not be read from the keychain.
+    pub key_problem: Option<String>,
 }
 
 impl EndpointInfo {
@@ -25,6 +27,7 @@ impl EndpointInfo {
             api_key_set: settings.api_key.is_some(),
             config_path: settings.config_path.display().to_string(),
             problem: None,
+            key_problem: settings.key_problem.clone(),
         }
     }
 }
@@ -46,6 +49,7 @@ pub fn endpoint_info() -> EndpointInfo {
                 .map(|dir| dir.join("config.toml").display().to_string())
                 .unwrap_or_default(),
             problem: Some(error.to_string()),
+            key_problem: None,
         },
     }
 }

@@ -10,6 +10,8 @@ export interface EndpointInfo {
   api_key_set: boolean;
   config_path: string;
   problem: string | null;
+  /** Set when the active provider's key could not be read from the keychain. */
+  key_problem?: string | null;
 }
 
 export interface AppInfo {

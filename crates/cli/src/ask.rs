@@ -29,6 +29,9 @@ pub async fn run(args: AskArgs) -> anyhow::Result<ExitCode> {
         model: args.model.clone(),
         max_rounds: args.max_rounds,
     })?;
+    if let Some(problem) = &settings.key_problem {
+        eprintln!("warning: {problem}");
+    }
     let question = args.question.join(" ");
     if question.trim().is_empty() {
         bail!("the question is empty");

@@ -111,6 +111,9 @@ pub struct Settings {
     pub temperature: Option<f32>,
     /// The provider whose endpoint is used, when one of `config.toml` is.
     pub provider: Option<String>,
+    /// Why the provider's key could not be read from the keychain; questions then go without
+    /// one (a local server needs none), and front ends say so.
+    pub key_problem: Option<String>,
     pub disabled_tools: Vec<String>,
     /// The config file consulted (it need not exist).
     pub config_path: PathBuf,
@@ -128,6 +131,7 @@ impl std::fmt::Debug for Settings {
             .field("command_timeout_secs", &self.command_timeout_secs)
             .field("temperature", &self.temperature)
             .field("provider", &self.provider)
+            .field("key_problem", &self.key_problem)
             .field("disabled_tools", &self.disabled_tools)
             .field("config_path", &self.config_path)
             .finish()
@@ -239,9 +243,18 @@ impl Settings {
             .or_else(|| file.base_url.clone())
             .unwrap_or_else(|| DEFAULT_BASE_URL.to_string());
         check_base_url(&base_url)?;
-        let provider_key = match &provider {
-            Some(provider) => keys.get(&provider.id)?,
-            None => None,
+        let (provider_key, key_problem) = match &provider {
+            Some(provider) => match keys.get(&provider.id) {
+                Ok(key) => (key, None),
+                Err(error) => (
+                    None,
+                    Some(format!(
+                        "the API key of provider {:?} could not be read, so none is sent: {error}",
+                        provider.name
+                    )),
+                ),
+            },
+            None => (None, None),
         };
         let api_key = env("TOOLTRAIL_API_KEY")
             .or(provider_key)
@@ -269,6 +282,7 @@ impl Settings {
             command_timeout_secs: limits.command_timeout_secs,
             temperature: file.temperature,
             provider: provider.map(|p| p.id),
+            key_problem,
             disabled_tools: file.disabled_tools,
             config_path,
         })
@@ -385,6 +399,37 @@ model = "qwen"
         assert_eq!(settings.api_key, None);
         assert_eq!(settings.model.as_deref(), Some("file-model"));
         assert_eq!(settings.provider, None);
+
+        // A keychain that cannot be reached: questions go without a key, and say why.
+        struct NoKeychain;
+        impl KeyStore for NoKeychain {
+            fn get(&self, _: &str) -> Result<Option<String>, SettingsError> {
+                Err(SettingsError::Keychain("no D-Bus session".into()))
+            }
+            fn set(&self, _: &str, _: &str) -> Result<(), SettingsError> {
+                unreachable!()
+            }
+            fn delete(&self, _: &str) -> Result<(), SettingsError> {
+                unreachable!()
+            }
+        }
+        let file = toml::from_str::<ConfigFile>(FILE).unwrap();
+        let settings = Settings::merge(
+            &Overrides::default(),
+            file,
+            PathBuf::from("c.toml"),
+            no_env,
+            &NoKeychain,
+        )
+        .unwrap();
+        assert_eq!(settings.api_key, None);
+        assert_eq!(
+            settings.key_problem.as_deref(),
+            Some(
+                "the API key of provider \"OpenRouter\" could not be read, so none is sent: the \
+                 system keychain could not be used: no D-Bus session"
+            )
+        );
     }
 
     #[test]

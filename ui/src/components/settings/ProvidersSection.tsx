@@ -153,6 +153,7 @@ export function ProvidersSection({ settings, onChanged }: Props) {
         )}
         {!active && <p className="muted small-text">{t("cfgNoActive")}</p>}
         {endpoint.problem && <p className="turn-error small-text">{t("endpointProblem", { problem: endpoint.problem })}</p>}
+        {endpoint.key_problem && <p className="turn-error small-text" data-testid="cfg-key-problem">{endpoint.key_problem}</p>}
         <p className="muted small-text">{t("cfgSavedIn", { path: settings.config_path })}</p>
       </div>
 
