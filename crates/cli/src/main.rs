@@ -139,10 +139,13 @@ fn main() -> ExitCode {
     // The sandbox helper is this binary in a hidden mode; this returns at once otherwise.
     tooltrail_sandbox::maybe_run_helper();
     let cli = Cli::parse();
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
+    // A question runs model streams, tools and MCP servers side by side; the other commands do
+    // one thing (tools search on threads of their own), and start faster on one thread.
+    let mut builder = match cli.command {
+        Command::Ask(_) | Command::Mcp(_) => tokio::runtime::Builder::new_multi_thread(),
+        _ => tokio::runtime::Builder::new_current_thread(),
+    };
+    let runtime = match builder.enable_all().build() {
         Ok(runtime) => runtime,
         Err(err) => {
             eprintln!("error: could not start: {err}");

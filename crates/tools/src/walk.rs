@@ -25,8 +25,12 @@ pub(crate) fn builder(root: &Path, include_ignored: bool) -> WalkBuilder {
 
 /// Threads for parallel walks: one per core, as ripgrep picks, at most 12.
 pub(crate) fn threads() -> usize {
-    std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(2)
-        .min(12)
+    // Asking the OS reads cgroup files each time; once per process is enough.
+    static THREADS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *THREADS.get_or_init(|| {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(2)
+            .min(12)
+    })
 }
