@@ -265,6 +265,27 @@ test("history filters the record, and a provider's API key is kept in the Secret
     await new Promise((resolve) => setTimeout(resolve, 300));
     writeFileSync(join(screenshots, "app-e2e-history.png"), await session.screenshot());
 
+    // The filtered set exports through the real command (the window passes the path the save
+    // dialog gives; here it is passed directly).
+    const exported = join(configDir, "failures.md");
+    const result = await session.scriptAsync(
+      "const done = arguments[arguments.length - 1]; window.__TAURI_INTERNALS__.invoke('export_history', { query: { status: 'error' }, format: 'markdown', path: arguments[0] }).then(done, (e) => done({ error: e }));",
+      [exported],
+    );
+    assert.equal(result.count, 1, JSON.stringify(result));
+    const markdown = readFileSync(exported, "utf8");
+    assert.match(markdown, /read_file/);
+    assert.match(markdown, /missing-notes\.txt/);
+    assert.doesNotMatch(markdown, /search_files/);
+
+    // "Open in conversation" shows the call in its chat and timeline.
+    await clickButton(session, "[data-testid='call-detail'] button", "Open in conversation");
+    await session.until("the conversation with the call selected", async () => {
+      const chat = await session.text(await session.find('[data-testid="chat"]'));
+      const selected = await session.findAll(".timeline-card.selected");
+      return chat.includes("There are two Go files") && selected.length === 1 && /execute_bash/.test(await session.text(selected[0]));
+    });
+
     // Settings: a provider for the scripted server, with a key, tested, saved and used.
     await openView(session, "Settings");
     await session.waitFor(".cfg-preset").catch(async (error) => {

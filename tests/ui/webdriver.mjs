@@ -73,6 +73,10 @@ export class Session {
   script(source, args = []) {
     return call("POST", `${this.url}/execute/sync`, { script: source, args });
   }
+  /** Runs `source` as an async script: it ends by calling `arguments[arguments.length - 1]`. */
+  scriptAsync(source, args = []) {
+    return call("POST", `${this.url}/execute/async`, { script: source, args });
+  }
   async screenshot() {
     return Buffer.from(await call("GET", `${this.url}/screenshot`), "base64");
   }
