@@ -2,9 +2,10 @@
 //!
 //! Results must be deterministic (the first N matches in sorted path order) and a search with
 //! 50,000 hits must not read the whole tree to return its first hundred. So the walk is sorted
-//! and lazy (one thread, depth first, each folder's entries sorted), files are numbered as they
-//! are found, worker threads search them in parallel, and the collector consumes results strictly
-//! in file order. Once the files consumed so far hold enough matches, everything stops: the
+//! and lazy (depth first, each folder's entries sorted). The first files are searched on the
+//! calling thread, so a search that finds its hits there starts no thread at all; after that
+//! the walk goes on one thread, files are numbered as they are found, worker threads search them
+//! in parallel, and the collector consumes results strictly in file order. Once the files consumed so far hold enough matches, everything stops: the
 //! walker does not read another folder, workers take no new file, and the call returns without
 //! waiting for a worker still busy with a large file.
 
@@ -13,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, sync_channel};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use grep_regex::RegexMatcher;
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkMatch};
@@ -62,22 +63,71 @@ struct FileResult {
     matches: Vec<LineMatch>,
 }
 
-/// Runs the search on the calling thread plus helper threads.
+/// Files searched on the calling thread before any helper thread starts, and the time they may
+/// take: a search whose first hits are near the top of the tree returns without starting a
+/// thread, and a long one loses at most this long before going parallel.
+const INLINE_FILES: usize = 64;
+const INLINE_TIME: Duration = Duration::from_millis(2);
+
+/// Runs the search: the first files on the calling thread, the rest on helper threads.
 pub(crate) fn search(query: GrepQuery, cancel: &CancellationToken) -> GrepOutcome {
+    let query = Arc::new(query);
+    let mut files = SortedFiles::new(Arc::clone(&query));
+    let mut outcome = GrepOutcome::default();
+    let mut searcher = new_searcher();
+    let never = AtomicBool::new(false);
+    let started = Instant::now();
+    for _ in 0..INLINE_FILES {
+        if cancel.is_cancelled() {
+            outcome.cancelled = true;
+            return outcome;
+        }
+        let Some(path) = files.next() else {
+            return outcome;
+        };
+        let matches = search_file(&mut searcher, &query.matcher, &path, query.limit, &never);
+        outcome.files_searched += 1;
+        if take(&mut outcome, matches, query.limit) {
+            return outcome;
+        }
+        if started.elapsed() >= INLINE_TIME {
+            break;
+        }
+    }
+    search_parallel(&query, files, outcome, cancel)
+}
+
+/// Adds one file's matches, in order; true once the outcome is full and known to be truncated.
+fn take(outcome: &mut GrepOutcome, matches: Vec<LineMatch>, limit: usize) -> bool {
+    for found in matches {
+        if outcome.matches.len() == limit {
+            outcome.truncated = true;
+            return true;
+        }
+        outcome.matches.push(found);
+    }
+    false
+}
+
+/// The rest of the search: the walk on one thread, the files on one thread per core.
+fn search_parallel(
+    query: &Arc<GrepQuery>,
+    files: SortedFiles,
+    mut outcome: GrepOutcome,
+    cancel: &CancellationToken,
+) -> GrepOutcome {
     let stop = Arc::new(AtomicBool::new(false));
     let (file_tx, file_rx) = sync_channel::<(usize, PathBuf)>(LOOKAHEAD);
     let (result_tx, result_rx) = std::sync::mpsc::channel::<FileResult>();
-    let query = Arc::new(query);
 
     {
-        let query = Arc::clone(&query);
         let stop = Arc::clone(&stop);
         let cancel = cancel.clone();
-        std::thread::spawn(move || walk_sorted(&query, &stop, &cancel, file_tx));
+        std::thread::spawn(move || walk_sorted(files, &stop, &cancel, file_tx));
     }
     let file_rx = Arc::new(Mutex::new(file_rx));
     for _ in 0..walk::threads() {
-        let query = Arc::clone(&query);
+        let query = Arc::clone(query);
         let stop = Arc::clone(&stop);
         let file_rx = Arc::clone(&file_rx);
         let result_tx = result_tx.clone();
@@ -85,10 +135,9 @@ pub(crate) fn search(query: GrepQuery, cancel: &CancellationToken) -> GrepOutcom
     }
     drop(result_tx);
 
-    let mut outcome = GrepOutcome::default();
     let mut pending: BTreeMap<usize, Vec<LineMatch>> = BTreeMap::new();
     let mut next = 0usize;
-    'collect: loop {
+    loop {
         // Woken now and then to notice a cancel while every worker is inside a large file.
         let result = match result_rx.recv_timeout(Duration::from_millis(50)) {
             Ok(result) => result,
@@ -99,16 +148,17 @@ pub(crate) fn search(query: GrepQuery, cancel: &CancellationToken) -> GrepOutcom
             break;
         }
         pending.insert(result.index, result.matches);
+        let mut full = false;
         while let Some(matches) = pending.remove(&next) {
             next += 1;
             outcome.files_searched += 1;
-            for found in matches {
-                if outcome.matches.len() == query.limit {
-                    outcome.truncated = true;
-                    break 'collect;
-                }
-                outcome.matches.push(found);
+            if take(&mut outcome, matches, query.limit) {
+                full = true;
+                break;
             }
+        }
+        if full {
+            break;
         }
         if outcome.matches.len() == query.limit {
             // Exactly at the limit: any further match, in any later file, truncates. Let the
@@ -126,37 +176,72 @@ pub(crate) fn search(query: GrepQuery, cancel: &CancellationToken) -> GrepOutcom
     outcome
 }
 
+/// The files to search, in sorted path order (depth first, each folder's entries sorted), read
+/// lazily: a folder is only read when the files before it are used up.
+struct SortedFiles {
+    walk: ignore::Walk,
+    query: Arc<GrepQuery>,
+}
+
+impl SortedFiles {
+    fn new(query: Arc<GrepQuery>) -> Self {
+        let mut builder = walk::builder(&query.root, query.include_ignored);
+        builder.sort_by_file_name(|a, b| a.cmp(b));
+        Self {
+            walk: builder.build(),
+            query,
+        }
+    }
+}
+
+impl Iterator for SortedFiles {
+    type Item = PathBuf;
+
+    fn next(&mut self) -> Option<PathBuf> {
+        loop {
+            let Ok(entry) = self.walk.next()? else {
+                continue;
+            };
+            // Symlinked files are not followed, as ripgrep does unless asked.
+            if !entry.file_type().is_some_and(|kind| kind.is_file()) {
+                continue;
+            }
+            if let Some(glob) = &self.query.glob {
+                let path = entry.path();
+                let below_root = path.strip_prefix(&self.query.root).unwrap_or(path);
+                let below_workspace = path
+                    .strip_prefix(&self.query.workspace_root)
+                    .unwrap_or(path);
+                if !glob.is_match(entry.file_name(), below_root, below_workspace) {
+                    continue;
+                }
+            }
+            return Some(entry.into_path());
+        }
+    }
+}
+
 fn walk_sorted(
-    query: &GrepQuery,
+    files: SortedFiles,
     stop: &AtomicBool,
     cancel: &CancellationToken,
-    files: SyncSender<(usize, PathBuf)>,
+    sender: SyncSender<(usize, PathBuf)>,
 ) {
-    let mut builder = walk::builder(&query.root, query.include_ignored);
-    builder.sort_by_file_name(|a, b| a.cmp(b));
-    let mut index = 0usize;
-    for entry in builder.build() {
+    for (index, path) in files.enumerate() {
         if stop.load(Ordering::Relaxed) || cancel.is_cancelled() {
             return;
         }
-        let Ok(entry) = entry else { continue };
-        // Symlinked files are not followed, as ripgrep does unless asked.
-        if !entry.file_type().is_some_and(|kind| kind.is_file()) {
-            continue;
-        }
-        if let Some(glob) = &query.glob {
-            let path = entry.path();
-            let below_root = path.strip_prefix(&query.root).unwrap_or(path);
-            let below_workspace = path.strip_prefix(&query.workspace_root).unwrap_or(path);
-            if !glob.is_match(entry.file_name(), below_root, below_workspace) {
-                continue;
-            }
-        }
-        if files.send((index, entry.into_path())).is_err() {
+        if sender.send((index, path)).is_err() {
             return;
         }
-        index += 1;
     }
+}
+
+fn new_searcher() -> Searcher {
+    SearcherBuilder::new()
+        .line_number(true)
+        .binary_detection(BinaryDetection::quit(b'\0'))
+        .build()
 }
 
 fn search_files(
@@ -165,10 +250,7 @@ fn search_files(
     files: &Mutex<Receiver<(usize, PathBuf)>>,
     results: &std::sync::mpsc::Sender<FileResult>,
 ) {
-    let mut searcher = SearcherBuilder::new()
-        .line_number(true)
-        .binary_detection(BinaryDetection::quit(b'\0'))
-        .build();
+    let mut searcher = new_searcher();
     loop {
         if stop.load(Ordering::Relaxed) {
             return;
