@@ -4,8 +4,9 @@
 //! 50,000 hits must not read the whole tree to return its first hundred. So the walk is sorted
 //! and lazy (depth first, each folder's entries sorted). The first files are searched on the
 //! calling thread, so a search that finds its hits there starts no thread at all; after that
-//! the walk goes on one thread, files are numbered as they are found, worker threads search them
-//! in parallel, and the collector consumes results strictly in file order. Once the files consumed so far hold enough matches, everything stops: the
+//! the walk goes on one thread, files are handed out in numbered batches as they are found,
+//! worker threads search them in parallel, and the collector consumes results strictly in file
+//! order. Once the files consumed so far hold enough matches, everything stops: the
 //! walker does not read another folder, workers take no new file, and the call returns without
 //! waiting for a worker still busy with a large file.
 
@@ -23,9 +24,12 @@ use tokio_util::sync::CancellationToken;
 use crate::glob::PathGlob;
 use crate::walk;
 
-/// Files the walker may run ahead of the searchers. Enough to keep them busy; small enough that
-/// an early stop does not leave many folders read for nothing.
-const LOOKAHEAD: usize = 128;
+/// Files handed to a searcher at once: one hand-over per batch rather than per file keeps the
+/// threads from waking each other tens of thousands of times in a large tree.
+const BATCH: usize = 32;
+/// Batches the walker may run ahead of the searchers (128 files). Enough to keep them busy;
+/// small enough that an early stop does not leave many folders read for nothing.
+const LOOKAHEAD: usize = 4;
 /// Longest matching line kept in full.
 const MAX_LINE_CHARS: usize = 500;
 
@@ -58,9 +62,10 @@ pub(crate) struct GrepOutcome {
     pub cancelled: bool,
 }
 
-struct FileResult {
+/// The matches of each file of one batch, in order.
+struct BatchResult {
     index: usize,
-    matches: Vec<LineMatch>,
+    files: Vec<Vec<LineMatch>>,
 }
 
 /// Files searched on the calling thread before any helper thread starts, and the time they may
@@ -117,8 +122,8 @@ fn search_parallel(
     cancel: &CancellationToken,
 ) -> GrepOutcome {
     let stop = Arc::new(AtomicBool::new(false));
-    let (file_tx, file_rx) = sync_channel::<(usize, PathBuf)>(LOOKAHEAD);
-    let (result_tx, result_rx) = std::sync::mpsc::channel::<FileResult>();
+    let (file_tx, file_rx) = sync_channel::<(usize, Vec<PathBuf>)>(LOOKAHEAD);
+    let (result_tx, result_rx) = std::sync::mpsc::channel::<BatchResult>();
 
     {
         let stop = Arc::clone(&stop);
@@ -135,9 +140,9 @@ fn search_parallel(
     }
     drop(result_tx);
 
-    let mut pending: BTreeMap<usize, Vec<LineMatch>> = BTreeMap::new();
+    let mut pending: BTreeMap<usize, Vec<Vec<LineMatch>>> = BTreeMap::new();
     let mut next = 0usize;
-    loop {
+    'collect: loop {
         // Woken now and then to notice a cancel while every worker is inside a large file.
         let result = match result_rx.recv_timeout(Duration::from_millis(50)) {
             Ok(result) => result,
@@ -147,23 +152,20 @@ fn search_parallel(
         if cancel.is_cancelled() {
             break;
         }
-        pending.insert(result.index, result.matches);
-        let mut full = false;
-        while let Some(matches) = pending.remove(&next) {
+        pending.insert(result.index, result.files);
+        while let Some(files) = pending.remove(&next) {
             next += 1;
-            outcome.files_searched += 1;
-            if take(&mut outcome, matches, query.limit) {
-                full = true;
-                break;
+            for matches in files {
+                outcome.files_searched += 1;
+                if take(&mut outcome, matches, query.limit) {
+                    break 'collect;
+                }
             }
-        }
-        if full {
-            break;
         }
         if outcome.matches.len() == query.limit {
             // Exactly at the limit: any further match, in any later file, truncates. Let the
             // search go on only as far as needed to know that.
-            if pending.values().any(|m| !m.is_empty()) {
+            if pending.values().flatten().any(|m| !m.is_empty()) {
                 outcome.truncated = true;
                 break;
             }
@@ -225,15 +227,25 @@ fn walk_sorted(
     files: SortedFiles,
     stop: &AtomicBool,
     cancel: &CancellationToken,
-    sender: SyncSender<(usize, PathBuf)>,
+    sender: SyncSender<(usize, Vec<PathBuf>)>,
 ) {
-    for (index, path) in files.enumerate() {
+    let mut batch = Vec::with_capacity(BATCH);
+    let mut index = 0usize;
+    for path in files {
         if stop.load(Ordering::Relaxed) || cancel.is_cancelled() {
             return;
         }
-        if sender.send((index, path)).is_err() {
-            return;
+        batch.push(path);
+        if batch.len() == BATCH {
+            let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH));
+            if sender.send((index, full)).is_err() {
+                return;
+            }
+            index += 1;
         }
+    }
+    if !batch.is_empty() {
+        let _ = sender.send((index, batch));
     }
 }
 
@@ -247,21 +259,33 @@ fn new_searcher() -> Searcher {
 fn search_files(
     query: &GrepQuery,
     stop: &AtomicBool,
-    files: &Mutex<Receiver<(usize, PathBuf)>>,
-    results: &std::sync::mpsc::Sender<FileResult>,
+    batches: &Mutex<Receiver<(usize, Vec<PathBuf>)>>,
+    results: &std::sync::mpsc::Sender<BatchResult>,
 ) {
     let mut searcher = new_searcher();
     loop {
         if stop.load(Ordering::Relaxed) {
             return;
         }
-        let next = match files.lock() {
+        let next = match batches.lock() {
             Ok(receiver) => receiver.recv(),
             Err(_) => return,
         };
-        let Ok((index, path)) = next else { return };
-        let matches = search_file(&mut searcher, &query.matcher, &path, query.limit, stop);
-        if results.send(FileResult { index, matches }).is_err() {
+        let Ok((index, paths)) = next else { return };
+        let mut files = Vec::with_capacity(paths.len());
+        for path in &paths {
+            if stop.load(Ordering::Relaxed) {
+                return;
+            }
+            files.push(search_file(
+                &mut searcher,
+                &query.matcher,
+                path,
+                query.limit,
+                stop,
+            ));
+        }
+        if results.send(BatchResult { index, files }).is_err() {
             return;
         }
     }
