@@ -71,8 +71,8 @@ struct BatchResult {
 /// Files searched on the calling thread before any helper thread starts, and the time they may
 /// take: a search whose first hits are near the top of the tree returns without starting a
 /// thread, and a long one loses at most this long before going parallel.
-const INLINE_FILES: usize = 64;
-const INLINE_TIME: Duration = Duration::from_millis(2);
+const INLINE_FILES: usize = 256;
+const INLINE_TIME: Duration = Duration::from_millis(10);
 
 /// Runs the search: the first files on the calling thread, the rest on helper threads.
 pub(crate) fn search(query: GrepQuery, cancel: &CancellationToken) -> GrepOutcome {
