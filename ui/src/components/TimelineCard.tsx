@@ -1,14 +1,12 @@
 // One tool call on the timeline: tool, short arguments, state, time; expands to everything.
-import { memo, useState } from "react";
+import { memo } from "react";
 import type { ApprovalRecord } from "../bindings";
 import { summarizeArguments } from "../format";
 import { useI18n, type Translate } from "../i18n";
 import { argumentsText, type CallView } from "../state/chat";
+import { ArgumentsSection, ErrorSection, ResultText } from "./CallParts";
 import { CopyButton } from "./CopyButton";
 import { CallTime, StatusIcon } from "./Status";
-
-/** Longest result drawn before "Show all"; a huge result would make the card slow to open. */
-const RESULT_PREVIEW = 20_000;
 
 interface Props {
   call: CallView;
@@ -27,10 +25,8 @@ function approvalText(t: Translate, approval: ApprovalRecord): string {
 
 export const TimelineCard = memo(function TimelineCard({ call, expanded, selected, onToggle, onShowInChat }: Props) {
   const { t } = useI18n();
-  const [showAll, setShowAll] = useState(false);
   const summary = summarizeArguments(call.arguments, call.argumentsText);
   const result = call.result ?? "";
-  const shownResult = showAll || result.length <= RESULT_PREVIEW ? result : result.slice(0, RESULT_PREVIEW);
   return (
     <article
       className={`timeline-card phase-${call.phase}${selected ? " selected" : ""}${expanded ? " expanded" : ""}`}
@@ -56,38 +52,15 @@ export const TimelineCard = memo(function TimelineCard({ call, expanded, selecte
               {t("showInChat")}
             </button>
           </div>
-          <div className="card-section">
-            <div className="section-head">
-              <span>{t("arguments")}</span>
-              <CopyButton text={argumentsText(call)} label={t("arguments")} />
-            </div>
-            <pre className="card-pre">{argumentsText(call)}</pre>
-          </div>
-          {call.error && (
-            <div className="card-section">
-              <div className="section-head">
-                <span>{t("error")}</span>
-              </div>
-              <pre className="card-pre error-text">
-                [{call.error.code}] {call.error.message}
-              </pre>
-            </div>
-          )}
+          <ArgumentsSection text={argumentsText(call)} />
+          {call.error && <ErrorSection error={call.error} />}
           {call.result !== undefined && (
             <div className="card-section">
               <div className="section-head">
                 <span>{t("result")}</span>
                 <CopyButton text={result} label={t("result")} />
               </div>
-              <pre className="card-pre">{shownResult}</pre>
-              {shownResult.length < result.length && (
-                <div className="card-note">
-                  {t("resultCut", { shown: shownResult.length, total: result.length })}{" "}
-                  <button type="button" className="link-button" onClick={() => setShowAll(true)}>
-                    {t("showAll")}
-                  </button>
-                </div>
-              )}
+              <ResultText result={result} />
               {call.truncatedForModel && <div className="card-note">{t("truncatedForModel")}</div>}
             </div>
           )}

@@ -4,12 +4,10 @@ import { useEffect, useState } from "react";
 import { api, errorMessage, type HistoryRow, type RuleView, type ToolCallDetail } from "../../api";
 import { formatDuration } from "../../format";
 import { useI18n } from "../../i18n";
+import { ArgumentsSection, ErrorSection, ResultText } from "../CallParts";
 import { CopyButton } from "../CopyButton";
 import { StatusIcon } from "../Status";
 import { decisionText, formatFull } from "./query";
-
-/** Longest result drawn before "Show all": a huge result would make the panel slow to open. */
-const RESULT_PREVIEW = 20_000;
 
 interface Props {
   row: HistoryRow;
@@ -30,7 +28,6 @@ export function CallDetail({ row, onClose, onOpenCall }: Props) {
   const [loaded, setLoaded] = useState<Loaded | null>(null);
   const [rule, setRule] = useState<RuleView | null>(null);
   const [revoke, setRevoke] = useState<Revoke>({ kind: "idle" });
-  const [showAll, setShowAll] = useState(false);
 
   useEffect(() => {
     let gone = false;
@@ -65,7 +62,6 @@ export function CallDetail({ row, onClose, onOpenCall }: Props) {
   const decision = decisionText(t, row.approval, rule);
   const argumentsText = typeof row.arguments === "string" ? row.arguments : JSON.stringify(row.arguments, null, 2);
   const result = detail?.result ?? "";
-  const shownResult = showAll || result.length <= RESULT_PREVIEW ? result : result.slice(0, RESULT_PREVIEW);
 
   const revokeRule = (target: RuleView) => {
     setRevoke({ kind: "busy" });
@@ -135,29 +131,13 @@ export function CallDetail({ row, onClose, onOpenCall }: Props) {
           {revoke.kind === "failed" && <p className="error-text small-text">{t("detailRevokeFailed", { message: revoke.message })}</p>}
         </section>
 
-        <section className="card-section">
-          <div className="section-head">
-            <span>{t("detailArguments")}</span>
-            <CopyButton text={argumentsText} label={t("detailArguments")} />
-          </div>
-          <pre className="card-pre">{argumentsText}</pre>
-        </section>
-
-        {row.error && (
-          <section className="card-section">
-            <div className="section-head">
-              <span>{t("detailError")}</span>
-            </div>
-            <pre className="card-pre error-text">
-              [{row.error.code}] {row.error.message}
-            </pre>
-          </section>
-        )}
+        <ArgumentsSection text={argumentsText} />
+        {row.error && <ErrorSection error={row.error} />}
 
         <section className="card-section" data-testid="detail-result">
           <div className="section-head">
-            <span>{t("detailResult")}</span>
-            {detail && result !== "" && <CopyButton text={result} label={t("detailResult")} />}
+            <span>{t("result")}</span>
+            {detail && result !== "" && <CopyButton text={result} label={t("result")} />}
           </div>
           {loaded === null ? (
             <p className="muted small-text">{t("detailResultLoading")}</p>
@@ -166,19 +146,9 @@ export function CallDetail({ row, onClose, onOpenCall }: Props) {
           ) : result === "" ? (
             <p className="muted small-text">{t("detailResultEmpty")}</p>
           ) : (
-            <>
-              <pre className="card-pre">{shownResult}</pre>
-              {shownResult.length < result.length && (
-                <div className="card-note">
-                  {t("detailResultCut", { shown: shownResult.length, total: result.length })}{" "}
-                  <button type="button" className="link-button" onClick={() => setShowAll(true)}>
-                    {t("detailShowAll")}
-                  </button>
-                </div>
-              )}
-            </>
+            <ResultText result={result} />
           )}
-          {row.truncated_for_model && <div className="card-note">{t("detailTruncated")}</div>}
+          {row.truncated_for_model && <div className="card-note">{t("truncatedForModel")}</div>}
         </section>
       </div>
     </aside>

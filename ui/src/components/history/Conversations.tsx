@@ -3,7 +3,7 @@
 import { useEffect, useRef, useState, type KeyboardEvent } from "react";
 import { api, errorMessage, type ConversationSummary, type MessageHitView } from "../../api";
 import { useI18n } from "../../i18n";
-import { searchWords } from "./query";
+import { SEARCH_DELAY_MS, searchWords } from "./query";
 
 interface Props {
   conversations: ConversationSummary[];
@@ -14,7 +14,6 @@ interface Props {
   onConversationsChanged: () => void;
 }
 
-const SEARCH_DELAY_MS = 250;
 /** Message matches listed under the titles. */
 const MAX_HITS = 12;
 

@@ -6,7 +6,7 @@ import { api, CALL_STATUSES, errorMessage, type CallStatus, type ExportFormat, t
 import { useI18n } from "../../i18n";
 import { CallDetail } from "./CallDetail";
 import { HistoryList } from "./HistoryList";
-import { countsQuery, formatCount, hasFilters, historyQuery, matchingCount, NO_FILTERS, PAGE_SIZE, pageQuery, type HistoryFilters } from "./query";
+import { countsQuery, formatCount, hasFilters, type HistoryFilters, historyQuery, matchingCount, NO_FILTERS, PAGE_SIZE, pageQuery, SEARCH_DELAY_MS } from "./query";
 
 interface Props {
   workspace: WorkspaceInfo;
@@ -14,7 +14,6 @@ interface Props {
   onOpenCall: (conversationId: string, callId: string) => void;
 }
 
-const SEARCH_DELAY_MS = 250;
 /** Tools shown as chips; the rest are in the tool list. */
 const TOOL_CHIPS = 10;
 

@@ -4,6 +4,9 @@ import type { CallStatus, HistoryQuery, RuleView, StatsQuery, StatusCounts } fro
 import type { ApprovalRecord } from "../../bindings";
 import type { Translate } from "../../i18n";
 
+/** How long typing pauses before a search goes out. */
+export const SEARCH_DELAY_MS = 250;
+
 /** The history screen's filters as the user set them. */
 export interface HistoryFilters {
   allWorkspaces: boolean;
