@@ -31,26 +31,4 @@ impl From<crate::settings::SettingsError> for CommandError {
 pub type CommandResult<T> = Result<T, CommandError>;
 
 /// Capitalised and ending in a full stop, as the UI shows every error.
-pub fn sentence(text: &str) -> String {
-    let mut chars = text.trim().chars();
-    let mut out: String = match chars.next() {
-        Some(first) => first.to_uppercase().chain(chars).collect(),
-        None => return String::new(),
-    };
-    if !out.ends_with(['.', '!', '?']) {
-        out.push('.');
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::sentence;
-
-    #[test]
-    fn errors_read_as_sentences() {
-        assert_eq!(sentence("could not connect"), "Could not connect.");
-        assert_eq!(sentence("Done."), "Done.");
-        assert_eq!(sentence(""), "");
-    }
-}
+pub use tooltrail_protocol::sentence;

@@ -137,19 +137,24 @@ pub fn save_provider(input: ProviderInput, activate: bool) -> CommandResult<Prov
         base_url: input.base_url,
         model: input.model,
     })?;
-    match input.api_key.as_deref().map(str::trim) {
-        None => {}
-        Some("") => OsKeychain.delete(&stored.id)?,
-        Some(key) => OsKeychain.set(&stored.id, key)?,
-    }
+    let key_stored = match input.api_key.as_deref().map(str::trim) {
+        None => matches!(OsKeychain.get(&stored.id), Ok(Some(_))),
+        Some("") => {
+            OsKeychain.delete(&stored.id)?;
+            false
+        }
+        Some(key) => {
+            OsKeychain.set(&stored.id, key)?;
+            true
+        }
+    };
     if activate {
         editor.set_active(&stored.id)?;
     }
     editor.save()?;
-    let file = ConfigFile::read(&path()?)?;
     Ok(ProviderView {
-        key_stored: matches!(OsKeychain.get(&stored.id), Ok(Some(_))),
-        active: file.active_provider.as_deref() == Some(stored.id.as_str()),
+        key_stored,
+        active: editor.active_provider() == Some(stored.id.as_str()),
         id: stored.id,
         name: stored.name,
         base_url: stored.base_url,

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 use tooltrail_llm::{ChatRequest, LlmClient, LlmError, StreamDelta};
-use tooltrail_protocol::{ErrorCode, EventBody, Message, ToolChoice, TurnEnd};
+use tooltrail_protocol::{ErrorCode, EventBody, Message, ToolChoice, TurnEnd, sentence};
 use tooltrail_tools::{ToolContext, ToolRegistry};
 
 use crate::approval::{Approver, DenyAll, RuleBook};
@@ -304,19 +304,6 @@ fn outcome(end: TurnEnd, text: String, rounds: u32, error: Option<String>) -> Tu
         rounds,
         error,
     }
-}
-
-/// Error sentences start with a capital letter and end with a full stop.
-fn sentence(text: &str) -> String {
-    let mut chars = text.chars();
-    let mut out: String = match chars.next() {
-        Some(first) => first.to_uppercase().chain(chars).collect(),
-        None => return String::new(),
-    };
-    if !out.ends_with(['.', '!', '?']) {
-        out.push('.');
-    }
-    out
 }
 
 /// Seed 000's `ChatWithToolExecution`: sends `messages` (whose last is the user's question),

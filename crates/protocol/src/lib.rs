@@ -38,3 +38,30 @@ pub use tool::{
     ApprovalBy, ApprovalRecord, ApprovalReply, RuleKind, ToolChoice, ToolError, ToolErrorCode,
     ToolOutput, ToolProgress, ToolSource, ToolSpec, ToolStatus,
 };
+
+/// An error message as users read it everywhere: capitalised, ending in a full stop (or another
+/// sentence end).
+pub fn sentence(text: &str) -> String {
+    let mut chars = text.trim().chars();
+    let mut out: String = match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => return String::new(),
+    };
+    if !out.ends_with(['.', '!', '?']) {
+        out.push('.');
+    }
+    out
+}
+
+#[cfg(test)]
+mod sentence_tests {
+    use super::sentence;
+
+    #[test]
+    fn errors_read_as_sentences() {
+        assert_eq!(sentence("could not connect"), "Could not connect.");
+        assert_eq!(sentence(" Done. "), "Done.");
+        assert_eq!(sentence("why?"), "Why?");
+        assert_eq!(sentence(""), "");
+    }
+}

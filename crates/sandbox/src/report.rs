@@ -1,5 +1,7 @@
 //! The sandbox status in words, as `tooltrail doctor` prints it and the app's settings show it.
 
+use tooltrail_protocol::sentence;
+
 use crate::SandboxStatus;
 use crate::limits::{CPU_GRACE_SECS, MAX_FILE_BYTES, MAX_PROCESSES};
 
@@ -60,16 +62,4 @@ impl SandboxStatus {
         }
         out
     }
-}
-
-fn sentence(text: &str) -> String {
-    let mut chars = text.chars();
-    let mut out: String = match chars.next() {
-        Some(first) => first.to_uppercase().chain(chars).collect(),
-        None => String::new(),
-    };
-    if !out.ends_with('.') {
-        out.push('.');
-    }
-    out
 }

@@ -144,7 +144,7 @@ impl ConfigEditor {
         let before = providers.len();
         providers.retain(|table| table_id(table).as_deref() != Some(id));
         let removed = providers.len() != before;
-        if self.doc.get("active_provider").and_then(Item::as_str) == Some(id) {
+        if self.active_provider() == Some(id) {
             self.doc.remove("active_provider");
         }
         removed
@@ -164,6 +164,11 @@ impl ConfigEditor {
         }
         self.doc.insert("active_provider", value(id));
         Ok(())
+    }
+
+    /// The id of the provider questions go to, as the file stands now.
+    pub fn active_provider(&self) -> Option<&str> {
+        self.doc.get("active_provider").and_then(Item::as_str)
     }
 
     pub fn set_limits(&mut self, limits: &Limits) -> Result<(), SettingsError> {
@@ -298,6 +303,7 @@ mod tests {
             ("lm-studio", "lm-studio-2")
         );
         editor.set_active("lm-studio-2").unwrap();
+        assert_eq!(editor.active_provider(), Some("lm-studio-2"));
         editor.set_tool_enabled("execute_bash", false);
         editor
             .set_limits(&Limits {
