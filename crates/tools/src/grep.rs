@@ -2,13 +2,14 @@
 //!
 //! Results must be deterministic (the first N matches in sorted path order) and a search with
 //! 50,000 hits must not read the whole tree to return its first hundred. So the walk is sorted
-//! and lazy (depth first, each folder's entries sorted). The first files are searched on the
-//! calling thread, so a search that finds its hits there starts no thread at all; after that
-//! the walk goes on one thread, files are handed out in numbered batches as they are found,
-//! worker threads search them in parallel, and the collector consumes results strictly in file
-//! order. Once the files consumed so far hold enough matches, everything stops: the
-//! walker does not read another folder, workers take no new file, and the call returns without
-//! waiting for a worker still busy with a large file.
+//! and lazy (depth first, each folder's entries sorted, an ignored folder never read: see
+//! [`walk::SortedWalk`]). The first files are searched on the calling thread, so a search that
+//! finds its hits there starts no thread at all; after that the walk goes on one thread, files
+//! are handed out in numbered batches as they are found, worker threads search them in
+//! parallel, and the collector consumes results strictly in file order. Once the files consumed
+//! so far hold enough matches, everything stops: the walker does not read another folder,
+//! workers take no new file, and the call returns without waiting for a worker still busy with
+//! a large file.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -181,19 +182,14 @@ fn search_parallel(
 /// The files to search, in sorted path order (depth first, each folder's entries sorted), read
 /// lazily: a folder is only read when the files before it are used up.
 struct SortedFiles {
-    walk: ignore::Walk,
+    walk: walk::SortedWalk,
     query: Arc<GrepQuery>,
 }
 
 impl SortedFiles {
     fn new(query: Arc<GrepQuery>) -> Self {
-        let mut builder = walk::builder(&query.root, query.include_ignored);
-        // Entries of one folder share its path up to their names, so comparing whole paths as
-        // bytes orders them by name, without taking each path apart into components for every
-        // comparison (which is what ordering by file name costs).
-        builder.sort_by_file_path(|a, b| a.as_os_str().cmp(b.as_os_str()));
         Self {
-            walk: builder.build(),
+            walk: walk::SortedWalk::new(&query.root, query.include_ignored),
             query,
         }
     }
@@ -204,11 +200,9 @@ impl Iterator for SortedFiles {
 
     fn next(&mut self) -> Option<PathBuf> {
         loop {
-            let Ok(entry) = self.walk.next()? else {
-                continue;
-            };
+            let entry = self.walk.next()?;
             // Symlinked files are not followed, as ripgrep does unless asked.
-            if !entry.file_type().is_some_and(|kind| kind.is_file()) {
+            if !entry.file_type().is_file() {
                 continue;
             }
             if let Some(glob) = &self.query.glob {

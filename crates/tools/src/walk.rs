@@ -1,10 +1,16 @@
 //! The one way the built-in tools walk a folder: ripgrep's `ignore` walker, honouring
 //! `.gitignore` and `.ignore` (even outside a git repository), skipping `.git`, and never
-//! following symlinks (a symlinked file is reported as such and checked by the caller).
+//! following symlinks (a symlinked file is reported as such and checked by the caller). The
+//! parallel walk is `ignore`'s own; the walk in sorted order is [`SortedWalk`], which applies the
+//! same rules.
 
 use std::path::Path;
 
 use ignore::WalkBuilder;
+
+mod sorted;
+
+pub(crate) use sorted::SortedWalk;
 
 /// A walker over `root`. `include_ignored` turns off every ignore file; `.git` stays skipped.
 pub(crate) fn builder(root: &Path, include_ignored: bool) -> WalkBuilder {

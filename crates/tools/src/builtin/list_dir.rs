@@ -184,18 +184,13 @@ fn list(
     limit: usize,
     cancel: &CancellationToken,
 ) -> Result<(Vec<Entry>, usize), ToolError> {
-    let mut builder = walk::builder(root, include_ignored);
-    // No `min_depth`: the walker must visit the root itself to read its ignore files.
-    builder
-        .max_depth((!recursive).then_some(1))
-        .sort_by_file_name(|a, b| a.cmp(b));
+    let walk = walk::SortedWalk::new(root, include_ignored).max_depth((!recursive).then_some(1));
     let mut entries = Vec::new();
     let mut total = 0usize;
-    for entry in builder.build() {
+    for entry in walk {
         if cancel.is_cancelled() {
             return Err(cancelled());
         }
-        let Ok(entry) = entry else { continue };
         if entry.depth() == 0 {
             continue;
         }
@@ -212,12 +207,16 @@ fn list(
             continue;
         }
         // Metadata of the entry itself: a symlink is shown as one, not followed.
-        let meta = entry.metadata().ok();
-        let kind = match entry.file_type() {
-            Some(kind) if kind.is_dir() => "dir",
-            Some(kind) if kind.is_file() => "file",
-            Some(kind) if kind.is_symlink() => "symlink",
-            _ => "other",
+        let meta = std::fs::symlink_metadata(path).ok();
+        let kind = entry.file_type();
+        let kind = if kind.is_dir() {
+            "dir"
+        } else if kind.is_file() {
+            "file"
+        } else if kind.is_symlink() {
+            "symlink"
+        } else {
+            "other"
         };
         entries.push(Entry {
             path: workspace.relative(path),
