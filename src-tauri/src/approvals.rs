@@ -6,33 +6,47 @@
 //! the wait, and the guard below forgets the request).
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 use tauri::{AppHandle, Manager};
 use tauri_plugin_notification::NotificationExt;
 use tokio::sync::oneshot;
 use tooltrail_agent::{ApprovalRequest, Approver, Decision};
-use tooltrail_protocol::{ApprovalBy, ApprovalReply};
+use tooltrail_protocol::{ApprovalBy, ApprovalReply, sentence};
+use tooltrail_settings::rules::WorkspaceRules;
 
 use crate::error::{CommandError, CommandResult};
 
+/// A request waiting for its answer, and the rule "always allow in this folder" would keep.
+struct Waiting {
+    answer: oneshot::Sender<Decision>,
+    offer: Option<Offer>,
+}
+
+/// Where an offered rule is kept, and the command it is made of.
+pub struct Offer {
+    pub rules: Arc<WorkspaceRules>,
+    pub command: String,
+}
+
 #[derive(Default)]
 pub struct PendingApprovals {
-    waiting: Mutex<HashMap<String, oneshot::Sender<ApprovalReply>>>,
+    waiting: Mutex<HashMap<String, Waiting>>,
 }
 
 impl PendingApprovals {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, oneshot::Sender<ApprovalReply>>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Waiting>> {
         match self.waiting.lock() {
             Ok(guard) => guard,
             Err(poisoned) => poisoned.into_inner(),
         }
     }
 
-    fn park(&self, call_id: &str) -> oneshot::Receiver<ApprovalReply> {
-        let (tx, rx) = oneshot::channel();
-        self.lock().insert(call_id.to_string(), tx);
+    fn park(&self, call_id: &str, offer: Option<Offer>) -> oneshot::Receiver<Decision> {
+        let (answer, rx) = oneshot::channel();
+        self.lock()
+            .insert(call_id.to_string(), Waiting { answer, offer });
         rx
     }
 
@@ -40,31 +54,51 @@ impl PendingApprovals {
         self.lock().remove(call_id);
     }
 
-    /// Delivers the user's answer to the call waiting for it.
+    /// Delivers the user's answer to the call waiting for it. "Always allow in this folder"
+    /// keeps its rule first; if that fails the request keeps waiting and the card says why.
     pub fn answer(&self, call_id: &str, reply: ApprovalReply) -> CommandResult<()> {
-        let sender = self.lock().remove(call_id).ok_or_else(|| {
+        let not_waiting = || {
             CommandError::new(
                 "not_waiting",
                 "That call is no longer waiting for an answer.",
             )
-        })?;
-        sender.send(reply).map_err(|_| {
-            CommandError::new(
-                "not_waiting",
-                "That call is no longer waiting for an answer.",
-            )
-        })
+        };
+        let mut waiting = self.lock();
+        let request = waiting.get(call_id).ok_or_else(not_waiting)?;
+        let decision = match reply {
+            ApprovalReply::AllowInWorkspace => {
+                let offer = request.offer.as_ref().ok_or_else(|| {
+                    CommandError::new(
+                        "no_rule",
+                        "This call cannot be kept as a rule; allow it once or for this conversation.",
+                    )
+                })?;
+                offer
+                    .rules
+                    .keep(&offer.command)
+                    .map_err(|reason| CommandError::new("rule", sentence(&reason)))?
+            }
+            reply => Decision {
+                reply,
+                by: ApprovalBy::User,
+            },
+        };
+        let request = waiting.remove(call_id).ok_or_else(not_waiting)?;
+        request.answer.send(decision).map_err(|_| not_waiting())
     }
 
     /// Waits for the answer to `call_id`. A request nobody can answer any more is denied.
-    pub async fn wait(&self, call_id: &str) -> ApprovalReply {
-        let receiver = self.park(call_id);
+    pub async fn wait(&self, call_id: &str, offer: Option<Offer>) -> Decision {
+        let receiver = self.park(call_id, offer);
         let _forget = Forget {
             pending: self,
             call_id,
         };
-        receiver.await.unwrap_or(ApprovalReply::Deny {
-            reason: Some("the approval request was dropped".to_string()),
+        receiver.await.unwrap_or(Decision {
+            reply: ApprovalReply::Deny {
+                reason: Some("the approval request was dropped".to_string()),
+            },
+            by: ApprovalBy::User,
         })
     }
 }
@@ -85,21 +119,22 @@ impl Drop for Forget<'_> {
 /// is in the background.
 pub struct WindowApprover {
     pub app: AppHandle,
+    /// The folder's standing rules, where "always allow in this folder" keeps its rule.
+    pub rules: Arc<WorkspaceRules>,
 }
 
 #[async_trait]
 impl Approver for WindowApprover {
     async fn decide(&self, request: &ApprovalRequest) -> Decision {
         notify_if_unfocused(&self.app, request);
-        let reply = self
-            .app
+        let offer = request.rule.as_ref().map(|_| Offer {
+            rules: Arc::clone(&self.rules),
+            command: request.summary.clone(),
+        });
+        self.app
             .state::<PendingApprovals>()
-            .wait(&request.call_id)
-            .await;
-        Decision {
-            reply,
-            by: ApprovalBy::User,
-        }
+            .wait(&request.call_id, offer)
+            .await
     }
 }
 
@@ -124,31 +159,81 @@ fn notify_if_unfocused(app: &AppHandle, request: &ApprovalRequest) {
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
+    use serde_json::json;
+    use tooltrail_agent::RuleBook;
+
+    async fn parked(
+        pending: &Arc<PendingApprovals>,
+        call_id: &'static str,
+        offer: Option<Offer>,
+    ) -> tokio::task::JoinHandle<Decision> {
+        let waiter = {
+            let pending = pending.clone();
+            tokio::spawn(async move { pending.wait(call_id, offer).await })
+        };
+        // Let the waiter park its request.
+        while !pending.lock().contains_key(call_id) {
+            tokio::task::yield_now().await;
+        }
+        waiter
+    }
 
     #[tokio::test]
     async fn an_answer_reaches_the_waiting_call_once() {
-        let pending = std::sync::Arc::new(PendingApprovals::default());
-        let waiter = {
-            let pending = pending.clone();
-            tokio::spawn(async move { pending.wait("call_1").await })
-        };
-        // Let the waiter park its request.
-        while pending.lock().is_empty() {
-            tokio::task::yield_now().await;
-        }
+        let pending = Arc::new(PendingApprovals::default());
+        let waiter = parked(&pending, "call_1", None).await;
         pending
             .answer("call_1", ApprovalReply::AllowOnce)
             .expect("answered");
-        assert_eq!(waiter.await.expect("joined"), ApprovalReply::AllowOnce);
+        let decision = waiter.await.expect("joined");
+        assert_eq!(decision.reply, ApprovalReply::AllowOnce);
+        assert_eq!(decision.by, ApprovalBy::User);
         let again = pending.answer("call_1", ApprovalReply::AllowOnce);
         assert_eq!(again.map_err(|e| e.code), Err("not_waiting"));
+    }
+
+    #[tokio::test]
+    async fn always_allow_keeps_the_rule_and_records_the_call_as_allowed_by_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let rules = Arc::new(WorkspaceRules::load(
+            Some(&dir.path().join("history.db")),
+            "/ws",
+        ));
+        let pending = Arc::new(PendingApprovals::default());
+
+        // A call that offers no rule cannot be answered with one; it keeps waiting.
+        let waiter = parked(&pending, "call_a", None).await;
+        let refused = pending.answer("call_a", ApprovalReply::AllowInWorkspace);
+        assert_eq!(refused.map_err(|e| e.code), Err("no_rule"));
+        pending
+            .answer("call_a", ApprovalReply::AllowOnce)
+            .expect("still waiting");
+        waiter.await.expect("joined");
+
+        let offer = Offer {
+            rules: rules.clone(),
+            command: "cargo fmt --check".to_string(),
+        };
+        let waiter = parked(&pending, "call_b", Some(offer)).await;
+        pending
+            .answer("call_b", ApprovalReply::AllowInWorkspace)
+            .expect("answered");
+        let decision = waiter.await.expect("joined");
+        let ApprovalBy::Rule { id } = decision.by else {
+            panic!("not allowed by the rule: {decision:?}")
+        };
+        let next = rules
+            .decide("execute_bash", &json!({ "command": "cargo fmt --check" }))
+            .expect("the rule decides the same command next time");
+        assert!(next.allow);
+        assert_eq!(next.rule_id, id);
     }
 
     #[tokio::test]
     async fn a_dropped_wait_forgets_its_request() {
         let pending = PendingApprovals::default();
         {
-            let wait = pending.wait("call_2");
+            let wait = pending.wait("call_2", None);
             let _ = tokio::time::timeout(std::time::Duration::from_millis(10), wait).await;
         }
         assert!(pending.lock().is_empty());

@@ -73,7 +73,8 @@ pub async fn start(
             ..AgentConfig::default()
         },
     )
-    .with_rules(rules);
+    .with_rules(rules.clone());
+    let keep_rules = rules;
     let mut conversation = app.state::<Conversations>().begin_turn(
         conversation_id.as_deref(),
         PathBuf::from(&workspace.path),
@@ -90,6 +91,7 @@ pub async fn start(
         };
         let approver = WindowApprover {
             app: task_app.clone(),
+            rules: keep_rules,
         };
         agent
             .run_turn(&mut conversation, &text, &sink, &approver, &cancel)

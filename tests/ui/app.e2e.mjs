@@ -81,9 +81,9 @@ test("the app opens a folder, asks, waits for approval, runs the command and ans
     const count = await session.text(await session.find('[data-testid="timeline-count"]'));
     assert.match(count, /3 calls/);
 
-    // Expand the command's card: its approval is recorded as the user's.
-    const bash = await session.find('.timeline-card[data-call-id] .card-head');
-    await session.click(bash);
+    // Expand a card.
+    const first = await session.find('.timeline-card[data-call-id] .card-head');
+    await session.click(first);
     await session.until("the expanded card", async () => (await session.findAll(".timeline-card.expanded .card-body")).length === 1);
     // The cards below move down for it rather than overlap it.
     await session.until("the cards to make room", () =>
@@ -100,6 +100,42 @@ test("the app opens a folder, asks, waits for approval, runs the command and ans
     await session.click(listed);
     await session.until("the redrawn answer", async () => (await session.text(await session.find('[data-testid="chat"]'))).includes("small Go service"));
     await session.until("the redrawn timeline", async () => (await session.findAll(".timeline-card.phase-success")).length === 3);
+
+    // The same command again asks again (it was allowed once); this time it is always allowed in
+    // this folder, and the card says which rule that keeps.
+    await session.type(await session.find(".composer textarea"), "Mark it again.\uE007");
+    const again = await session.waitFor(".approval-card");
+    assert.match(await session.text(again), /commands starting with “touch checked\.txt” run in this folder without asking/);
+    writeFileSync(join(screenshots, "app-e2e-always-allow.png"), await session.screenshot());
+    const always = await session.until("the always-allow button", async () => {
+      for (const button of await session.findAll(".approval-card .approval-actions button")) {
+        if ((await session.text(button)).includes("Always allow in this folder")) return button;
+      }
+      return undefined;
+    });
+    await session.click(always);
+    await session.until("the second answer", async () => (await session.text(await session.find('[data-testid="chat"]'))).includes("checked again"));
+    await session.until("the send button", async () => (await session.findAll(".composer button.primary")).length === 1);
+
+    // A third time the rule lets it run without a card.
+    await session.script(
+      "window.sawApproval = false; new MutationObserver(() => { if (document.querySelector('.approval-card')) window.sawApproval = true; }).observe(document.body, { childList: true, subtree: true });",
+    );
+    await session.type(await session.find(".composer textarea"), "And once more.\uE007");
+    await session.until("the third answer", async () => (await session.text(await session.find('[data-testid="chat"]'))).includes("without asking you"));
+    assert.equal(await session.script("return window.sawApproval"), false);
+    // The newest call is at the bottom of the timeline: expanded, it names the rule.
+    const heads = await session.findAll(".timeline-card[data-call-id] .card-head");
+    await session.click(heads[heads.length - 1]);
+    await session.until("the rule named on the last card", () =>
+      session.script("const cards = document.querySelectorAll('.timeline-card.expanded'); return cards[cards.length - 1]?.innerText.includes('Allowed by a rule')"),
+    );
+    // The rule is the folder's, shared with the command line.
+    const rules = execFileSync(cli, ["rules", "list", "-w", folder], {
+      encoding: "utf8",
+      env: { ...process.env, TOOLTRAIL_CONFIG_DIR: configDir, TOOLTRAIL_DATA_DIR: join(configDir, "data") },
+    });
+    assert.match(rules, /allow\s+.*touch checked\.txt/);
   } finally {
     await session?.end();
     driver.child.kill();

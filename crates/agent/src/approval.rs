@@ -15,6 +15,8 @@ pub struct ApprovalRequest {
     pub cwd: Option<String>,
     /// Why approval is needed.
     pub reason: String,
+    /// The standing rule the user may keep instead of answering once ([`RuleBook::offer`]).
+    pub rule: Option<String>,
 }
 
 /// The answer, and who gave it.
@@ -47,6 +49,13 @@ pub struct RuleDecision {
 /// lets a call that would ask run at once. The policy's hard deny list is never overridden.
 pub trait RuleBook: Send + Sync {
     fn decide(&self, tool: &str, arguments: &Value) -> Option<RuleDecision>;
+
+    /// The allow rule this call could become ("always allow in this workspace"), in words, or
+    /// `None` when it cannot be one. Offered on the approval request; keeping it is the
+    /// approver's business.
+    fn offer(&self, _tool: &str, _arguments: &Value) -> Option<String> {
+        None
+    }
 }
 
 /// Allows everything (`--approve all`).

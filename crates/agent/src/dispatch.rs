@@ -300,6 +300,7 @@ impl<'a> Dispatcher<'a> {
             summary,
             cwd,
             reason: reason.clone(),
+            rule: self.rules.and_then(|rules| rules.offer(&call.name, args)),
         };
         self.emitter.emit(EventBody::ApprovalRequested {
             call_id: request.call_id.clone(),
@@ -308,13 +309,16 @@ impl<'a> Dispatcher<'a> {
             summary: request.summary.clone(),
             cwd: request.cwd.clone(),
             reason: request.reason.clone(),
+            rule: request.rule.clone(),
         });
         let decision = tokio::select! {
             decision = approver.decide(&request) => decision,
             () = self.ctx.cancel.cancelled() => return None,
         };
         Some(match decision.reply {
-            ApprovalReply::AllowOnce => ApprovalRecord {
+            // The approver kept the rule (and says so in `by`); this call runs like any allowed
+            // once.
+            ApprovalReply::AllowOnce | ApprovalReply::AllowInWorkspace => ApprovalRecord {
                 allowed: true,
                 by: decision.by,
                 reason: Some(reason),

@@ -896,6 +896,71 @@ impl RuleBook for NoteRules {
             _ => None,
         }
     }
+
+    fn offer(&self, tool: &str, arguments: &serde_json::Value) -> Option<String> {
+        (tool == "write_note").then(|| format!("write_note {}", arguments["text"]))
+    }
+}
+
+/// Answers "always allow" as a front end does once it has kept the offered rule.
+struct KeepsRule {
+    offered: std::sync::Mutex<Vec<Option<String>>>,
+}
+
+#[async_trait]
+impl Approver for KeepsRule {
+    async fn decide(&self, request: &ApprovalRequest) -> Decision {
+        self.offered.lock().unwrap().push(request.rule.clone());
+        Decision {
+            reply: ApprovalReply::AllowInWorkspace,
+            by: ApprovalBy::Rule {
+                id: "rule_kept".to_string(),
+            },
+        }
+    }
+}
+
+#[tokio::test]
+async fn an_offered_rule_reaches_the_request_and_a_kept_one_is_recorded_with_the_call() {
+    let runs = Arc::new(AtomicUsize::new(0));
+    let mut h = harness(
+        vec![
+            Reply::tool_calls(&[("write_note", r#"{"text":"other"}"#)]),
+            Reply::text("done"),
+        ],
+        vec![Arc::new(WriteNote::new(runs.clone()))],
+        AgentConfig::default(),
+    )
+    .await;
+    h.agent = h.agent.with_rules(Arc::new(NoteRules));
+    let approver = KeepsRule {
+        offered: std::sync::Mutex::new(Vec::new()),
+    };
+    let (outcome, events, _) = ask(&h, "go", &approver).await;
+    assert_eq!(outcome.text, "done");
+    assert_eq!(runs.load(Ordering::SeqCst), 1);
+    let offer = Some("write_note \"other\"".to_string());
+    assert_eq!(*approver.offered.lock().unwrap(), vec![offer.clone()]);
+    let requested: Vec<_> = events
+        .iter()
+        .filter_map(|e| match &e.body {
+            EventBody::ApprovalRequested { rule, .. } => Some(rule.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(requested, vec![offer]);
+    let approval = events.iter().find_map(|e| match &e.body {
+        EventBody::ToolCallFinished { approval, .. } => Some(approval.clone()),
+        _ => None,
+    });
+    let approval = approval.unwrap();
+    assert!(approval.allowed);
+    assert_eq!(
+        approval.by,
+        ApprovalBy::Rule {
+            id: "rule_kept".to_string()
+        }
+    );
 }
 
 #[tokio::test]

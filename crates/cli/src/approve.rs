@@ -66,12 +66,18 @@ fn prompt(request: &ApprovalRequest, rules: &WorkspaceRules) -> Decision {
         let _ = writeln!(err, "    in {cwd}");
     }
     let stdin = std::io::stdin();
-    let commands = request.tool == "execute_bash";
+    if let Some(rule) = &request.rule {
+        let _ = writeln!(
+            err,
+            "    [w] keeps a rule: commands starting with `{rule}` run here without asking"
+        );
+    }
+    let offered = request.rule.is_some();
     loop {
         let _ = write!(
             err,
             "  [y] allow once  [a] allow for this conversation  {}[n] deny  > ",
-            if commands {
+            if offered {
                 "[w] always allow in this workspace  "
             } else {
                 ""
@@ -90,13 +96,12 @@ fn prompt(request: &ApprovalRequest, rules: &WorkspaceRules) -> Decision {
         match answer.trim().to_lowercase().as_str() {
             "y" | "yes" => return by_user(ApprovalReply::AllowOnce),
             "a" | "always" => return by_user(ApprovalReply::AllowForConversation),
-            "w" | "workspace" if commands => match rules.always_allow(&request.summary) {
-                Ok(id) => {
-                    let _ = writeln!(err, "  kept as rule {id} (see `tooltrail rules list`)");
-                    return Decision {
-                        reply: ApprovalReply::AllowOnce,
-                        by: ApprovalBy::Rule { id },
-                    };
+            "w" | "workspace" if offered => match rules.keep(&request.summary) {
+                Ok(decision) => {
+                    if let ApprovalBy::Rule { id } = &decision.by {
+                        let _ = writeln!(err, "  kept as rule {id} (see `tooltrail rules list`)");
+                    }
+                    return decision;
                 }
                 Err(reason) => {
                     let _ = writeln!(err, "  {reason}");

@@ -65,6 +65,12 @@ pub enum EventBody {
         cwd: Option<String>,
         /// Why approval is needed.
         reason: String,
+        /// The standing rule "always allow in this workspace" would keep, as the words a
+        /// command must start with; absent when the call cannot have one (a redirection, a
+        /// substitution, an interpreter, or not a command at all).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        rule: Option<String>,
     },
     /// A call starts running.
     ToolCallStarted {

@@ -180,6 +180,9 @@ pub enum ApprovalReply {
     AllowOnce,
     /// Allow this exact call (same tool, same arguments) for the rest of the conversation.
     AllowForConversation,
+    /// Allow it and keep the rule the request offered (`rule` of `approval_requested`): from
+    /// now on, commands starting with the same words run in this workspace without asking.
+    AllowInWorkspace,
     Deny {
         /// Told to the model, so it can change course.
         #[serde(default)]

@@ -5,7 +5,8 @@
 use std::sync::Mutex;
 
 use serde_json::Value;
-use tooltrail_agent::{RuleBook, RuleDecision};
+use tooltrail_agent::{Decision, RuleBook, RuleDecision};
+use tooltrail_protocol::{ApprovalBy, ApprovalReply};
 use tooltrail_sandbox::rules::{self as command_rules, CommandRule};
 use tooltrail_store::{ApprovalRule, NewRule, RuleKind, Store};
 
@@ -77,17 +78,21 @@ impl WorkspaceRules {
         }
     }
 
-    /// Stores an allow rule for exactly `command`; returns its id, or why it cannot be one.
-    pub fn always_allow(&self, command: &str) -> Result<String, String> {
+    /// "Always allow in this workspace" for a call the user approved: stores an allow rule for
+    /// exactly `command` and returns the decision to record with the call (allowed by that
+    /// rule), or why it cannot be a rule.
+    pub fn keep(&self, command: &str) -> Result<Decision, String> {
         let Some(store) = &self.store else {
             return Err(
                 "the history database is not available, so no rule can be kept".to_string(),
             );
         };
         let rule = add(store, &self.workspace, RuleKind::Allow, command)?;
-        let id = rule.id.clone();
         self.lock().push(to_command_rule(&rule));
-        Ok(id)
+        Ok(Decision {
+            reply: ApprovalReply::AllowInWorkspace,
+            by: ApprovalBy::Rule { id: rule.id },
+        })
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Vec<CommandRule>> {
@@ -115,6 +120,15 @@ impl RuleBook for WorkspaceRules {
                 shell_words(&rule.prefix)
             ),
         })
+    }
+
+    fn offer(&self, tool: &str, arguments: &Value) -> Option<String> {
+        if tool != TOOL || self.store.is_none() {
+            return None;
+        }
+        let command = arguments.get("command")?.as_str()?;
+        let prefix = command_rules::prefix_for(RuleKind::Allow, command).ok()?;
+        Some(shell_words(&prefix))
     }
 }
 
@@ -161,9 +175,19 @@ mod tests {
         );
         assert_eq!(decide("make"), None);
         assert_eq!(book.decide("read_file", &json!({"path": "cargo"})), None);
-        let id = book.always_allow("make test").unwrap();
+        assert_eq!(
+            book.offer(TOOL, &json!({ "command": "make  test" }))
+                .as_deref(),
+            Some("make test")
+        );
+        assert_eq!(book.offer(TOOL, &json!({ "command": "make > out" })), None);
+        assert_eq!(book.offer("read_file", &json!({ "command": "make" })), None);
+        let kept = book.keep("make test").unwrap();
+        let ApprovalBy::Rule { id } = &kept.by else {
+            panic!("not recorded as the rule: {kept:?}")
+        };
         assert!(id.starts_with("rule_"));
         assert_eq!(decide("make test").map(|d| d.0), Some(true));
-        assert!(book.always_allow("make > out").is_err());
+        assert!(book.keep("make > out").is_err());
     }
 }

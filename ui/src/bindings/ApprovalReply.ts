@@ -3,7 +3,7 @@
 /**
  * The user's answer to an approval request.
  */
-export type ApprovalReply = { "decision": "allow_once" } | { "decision": "allow_for_conversation" } | { "decision": "deny", 
+export type ApprovalReply = { "decision": "allow_once" } | { "decision": "allow_for_conversation" } | { "decision": "allow_in_workspace" } | { "decision": "deny", 
 /**
  * Told to the model, so it can change course.
  */

@@ -28,7 +28,13 @@ summary: string, cwd?: string,
 /**
  * Why approval is needed.
  */
-reason: string, } | { "type": "tool_call_started", round: number, call_id: string, tool: string, source: ToolSource, arguments: JsonValue, approval: ApprovalRecord, } | { "type": "tool_call_progress", call_id: string, tool: string, progress: number, total?: number, message?: string, } | { "type": "tool_call_finished", round: number, call_id: string, tool: string, source: ToolSource, 
+reason: string, 
+/**
+ * The standing rule "always allow in this workspace" would keep, as the words a
+ * command must start with; absent when the call cannot have one (a redirection, a
+ * substitution, an interpreter, or not a command at all).
+ */
+rule?: string, } | { "type": "tool_call_started", round: number, call_id: string, tool: string, source: ToolSource, arguments: JsonValue, approval: ApprovalRecord, } | { "type": "tool_call_progress", call_id: string, tool: string, progress: number, total?: number, message?: string, } | { "type": "tool_call_finished", round: number, call_id: string, tool: string, source: ToolSource, 
 /**
  * The tool's description, as the model saw it.
  */

@@ -60,6 +60,9 @@ export function ApprovalCard({ call, primary, onAnswer }: Props) {
       } else if (key === "a" || code === "KeyA") {
         event.preventDefault();
         answer({ decision: "allow_for_conversation" });
+      } else if (ask?.rule && (key === "w" || code === "KeyW")) {
+        event.preventDefault();
+        answer({ decision: "allow_in_workspace" });
       } else if (key === "n" || code === "KeyN") {
         event.preventDefault();
         setDenying(true);
@@ -120,13 +123,24 @@ export function ApprovalCard({ call, primary, onAnswer }: Props) {
           <button type="button" disabled={sent} onClick={() => answer({ decision: "allow_for_conversation" })}>
             {t("allowConversation")} <kbd>A</kbd>
           </button>
+          {ask?.rule && (
+            <button
+              type="button"
+              disabled={sent}
+              title={t("allowWorkspaceHint", { rule: ask.rule })}
+              onClick={() => answer({ decision: "allow_in_workspace" })}
+            >
+              {t("allowWorkspace")} <kbd>W</kbd>
+            </button>
+          )}
           <button type="button" className="danger" disabled={sent} onClick={() => setDenying(true)}>
             {t("deny")} <kbd>N</kbd>
           </button>
         </div>
       )}
       {sent && <div className="approval-sent">{t("approvalSent")}</div>}
-      {!sent && !denying && <div className="approval-keys muted">{t("approvalKeys")}</div>}
+      {!sent && !denying && ask?.rule && <div className="approval-rule">{t("allowWorkspaceHint", { rule: ask.rule })}</div>}
+      {!sent && !denying && <div className="approval-keys muted">{t(ask?.rule ? "approvalKeysRule" : "approvalKeys")}</div>}
     </section>
   );
 }

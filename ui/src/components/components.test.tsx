@@ -62,6 +62,29 @@ describe("ApprovalCard", () => {
     expect(onAnswer).toHaveBeenCalledWith("call_bash", { decision: "allow_for_conversation" });
   });
 
+  it("offers always allowing in the folder only when the call can be a rule, and says what the rule is", async () => {
+    const onAnswer = vi.fn(() => Promise.resolve());
+    // The redirection cannot be a rule: no button, and W does nothing.
+    const { unmount } = inEnglish(<ApprovalCard call={call} primary onAnswer={onAnswer} />);
+    expect(screen.queryByRole("button", { name: /Always allow in this folder/ })).toBeNull();
+    act(() => {
+      fireEvent.keyDown(window, { key: "w" });
+    });
+    expect(onAnswer).not.toHaveBeenCalled();
+    unmount();
+
+    const cmd = { command: "go test ./..." };
+    const b = new StreamBuilder().start("turn_1", "test it");
+    b.callDelta(1, 0, "call_test", "execute_bash", cmd).ask("call_test", "execute_bash", cmd, "go test ./...", "unknown program", ".", "go test ./...");
+    const ruled = applyEvents(emptyChat, b.events).calls.call_test!;
+    inEnglish(<ApprovalCard call={ruled} primary onAnswer={onAnswer} />);
+    expect(screen.getByText(/commands starting with “go test \.\/\.\.\.” run in this folder without asking/)).toBeInTheDocument();
+    act(() => {
+      fireEvent.keyDown(window, { key: "w" });
+    });
+    expect(onAnswer).toHaveBeenCalledWith("call_test", { decision: "allow_in_workspace" });
+  });
+
   it("denies with the reason typed for the model", async () => {
     const onAnswer = vi.fn(() => Promise.resolve());
     inEnglish(<ApprovalCard call={call} primary onAnswer={onAnswer} />);

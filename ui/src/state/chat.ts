@@ -10,6 +10,8 @@ export interface ApprovalAsk {
   summary: string;
   cwd?: string;
   reason: string;
+  /** The rule "always allow in this folder" would keep, when the call can have one. */
+  rule?: string;
 }
 
 export interface CallView {
@@ -262,7 +264,12 @@ function fold(draft: Draft, event: Event) {
       call.tool = event.tool;
       setArguments(call, event.arguments);
       call.phase = "waiting";
-      call.ask = { summary: event.summary, reason: event.reason, ...(event.cwd !== undefined ? { cwd: event.cwd } : {}) };
+      call.ask = {
+        summary: event.summary,
+        reason: event.reason,
+        ...(event.cwd !== undefined ? { cwd: event.cwd } : {}),
+        ...(event.rule !== undefined ? { rule: event.rule } : {}),
+      };
       if (!draft.state.waiting.includes(event.call_id)) draft.waiting().push(event.call_id);
       return;
     }

@@ -207,6 +207,7 @@ pub fn sample_turn(
             summary: "rm -rf target".into(),
             cwd: Some(".".into()),
             reason: "The command may change files.".into(),
+            rule: None,
         })
         .finished(
             1,
