@@ -13,7 +13,6 @@
 
 use std::ffi::OsString;
 use std::fs::{self, FileType};
-use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -169,7 +168,7 @@ impl SortedWalk {
                 continue;
             };
             let name = entry.file_name();
-            match name.as_bytes() {
+            match name.as_encoded_bytes() {
                 b".git" => {
                     let is_dir = if kind.is_symlink() {
                         entry.path().is_dir()
@@ -185,7 +184,7 @@ impl SortedWalk {
             }
             entries.push((name, kind));
         }
-        entries.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+        entries.sort_unstable_by(|a, b| a.0.as_encoded_bytes().cmp(b.0.as_encoded_bytes()));
         let rules = if self.respect_ignores {
             chain(&dir, &found, false, rules)
         } else {
@@ -313,7 +312,7 @@ fn git_dir(dir: &Path, dot_git_is_file: bool) -> Option<PathBuf> {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, unix))]
 mod tests {
     use std::os::unix::fs::symlink;
 
