@@ -312,7 +312,8 @@ fn git_dir(dir: &Path, dot_git_is_file: bool) -> Option<PathBuf> {
     }
 }
 
-#[cfg(all(test, unix))]
+#[cfg(test)]
+#[cfg(unix)]
 mod tests {
     use std::os::unix::fs::symlink;
 
