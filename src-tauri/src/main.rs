@@ -4,6 +4,8 @@
 fn main() -> std::process::ExitCode {
     // The OS sandbox's helper is this binary in a hidden mode; this returns at once otherwise.
     tooltrail_tools::maybe_run_helper();
+    #[cfg(target_os = "linux")]
+    software_rendering_without_a_gpu();
     match tooltrail_app::run() {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(error) => {
@@ -11,4 +13,39 @@ fn main() -> std::process::ExitCode {
             std::process::ExitCode::FAILURE
         }
     }
+}
+
+/// Without a GPU render node (a virtual machine, a remote or virtual display), WebKitGTK's
+/// DMA-BUF renderer falls back to software OpenGL: slower, about 95 MiB heavier, and on some
+/// virtual machines a blank window. Its shared-memory path draws the same page. WebKit reads
+/// the switch from the environment when its processes start, and changing the environment of
+/// a running program is unsafe, so the app starts itself again with the switch set: `exec`
+/// keeps the process id and leaves nothing behind. A switch the user set is left alone.
+#[cfg(target_os = "linux")]
+fn software_rendering_without_a_gpu() {
+    use std::os::unix::process::CommandExt;
+
+    const SWITCH: &str = "WEBKIT_DISABLE_DMABUF_RENDERER";
+    if std::env::var_os(SWITCH).is_some() || has_render_node() {
+        return;
+    }
+    let Ok(exe) = std::env::current_exe() else {
+        return;
+    };
+    let mut args = std::env::args_os();
+    let mut again = std::process::Command::new(exe);
+    if let Some(name) = args.next() {
+        again.arg0(name);
+    }
+    // Returns only if the app could not be started again; it then goes on as it is.
+    let _ = again.args(args).env(SWITCH, "1").exec();
+}
+
+#[cfg(target_os = "linux")]
+fn has_render_node() -> bool {
+    std::fs::read_dir("/dev/dri").is_ok_and(|entries| {
+        entries
+            .flatten()
+            .any(|entry| entry.file_name().to_string_lossy().starts_with("renderD"))
+    })
 }

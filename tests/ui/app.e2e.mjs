@@ -14,6 +14,9 @@ import { Session, startDriver, startScriptedModel } from "./webdriver.mjs";
 const app = process.env.TOOLTRAIL_APP ?? join(repo, "target/debug/tooltrail-app");
 const scriptedModel = process.env.SCRIPTED_MODEL ?? join(repo, "target/debug/scripted-model");
 const cli = process.env.TOOLTRAIL_CLI ?? join(repo, "target/debug/tooltrail");
+// Without a GPU the app switches WebKit to its shared-memory renderer, where WebKitWebDriver's
+// screenshots never return; these tests keep the DMA-BUF renderer so they can take them.
+process.env.WEBKIT_DISABLE_DMABUF_RENDERER ??= "0";
 
 function windowTitles() {
   try {
