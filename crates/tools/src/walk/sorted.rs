@@ -126,7 +126,7 @@ impl SortedWalk {
             kind: meta.file_type(),
             depth: 0,
         };
-        if meta.is_dir() {
+        if meta.is_dir() && self.max_depth != Some(0) {
             let rules = if self.respect_ignores {
                 self.rules_above_root()
             } else {
@@ -495,7 +495,12 @@ mod tests {
         pretty_assertions::assert_eq!(everything, reference(&ws, true, None));
         assert!(everything.contains(&"2 file secret/key".to_string()));
         assert!(!everything.iter().any(|line| line.contains(".git/")));
-        pretty_assertions::assert_eq!(ours(&ws, false, Some(1)), reference(&ws, false, Some(1)));
+        for depth in [0, 1, 2] {
+            pretty_assertions::assert_eq!(
+                ours(&ws, false, Some(depth)),
+                reference(&ws, false, Some(depth))
+            );
+        }
         pretty_assertions::assert_eq!(
             ours(&ws.join("sub"), false, None),
             reference(&ws.join("sub"), false, None)
