@@ -235,6 +235,22 @@ test("Simplified Chinese throughout, approval included", async () => {
   await context.close();
 });
 
+test("always allowing a command in the folder: offered with the rule it keeps, key W (Chinese)", async () => {
+  const { page, problems, context } = await openApp(browser, { workspace }, { locale: "zh-CN" });
+  await ask(page, "运行测试");
+  await deliver(page, "(s) => s.ruleOffered().events");
+  const card = page.getByRole("region", { name: "审批" });
+  await card.waitFor();
+  await card.getByRole("button", { name: /在此文件夹中始终允许/ }).waitFor();
+  assert.match(await card.innerText(), /以“go test \.\/\.\.\.”开头的命令在此文件夹中运行时不再询问/);
+  await shot(page, "chinese-always-allow");
+  await page.keyboard.press("w");
+  await page.waitForFunction(() => window.__mock.calls.some((c) => c.cmd === "answer_approval"));
+  assert.deepEqual(await calls(page, "answer_approval"), [{ callId: "call_test", reply: { decision: "allow_in_workspace" } }]);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
 const failed = await run();
 await browser.close();
 process.exit(failed ? 1 : 0);
