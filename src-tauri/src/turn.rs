@@ -74,7 +74,6 @@ pub async fn start(
         },
     )
     .with_rules(rules.clone());
-    let keep_rules = rules;
     let mut conversation = app.state::<Conversations>().begin_turn(
         conversation_id.as_deref(),
         PathBuf::from(&workspace.path),
@@ -91,7 +90,7 @@ pub async fn start(
         };
         let approver = WindowApprover {
             app: task_app.clone(),
-            rules: keep_rules,
+            rules,
         };
         agent
             .run_turn(&mut conversation, &text, &sink, &approver, &cancel)

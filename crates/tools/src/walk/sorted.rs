@@ -139,7 +139,13 @@ impl SortedWalk {
 
     fn rules_above_root(&self) -> Option<Arc<Rules>> {
         let real = self.real_root.as_deref().unwrap_or(&self.root);
-        let mut above: Vec<&Path> = real.ancestors().skip(1).collect();
+        // From the filesystem's root down to the root's parent.
+        let mut above: Vec<&Path> = real
+            .parent()
+            .map(Path::ancestors)
+            .into_iter()
+            .flatten()
+            .collect();
         above.reverse();
         let mut rules = None;
         for dir in above {
@@ -202,21 +208,20 @@ impl SortedWalk {
         if !self.respect_ignores {
             return false;
         }
+        // Rules above the root see the path from the root's real location; made once, if needed.
+        let mut from_real_root: Option<PathBuf> = None;
         for file in 0..3 {
             let mut level = rules;
             while let Some(rules) = level {
-                let found = if rules.above_root {
-                    match &self.real_root {
-                        Some(real) => {
-                            let below = path.strip_prefix(&self.root).unwrap_or(path);
-                            rules.files[file].matched(real.join(below), is_dir)
-                        }
-                        None => rules.files[file].matched(path, is_dir),
-                    }
-                } else {
-                    rules.files[file].matched(path, is_dir)
+                let subject = match &self.real_root {
+                    Some(real) if rules.above_root => from_real_root
+                        .get_or_insert_with(|| {
+                            real.join(path.strip_prefix(&self.root).unwrap_or(path))
+                        })
+                        .as_path(),
+                    _ => path,
                 };
-                match found {
+                match rules.files[file].matched(subject, is_dir) {
                     Match::None => level = rules.parent.as_deref(),
                     found => return found.is_ignore(),
                 }
