@@ -9,12 +9,13 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
+use serde_json::Value;
 use tauri::{AppHandle, Manager};
 use tauri_plugin_notification::NotificationExt;
 use tokio::sync::oneshot;
 use tooltrail_agent::{ApprovalRequest, Approver, Decision};
+use tooltrail_host::WorkspaceRules;
 use tooltrail_protocol::{ApprovalBy, ApprovalReply, sentence};
-use tooltrail_settings::rules::WorkspaceRules;
 
 use crate::error::{CommandError, CommandResult};
 
@@ -24,10 +25,11 @@ struct Waiting {
     offer: Option<Offer>,
 }
 
-/// Where an offered rule is kept, and the command it is made of.
+/// Where an offered rule is kept, and the call it is made of.
 pub struct Offer {
     pub rules: Arc<WorkspaceRules>,
-    pub command: String,
+    pub tool: String,
+    pub arguments: Value,
 }
 
 #[derive(Default)]
@@ -75,7 +77,7 @@ impl PendingApprovals {
                 })?;
                 offer
                     .rules
-                    .keep(&offer.command)
+                    .keep(&offer.tool, &offer.arguments)
                     .map_err(|reason| CommandError::new("rule", sentence(&reason)))?
             }
             reply => Decision {
@@ -129,7 +131,8 @@ impl Approver for WindowApprover {
         notify_if_unfocused(&self.app, request);
         let offer = request.rule.as_ref().map(|_| Offer {
             rules: Arc::clone(&self.rules),
-            command: request.summary.clone(),
+            tool: request.tool.clone(),
+            arguments: request.arguments.clone(),
         });
         self.app
             .state::<PendingApprovals>()
@@ -194,11 +197,8 @@ mod tests {
 
     #[tokio::test]
     async fn always_allow_keeps_the_rule_and_records_the_call_as_allowed_by_it() {
-        let dir = tempfile::tempdir().unwrap();
-        let rules = Arc::new(WorkspaceRules::load(
-            Some(&dir.path().join("history.db")),
-            "/ws",
-        ));
+        let store = Arc::new(tooltrail_store::Store::open_in_memory().unwrap());
+        let rules = Arc::new(WorkspaceRules::load(store, "/ws"));
         let pending = Arc::new(PendingApprovals::default());
 
         // A call that offers no rule cannot be answered with one; it keeps waiting.
@@ -212,7 +212,8 @@ mod tests {
 
         let offer = Offer {
             rules: rules.clone(),
-            command: "cargo fmt --check".to_string(),
+            tool: "execute_bash".to_string(),
+            arguments: json!({ "command": "cargo fmt --check" }),
         };
         let waiter = parked(&pending, "call_b", Some(offer)).await;
         pending

@@ -7,23 +7,21 @@ use serde::Serialize;
 use tauri::ipc::Channel;
 use tauri::{AppHandle, Manager, State};
 use tauri_plugin_dialog::DialogExt;
+use tooltrail_host::{Host, McpOverview};
 use tooltrail_protocol::{ApprovalReply, Event, RuleKind};
 use tooltrail_settings::Limits;
-use tooltrail_store::{Format, Stats};
+use tooltrail_store::{ConversationFilter, Format, Stats};
 
 use crate::approvals::PendingApprovals;
-use crate::conversations::{ConversationSummary, Conversations, LoadedConversation};
 use crate::error::{CommandError, CommandResult};
-use crate::history::History;
-use crate::mcp::{McpOverview, McpTools};
 use crate::preferences::{
     self, AppSettings, ConnectionTest, McpConfigView, McpServerConfig, ProviderInput, ProviderView,
     SandboxView,
 };
 use crate::recent::{self, RecentWorkspace};
 use crate::records::{
-    self, ExportResult, HistoryPage, HistoryQuery, MessageHitView, RuleView, StatsQuery,
-    ToolCallDetail,
+    self, ConversationSummary, ExportResult, HistoryPage, HistoryQuery, LoadedConversation,
+    MessageHitView, RuleView, StatsQuery, ToolCallDetail,
 };
 use crate::settings::{self, EndpointInfo};
 use crate::turns::RunningTurns;
@@ -113,40 +111,41 @@ pub fn answer_approval(
 #[tauri::command]
 pub fn list_conversations(
     workspace: State<'_, WorkspaceState>,
-    history: State<'_, History>,
-    conversations: State<'_, Conversations>,
-) -> Vec<ConversationSummary> {
+    host: State<'_, Host>,
+) -> CommandResult<Vec<ConversationSummary>> {
     let Some(info) = workspace.info() else {
-        return Vec::new();
+        return Ok(Vec::new());
     };
-    match history.list(&info.path) {
-        Some(mut list) => {
-            for summary in &mut list {
-                summary.running |= conversations.is_running(&summary.id);
-            }
-            list
-        }
-        None => conversations.list(&info.path),
-    }
+    let page = host.store().conversations(&ConversationFilter {
+        workspace: Some(info.path),
+        limit: records::CONVERSATIONS_LISTED,
+        before: None,
+    })?;
+    Ok(page
+        .items
+        .into_iter()
+        .map(|summary| {
+            let running = host.conversations().is_running(&summary.id);
+            ConversationSummary::of(summary, running)
+        })
+        .collect())
 }
 
 /// A conversation's events, for the window to redraw it.
 #[tauri::command]
 pub fn load_conversation(
-    history: State<'_, History>,
-    conversations: State<'_, Conversations>,
+    host: State<'_, Host>,
     conversation_id: String,
 ) -> CommandResult<LoadedConversation> {
-    match history.events(&conversation_id) {
-        Some(events) => Ok(LoadedConversation { events }),
-        None => conversations.load(&conversation_id),
-    }
+    Ok(LoadedConversation {
+        events: host.store().conversation_events(&conversation_id)?,
+    })
 }
 
 /// The MCP servers of `mcp.json` for the open folder, with their state and tool counts.
 #[tauri::command]
-pub async fn mcp_servers(state: State<'_, McpTools>) -> CommandResult<McpOverview> {
-    Ok(state.overview().await)
+pub async fn mcp_servers(host: State<'_, Host>) -> CommandResult<McpOverview> {
+    Ok(host.mcp_overview().await)
 }
 
 // ---- History, stats and conversations ----
@@ -155,26 +154,26 @@ pub async fn mcp_servers(state: State<'_, McpTools>) -> CommandResult<McpOvervie
 #[tauri::command]
 pub fn history_calls(
     workspace: State<'_, WorkspaceState>,
-    history: State<'_, History>,
+    host: State<'_, Host>,
     query: HistoryQuery,
 ) -> CommandResult<HistoryPage> {
-    records::calls(history.store()?, &open_folder(&workspace)?, &query)
+    records::calls(host.store(), &open_folder(&workspace)?, &query)
 }
 
 /// Calls per tool and status, with durations.
 #[tauri::command]
 pub fn history_stats(
     workspace: State<'_, WorkspaceState>,
-    history: State<'_, History>,
+    host: State<'_, Host>,
     query: StatsQuery,
 ) -> CommandResult<Stats> {
-    records::stats(history.store()?, &open_folder(&workspace)?, &query)
+    records::stats(host.store(), &open_folder(&workspace)?, &query)
 }
 
 /// One call with its full result and the rule that decided it.
 #[tauri::command]
-pub fn tool_call(history: State<'_, History>, id: String) -> CommandResult<ToolCallDetail> {
-    records::call(history.store()?, &id)
+pub fn tool_call(host: State<'_, Host>, id: String) -> CommandResult<ToolCallDetail> {
+    records::call(host.store(), &id)
 }
 
 /// Writes the calls matching `query` to `path`, or where the native save dialog says; `None`
@@ -215,8 +214,13 @@ pub async fn export_history(
     let folder = open_folder(&app.state::<WorkspaceState>())?;
     let task_app = app.clone();
     tauri::async_runtime::spawn_blocking(move || {
-        let history = task_app.state::<History>();
-        records::export(history.store()?, &folder, &query, format, &path)
+        records::export(
+            task_app.state::<Host>().store(),
+            &folder,
+            &query,
+            format,
+            &path,
+        )
     })
     .await
     .map_err(|_| CommandError::new("export", "The export stopped unexpectedly."))?
@@ -225,28 +229,24 @@ pub async fn export_history(
 
 #[tauri::command]
 pub fn rename_conversation(
-    history: State<'_, History>,
+    host: State<'_, Host>,
     conversation_id: String,
     title: String,
 ) -> CommandResult<()> {
-    records::rename(history.store()?, &conversation_id, &title)
+    records::rename(host.store(), &conversation_id, &title)
 }
 
 /// Deletes a conversation with every call and message in it. A running one is refused.
 #[tauri::command]
-pub fn delete_conversation(
-    history: State<'_, History>,
-    conversations: State<'_, Conversations>,
-    conversation_id: String,
-) -> CommandResult<()> {
-    if conversations.is_running(&conversation_id) {
+pub fn delete_conversation(host: State<'_, Host>, conversation_id: String) -> CommandResult<()> {
+    if host.conversations().is_running(&conversation_id) {
         return Err(CommandError::new(
             "running",
             "This conversation is still answering; stop it first.",
         ));
     }
-    history.store()?.delete_conversation(&conversation_id)?;
-    conversations.forget(&conversation_id);
+    host.store().delete_conversation(&conversation_id)?;
+    host.conversations().forget(&conversation_id);
     Ok(())
 }
 
@@ -254,10 +254,10 @@ pub fn delete_conversation(
 #[tauri::command]
 pub fn search_messages(
     workspace: State<'_, WorkspaceState>,
-    history: State<'_, History>,
+    host: State<'_, Host>,
     text: String,
 ) -> CommandResult<Vec<MessageHitView>> {
-    records::search_messages(history.store()?, &open_folder(&workspace)?, &text)
+    records::search_messages(host.store(), &open_folder(&workspace)?, &text)
 }
 
 // ---- Approval rules of the open folder ----
@@ -265,24 +265,24 @@ pub fn search_messages(
 #[tauri::command]
 pub fn list_rules(
     workspace: State<'_, WorkspaceState>,
-    history: State<'_, History>,
+    host: State<'_, Host>,
 ) -> CommandResult<Vec<RuleView>> {
-    records::rules(history.store()?, &open_folder(&workspace)?)
+    records::rules(host.store(), &open_folder(&workspace)?)
 }
 
 #[tauri::command]
 pub fn add_rule(
     workspace: State<'_, WorkspaceState>,
-    history: State<'_, History>,
+    host: State<'_, Host>,
     kind: RuleKind,
     command: String,
 ) -> CommandResult<RuleView> {
-    records::add_rule(history.store()?, &open_folder(&workspace)?, kind, &command)
+    records::add_rule(host.store(), &open_folder(&workspace)?, kind, &command)
 }
 
 #[tauri::command]
-pub fn revoke_rule(history: State<'_, History>, id: String) -> CommandResult<RuleView> {
-    records::revoke_rule(history.store()?, &id)
+pub fn revoke_rule(host: State<'_, Host>, id: String) -> CommandResult<RuleView> {
+    records::revoke_rule(host.store(), &id)
 }
 
 // ---- Settings ----

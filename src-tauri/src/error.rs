@@ -28,6 +28,12 @@ impl From<crate::settings::SettingsError> for CommandError {
     }
 }
 
+impl From<tooltrail_host::HostError> for CommandError {
+    fn from(error: tooltrail_host::HostError) -> Self {
+        Self::new(error.code(), sentence(&error.to_string()))
+    }
+}
+
 pub type CommandResult<T> = Result<T, CommandError>;
 
 /// Capitalised and ending in a full stop, as the UI shows every error.

@@ -2,11 +2,12 @@
 //! timeline of tool calls, and whose Rust side runs the agent.
 //!
 //! The shell is thin. Each command (in [`commands`]) parses, calls one service and maps the
-//! error. State is a few small managed values, each with one job — the open folder
-//! ([`workspace::WorkspaceState`]), the record in SQLite ([`history::History`]), the
-//! conversations open in this session ([`conversations::Conversations`]), the running turns
-//! ([`turns::RunningTurns`]), the approvals waiting for an answer
-//! ([`approvals::PendingApprovals`]) and the MCP servers of `mcp.json` ([`mcp::McpTools`]) — rather than one object that knows everything.
+//! error. The engine — settings, model client, tools and MCP servers, rules, the record and
+//! the conversations between their turns — is [`tooltrail_host::Host`], the same one the
+//! command line uses. The shell's own state is a few small managed values, each with one job:
+//! the open folder ([`workspace::WorkspaceState`]), the running turns
+//! ([`turns::RunningTurns`]) and the approvals waiting for an answer
+//! ([`approvals::PendingApprovals`]).
 //!
 //! A turn's events travel to the window over a `tauri::ipc::Channel`, in order, as the agent
 //! emits them; the window folds them into its state with a pure reducer.
@@ -17,9 +18,7 @@
 
 mod approvals;
 mod commands;
-mod conversations;
 mod error;
-mod history;
 mod mcp;
 mod preferences;
 mod recent;
@@ -53,15 +52,17 @@ pub fn folder_argument(args: impl IntoIterator<Item = std::ffi::OsString>) -> Op
 /// Runs the app until its window closes.
 pub fn run() -> anyhow::Result<()> {
     let folder = folder_argument(std::env::args_os().skip(1));
+    let host = tooltrail_host::Host::open_default()?;
+    if let Some(problem) = host.history().problem() {
+        eprintln!("tooltrail: {problem}");
+    }
     tauri::Builder::default()
         .plugin(tauri_plugin_dialog::init())
         .plugin(tauri_plugin_notification::init())
         .manage(workspace::WorkspaceState::default())
-        .manage(history::History::open())
-        .manage(conversations::Conversations::default())
+        .manage(host)
         .manage(turns::RunningTurns::default())
         .manage(approvals::PendingApprovals::default())
-        .manage(mcp::McpTools::default())
         .setup(move |app| {
             if let Some(folder) = folder {
                 // A folder that cannot be opened leaves the window on its start screen.
@@ -111,7 +112,7 @@ pub fn run() -> anyhow::Result<()> {
         .run(|app, event| {
             // MCP servers are child processes (or sessions on a server): end them with the app.
             if let RunEvent::Exit = event {
-                tauri::async_runtime::block_on(app.state::<mcp::McpTools>().shutdown());
+                tauri::async_runtime::block_on(app.state::<tooltrail_host::Host>().shutdown());
             }
         });
     Ok(())

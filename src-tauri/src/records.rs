@@ -3,8 +3,8 @@
 //! Everything reads the same database the `tooltrail` command line does.
 
 use serde::{Deserialize, Serialize};
+use tooltrail_host::rules::{self as command_rules, shell_words};
 use tooltrail_protocol::{ApprovalBy, Message};
-use tooltrail_settings::rules::{self as command_rules, shell_words};
 use tooltrail_store::{
     ApprovalRule, CallStatus, Cursor, Format, HistoryFilter, HistoryRow, MessageSearch, RuleKind,
     Stats, StatsFilter, Store, StoreError, ToolCallRecord,
@@ -25,6 +25,42 @@ impl From<StoreError> for CommandError {
         };
         CommandError::new(code, sentence(&error.to_string()))
     }
+}
+
+/// How many conversations the sidebar lists.
+pub const CONVERSATIONS_LISTED: usize = 200;
+
+/// A line in the conversations list.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct ConversationSummary {
+    pub id: String,
+    /// The first question, shortened (or the name the user gave it).
+    pub title: String,
+    pub workspace: String,
+    pub updated_ms: i64,
+    pub turns: u64,
+    pub running: bool,
+}
+
+impl ConversationSummary {
+    /// `running`: whether this process runs a turn of it now (the store knows only that a turn
+    /// is open).
+    pub fn of(summary: tooltrail_store::ConversationSummary, running: bool) -> Self {
+        Self {
+            running: running || summary.running,
+            id: summary.id,
+            title: summary.title,
+            workspace: summary.workspace.unwrap_or_default(),
+            updated_ms: summary.updated_ms,
+            turns: summary.turns,
+        }
+    }
+}
+
+/// A conversation as the window redraws it.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct LoadedConversation {
+    pub events: Vec<tooltrail_protocol::Event>,
 }
 
 /// Which recorded calls to list, as the history screen asks.

@@ -8,7 +8,7 @@ use tooltrail_agent::{ApprovalRequest, Approver, Decision};
 use tooltrail_protocol::{ApprovalBy, ApprovalReply};
 
 use crate::render::summarize_arguments;
-use tooltrail_settings::rules::WorkspaceRules;
+use tooltrail_host::WorkspaceRules;
 
 /// Prompts on stderr and reads the answer from stdin. "Always allow in this workspace" keeps
 /// a rule in `rules`.
@@ -96,7 +96,7 @@ fn prompt(request: &ApprovalRequest, rules: &WorkspaceRules) -> Decision {
         match answer.trim().to_lowercase().as_str() {
             "y" | "yes" => return by_user(ApprovalReply::AllowOnce),
             "a" | "always" => return by_user(ApprovalReply::AllowForConversation),
-            "w" | "workspace" if offered => match rules.keep(&request.summary) {
+            "w" | "workspace" if offered => match rules.keep(&request.tool, &request.arguments) {
                 Ok(decision) => {
                     if let ApprovalBy::Rule { id } = &decision.by {
                         let _ = writeln!(err, "  kept as rule {id} (see `tooltrail rules list`)");

@@ -17,7 +17,6 @@ mod ask;
 mod doctor;
 mod history_cmd;
 mod mcp_cmd;
-mod record;
 mod render;
 mod rules_cmd;
 mod tool_cmd;

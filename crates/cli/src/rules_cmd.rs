@@ -1,5 +1,5 @@
 //! `tooltrail rules list|add|revoke`: standing approval rules for commands, kept per workspace
-//! in the history database (`tooltrail_settings::rules` holds the rule book `ask` consults).
+//! in the history database (`tooltrail_host::rules` holds the rule book `ask` consults).
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use serde_json::{Value, json};
-use tooltrail_settings::rules::{add, shell_words};
+use tooltrail_host::rules::{add, shell_words};
 use tooltrail_store::{ApprovalRule, RuleKind};
 
 use crate::history_cmd::{open_store, workspace_key};

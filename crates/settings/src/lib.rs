@@ -14,13 +14,9 @@
 //! println!("asking {} at {}", settings.model.as_deref().unwrap_or("(first model)"), settings.base_url);
 //! # Ok::<(), tooltrail_settings::SettingsError>(())
 //! ```
-//!
-//! [`rules`] holds the other thing both front ends share: each workspace's standing approval
-//! rules for commands, as the rule book the agent consults.
 
 pub mod edit;
 pub mod keychain;
-pub mod rules;
 
 use std::path::{Path, PathBuf};
 

@@ -437,7 +437,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("db.sqlite3");
         {
-            let mut conn = crate::connection::open(&path).unwrap();
+            let mut conn =
+                crate::connection::open(&crate::connection::Location::File(path.clone())).unwrap();
             migrate_to(&mut conn, &path, 1).unwrap();
             assert_eq!(user_version(&conn).unwrap(), 1);
             let events = vec![

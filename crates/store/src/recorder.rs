@@ -5,7 +5,6 @@
 //! than one commit takes (a burst of text deltas), it commits the ones already waiting together,
 //! each in a savepoint of its own so that one bad event does not lose its neighbours.
 
-use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, SyncSender};
 use std::thread::JoinHandle;
@@ -14,7 +13,7 @@ use std::time::Duration;
 use rusqlite::{Connection, TransactionBehavior};
 use tooltrail_protocol::Event;
 
-use crate::connection;
+use crate::connection::{self, Location};
 use crate::error::{Result, StoreError};
 use crate::recovery::WriterLock;
 use crate::writer;
@@ -44,8 +43,9 @@ pub struct Recorder {
     /// Events that could not be queued because the thread had stopped.
     lost: AtomicUsize,
     writer_id: String,
-    // Held until the thread has finished writing; dropped after it (fields drop in order).
-    _lock: WriterLock,
+    // Held until the thread has finished writing; dropped after it (fields drop in order). A
+    // database in memory dies with its process, so nothing needs telling that this one lives.
+    _lock: Option<WriterLock>,
 }
 
 impl std::fmt::Debug for Command {
@@ -58,17 +58,20 @@ impl std::fmt::Debug for Command {
 }
 
 impl Recorder {
-    pub(crate) fn start(db_path: &Path) -> Result<Self> {
+    pub(crate) fn start(location: &Location) -> Result<Self> {
         let writer_id = format!("w{}", uuid::Uuid::new_v4().simple());
-        let lock = WriterLock::acquire(db_path, &writer_id)?;
-        let conn = connection::open(db_path)?;
+        let lock = match location {
+            Location::File(db_path) => Some(WriterLock::acquire(db_path, &writer_id)?),
+            Location::Memory(_) => None,
+        };
+        let conn = connection::open(location)?;
         let (sender, receiver) = mpsc::channel();
         let thread_writer = writer_id.clone();
         let thread = std::thread::Builder::new()
             .name("tooltrail-recorder".to_string())
             .spawn(move || run(conn, &thread_writer, receiver))
             .map_err(|source| StoreError::File {
-                path: db_path.to_path_buf(),
+                path: location.path().to_path_buf(),
                 source,
             })?;
         Ok(Self {

@@ -2,23 +2,24 @@
 //! Queries live beside the concept they serve (`history.rs`, `conversations.rs`, …) as further
 //! `impl Store` blocks.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Mutex, MutexGuard};
 
 use rusqlite::{Connection, TransactionBehavior};
 use tooltrail_protocol::Event;
 
+use crate::connection::{self, Location};
 use crate::error::{Result, StoreError};
 use crate::recorder::Recorder;
 use crate::recovery::{self, Recovered};
-use crate::{connection, migrations, paths, writer};
+use crate::{migrations, paths, writer};
 
 /// An open store. Cheap to share behind an `Arc`; its connection is used by one caller at a
 /// time. Open one `Store` per thread that reads a lot, or several: WAL lets them all read while
 /// a [`Recorder`] writes.
 #[derive(Debug)]
 pub struct Store {
-    path: PathBuf,
+    location: Location,
     conn: Mutex<Connection>,
     recovered: Recovered,
 }
@@ -42,19 +43,39 @@ impl Store {
                 source,
             })?;
         }
-        let mut conn = connection::open(&path)?;
+        let location = Location::File(path.clone());
+        let mut conn = connection::open(&location)?;
         migrations::migrate(&mut conn, &path)?;
         let recovered = recovery::recover(&mut conn, &path)?;
         Ok(Self {
-            path,
+            location,
             conn: Mutex::new(conn),
             recovered,
         })
     }
 
-    /// The database file.
+    /// A new, empty store in this process's memory: everything a store on disk does, gone
+    /// when the last handle (and its recorders) is dropped. For a front end that could not
+    /// open the database file, so that it still has one way to keep and read conversations.
+    pub fn open_in_memory() -> Result<Self> {
+        let location = Location::memory();
+        let mut conn = connection::open(&location)?;
+        migrations::migrate(&mut conn, location.path())?;
+        Ok(Self {
+            location,
+            conn: Mutex::new(conn),
+            recovered: Recovered::default(),
+        })
+    }
+
+    /// The database file (`:memory:` for a store in memory).
     pub fn path(&self) -> &Path {
-        &self.path
+        self.location.path()
+    }
+
+    /// Whether the store lives in memory rather than in a file.
+    pub fn is_in_memory(&self) -> bool {
+        matches!(self.location, Location::Memory(_))
     }
 
     /// What this open closed on behalf of processes that died mid-turn.
@@ -64,7 +85,7 @@ impl Store {
 
     /// Starts a recorder writing to this database on a thread of its own.
     pub fn recorder(&self) -> Result<Recorder> {
-        Recorder::start(&self.path)
+        Recorder::start(&self.location)
     }
 
     /// Writes `events` in one transaction, as a recorder would have one by one: for restoring
@@ -109,4 +130,57 @@ fn import_into(conn: &mut Connection, events: impl IntoIterator<Item = Event>) -
     }
     tx.commit()?;
     Ok(count)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+    use tooltrail_protocol::{EventBody, Message};
+
+    fn event(seq: u64, body: EventBody) -> Event {
+        Event {
+            conversation_id: "conv_1".into(),
+            turn_id: "turn_1".into(),
+            seq,
+            time_ms: 1_714_555_800_000,
+            body,
+        }
+    }
+
+    #[test]
+    fn a_store_in_memory_records_and_reads_like_one_on_disk_and_is_its_own() {
+        let store = Store::open_in_memory().unwrap();
+        assert!(store.is_in_memory());
+        assert_eq!(store.path(), Path::new(":memory:"));
+        let recorder = store.recorder().unwrap();
+        recorder.record(event(
+            0,
+            EventBody::TurnStarted {
+                workspace: "/src/app".into(),
+                model: "m".into(),
+                user_message: "Where is main?".into(),
+            },
+        ));
+        recorder.record(event(
+            1,
+            EventBody::MessageAdded {
+                message: Message::user("Where is main?"),
+            },
+        ));
+        recorder.flush().unwrap();
+        assert_eq!(
+            store.conversation("conv_1").unwrap().title,
+            "Where is main?"
+        );
+        assert_eq!(
+            store.load_messages("conv_1").unwrap(),
+            vec![Message::user("Where is main?")]
+        );
+        assert_eq!(store.conversation_events("conv_1").unwrap().len(), 2);
+
+        // Another store in memory starts empty: each is a database of its own.
+        let other = Store::open_in_memory().unwrap();
+        assert!(other.conversation("conv_1").is_err());
+    }
 }

@@ -1,8 +1,8 @@
 //! Standing approval rules for commands, kept per workspace in the history database: the rule
-//! book both front ends (the `tooltrail` command line and the app) hand the agent, so a rule
-//! allows or refuses a command the same way wherever the question is asked.
+//! book every front end (the `tooltrail` command line, the app, the HTTP API) hands the agent,
+//! so a rule allows or refuses a command the same way wherever the question is asked.
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
 use tooltrail_agent::{Decision, RuleBook, RuleDecision};
@@ -54,18 +54,17 @@ pub fn shell_words(words: &[String]) -> String {
 /// The rules of one workspace: consulted before every call, and added to when the
 /// user answers "always allow in this workspace".
 pub struct WorkspaceRules {
-    store: Option<Store>,
+    store: Arc<Store>,
     workspace: String,
     rules: Mutex<Vec<CommandRule>>,
 }
 
 impl WorkspaceRules {
-    /// Loads the live rules of `workspace` (a canonical root) from the store at `db`.
-    pub fn load(db: Option<&std::path::Path>, workspace: &str) -> Self {
-        let store = db.and_then(|path| Store::open(path).ok());
+    /// The live rules of `workspace` (a canonical root) in the already-open `store`. A store
+    /// that cannot be read gives no rules: calls then ask as they would without any.
+    pub fn load(store: Arc<Store>, workspace: &str) -> Self {
         let rules = store
-            .as_ref()
-            .and_then(|store| store.rules(Some(workspace), false).ok())
+            .rules(Some(workspace), false)
             .unwrap_or_default()
             .iter()
             .filter(|rule| rule.tool == TOOL)
@@ -79,15 +78,12 @@ impl WorkspaceRules {
     }
 
     /// "Always allow in this workspace" for a call the user approved: stores an allow rule for
-    /// exactly `command` and returns the decision to record with the call (allowed by that
-    /// rule), or why it cannot be a rule.
-    pub fn keep(&self, command: &str) -> Result<Decision, String> {
-        let Some(store) = &self.store else {
-            return Err(
-                "the history database is not available, so no rule can be kept".to_string(),
-            );
-        };
-        let rule = add(store, &self.workspace, RuleKind::Allow, command)?;
+    /// exactly this call (the tool and its real arguments, never a display summary) and
+    /// returns the decision to record with it (allowed by that rule), or why it cannot be a
+    /// rule.
+    pub fn keep(&self, tool: &str, arguments: &Value) -> Result<Decision, String> {
+        let command = rule_command(tool, arguments)?;
+        let rule = add(&self.store, &self.workspace, RuleKind::Allow, command)?;
         self.lock().push(to_command_rule(&rule));
         Ok(Decision {
             reply: ApprovalReply::AllowInWorkspace,
@@ -123,13 +119,23 @@ impl RuleBook for WorkspaceRules {
     }
 
     fn offer(&self, tool: &str, arguments: &Value) -> Option<String> {
-        if tool != TOOL || self.store.is_none() {
-            return None;
-        }
-        let command = arguments.get("command")?.as_str()?;
+        let command = rule_command(tool, arguments).ok()?;
         let prefix = command_rules::prefix_for(RuleKind::Allow, command).ok()?;
         Some(shell_words(&prefix))
     }
+}
+
+/// The command a call of `tool` would make a rule of: only shell commands can be rules.
+fn rule_command<'a>(tool: &str, arguments: &'a Value) -> Result<&'a str, String> {
+    if tool != TOOL {
+        return Err(format!(
+            "only {TOOL} calls can be kept as rules, not {tool} calls"
+        ));
+    }
+    arguments
+        .get("command")
+        .and_then(Value::as_str)
+        .ok_or_else(|| "the call names no command".to_string())
 }
 
 fn to_command_rule(rule: &ApprovalRule) -> CommandRule {
@@ -154,13 +160,11 @@ mod tests {
 
     #[test]
     fn rules_decide_calls_and_deny_wins() {
-        let dir = tempfile::tempdir().unwrap();
-        let db = dir.path().join("db.sqlite3");
-        let store = Store::open(&db).unwrap();
+        let store = Arc::new(Store::open_in_memory().unwrap());
         add(&store, "/ws", RuleKind::Allow, "cargo").unwrap();
         add(&store, "/ws", RuleKind::Deny, "cargo publish").unwrap();
         assert!(add(&store, "/ws", RuleKind::Allow, "bash -c 'cargo test'").is_err());
-        let book = WorkspaceRules::load(Some(&db), "/ws");
+        let book = WorkspaceRules::load(store.clone(), "/ws");
         let decide = |command: &str| {
             book.decide(TOOL, &json!({ "command": command }))
                 .map(|decision| (decision.allow, decision.description))
@@ -182,12 +186,26 @@ mod tests {
         );
         assert_eq!(book.offer(TOOL, &json!({ "command": "make > out" })), None);
         assert_eq!(book.offer("read_file", &json!({ "command": "make" })), None);
-        let kept = book.keep("make test").unwrap();
+        let kept = book.keep(TOOL, &json!({ "command": "make test" })).unwrap();
         let ApprovalBy::Rule { id } = &kept.by else {
             panic!("not recorded as the rule: {kept:?}")
         };
         assert!(id.starts_with("rule_"));
         assert_eq!(decide("make test").map(|d| d.0), Some(true));
-        assert!(book.keep("make > out").is_err());
+        assert!(
+            book.keep(TOOL, &json!({ "command": "make > out" }))
+                .is_err()
+        );
+        assert!(
+            book.keep("read_file", &json!({ "command": "make" }))
+                .is_err()
+        );
+        // The rule is in the store the book was given, for every later question.
+        assert_eq!(
+            WorkspaceRules::load(store, "/ws")
+                .decide(TOOL, &json!({ "command": "make test" }))
+                .map(|d| d.allow),
+            Some(true)
+        );
     }
 }

@@ -1,0 +1,43 @@
+//! What can keep a question from starting, in sentences a user can act on.
+
+use std::path::PathBuf;
+
+use tooltrail_settings::SettingsError;
+use tooltrail_store::StoreError;
+
+#[derive(Debug, thiserror::Error)]
+pub enum HostError {
+    #[error(transparent)]
+    Settings(#[from] SettingsError),
+    /// The model endpoint could not be reached or refused; the sentence is the client's.
+    #[error("{0}")]
+    Model(String),
+    #[error(
+        "no model is set and {base_url} lists none; set `model` in {} or TOOLTRAIL_MODEL, or pass --model",
+        config_path.display()
+    )]
+    NoModel {
+        base_url: String,
+        config_path: PathBuf,
+    },
+    #[error("that conversation no longer exists")]
+    ConversationNotFound,
+    #[error("this conversation is still answering; stop it or wait for the answer")]
+    Busy,
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl HostError {
+    /// A short code front ends map to their own errors (the app's `CommandError`, the HTTP
+    /// API's error codes).
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::Settings(_) => "settings",
+            Self::Model(_) | Self::NoModel { .. } => "model",
+            Self::ConversationNotFound => "not_found",
+            Self::Busy => "busy",
+            Self::Store(_) => "store",
+        }
+    }
+}

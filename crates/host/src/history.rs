@@ -1,0 +1,168 @@
+//! The record every front end writes through: one open store, one recorder, and the one
+//! durability policy — an event is committed before it is shown, so a crash never loses
+//! something a user saw, whether the turn runs in the terminal, the app or the HTTP API.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use tooltrail_agent::EventSink;
+use tooltrail_protocol::Event;
+use tooltrail_store::{Recorder, Store, StoreError};
+
+/// The open store and its recorder.
+pub struct History {
+    store: Arc<Store>,
+    recorder: Recorder,
+    /// Why the database file could not be used, when the history is kept in memory instead.
+    problem: Option<String>,
+    /// Whether a failed commit has been reported already (once per history is enough).
+    warned: AtomicBool,
+}
+
+impl History {
+    /// The database in the data folder (`TOOLTRAIL_DATA_DIR` overrides it). When it cannot be
+    /// opened, a store in memory takes its place for this process and [`Self::problem`] says
+    /// why: questions still work and can be read back until the process ends.
+    pub fn open_default() -> Result<Self, StoreError> {
+        match Store::open_default().and_then(Self::from_store) {
+            Ok(history) => Ok(history),
+            Err(error) => {
+                let mut history = Self::in_memory()?;
+                history.problem = Some(format!(
+                    "history is kept in memory only, because the database could not be opened: {error}"
+                ));
+                Ok(history)
+            }
+        }
+    }
+
+    /// The database at `path`, with no fallback.
+    pub fn open(path: &std::path::Path) -> Result<Self, StoreError> {
+        Self::from_store(Store::open(path)?)
+    }
+
+    /// A history of this process alone (`tooltrail ask --no-history`, tests).
+    pub fn in_memory() -> Result<Self, StoreError> {
+        Self::from_store(Store::open_in_memory()?)
+    }
+
+    fn from_store(store: Store) -> Result<Self, StoreError> {
+        let recorder = store.recorder()?;
+        Ok(Self {
+            store: Arc::new(store),
+            recorder,
+            problem: None,
+            warned: AtomicBool::new(false),
+        })
+    }
+
+    /// The store, to read from. Everything recorded so far is committed before any read, since
+    /// [`Self::record`] commits as it goes.
+    pub fn store(&self) -> &Arc<Store> {
+        &self.store
+    }
+
+    /// Why the history is in memory rather than on disk, when it is.
+    pub fn problem(&self) -> Option<&str> {
+        self.problem.as_deref()
+    }
+
+    /// Commits `event` and returns once it is in the database. A failure is reported once (on
+    /// stderr) and the answer goes on: losing the record must not lose the answer.
+    pub fn record(&self, event: &Event) {
+        self.recorder.record(event.clone());
+        if let Err(error) = self.recorder.flush()
+            && !self.warned.swap(true, Ordering::SeqCst)
+        {
+            eprintln!("warning: the history could not be written ({error}); the answer goes on");
+        }
+    }
+
+    /// Stops the recorder after committing everything, reporting what could not be written.
+    pub fn close(self) -> Result<(), StoreError> {
+        self.recorder.shutdown()
+    }
+}
+
+/// Commits each event, then shows it: the sink every front end hands the agent.
+pub struct RecordingSink {
+    history: Arc<History>,
+    screen: Box<dyn EventSink>,
+}
+
+impl RecordingSink {
+    pub fn new(history: Arc<History>, screen: Box<dyn EventSink>) -> Self {
+        Self { history, screen }
+    }
+}
+
+impl EventSink for RecordingSink {
+    fn emit(&self, event: Event) {
+        self.history.record(&event);
+        self.screen.emit(event);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+    use tooltrail_protocol::{EventBody, Message};
+
+    /// Checks, as each event is shown, that the store already holds it.
+    struct CheckingScreen {
+        store: Arc<Store>,
+        shown: std::sync::Mutex<Vec<usize>>,
+    }
+
+    impl EventSink for CheckingScreen {
+        fn emit(&self, event: Event) {
+            let stored = self
+                .store
+                .conversation_events(&event.conversation_id)
+                .map(|events| events.len())
+                .unwrap_or(0);
+            if let Ok(mut shown) = self.shown.lock() {
+                shown.push(stored);
+            }
+        }
+    }
+
+    #[test]
+    fn every_event_is_committed_before_it_is_shown() {
+        let history = Arc::new(History::in_memory().unwrap());
+        let screen = Arc::new(CheckingScreen {
+            store: history.store().clone(),
+            shown: std::sync::Mutex::new(Vec::new()),
+        });
+        struct Shared(Arc<CheckingScreen>);
+        impl EventSink for Shared {
+            fn emit(&self, event: Event) {
+                self.0.emit(event);
+            }
+        }
+        let sink = RecordingSink::new(history.clone(), Box::new(Shared(screen.clone())));
+        let event = |seq, body| Event {
+            conversation_id: "conv_1".into(),
+            turn_id: "turn_1".into(),
+            seq,
+            time_ms: 1,
+            body,
+        };
+        sink.emit(event(
+            0,
+            EventBody::TurnStarted {
+                workspace: "/ws".into(),
+                model: "m".into(),
+                user_message: "hi".into(),
+            },
+        ));
+        sink.emit(event(
+            1,
+            EventBody::MessageAdded {
+                message: Message::user("hi"),
+            },
+        ));
+        assert_eq!(*screen.shown.lock().unwrap(), vec![1, 2]);
+    }
+}

@@ -1,0 +1,142 @@
+//! [`Host`]: settings in, a ready engine out, for every question of every front end.
+
+use std::sync::Arc;
+
+use tooltrail_agent::{Agent, AgentConfig, Conversation, EventSink};
+use tooltrail_mcp::{McpConfig, ServerFailure};
+use tooltrail_settings::{Overrides, Settings};
+use tooltrail_store::{Store, StoreError};
+use tooltrail_tools::ToolContext;
+
+use crate::conversations::Conversations;
+use crate::error::HostError;
+use crate::history::{History, RecordingSink};
+use crate::models::Models;
+use crate::rules::WorkspaceRules;
+use crate::toolbox::{McpOverview, Toolbox};
+
+/// One process's engine: its record, the model client, the tools of the folder asked about and
+/// the conversations between their turns. Front ends keep one and ask it for an [`Engine`] per
+/// question.
+pub struct Host {
+    history: Arc<History>,
+    models: Models,
+    toolbox: Toolbox,
+    conversations: Conversations,
+}
+
+/// What one question runs with, resolved from the settings as they are now.
+pub struct Engine {
+    pub agent: Agent,
+    /// The folder's standing rules, which the agent consults and "always allow" adds to.
+    pub rules: Arc<WorkspaceRules>,
+    pub settings: Settings,
+    /// MCP servers that could not be started for this question (reported once, when they
+    /// start).
+    pub mcp_failures: Vec<ServerFailure>,
+    /// Why `mcp.json` could not be used, when that was found out for this question.
+    pub mcp_problem: Option<String>,
+}
+
+impl Host {
+    /// A host on `history`, reading MCP servers from `mcp.json` in the config folder.
+    pub fn new(history: History) -> Self {
+        let mcp_json = tooltrail_settings::config_dir()
+            .ok()
+            .map(|dir| McpConfig::path_in(&dir));
+        Self {
+            history: Arc::new(history),
+            models: Models::default(),
+            toolbox: Toolbox::new(mcp_json),
+            conversations: Conversations::default(),
+        }
+    }
+
+    /// A host on the database in the data folder (in memory when it cannot be opened; see
+    /// [`History::problem`]).
+    pub fn open_default() -> Result<Self, StoreError> {
+        Ok(Self::new(History::open_default()?))
+    }
+
+    pub fn history(&self) -> &Arc<History> {
+        &self.history
+    }
+
+    /// The store, for reading the record.
+    pub fn store(&self) -> &Arc<Store> {
+        self.history.store()
+    }
+
+    pub fn conversations(&self) -> &Conversations {
+        &self.conversations
+    }
+
+    /// Takes a conversation for a question (see [`Conversations::begin`]).
+    pub fn begin(&self, conversation: Option<&str>) -> Result<Conversation, HostError> {
+        self.conversations.begin(conversation, self.history.store())
+    }
+
+    /// Gives a conversation back after its question.
+    pub fn end(&self, conversation: Conversation) {
+        self.conversations.end(conversation);
+    }
+
+    /// The engine for a question in the folder of `ctx`, with the settings as they are now
+    /// (`overrides` first: command-line flags). The model client and the tools are reused
+    /// from the last question when nothing they depend on changed.
+    pub async fn engine(
+        &self,
+        overrides: &Overrides,
+        mut ctx: ToolContext,
+    ) -> Result<Engine, HostError> {
+        let settings = Settings::resolve(overrides)?;
+        ctx.limits.default_timeout_secs = settings.command_timeout_secs;
+        let llm = self.models.client(&settings).await?;
+        let tools = self
+            .toolbox
+            .tools(ctx.workspace.root(), &settings.disabled_tools)
+            .await;
+        let rules = Arc::new(WorkspaceRules::load(
+            Arc::clone(self.history.store()),
+            &ctx.workspace.root().display().to_string(),
+        ));
+        let config = AgentConfig {
+            max_rounds: settings.max_rounds,
+            max_result_bytes: settings.max_result_bytes,
+            temperature: settings.temperature,
+            ..AgentConfig::default()
+        };
+        let agent = Agent::new(llm, tools.registry, ctx, config).with_rules(rules.clone());
+        Ok(Engine {
+            agent,
+            rules,
+            settings,
+            mcp_failures: tools.failures,
+            mcp_problem: tools.problem,
+        })
+    }
+
+    /// The sink a question's events go through: each is committed, then shown on `screen`.
+    pub fn sink(&self, screen: Box<dyn EventSink>) -> RecordingSink {
+        RecordingSink::new(Arc::clone(&self.history), screen)
+    }
+
+    /// Starts the MCP servers of `workspace` ahead of the first question (a front end that
+    /// opens a folder calls this so the question does not wait for their handshakes).
+    pub async fn warm_up(&self, workspace: &std::path::Path) -> Vec<ServerFailure> {
+        let disabled = Settings::resolve(&Overrides::default())
+            .map(|settings| settings.disabled_tools)
+            .unwrap_or_default();
+        self.toolbox.tools(workspace, &disabled).await.failures
+    }
+
+    /// The MCP servers of the folder asked about last.
+    pub async fn mcp_overview(&self) -> McpOverview {
+        self.toolbox.overview().await
+    }
+
+    /// Stops the MCP servers and commits what is left of the record.
+    pub async fn shutdown(&self) {
+        self.toolbox.shutdown().await;
+    }
+}

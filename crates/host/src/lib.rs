@@ -1,0 +1,52 @@
+//! The one composition root of Tooltrail's engine.
+//!
+//! Every front end — the `tooltrail` command line, the desktop app, the HTTP API — asks the
+//! same [`Host`] for what a question runs with, so they cannot drift apart:
+//!
+//! - **settings** are read anew for every question (flags, environment, `config.toml`,
+//!   keychain), so an edit applies at once;
+//! - the **model client** is kept while base URL, model and key stay the same (one connection
+//!   pool; the endpoint's model list is asked for once when no model is configured);
+//! - the **tools** are built in one documented order (built-ins, minus those turned off,
+//!   plus the MCP servers' tools; see [`toolbox`]) and kept while the folder, `mcp.json` and
+//!   the tools turned off stay the same;
+//! - the **rules** of the folder come from the store the host already holds;
+//! - the **record** has one durability policy: [`RecordingSink`] commits each event before
+//!   the front end shows it, so a crash loses nothing a user saw. When the database cannot be
+//!   opened, a store in memory takes its place: one read path either way.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! use tokio_util::sync::CancellationToken;
+//! use tooltrail_agent::{DenyAll, NullSink};
+//! use tooltrail_host::Host;
+//! use tooltrail_settings::Overrides;
+//! use tooltrail_tools::ToolContext;
+//!
+//! let host = Host::open_default()?;
+//! let mut conversation = host.begin(None)?;
+//! let engine = host.engine(&Overrides::default(), ToolContext::open(".")?).await?;
+//! let sink = host.sink(Box::new(NullSink));
+//! let outcome = engine
+//!     .agent
+//!     .run_turn(&mut conversation, "How many Go files are there?", &sink, &DenyAll, &CancellationToken::new())
+//!     .await;
+//! host.end(conversation);
+//! println!("{}", outcome.text);
+//! # Ok(()) }
+//! ```
+
+mod conversations;
+mod error;
+mod history;
+mod host;
+mod models;
+pub mod rules;
+pub mod toolbox;
+
+pub use conversations::Conversations;
+pub use error::HostError;
+pub use history::{History, RecordingSink};
+pub use host::{Engine, Host};
+pub use rules::WorkspaceRules;
+pub use toolbox::{McpOverview, McpServerState, McpServerView, Toolbox};

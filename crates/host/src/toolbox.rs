@@ -1,0 +1,369 @@
+//! The tools a folder's questions use, built in one documented order:
+//!
+//! 1. every built-in tool;
+//! 2. minus the built-in tools turned off in the settings (`disabled_tools` names built-ins
+//!    only, so it never hides an MCP tool that happens to share a name);
+//! 3. plus every tool of the MCP servers of `mcp.json`, named `server__tool`.
+//!
+//! The servers start once per folder and stay up across questions; they are started again when
+//! another folder is asked about or `mcp.json` changes. The registry itself is kept while the
+//! folder, the file and the disabled tools stay the same, so argument schemas compiled by one
+//! question serve the next.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::SystemTime;
+
+use serde::Serialize;
+use tokio::sync::Mutex;
+use tooltrail_mcp::{McpConfig, McpManager, McpOptions, ServerFailure, ServerState, ServerStatus};
+use tooltrail_protocol::ToolSource;
+use tooltrail_tools::ToolRegistry;
+use ts_rs::TS;
+
+/// One MCP server as a front end lists it.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, TS)]
+pub struct McpServerView {
+    pub name: String,
+    pub state: McpServerState,
+    /// How many of its tools the model is offered.
+    pub tools: usize,
+    /// Why it failed, in one sentence.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub error: Option<String>,
+    /// The last lines it wrote to stderr, when it failed.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[ts(optional, as = "Option<Vec<String>>")]
+    pub stderr: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum McpServerState {
+    Idle,
+    Running,
+    Failed,
+    Disabled,
+    Stopped,
+}
+
+impl McpServerView {
+    fn of(status: ServerStatus, tools: usize) -> Self {
+        let (state, error) = match status.state {
+            ServerState::Idle => (McpServerState::Idle, None),
+            ServerState::Running { .. } => (McpServerState::Running, None),
+            ServerState::Failed { error, .. } => (McpServerState::Failed, Some(error)),
+            ServerState::Disabled => (McpServerState::Disabled, None),
+            ServerState::Stopped => (McpServerState::Stopped, None),
+        };
+        Self {
+            name: status.name,
+            state,
+            tools,
+            error,
+            stderr: status.stderr,
+        }
+    }
+}
+
+/// The servers as they are now, and whether `mcp.json` could be read.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, Default, TS)]
+pub struct McpOverview {
+    pub servers: Vec<McpServerView>,
+    /// Set when `mcp.json` exists but cannot be used; the sentence says why.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub problem: Option<String>,
+}
+
+/// The tools of one question, and what went wrong while gathering them.
+pub struct Tools {
+    pub registry: Arc<ToolRegistry>,
+    /// Servers that could not be started this time (each also shows as failed in
+    /// [`Toolbox::overview`]). Reported once, when the servers start.
+    pub failures: Vec<ServerFailure>,
+    /// Why `mcp.json` could not be used, when it could not (reported once too).
+    pub problem: Option<String>,
+}
+
+/// The servers of one folder and the registry built on them.
+struct Loaded {
+    workspace: PathBuf,
+    /// When `mcp.json` was last changed as these servers were started (`None`: no file).
+    stamp: Option<SystemTime>,
+    manager: Option<McpManager>,
+    /// The MCP tools alone, to join the built-ins.
+    mcp: ToolRegistry,
+    problem: Option<String>,
+    /// The registry handed out, and the disabled tools it was built for.
+    built: Option<(Vec<String>, Arc<ToolRegistry>)>,
+}
+
+/// The tools of whichever folder was asked about last.
+pub struct Toolbox {
+    /// `mcp.json`, or `None` when there is no config folder.
+    config: Option<PathBuf>,
+    loaded: Mutex<Option<Loaded>>,
+}
+
+impl Toolbox {
+    /// A toolbox reading the servers from `mcp_json` (which need not exist).
+    pub fn new(mcp_json: Option<PathBuf>) -> Self {
+        Self {
+            config: mcp_json,
+            loaded: Mutex::new(None),
+        }
+    }
+
+    /// The registry for a question in `workspace` with the built-in tools `disabled` turned
+    /// off: see the module documentation for the order. Servers that fail are left out (and
+    /// shown as failed); the built-in tools are always there.
+    pub async fn tools(&self, workspace: &Path, disabled: &[String]) -> Tools {
+        let stamp = self.config.as_deref().and_then(modified);
+        let mut loaded = self.loaded.lock().await;
+        let mut failures = Vec::new();
+        let mut problem = None;
+        let fresh = !loaded
+            .as_ref()
+            .is_some_and(|current| current.workspace == workspace && current.stamp == stamp);
+        if fresh {
+            if let Some(old) = loaded.take()
+                && let Some(manager) = old.manager
+            {
+                manager.shutdown().await;
+            }
+            let (load, failed) = load(workspace, self.config.as_deref(), stamp).await;
+            failures = failed;
+            problem = load.problem.clone();
+            *loaded = Some(load);
+        }
+        let Some(current) = loaded.as_mut() else {
+            // Unreachable: set just above when missing. Still, a question gets the built-ins.
+            return Tools {
+                registry: Arc::new(ToolRegistry::with_builtins()),
+                failures,
+                problem,
+            };
+        };
+        let registry = match &current.built {
+            Some((built_for, registry)) if built_for.as_slice() == disabled => Arc::clone(registry),
+            _ => {
+                let registry = Arc::new(compose(disabled, &current.mcp));
+                current.built = Some((disabled.to_vec(), Arc::clone(&registry)));
+                registry
+            }
+        };
+        Tools {
+            registry,
+            failures,
+            problem,
+        }
+    }
+
+    /// The servers with their state and tool counts (none before a folder is asked about).
+    pub async fn overview(&self) -> McpOverview {
+        let loaded = self.loaded.lock().await;
+        let Some(loaded) = loaded.as_ref() else {
+            return McpOverview::default();
+        };
+        let servers = match &loaded.manager {
+            Some(manager) => manager
+                .status(false)
+                .await
+                .into_iter()
+                .map(|status| {
+                    let tools = tools_of(&loaded.mcp, &status.name);
+                    McpServerView::of(status, tools)
+                })
+                .collect(),
+            None => Vec::new(),
+        };
+        McpOverview {
+            servers,
+            problem: loaded.problem.clone(),
+        }
+    }
+
+    /// Stops every server (the front end is quitting).
+    pub async fn shutdown(&self) {
+        if let Some(loaded) = self.loaded.lock().await.take()
+            && let Some(manager) = loaded.manager
+        {
+            manager.shutdown().await;
+        }
+    }
+}
+
+/// Built-ins, minus the disabled ones, plus the MCP tools.
+fn compose(disabled: &[String], mcp: &ToolRegistry) -> ToolRegistry {
+    let mut registry = ToolRegistry::with_builtins();
+    for name in disabled {
+        registry.remove(name);
+    }
+    for name in mcp.names() {
+        if let Some(tool) = mcp.get(name) {
+            registry.register(tool);
+        }
+    }
+    registry
+}
+
+async fn load(
+    workspace: &Path,
+    path: Option<&Path>,
+    stamp: Option<SystemTime>,
+) -> (Loaded, Vec<ServerFailure>) {
+    let mut mcp = ToolRegistry::new();
+    let config = match path.map(McpConfig::load) {
+        None | Some(Ok(None)) => Ok(None),
+        Some(Ok(Some(config))) => Ok(Some(config)),
+        Some(Err(error)) => Err(error.to_string()),
+    };
+    let (manager, problem, failures) = match config {
+        Ok(Some(config)) if !config.servers.is_empty() => {
+            let manager = McpManager::new(config, McpOptions::for_workspace(workspace));
+            // Failed servers keep their error in their state, which listings show.
+            let failures = manager.register_into(&mut mcp).await;
+            (Some(manager), None, failures)
+        }
+        Ok(_) => (None, None, Vec::new()),
+        Err(problem) => (None, Some(problem), Vec::new()),
+    };
+    let loaded = Loaded {
+        workspace: workspace.to_path_buf(),
+        stamp,
+        manager,
+        mcp,
+        problem,
+        built: None,
+    };
+    (loaded, failures)
+}
+
+/// How many tools of the MCP server `server` the registry holds.
+fn tools_of(registry: &ToolRegistry, server: &str) -> usize {
+    registry
+        .names()
+        .filter_map(|name| registry.get(name))
+        .filter(|tool| matches!(tool.source(), ToolSource::Mcp { server: from } if from == server))
+        .count()
+}
+
+fn modified(path: &Path) -> Option<SystemTime> {
+    std::fs::metadata(path)
+        .and_then(|meta| meta.modified())
+        .ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    fn builtin_names() -> Vec<String> {
+        ToolRegistry::with_builtins()
+            .names()
+            .map(str::to_string)
+            .collect()
+    }
+
+    #[tokio::test]
+    async fn without_mcp_json_the_registry_holds_the_builtin_tools_and_is_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let toolbox = Toolbox::new(Some(dir.path().join("mcp.json")));
+        let first = toolbox.tools(dir.path(), &[]).await;
+        assert_eq!(first.problem, None);
+        let names: Vec<String> = first.registry.names().map(str::to_string).collect();
+        assert_eq!(names, builtin_names());
+        // The next question gets the same registry, with its compiled schemas.
+        let second = toolbox.tools(dir.path(), &[]).await;
+        assert!(Arc::ptr_eq(&first.registry, &second.registry));
+        // Turning a tool off builds a new one without it.
+        let off = ["execute_bash".to_string()];
+        let third = toolbox.tools(dir.path(), &off).await;
+        assert!(third.registry.get("execute_bash").is_none());
+        assert!(third.registry.get("read_file").is_some());
+    }
+
+    /// A tool as an MCP server named `fs` would bring it.
+    struct FromServer(tooltrail_protocol::ToolSpec);
+
+    #[async_trait::async_trait]
+    impl tooltrail_tools::Tool for FromServer {
+        fn spec(&self) -> &tooltrail_protocol::ToolSpec {
+            &self.0
+        }
+
+        fn source(&self) -> ToolSource {
+            ToolSource::Mcp {
+                server: "fs".into(),
+            }
+        }
+
+        async fn call(
+            &self,
+            _args: serde_json::Value,
+            _ctx: &tooltrail_tools::ToolContext,
+        ) -> Result<tooltrail_protocol::ToolOutput, tooltrail_protocol::ToolError> {
+            Ok(tooltrail_protocol::ToolOutput::new(
+                "",
+                serde_json::Value::Null,
+            ))
+        }
+    }
+
+    #[test]
+    fn disabled_tools_are_built_ins_only_and_never_hide_an_mcp_tool() {
+        let mut mcp = ToolRegistry::new();
+        mcp.register(Arc::new(FromServer(tooltrail_protocol::ToolSpec {
+            name: "fs__read_file".into(),
+            description: "Reads a file through the server.".into(),
+            parameters: serde_json::json!({"type": "object"}),
+            read_only: true,
+        })));
+        let disabled = ["read_file".to_string(), "fs__read_file".to_string()];
+        let registry = compose(&disabled, &mcp);
+        assert!(registry.get("read_file").is_none());
+        assert!(registry.get("fs__read_file").is_some());
+        assert_eq!(registry.len(), builtin_names().len());
+        assert_eq!(tools_of(&registry, "fs"), 1);
+    }
+
+    #[tokio::test]
+    async fn a_broken_mcp_json_is_reported_once_and_the_builtin_tools_stay() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("mcp.json");
+        std::fs::write(&path, r#"{"mcpServers": {"fs": {"args": []}}}"#).unwrap();
+        let toolbox = Toolbox::new(Some(path));
+        let tools = toolbox.tools(dir.path(), &[]).await;
+        let problem = tools.problem.expect("a problem");
+        assert!(problem.contains("fs"), "{problem}");
+        assert!(tools.registry.get("read_file").is_some());
+        assert_eq!(toolbox.tools(dir.path(), &[]).await.problem, None);
+        assert!(toolbox.overview().await.problem.is_some());
+    }
+
+    #[tokio::test]
+    async fn a_server_that_cannot_start_is_listed_as_failed_with_its_reason() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("mcp.json");
+        std::fs::write(
+            &path,
+            r#"{"mcpServers": {"gone": {"command": "no-such-program-anywhere"}}}"#,
+        )
+        .unwrap();
+        let toolbox = Toolbox::new(Some(path));
+        let tools = toolbox.tools(dir.path(), &[]).await;
+        assert_eq!(tools.failures.len(), 1);
+        let overview = toolbox.overview().await;
+        assert_eq!(overview.servers.len(), 1);
+        let server = &overview.servers[0];
+        assert_eq!(
+            (server.name.as_str(), server.state),
+            ("gone", McpServerState::Failed)
+        );
+        let error = server.error.as_deref().unwrap_or_default();
+        assert!(error.contains("was not found"), "{error}");
+    }
+}
