@@ -13,7 +13,7 @@ use tooltrail_protocol::{
 };
 use tooltrail_tools::{Gate, Tool, ToolContext, ToolRegistry};
 
-use crate::approval::{ApprovalRequest, Approver, RuleBook};
+use crate::approval::{ApprovalRequest, Approver, RuleBook, RuleDecision};
 use crate::cap::cap_for_model;
 use crate::conversation::{Conversation, call_key};
 use crate::prompt;
@@ -38,6 +38,48 @@ struct Ready {
     approval: ApprovalRecord,
     /// Earlier round of this turn with the same call, if any.
     repeat_of: Option<u32>,
+}
+
+/// A call that never runs, with why.
+struct Rejected {
+    tool: Option<Arc<dyn Tool>>,
+    arguments: Value,
+    error: ToolError,
+    approval: ApprovalRecord,
+}
+
+/// A call that may change something: it runs once a rule, the conversation or the approver
+/// allows it.
+struct Gated {
+    /// Its approval is filled in once decided.
+    ready: Ready,
+    /// The call's key, for "allow for this conversation".
+    key: String,
+    /// What a standing allow rule says, when one matches.
+    rule: Option<RuleDecision>,
+    summary: String,
+    cwd: Option<String>,
+    reason: String,
+}
+
+/// What to do with one call, decided before anything of it runs.
+enum Plan {
+    Reject(Rejected),
+    /// Runs without asking, alongside the round's other such calls.
+    Run(Ready),
+    Ask(Box<Gated>),
+}
+
+/// What the record and the model get of one finished call.
+struct Finished {
+    source: ToolSource,
+    description: String,
+    arguments: Value,
+    result: Result<ToolOutput, ToolError>,
+    approval: ApprovalRecord,
+    duration_ms: u64,
+    /// Said to the model after the result (a repeated call's note).
+    note: String,
 }
 
 pub(crate) struct Dispatcher<'a> {
@@ -65,8 +107,10 @@ impl<'a> Dispatcher<'a> {
         }
     }
 
-    /// Runs every call of a round. `seen` maps a call key to (first round, times made) across
-    /// the turn.
+    /// Runs every call of a round: each is planned (reject, run, or ask), the ones that run
+    /// without asking are batched and run in parallel, and a call that asks first lets the
+    /// batch before it finish, so calls keep their order around a call that may change files.
+    /// `seen` maps a call key to (first round, times made) across the turn.
     pub(crate) async fn run_round(
         &mut self,
         round: u32,
@@ -77,177 +121,31 @@ impl<'a> Dispatcher<'a> {
     ) -> RoundOutcome {
         let mut results: Vec<Option<Message>> = vec![None; calls.len()];
         let mut batch: Vec<Ready> = Vec::new();
-
         for (position, call) in calls.iter().enumerate() {
             if self.ctx.cancel.is_cancelled() {
                 break;
             }
-            let (tool, args) = match self.registry.prepare(&call.name, &call.arguments) {
-                Ok(prepared) => prepared,
-                Err(error) => {
-                    let tool = self.registry.get(&call.name);
-                    let arguments = serde_json::from_str(&call.arguments)
-                        .unwrap_or_else(|_| Value::String(call.arguments.clone()));
-                    results[position] = Some(self.finish_unrun(
-                        round,
-                        call,
-                        tool.as_deref(),
-                        arguments,
-                        error,
-                        ApprovalRecord::not_needed(),
-                    ));
-                    continue;
+            match self.plan(round, position, call, seen) {
+                Plan::Reject(rejected) => {
+                    results[position] = Some(self.finish_unrun(round, call, rejected));
                 }
-            };
-
-            let key = call_key(&call.name, &args);
-            let entry = seen.entry(key.clone()).or_insert((round, 0));
-            let (first_round, times) = *entry;
-            entry.1 += 1;
-            if times >= self.config.max_identical_calls {
-                let error =
-                    ToolError::new(ToolErrorCode::Failed, prompt::repeated_call_refusal(times));
-                results[position] = Some(self.finish_unrun(
-                    round,
-                    call,
-                    Some(tool.as_ref()),
-                    args,
-                    error,
-                    ApprovalRecord::not_needed(),
-                ));
-                continue;
-            }
-            let repeat_of = (times > 0).then_some(first_round);
-
-            let gate = tool.gate(&args, self.ctx);
-            let rule = match gate {
-                Gate::Refuse(_) => None,
-                Gate::ReadOnly | Gate::Allowed { .. } | Gate::Ask { .. } => {
-                    self.rules.and_then(|rules| rules.decide(&call.name, &args))
-                }
-            };
-            if let Some(rule) = rule.as_ref().filter(|rule| !rule.allow) {
-                let message = format!("{} in this workspace refuses this call", rule.description);
-                let approval = ApprovalRecord {
-                    allowed: false,
-                    by: ApprovalBy::Rule {
-                        id: rule.rule_id.clone(),
-                    },
-                    reason: Some(message.clone()),
-                };
-                let error = ToolError::new(ToolErrorCode::Denied, message);
-                results[position] = Some(self.finish_unrun(
-                    round,
-                    call,
-                    Some(tool.as_ref()),
-                    args,
-                    error,
-                    approval,
-                ));
-                continue;
-            }
-            match gate {
-                Gate::ReadOnly => batch.push(Ready {
-                    position,
-                    call: call.clone(),
-                    tool,
-                    args,
-                    approval: ApprovalRecord::not_needed(),
-                    repeat_of,
-                }),
-                Gate::Allowed { reason } => batch.push(Ready {
-                    position,
-                    call: call.clone(),
-                    tool,
-                    args,
-                    approval: ApprovalRecord {
-                        allowed: true,
-                        by: ApprovalBy::Setting,
-                        reason: Some(reason),
-                    },
-                    repeat_of,
-                }),
-                Gate::Refuse(error) => {
-                    let approval = ApprovalRecord {
-                        allowed: false,
-                        by: ApprovalBy::Policy,
-                        reason: Some(error.message.clone()),
-                    };
-                    results[position] = Some(self.finish_unrun(
-                        round,
-                        call,
-                        Some(tool.as_ref()),
-                        args,
-                        error,
-                        approval,
-                    ));
-                }
-                Gate::Ask {
-                    summary,
-                    cwd,
-                    reason,
-                } => {
-                    // Earlier read-only calls run first, so calls keep their order around a
-                    // call that may change files.
+                Plan::Run(ready) => batch.push(ready),
+                Plan::Ask(gated) => {
                     self.run_batch(round, std::mem::take(&mut batch), &mut results)
                         .await;
                     if self.ctx.cancel.is_cancelled() {
                         break;
                     }
-                    let approval = if let Some(rule) = rule.filter(|rule| rule.allow) {
-                        Some(ApprovalRecord {
-                            allowed: true,
-                            by: ApprovalBy::Rule { id: rule.rule_id },
-                            reason: Some(reason),
-                        })
-                    } else if conversation.is_allowed(&key) {
-                        Some(ApprovalRecord {
-                            allowed: true,
-                            by: ApprovalBy::Conversation,
-                            reason: Some(reason),
-                        })
-                    } else {
-                        self.ask(
-                            call,
-                            &args,
-                            summary,
-                            cwd,
-                            reason,
-                            &key,
-                            conversation,
-                            approver,
-                        )
-                        .await
-                    };
-                    let Some(approval) = approval else {
+                    let Some(approval) = self.approve(&gated, conversation, approver).await else {
                         break; // cancelled while waiting
                     };
+                    let mut ready = gated.ready;
                     if approval.allowed {
-                        let ready = Ready {
-                            position,
-                            call: call.clone(),
-                            tool,
-                            args,
-                            approval,
-                            repeat_of,
-                        };
+                        ready.approval = approval;
                         self.run_batch(round, vec![ready], &mut results).await;
                     } else {
-                        let message = match &approval.reason {
-                            Some(why) if !why.trim().is_empty() => {
-                                format!("the user denied this call: {why}")
-                            }
-                            _ => "the user denied this call".to_string(),
-                        };
-                        let error = ToolError::new(ToolErrorCode::Denied, message);
-                        results[position] = Some(self.finish_unrun(
-                            round,
-                            call,
-                            Some(tool.as_ref()),
-                            args,
-                            error,
-                            approval,
-                        ));
+                        results[position] =
+                            Some(self.finish_unrun(round, call, denied(ready, approval)));
                     }
                 }
             }
@@ -261,46 +159,156 @@ impl<'a> Dispatcher<'a> {
             .zip(calls)
             .map(|(result, call)| {
                 result.unwrap_or_else(|| {
-                    let tool = self.registry.get(&call.name);
-                    let arguments = serde_json::from_str(&call.arguments)
-                        .unwrap_or_else(|_| Value::String(call.arguments.clone()));
-                    let error = ToolError::new(
-                        ToolErrorCode::Cancelled,
-                        "the user stopped the answer before this call ran",
-                    );
-                    let approval = ApprovalRecord {
-                        allowed: false,
-                        by: ApprovalBy::User,
-                        reason: Some("the answer was stopped".to_string()),
+                    let rejected = Rejected {
+                        tool: self.registry.get(&call.name),
+                        arguments: raw_arguments(call),
+                        error: ToolError::new(
+                            ToolErrorCode::Cancelled,
+                            "the user stopped the answer before this call ran",
+                        ),
+                        approval: ApprovalRecord {
+                            allowed: false,
+                            by: ApprovalBy::User,
+                            reason: Some("the answer was stopped".to_string()),
+                        },
                     };
-                    self.finish_unrun(round, call, tool.as_deref(), arguments, error, approval)
+                    self.finish_unrun(round, call, rejected)
                 })
             })
             .collect();
         RoundOutcome { results, cancelled }
     }
 
-    /// Asks the approver; `None` when the turn was cancelled while waiting.
-    #[allow(clippy::too_many_arguments)]
-    async fn ask(
+    /// Decides what happens to one call: validation, the repeat guard, the policy's gate and
+    /// the standing rules. Nothing runs here.
+    fn plan(
         &self,
+        round: u32,
+        position: usize,
         call: &ToolCall,
-        args: &Value,
-        summary: String,
-        cwd: Option<String>,
-        reason: String,
-        key: &str,
+        seen: &mut HashMap<String, (u32, u32)>,
+    ) -> Plan {
+        let (tool, args) = match self.registry.prepare(&call.name, &call.arguments) {
+            Ok(prepared) => prepared,
+            Err(error) => {
+                return Plan::Reject(Rejected {
+                    tool: self.registry.get(&call.name),
+                    arguments: raw_arguments(call),
+                    error,
+                    approval: ApprovalRecord::not_needed(),
+                });
+            }
+        };
+        let key = call_key(&call.name, &args);
+        let entry = seen.entry(key.clone()).or_insert((round, 0));
+        let (first_round, times) = *entry;
+        entry.1 += 1;
+        if times >= self.config.max_identical_calls {
+            return Plan::Reject(Rejected {
+                tool: Some(tool),
+                arguments: args,
+                error: ToolError::new(ToolErrorCode::Failed, prompt::repeated_call_refusal(times)),
+                approval: ApprovalRecord::not_needed(),
+            });
+        }
+        let gate = tool.gate(&args, self.ctx);
+        let rule = match gate {
+            Gate::Refuse(_) => None,
+            Gate::ReadOnly | Gate::Allowed { .. } | Gate::Ask { .. } => {
+                self.rules.and_then(|rules| rules.decide(&call.name, &args))
+            }
+        };
+        if let Some(rule) = rule.as_ref().filter(|rule| !rule.allow) {
+            let message = format!("{} in this workspace refuses this call", rule.description);
+            return Plan::Reject(Rejected {
+                tool: Some(tool),
+                arguments: args,
+                error: ToolError::new(ToolErrorCode::Denied, message.clone()),
+                approval: ApprovalRecord {
+                    allowed: false,
+                    by: ApprovalBy::Rule {
+                        id: rule.rule_id.clone(),
+                    },
+                    reason: Some(message),
+                },
+            });
+        }
+        let ready = |approval| Ready {
+            position,
+            call: call.clone(),
+            tool: Arc::clone(&tool),
+            args: args.clone(),
+            approval,
+            repeat_of: (times > 0).then_some(first_round),
+        };
+        match gate {
+            Gate::ReadOnly => Plan::Run(ready(ApprovalRecord::not_needed())),
+            Gate::Allowed { reason } => Plan::Run(ready(ApprovalRecord {
+                allowed: true,
+                by: ApprovalBy::Setting,
+                reason: Some(reason),
+            })),
+            Gate::Refuse(error) => Plan::Reject(Rejected {
+                approval: ApprovalRecord {
+                    allowed: false,
+                    by: ApprovalBy::Policy,
+                    reason: Some(error.message.clone()),
+                },
+                tool: Some(Arc::clone(&tool)),
+                arguments: args.clone(),
+                error,
+            }),
+            Gate::Ask {
+                summary,
+                cwd,
+                reason,
+            } => Plan::Ask(Box::new(Gated {
+                ready: ready(ApprovalRecord::not_needed()),
+                key,
+                rule: rule.filter(|rule| rule.allow),
+                summary,
+                cwd,
+                reason,
+            })),
+        }
+    }
+
+    /// Whether a gated call may run: an allow rule, then the conversation's earlier "allow for
+    /// this conversation", then the approver. `None` when the turn was cancelled while waiting.
+    async fn approve(
+        &self,
+        gated: &Gated,
         conversation: &mut Conversation,
         approver: &dyn Approver,
     ) -> Option<ApprovalRecord> {
+        let reason = Some(gated.reason.clone());
+        if let Some(rule) = &gated.rule {
+            return Some(ApprovalRecord {
+                allowed: true,
+                by: ApprovalBy::Rule {
+                    id: rule.rule_id.clone(),
+                },
+                reason,
+            });
+        }
+        if conversation.is_allowed(&gated.key) {
+            return Some(ApprovalRecord {
+                allowed: true,
+                by: ApprovalBy::Conversation,
+                reason,
+            });
+        }
+        let call = &gated.ready.call;
         let request = ApprovalRequest {
             call_id: call.id.clone(),
             tool: call.name.clone(),
-            arguments: args.clone(),
-            summary,
-            cwd,
-            reason: reason.clone(),
-            rule: self.rules.and_then(|rules| rules.offer(&call.name, args)),
+            arguments: gated.ready.args.clone(),
+            summary: gated.summary.clone(),
+            cwd: gated.cwd.clone(),
+            reason: gated.reason.clone(),
+            rule: self
+                .rules
+                .and_then(|rules| rules.offer(&call.name, &gated.ready.args)),
         };
         self.emitter.emit(EventBody::ApprovalRequested {
             call_id: request.call_id.clone(),
@@ -321,14 +329,14 @@ impl<'a> Dispatcher<'a> {
             ApprovalReply::AllowOnce | ApprovalReply::AllowInWorkspace => ApprovalRecord {
                 allowed: true,
                 by: decision.by,
-                reason: Some(reason),
+                reason,
             },
             ApprovalReply::AllowForConversation => {
-                conversation.allow(key.to_string());
+                conversation.allow(gated.key.clone());
                 ApprovalRecord {
                     allowed: true,
                     by: decision.by,
-                    reason: Some(reason),
+                    reason,
                 }
             }
             ApprovalReply::Deny { reason } => ApprovalRecord {
@@ -405,66 +413,49 @@ impl<'a> Dispatcher<'a> {
         while let Ok(progress) = progress_rx.try_recv() {
             report(progress);
         }
-        let duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
-        let mut text_note = String::new();
-        if let Some(previous) = repeat_of {
-            text_note = prompt::repeated_call_note(previous);
-        }
-        let message = self.finish(
-            round,
-            &call,
-            tool.source(),
-            tool.spec().description.clone(),
-            args,
+        let finished = Finished {
+            source: tool.source(),
+            description: tool.spec().description.clone(),
+            arguments: args,
             result,
             approval,
-            duration_ms,
-            &text_note,
-        );
-        (position, message)
+            duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+            note: repeat_of
+                .map(prompt::repeated_call_note)
+                .unwrap_or_default(),
+        };
+        (position, self.finish(round, &call, finished))
     }
 
     /// Records a call that never ran (invalid, refused, denied, cancelled before it ran).
-    fn finish_unrun(
-        &self,
-        round: u32,
-        call: &ToolCall,
-        tool: Option<&dyn Tool>,
-        arguments: Value,
-        error: ToolError,
-        approval: ApprovalRecord,
-    ) -> Message {
-        let (source, description) = match tool {
+    fn finish_unrun(&self, round: u32, call: &ToolCall, rejected: Rejected) -> Message {
+        let (source, description) = match &rejected.tool {
             Some(tool) => (tool.source(), tool.spec().description.clone()),
             None => (ToolSource::Builtin, String::new()),
         };
-        self.finish(
-            round,
-            call,
+        let finished = Finished {
             source,
             description,
-            arguments,
-            Err(error),
-            approval,
-            0,
-            "",
-        )
+            arguments: rejected.arguments,
+            result: Err(rejected.error),
+            approval: rejected.approval,
+            duration_ms: 0,
+            note: String::new(),
+        };
+        self.finish(round, call, finished)
     }
 
     /// Emits `tool_call_finished` and returns the tool message for the model.
-    #[allow(clippy::too_many_arguments)]
-    fn finish(
-        &self,
-        round: u32,
-        call: &ToolCall,
-        source: ToolSource,
-        description: String,
-        arguments: Value,
-        result: Result<ToolOutput, ToolError>,
-        approval: ApprovalRecord,
-        duration_ms: u64,
-        note: &str,
-    ) -> Message {
+    fn finish(&self, round: u32, call: &ToolCall, finished: Finished) -> Message {
+        let Finished {
+            source,
+            description,
+            arguments,
+            result,
+            approval,
+            duration_ms,
+            note,
+        } = finished;
         let (status, full_text, data, error) = match result {
             Ok(output) => (ToolStatus::Success, output.text, Some(output.data), None),
             Err(error) => {
@@ -495,5 +486,25 @@ impl<'a> Dispatcher<'a> {
             truncated_for_model,
         });
         Message::tool(call.id.clone(), call.name.clone(), model_text)
+    }
+}
+
+/// The arguments of a call that did not validate, as the record keeps them: the JSON when it
+/// parses, else the text the model sent.
+fn raw_arguments(call: &ToolCall) -> Value {
+    serde_json::from_str(&call.arguments).unwrap_or_else(|_| Value::String(call.arguments.clone()))
+}
+
+/// A gated call the user (or a setting) refused.
+fn denied(ready: Ready, approval: ApprovalRecord) -> Rejected {
+    let message = match &approval.reason {
+        Some(why) if !why.trim().is_empty() => format!("the user denied this call: {why}"),
+        _ => "the user denied this call".to_string(),
+    };
+    Rejected {
+        tool: Some(ready.tool),
+        arguments: ready.args,
+        error: ToolError::new(ToolErrorCode::Denied, message),
+        approval,
     }
 }
