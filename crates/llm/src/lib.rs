@@ -18,11 +18,12 @@
 //!   `[DONE]`, a JSON chunk, or an error.
 //! - **assemble** turns chunks into an answer: text is appended; tool-call deltas are matched
 //!   by `index` (and by `id` where a server reuses index 0), names set once, argument
-//!   fragments appended, missing ids generated. A call whose arguments do not parse as JSON
-//!   (one cut by `finish_reason: length`, say) is put in
-//!   [`ChatResponse::dropped_calls`], never among the calls to run. Whether the model asked
-//!   for tools is decided from the calls collected ([`ChatResponse::wants_tools`]), since
-//!   servers disagree about `finish_reason`.
+//!   fragments appended, missing ids generated. When the answer is over each call is judged:
+//!   one without a name, or one whose arguments do not parse as JSON in an answer cut by its
+//!   length limit, is put in [`ChatResponse::dropped_calls`] and never runs; a finished
+//!   answer's call with bad JSON is kept, so that the model hears what was wrong with it.
+//!   Whether the model asked for tools is decided from the calls collected
+//!   ([`ChatResponse::wants_tools`]), since servers disagree about `finish_reason`.
 //!
 //! A stream that ends with neither a finish reason nor `[DONE]` is [`LlmError::Incomplete`]:
 //! nothing from it should run. Every [`LlmError`] displays as one sentence a user can act on.

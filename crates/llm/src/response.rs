@@ -29,11 +29,13 @@ impl FinishReason {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ChatResponse {
     pub content: String,
-    /// Complete calls only, in the order the model began them. Every call has an id, a name
-    /// and arguments that parse as JSON (a call sent with no arguments at all gets `{}`).
+    /// The calls to run, in the order the model began them. Every call has an id and a name; a
+    /// call sent with no arguments at all gets `{}`. Arguments that are not JSON are kept as
+    /// received when the answer finished normally: running the call then gives the model an
+    /// error that quotes the problem.
     pub tool_calls: Vec<ToolCall>,
-    /// Calls the model began but did not finish (cut by `length`, arguments that are not JSON,
-    /// no name): never run. Their arguments are the text as received.
+    /// Calls the model began but did not finish (no name, or arguments that are not JSON in an
+    /// answer cut by its length limit): never run. Their arguments are the text as received.
     pub dropped_calls: Vec<ToolCall>,
     pub finish_reason: Option<FinishReason>,
     pub usage: Option<Usage>,
