@@ -42,7 +42,6 @@ pub struct Recorder {
     thread: Option<JoinHandle<()>>,
     /// Events that could not be queued because the thread had stopped.
     lost: AtomicUsize,
-    writer_id: String,
     // Held until the thread has finished writing; dropped after it (fields drop in order). A
     // database in memory dies with its process, so nothing needs telling that this one lives.
     _lock: Option<WriterLock>,
@@ -66,10 +65,9 @@ impl Recorder {
         };
         let conn = connection::open(location)?;
         let (sender, receiver) = mpsc::channel();
-        let thread_writer = writer_id.clone();
         let thread = std::thread::Builder::new()
             .name("tooltrail-recorder".to_string())
-            .spawn(move || run(conn, &thread_writer, receiver))
+            .spawn(move || run(conn, &writer_id, receiver))
             .map_err(|source| StoreError::File {
                 path: location.path().to_path_buf(),
                 source,
@@ -78,7 +76,6 @@ impl Recorder {
             sender: Some(sender),
             thread: Some(thread),
             lost: AtomicUsize::new(0),
-            writer_id,
             _lock: lock,
         })
     }
@@ -106,11 +103,6 @@ impl Recorder {
             .send(Command::Flush(reply))
             .map_err(|_| StoreError::RecorderStopped)?;
         answer.recv().map_err(|_| StoreError::RecorderStopped)?
-    }
-
-    /// The id this recorder stamps on the turns it writes.
-    pub fn writer_id(&self) -> &str {
-        &self.writer_id
     }
 
     /// Commits everything queued, stops the thread and reports what failed.

@@ -73,11 +73,6 @@ impl Store {
         self.location.path()
     }
 
-    /// Whether the store lives in memory rather than in a file.
-    pub fn is_in_memory(&self) -> bool {
-        matches!(self.location, Location::Memory(_))
-    }
-
     /// What this open closed on behalf of processes that died mid-turn.
     pub fn recovered(&self) -> Recovered {
         self.recovered
@@ -151,7 +146,6 @@ mod tests {
     #[test]
     fn a_store_in_memory_records_and_reads_like_one_on_disk_and_is_its_own() {
         let store = Store::open_in_memory().unwrap();
-        assert!(store.is_in_memory());
         assert_eq!(store.path(), Path::new(":memory:"));
         let recorder = store.recorder().unwrap();
         recorder.record(event(

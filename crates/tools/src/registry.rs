@@ -64,17 +64,6 @@ impl ToolRegistry {
         self.tools.insert(tool.spec().name.clone(), entry);
     }
 
-    /// The same tools but those named in `names` (turned off in the settings).
-    pub fn without(&self, names: &[String]) -> Self {
-        let mut registry = Self::new();
-        for (name, entry) in &self.tools {
-            if !names.contains(name) {
-                registry.register(Arc::clone(&entry.tool));
-            }
-        }
-        registry
-    }
-
     /// Removes a tool by name; returns whether it was there.
     pub fn remove(&mut self, name: &str) -> bool {
         self.tools.remove(name).is_some()
