@@ -34,6 +34,26 @@ impl From<tooltrail_host::HostError> for CommandError {
     }
 }
 
+impl From<tooltrail_mcp::McpError> for CommandError {
+    fn from(error: tooltrail_mcp::McpError) -> Self {
+        use tooltrail_mcp::McpError;
+        let code = match &error {
+            McpError::UnknownServer(_) => "not_found",
+            McpError::ServerExists(_) | McpError::EmptyServerName => "bad_input",
+            McpError::ReadConfig { .. }
+            | McpError::ConfigJson { .. }
+            | McpError::Config { .. }
+            | McpError::WriteConfig { .. } => "mcp_config",
+            McpError::Disabled(_)
+            | McpError::Start { .. }
+            | McpError::Handshake { .. }
+            | McpError::Backoff { .. }
+            | McpError::Request { .. } => "mcp",
+        };
+        Self::new(code, sentence(&error.to_string()))
+    }
+}
+
 pub type CommandResult<T> = Result<T, CommandError>;
 
 /// Capitalised and ending in a full stop, as the UI shows every error.

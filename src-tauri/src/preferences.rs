@@ -2,14 +2,13 @@
 //! and off, the sandbox's status, and the servers of `mcp.json`. Every change is written to the
 //! same files the `tooltrail` command line reads, and applies from the next question.
 
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
 use tooltrail_llm::{LlmClient, LlmConfig};
-use tooltrail_mcp::McpConfig;
+use tooltrail_mcp::{McpConfig, McpConfigEditor};
+pub use tooltrail_mcp::{McpConfigView, McpServerConfig};
 use tooltrail_settings::keychain::{KeyStore, OsKeychain};
 use tooltrail_settings::{ConfigEditor, ConfigFile, Limits, Provider, config_path};
 use tooltrail_tools::ToolRegistry;
@@ -282,337 +281,33 @@ impl SandboxView {
 
 // ---- mcp.json ----
 
-/// One server of `mcp.json` as the settings screen edits it. Values are as written in the file
-/// (`${NAME}` left as it is).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct McpServerConfig {
-    pub name: String,
-    pub command: Option<String>,
-    #[serde(default)]
-    pub args: Vec<String>,
-    pub url: Option<String>,
-    #[serde(default)]
-    pub env: BTreeMap<String, String>,
-    pub cwd: Option<String>,
-    pub approval: String,
-    #[serde(default)]
-    pub tools: BTreeMap<String, String>,
-    #[serde(default)]
-    pub disabled: bool,
-    pub timeout_secs: u64,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct McpConfigView {
-    pub path: String,
-    pub servers: Vec<McpServerConfig>,
-    pub problem: Option<String>,
-}
-
 pub fn mcp_path() -> CommandResult<PathBuf> {
     Ok(McpConfig::path_in(&tooltrail_settings::config_dir()?))
 }
 
-/// The file's JSON, `{}` when it does not exist.
-fn read_mcp(path: &Path) -> CommandResult<Map<String, Value>> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Map::new()),
-        Err(error) => {
-            return Err(CommandError::new(
-                "mcp_config",
-                format!("{} could not be read: {error}.", path.display()),
-            ));
-        }
-    };
-    match serde_json::from_str(&text) {
-        Ok(Value::Object(root)) => Ok(root),
-        Ok(_) => Err(CommandError::new(
-            "mcp_config",
-            format!("{} must hold a JSON object.", path.display()),
-        )),
-        Err(error) => Err(CommandError::new(
-            "mcp_config",
-            format!("{} is not valid JSON: {error}.", path.display()),
-        )),
-    }
-}
-
-fn servers_key(root: &Map<String, Value>) -> &'static str {
-    if !root.contains_key("mcpServers") && root.contains_key("servers") {
-        "servers"
-    } else {
-        "mcpServers"
-    }
-}
-
-fn string_of(fields: &Map<String, Value>, key: &str) -> Option<String> {
-    fields.get(key).and_then(Value::as_str).map(str::to_string)
-}
-
-fn strings_of(fields: &Map<String, Value>, key: &str) -> BTreeMap<String, String> {
-    fields
-        .get(key)
-        .and_then(Value::as_object)
-        .map(|map| {
-            map.iter()
-                .filter_map(|(k, v)| v.as_str().map(|v| (k.clone(), v.to_string())))
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-fn view_of(name: &str, fields: &Map<String, Value>) -> McpServerConfig {
-    McpServerConfig {
-        name: name.to_string(),
-        command: string_of(fields, "command"),
-        args: fields
-            .get("args")
-            .and_then(Value::as_array)
-            .map(|args| {
-                args.iter()
-                    .filter_map(|a| a.as_str().map(str::to_string))
-                    .collect()
-            })
-            .unwrap_or_default(),
-        url: string_of(fields, "url"),
-        env: strings_of(fields, "env"),
-        cwd: string_of(fields, "cwd"),
-        approval: string_of(fields, "approval").unwrap_or_else(|| "ask".to_string()),
-        tools: strings_of(fields, "tools"),
-        disabled: fields
-            .get("disabled")
-            .and_then(Value::as_bool)
-            .unwrap_or(false),
-        timeout_secs: fields
-            .get("timeout_secs")
-            .and_then(Value::as_u64)
-            .unwrap_or(tooltrail_mcp::DEFAULT_TIMEOUT.as_secs()),
-    }
-}
-
 /// The servers of `mcp.json`, and why the file cannot be used when it cannot.
 pub fn mcp_config() -> CommandResult<McpConfigView> {
-    let path = mcp_path()?;
-    let shown = path.display().to_string();
-    let root = match read_mcp(&path) {
-        Ok(root) => root,
-        Err(error) => {
-            return Ok(McpConfigView {
-                path: shown,
-                servers: Vec::new(),
-                problem: Some(error.message),
-            });
-        }
-    };
-    let problem = validate(&root, &path).err().map(|error| error.message);
-    let servers = root
-        .get(servers_key(&root))
-        .and_then(Value::as_object)
-        .map(|servers| {
-            servers
-                .iter()
-                .filter_map(|(name, fields)| fields.as_object().map(|f| view_of(name, f)))
-                .collect()
-        })
-        .unwrap_or_default();
-    Ok(McpConfigView {
-        path: shown,
-        servers,
-        problem,
-    })
-}
-
-/// Whether the JSON would load, `${NAME}` values aside (they are filled in when servers start).
-fn validate(root: &Map<String, Value>, path: &Path) -> CommandResult<()> {
-    let text = serde_json::to_string(root).unwrap_or_default();
-    McpConfig::parse_with_env(&text, path, &|_| Some(String::new()))
-        .map(|_| ())
-        .map_err(|error| CommandError::new("mcp_config", sentence(&error.to_string())))
+    Ok(McpConfigView::load(&mcp_path()?))
 }
 
 /// Writes `server` in place of `previous` (or adds it), keeping fields the screen does not edit
-/// (`headers`, other hosts' fields) and every other server as it was.
+/// and every other server as it was.
 pub fn save_mcp_server(previous: Option<&str>, server: McpServerConfig) -> CommandResult<()> {
-    let path = mcp_path()?;
-    let mut root = read_mcp(&path)?;
-    apply_server(&mut root, previous, server)?;
-    validate(&root, &path)?;
-    write_mcp(&path, &root)
-}
-
-fn apply_server(
-    root: &mut Map<String, Value>,
-    previous: Option<&str>,
-    server: McpServerConfig,
-) -> CommandResult<()> {
-    let name = server.name.trim().to_string();
-    if name.is_empty() {
-        return Err(CommandError::new("bad_input", "A server needs a name."));
-    }
-    if !matches!(server.approval.as_str(), "allow" | "ask" | "never")
-        || server
-            .tools
-            .values()
-            .any(|a| !matches!(a.as_str(), "allow" | "ask" | "never"))
-    {
-        return Err(CommandError::new(
-            "bad_input",
-            "Approval must be allow, ask or never.",
-        ));
-    }
-    let key = servers_key(root);
-    let servers = root
-        .entry(key)
-        .or_insert_with(|| Value::Object(Map::new()))
-        .as_object_mut()
-        .ok_or_else(|| {
-            CommandError::new(
-                "mcp_config",
-                format!("\"{key}\" in mcp.json must be an object."),
-            )
-        })?;
-    if previous != Some(name.as_str()) && servers.contains_key(&name) {
-        return Err(CommandError::new(
-            "bad_input",
-            format!("There is already a server named {name:?}."),
-        ));
-    }
-    let mut fields = previous
-        .and_then(|old| servers.remove(old))
-        .and_then(|value| match value {
-            Value::Object(fields) => Some(fields),
-            _ => None,
-        })
-        .unwrap_or_default();
-    let mut set = |field: &str, value: Option<Value>| match value {
-        Some(value) => {
-            fields.insert(field.to_string(), value);
-        }
-        None => {
-            fields.remove(field);
-        }
-    };
-    let text = |value: Option<String>| {
-        value
-            .map(|v| v.trim().to_string())
-            .filter(|v| !v.is_empty())
-            .map(Value::String)
-    };
-    set("command", text(server.command));
-    set("url", text(server.url));
-    set(
-        "args",
-        (!server.args.is_empty()).then(|| Value::from(server.args.clone())),
-    );
-    set(
-        "env",
-        (!server.env.is_empty()).then(|| serde_json::to_value(&server.env).unwrap_or_default()),
-    );
-    set("cwd", text(server.cwd));
-    set("approval", Some(Value::from(server.approval)));
-    set(
-        "tools",
-        (!server.tools.is_empty()).then(|| serde_json::to_value(&server.tools).unwrap_or_default()),
-    );
-    set("disabled", server.disabled.then_some(Value::Bool(true)));
-    set(
-        "timeout_secs",
-        (server.timeout_secs != tooltrail_mcp::DEFAULT_TIMEOUT.as_secs())
-            .then(|| Value::from(server.timeout_secs)),
-    );
-    servers.insert(name, Value::Object(fields));
-    Ok(())
+    let mut editor = McpConfigEditor::open(&mcp_path()?)?;
+    editor.upsert_server(previous, server)?;
+    Ok(editor.save()?)
 }
 
 pub fn remove_mcp_server(name: &str) -> CommandResult<()> {
-    let path = mcp_path()?;
-    let mut root = read_mcp(&path)?;
-    let key = servers_key(&root);
-    let removed = root
-        .get_mut(key)
-        .and_then(Value::as_object_mut)
-        .and_then(|servers| servers.remove(name))
-        .is_some();
-    if !removed {
-        return Err(CommandError::new(
-            "not_found",
-            format!("There is no server named {name:?}."),
-        ));
-    }
-    write_mcp(&path, &root)
-}
-
-fn write_mcp(path: &Path, root: &Map<String, Value>) -> CommandResult<()> {
-    let cannot = |error: std::io::Error| {
-        CommandError::new(
-            "mcp_config",
-            format!("{} could not be written: {error}.", path.display()),
-        )
-    };
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(cannot)?;
-    }
-    let mut text = serde_json::to_string_pretty(root).unwrap_or_default();
-    text.push('\n');
-    let temporary = path.with_extension("json.tmp");
-    std::fs::write(&temporary, text).map_err(cannot)?;
-    std::fs::rename(&temporary, path).map_err(cannot)
+    let mut editor = McpConfigEditor::open(&mcp_path()?)?;
+    editor.remove_server(name)?;
+    Ok(editor.save()?)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
-
-    #[test]
-    fn editing_a_server_keeps_what_the_screen_does_not_show() {
-        let mut root: Map<String, Value> = serde_json::from_str(
-            r#"{"mcpServers": {
-                "web": {"url": "https://x/mcp", "headers": {"A": "${T}"}, "type": "http"},
-                "fs": {"command": "npx", "args": ["-y", "fs"]}}}"#,
-        )
-        .unwrap();
-        let mut web = view_of("web", root["mcpServers"]["web"].as_object().unwrap());
-        assert_eq!((web.approval.as_str(), web.timeout_secs), ("ask", 60));
-        web.name = "site".into();
-        web.tools.insert("delete_page".into(), "never".into());
-        web.disabled = true;
-        apply_server(&mut root, Some("web"), web.clone()).unwrap();
-        let site = &root["mcpServers"]["site"];
-        assert_eq!(
-            site["headers"]["A"], "${T}",
-            "fields the screen does not edit stay"
-        );
-        assert_eq!(site["type"], "http");
-        assert_eq!(site["tools"]["delete_page"], "never");
-        assert_eq!(site["disabled"], true);
-        assert!(
-            site.get("timeout_secs").is_none(),
-            "the default is not written"
-        );
-        assert!(root["mcpServers"].get("web").is_none());
-        assert!(validate(&root, Path::new("mcp.json")).is_ok());
-
-        web.name = "fs".into();
-        let error = apply_server(&mut root, Some("site"), web.clone()).unwrap_err();
-        assert_eq!(error.message, "There is already a server named \"fs\".");
-        web.name = "site".into();
-        web.approval = "sometimes".into();
-        let error = apply_server(&mut root, Some("site"), web).unwrap_err();
-        assert_eq!(error.message, "Approval must be allow, ask or never.");
-
-        // A server with neither a command nor a URL is refused before anything is written.
-        let mut empty = view_of("x", &Map::new());
-        empty.name = "x".into();
-        apply_server(&mut root, None, empty).unwrap();
-        let error = validate(&root, Path::new("mcp.json")).unwrap_err();
-        assert!(
-            error.message.contains("needs \"command\""),
-            "{}",
-            error.message
-        );
-    }
 
     #[test]
     fn the_first_sentence_of_a_description_is_kept() {

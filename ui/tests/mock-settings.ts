@@ -213,12 +213,12 @@ function saveMcpServer(config: SettingsConfig, previousName: string | null, serv
   // The backend's checks and sentences (preferences::save_mcp_server, then mcp.json's reader).
   if (file.problem) return reject("mcp_config", file.problem);
   const name = server.name.trim();
-  if (!name) return reject("bad_input", "A server needs a name.");
+  if (!name) return reject("bad_input", "An MCP server needs a name.");
   const approvals = ["allow", "ask", "never"];
   if (!approvals.includes(server.approval) || Object.values(server.tools).some((a) => !approvals.includes(a))) {
     return reject("bad_input", "Approval must be allow, ask or never.");
   }
-  if (name !== previousName && file.servers.some((s) => s.name === name)) return reject("bad_input", `There is already a server named "${name}".`);
+  if (name !== previousName && file.servers.some((s) => s.name === name)) return reject("bad_input", `There is already an MCP server named "${name}" in mcp.json.`);
   const command = server.command?.trim() || null;
   const url = server.url?.trim() || null;
   if (command && url) return reject("mcp_config", `Mcp.json: server "${name}" has both "command" and "url"; give one.`);

@@ -23,8 +23,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+use ts_rs::TS;
 
 use crate::error::McpError;
 
@@ -35,8 +36,9 @@ pub const CONFIG_FILE: &str = "mcp.json";
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// Whether calls of a tool run freely, wait for the user, or are refused.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, TS)]
 #[serde(rename_all = "snake_case")]
+#[ts(rename = "McpApproval")]
 pub enum Approval {
     /// Runs without asking (and in parallel with other such calls).
     Allow,
@@ -56,7 +58,7 @@ impl Approval {
         }
     }
 
-    fn parse(text: &str) -> Option<Self> {
+    pub(crate) fn parse(text: &str) -> Option<Self> {
         match text {
             "allow" => Some(Self::Allow),
             "ask" => Some(Self::Ask),

@@ -20,8 +20,21 @@ pub enum McpError {
     #[error("{}: {message}", path.display())]
     Config { path: PathBuf, message: String },
 
+    #[error("could not write {}: {source}", path.display())]
+    WriteConfig {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+
     #[error("there is no MCP server named {0:?} in mcp.json")]
     UnknownServer(String),
+
+    #[error("there is already an MCP server named {0:?} in mcp.json")]
+    ServerExists(String),
+
+    #[error("an MCP server needs a name")]
+    EmptyServerName,
 
     #[error("the MCP server {0:?} is disabled in mcp.json")]
     Disabled(String),
@@ -66,7 +79,10 @@ impl McpError {
             Self::ReadConfig { .. }
             | Self::ConfigJson { .. }
             | Self::Config { .. }
+            | Self::WriteConfig { .. }
             | Self::UnknownServer(_)
+            | Self::ServerExists(_)
+            | Self::EmptyServerName
             | Self::Disabled(_)
             | Self::Backoff { .. }
             | Self::Request { .. } => &[],

@@ -1,7 +1,8 @@
 //! Tooltrail as an MCP host: external MCP servers' tools become Tooltrail tools.
 //!
 //! Servers are configured in `mcp.json` in the `mcpServers` shape other MCP hosts use
-//! ([`McpConfig`]), so a user can paste the config they already have. An [`McpManager`] holds
+//! ([`McpConfig`]), so a user can paste the config they already have; a settings screen edits it
+//! through [`McpConfigEditor`], which keeps every field it does not show. An [`McpManager`] holds
 //! one [`McpServer`] per entry. A server starts on first use (or all at once with
 //! [`McpManager::start_all`]): a stdio server as a child process in its own process group, with
 //! a minimal environment (no API keys of ours) plus what the config adds, the login shell's PATH
@@ -45,6 +46,7 @@
 mod config;
 pub mod conformance;
 mod connection;
+mod edit;
 mod env;
 mod error;
 mod handler;
@@ -57,6 +59,7 @@ mod tool;
 
 pub use config::{Approval, CONFIG_FILE, DEFAULT_TIMEOUT, McpConfig, ServerConfig, Transport};
 pub use connection::ServerInfo;
+pub use edit::{McpConfigEditor, McpConfigView, McpServerConfig};
 pub use env::{login_shell_path, merge_paths};
 pub use error::McpError;
 pub use handler::{ElicitationPolicy, McpProgress};
