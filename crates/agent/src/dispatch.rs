@@ -1,7 +1,7 @@
 //! Running the tool calls of one round: validate, gate, run (read-only ones in parallel), and
 //! turn each into the tool message the model reads, in call order.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -88,6 +88,9 @@ pub(crate) struct Dispatcher<'a> {
     config: &'a AgentConfig,
     emitter: &'a Emitter<'a>,
     rules: Option<&'a dyn RuleBook>,
+    /// The registry's tools this turn offered, when not all: a call to another is refused as
+    /// not found, since the model was never told of it.
+    offered: Option<&'a HashSet<String>>,
 }
 
 impl<'a> Dispatcher<'a> {
@@ -97,6 +100,7 @@ impl<'a> Dispatcher<'a> {
         config: &'a AgentConfig,
         emitter: &'a Emitter<'a>,
         rules: Option<&'a dyn RuleBook>,
+        offered: Option<&'a HashSet<String>>,
     ) -> Self {
         Self {
             registry,
@@ -104,6 +108,7 @@ impl<'a> Dispatcher<'a> {
             config,
             emitter,
             rules,
+            offered,
         }
     }
 
@@ -188,6 +193,20 @@ impl<'a> Dispatcher<'a> {
         call: &ToolCall,
         seen: &mut HashMap<String, (u32, u32)>,
     ) -> Plan {
+        if self
+            .offered
+            .is_some_and(|offered| !offered.contains(&call.name))
+        {
+            return Plan::Reject(Rejected {
+                tool: None,
+                arguments: raw_arguments(call),
+                error: ToolError::new(
+                    ToolErrorCode::ToolNotFound,
+                    format!("tool not found: {}", call.name),
+                ),
+                approval: ApprovalRecord::not_needed(),
+            });
+        }
         let (tool, args) = match self.registry.prepare(&call.name, &call.arguments) {
             Ok(prepared) => prepared,
             Err(error) => {

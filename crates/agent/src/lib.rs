@@ -8,6 +8,12 @@
 //! turn is cancelled. Every step is an [`Event`](tooltrail_protocol::Event) sent to an
 //! [`EventSink`]; the agent knows nothing of terminals, windows or databases.
 //!
+//! [`Agent::run_turn`] is a question from a person. [`Agent::run`] is the general form the
+//! HTTP API uses: the turn's input may be a whole history or the results of tools the caller
+//! ran itself, and [`TurnOptions`] choose which tools are offered, declare the caller's own
+//! tools (offered, never run: the turn ends with them in [`TurnOutcome::pending_calls`]) and
+//! force the first call.
+//!
 //! ```no_run
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
 //! use std::sync::Arc;
@@ -45,4 +51,4 @@ pub use approval::{
 pub use cap::cap_for_model;
 pub use conversation::Conversation;
 pub use sink::{CollectingSink, EventSink, NullSink};
-pub use turn::{Agent, AgentConfig, TurnOutcome, chat_with_tool_execution};
+pub use turn::{Agent, AgentConfig, TurnOptions, TurnOutcome, chat_with_tool_execution};

@@ -1,11 +1,13 @@
 //! The turn loop: model → tool calls → results → model, until an answer.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 use tooltrail_llm::{ChatRequest, LlmClient, LlmError, StreamDelta};
-use tooltrail_protocol::{ErrorCode, EventBody, Message, ToolChoice, TurnEnd, sentence};
+use tooltrail_protocol::{
+    ErrorCode, EventBody, Message, ToolCall, ToolChoice, ToolSpec, TurnEnd, sentence,
+};
 use tooltrail_tools::{ToolContext, ToolRegistry};
 
 use crate::approval::{Approver, DenyAll, RuleBook};
@@ -43,6 +45,48 @@ impl Default for AgentConfig {
     }
 }
 
+/// What one turn offers the model and how it starts, beyond the agent's configuration. The
+/// defaults are a question from the app or the command line: every tool of the registry, the
+/// built-in system prompt, `tool_choice` auto.
+///
+/// The HTTP API sets the rest: the client chooses which of the registry's tools it wants
+/// (`offered`), declares tools of its own that it runs itself (`external`), and may force the
+/// first call (`first_choice`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TurnOptions {
+    /// The registry's tools offered, by name; `None` offers them all. A call to one that was
+    /// not offered is refused as `tool_not_found`, as the model was never told of it.
+    pub offered: Option<Vec<String>>,
+    /// Tools the caller runs itself: offered to the model beside the registry's, never run
+    /// here. A round that calls one runs its other calls, then ends the turn with the
+    /// external calls in [`TurnOutcome::pending_calls`]; the caller's results continue the
+    /// conversation as tool messages in the next turn's input. A name here shadows a registry
+    /// tool of the same name.
+    pub external: Vec<ToolSpec>,
+    /// The first model call's `tool_choice` (`auto` when `None`). Later calls of the turn use
+    /// `auto`, so that a forced call cannot repeat until the round limit.
+    pub first_choice: Option<ToolChoice>,
+    /// Whether an empty conversation gets the built-in system prompt when its input brings no
+    /// system message of its own.
+    pub system_prompt: bool,
+    /// Override the agent's configuration for this turn.
+    pub temperature: Option<f32>,
+    pub max_tokens: Option<u32>,
+}
+
+impl Default for TurnOptions {
+    fn default() -> Self {
+        Self {
+            offered: None,
+            external: Vec::new(),
+            first_choice: None,
+            system_prompt: true,
+            temperature: None,
+            max_tokens: None,
+        }
+    }
+}
+
 /// How a turn ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TurnOutcome {
@@ -53,6 +97,10 @@ pub struct TurnOutcome {
     pub rounds: u32,
     /// The sentence that ended the turn, when it ended in an error.
     pub error: Option<String>,
+    /// Calls of [`TurnOptions::external`] tools the model made in its last round, in call
+    /// order, for the caller to run. The turn ends `completed`: the model's answer is a request
+    /// for those tools.
+    pub pending_calls: Vec<ToolCall>,
 }
 
 /// Runs turns against one model, one tool registry and one workspace.
@@ -100,14 +148,47 @@ impl Agent {
         approver: &dyn Approver,
         cancel: &CancellationToken,
     ) -> TurnOutcome {
+        self.run(
+            conversation,
+            vec![Message::user(user_message)],
+            &TurnOptions::default(),
+            sink,
+            approver,
+            cancel,
+        )
+        .await
+    }
+
+    /// A turn that first adds `input` to `conversation` — a user message, the results of
+    /// [`TurnOutcome::pending_calls`] as tool messages, or a whole history to start from —
+    /// then calls the model with `options`. The turn's `user_message` is the input's last
+    /// user message (empty when it brings only tool results).
+    pub async fn run(
+        &self,
+        conversation: &mut Conversation,
+        input: Vec<Message>,
+        options: &TurnOptions,
+        sink: &dyn EventSink,
+        approver: &dyn Approver,
+        cancel: &CancellationToken,
+    ) -> TurnOutcome {
         let turn_id = format!("turn_{}", uuid::Uuid::new_v4().simple());
         let emitter = Emitter::new(conversation.id.clone(), turn_id, sink);
+        let user_message = input
+            .iter()
+            .rev()
+            .find_map(|message| match message {
+                Message::User { content } => Some(content.clone()),
+                Message::System { .. } | Message::Assistant { .. } | Message::Tool { .. } => None,
+            })
+            .unwrap_or_default();
         emitter.emit(EventBody::TurnStarted {
             workspace: self.ctx.workspace.root().display().to_string(),
             model: self.llm.config().model.clone(),
-            user_message: user_message.to_string(),
+            user_message,
         });
-        if conversation.messages.is_empty() {
+        let brings_system = matches!(input.first(), Some(Message::System { .. }));
+        if options.system_prompt && conversation.messages.is_empty() && !brings_system {
             let system = self
                 .config
                 .system_prompt
@@ -115,9 +196,13 @@ impl Agent {
                 .unwrap_or_else(|| prompt::system_prompt(&self.workspace_name()));
             add_message(conversation, &emitter, Message::system(system));
         }
-        add_message(conversation, &emitter, Message::user(user_message));
+        for message in input {
+            add_message(conversation, &emitter, message);
+        }
 
-        let outcome = self.rounds(conversation, &emitter, approver, cancel).await;
+        let outcome = self
+            .rounds(conversation, options, &emitter, approver, cancel)
+            .await;
         emitter.emit(EventBody::TurnFinished {
             reason: outcome.end,
             rounds: outcome.rounds,
@@ -129,11 +214,34 @@ impl Agent {
     async fn rounds(
         &self,
         conversation: &mut Conversation,
+        options: &TurnOptions,
         emitter: &Emitter<'_>,
         approver: &dyn Approver,
         cancel: &CancellationToken,
     ) -> TurnOutcome {
-        let specs = self.tools.specs();
+        let offered: Option<HashSet<String>> = options
+            .offered
+            .as_ref()
+            .map(|names| names.iter().cloned().collect());
+        let external: HashSet<&str> = options
+            .external
+            .iter()
+            .map(|spec| spec.name.as_str())
+            .collect();
+        let mut specs: Vec<ToolSpec> = self
+            .tools
+            .specs()
+            .into_iter()
+            .filter(|spec| !external.contains(spec.name.as_str()))
+            .filter(|spec| {
+                offered
+                    .as_ref()
+                    .is_none_or(|names| names.contains(&spec.name))
+            })
+            .collect();
+        specs.extend(options.external.iter().cloned());
+        let temperature = options.temperature.or(self.config.temperature);
+        let max_tokens = options.max_tokens.or(self.config.max_tokens);
         let call_ctx = ToolContext {
             cancel: cancel.child_token(),
             ..self.ctx.clone()
@@ -144,6 +252,7 @@ impl Agent {
             &self.config,
             emitter,
             self.rules.as_deref(),
+            offered.as_ref(),
         );
         let mut seen_calls: HashMap<String, (u32, u32)> = HashMap::new();
         let mut model_calls = 0;
@@ -158,9 +267,12 @@ impl Agent {
                 } else {
                     Vec::new()
                 },
-                tool_choice: offer_tools.then_some(ToolChoice::Auto),
-                temperature: self.config.temperature,
-                max_tokens: self.config.max_tokens,
+                tool_choice: offer_tools.then(|| match &options.first_choice {
+                    Some(choice) if model_calls == 1 => choice.clone(),
+                    _ => ToolChoice::Auto,
+                }),
+                temperature,
+                max_tokens,
             };
             let mut partial = String::new();
             let streamed = {
@@ -260,14 +372,25 @@ impl Agent {
             }
 
             tool_rounds += 1;
-            let RoundOutcome { results, cancelled } = dispatcher
-                .run_round(model_calls, &calls, conversation, &mut seen_calls, approver)
-                .await;
-            for result in results {
-                add_message(conversation, emitter, result);
+            let (pending, ours): (Vec<ToolCall>, Vec<ToolCall>) = calls
+                .into_iter()
+                .partition(|call| external.contains(call.name.as_str()));
+            if !ours.is_empty() {
+                let RoundOutcome { results, cancelled } = dispatcher
+                    .run_round(model_calls, &ours, conversation, &mut seen_calls, approver)
+                    .await;
+                for result in results {
+                    add_message(conversation, emitter, result);
+                }
+                if cancelled {
+                    return outcome(TurnEnd::Cancelled, response.content, model_calls, None);
+                }
             }
-            if cancelled {
-                return outcome(TurnEnd::Cancelled, response.content, model_calls, None);
+            if !pending.is_empty() {
+                return TurnOutcome {
+                    pending_calls: pending,
+                    ..outcome(TurnEnd::Completed, response.content, model_calls, None)
+                };
             }
             if tool_rounds >= self.config.max_rounds {
                 emitter.emit(EventBody::RoundLimitReached {
@@ -303,6 +426,7 @@ fn outcome(end: TurnEnd, text: String, rounds: u32, error: Option<String>) -> Tu
         text,
         rounds,
         error,
+        pending_calls: Vec::new(),
     }
 }
 

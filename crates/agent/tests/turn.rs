@@ -13,12 +13,12 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 use tooltrail_agent::{
     Agent, AgentConfig, AllowAll, ApprovalRequest, Approver, CollectingSink, Conversation,
-    Decision, DenyAll, RuleBook, RuleDecision,
+    Decision, DenyAll, RuleBook, RuleDecision, TurnOptions, TurnOutcome,
 };
 use tooltrail_llm::{LlmClient, LlmConfig};
 use tooltrail_protocol::{
-    ApprovalBy, ApprovalReply, ErrorCode, Event, EventBody, Message, ToolError, ToolErrorCode,
-    ToolOutput, ToolProgress, ToolSpec, ToolStatus, TurnEnd,
+    ApprovalBy, ApprovalReply, ErrorCode, Event, EventBody, Message, ToolChoice, ToolError,
+    ToolErrorCode, ToolOutput, ToolProgress, ToolSpec, ToolStatus, TurnEnd,
 };
 use tooltrail_test_support::{Reply, ScriptedServer};
 use tooltrail_tools::{Tool, ToolContext, ToolRegistry};
@@ -1018,4 +1018,178 @@ async fn rules_allow_without_asking_and_deny_even_read_only_calls() {
             ("write_note".to_string(), true, ApprovalBy::User),
         ]
     );
+}
+
+fn weather_spec() -> ToolSpec {
+    ToolSpec {
+        name: "get_weather".into(),
+        description: "The weather of a city".into(),
+        parameters: json!({
+            "type": "object",
+            "properties": {"city": {"type": "string"}},
+            "required": ["city"]
+        }),
+        read_only: false,
+    }
+}
+
+/// The names of the tools a request body offers.
+fn offered_names(body: &Value) -> Vec<String> {
+    body["tools"]
+        .as_array()
+        .map(|tools| {
+            tools
+                .iter()
+                .map(|t| t["function"]["name"].as_str().unwrap().to_string())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[tokio::test]
+async fn external_calls_end_the_turn_and_their_results_continue_it() {
+    let h = harness(
+        vec![
+            Reply::tool_calls(&[
+                ("read_file", r#"{"path":"README.md"}"#),
+                ("get_weather", r#"{"city":"Beijing"}"#),
+            ]),
+            Reply::text("A demo project, and it is sunny in Beijing."),
+        ],
+        vec![],
+        AgentConfig::default(),
+    )
+    .await;
+    let options = TurnOptions {
+        offered: Some(vec!["read_file".into()]),
+        external: vec![weather_spec()],
+        first_choice: Some(ToolChoice::Required),
+        ..TurnOptions::default()
+    };
+    let sink = CollectingSink::new();
+    let mut conversation = Conversation::new();
+    let first = h
+        .agent
+        .run(
+            &mut conversation,
+            vec![Message::user("What is it, and the weather?")],
+            &options,
+            &sink,
+            &DenyAll,
+            &CancellationToken::new(),
+        )
+        .await;
+    // Our call ran; the client's is handed back, and the turn ends there.
+    let weather_call = conversation.messages[2].clone();
+    let Message::Assistant { tool_calls, .. } = &weather_call else {
+        panic!("{weather_call:?}");
+    };
+    assert_eq!(
+        first,
+        TurnOutcome {
+            end: TurnEnd::Completed,
+            text: String::new(),
+            rounds: 1,
+            error: None,
+            pending_calls: vec![tool_calls[1].clone()],
+        }
+    );
+    assert_eq!(tool_calls[1].name, "get_weather");
+    assert_eq!(
+        finished(&sink.events()),
+        vec![("read_file".to_string(), ToolStatus::Success, None)]
+    );
+    let requests = h.server.chat_requests();
+    assert_eq!(requests.len(), 1);
+    assert_eq!(
+        offered_names(&requests[0].body),
+        vec!["read_file".to_string(), "get_weather".to_string()]
+    );
+    assert_eq!(requests[0].body["tool_choice"], "required");
+
+    // The client's result continues the conversation in the next turn.
+    let result = Message::tool(tool_calls[1].id.clone(), "get_weather", "sunny, 25°C");
+    let second = h
+        .agent
+        .run(
+            &mut conversation,
+            vec![result.clone()],
+            &options,
+            &sink,
+            &DenyAll,
+            &CancellationToken::new(),
+        )
+        .await;
+    assert_eq!(second.text, "A demo project, and it is sunny in Beijing.");
+    assert_eq!(second.pending_calls, vec![]);
+    let requests = h.server.chat_requests();
+    let roles: Vec<&str> = requests[1].body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["role"].as_str().unwrap())
+        .collect();
+    assert_eq!(roles, vec!["system", "user", "assistant", "tool", "tool"]);
+    assert_eq!(
+        tool_messages(&requests[1].body)[1],
+        (tool_calls[1].id.clone(), "sunny, 25°C".to_string())
+    );
+    // Each turn's first model call takes the given choice (later calls take auto, below).
+    assert_eq!(requests[1].body["tool_choice"], "required");
+    assert_eq!(conversation.messages[4], result);
+}
+
+#[tokio::test]
+async fn a_registry_tool_that_was_not_offered_is_not_found_and_the_input_may_bring_its_own_system_message()
+ {
+    let h = harness(
+        vec![
+            Reply::tool_calls(&[("search_files", r#"{"pattern":"*.go"}"#)]),
+            Reply::text("I cannot search."),
+        ],
+        vec![],
+        AgentConfig::default(),
+    )
+    .await;
+    let options = TurnOptions {
+        offered: Some(vec!["read_file".into()]),
+        ..TurnOptions::default()
+    };
+    let sink = CollectingSink::new();
+    let mut conversation = Conversation::new();
+    let outcome = h
+        .agent
+        .run(
+            &mut conversation,
+            vec![Message::system("Be brief."), Message::user("Go files?")],
+            &options,
+            &sink,
+            &DenyAll,
+            &CancellationToken::new(),
+        )
+        .await;
+    assert_eq!(outcome.text, "I cannot search.");
+    assert_eq!(
+        finished(&sink.events()),
+        vec![(
+            "search_files".to_string(),
+            ToolStatus::Error,
+            Some(ToolErrorCode::ToolNotFound)
+        )]
+    );
+    let requests = h.server.chat_requests();
+    assert_eq!(
+        offered_names(&requests[0].body),
+        vec!["read_file".to_string()]
+    );
+    assert_eq!(
+        requests[0].body["messages"][0],
+        json!({"role": "system", "content": "Be brief."})
+    );
+    assert_eq!(requests[1].body["tool_choice"], "auto");
+    let started = sink.events()[0].body.clone();
+    let EventBody::TurnStarted { user_message, .. } = started else {
+        panic!("{started:?}");
+    };
+    assert_eq!(user_message, "Go files?");
 }
