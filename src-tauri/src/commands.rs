@@ -11,6 +11,7 @@ use tooltrail_host::{Host, McpOverview};
 use tooltrail_protocol::{ApprovalReply, Event, RuleKind};
 use tooltrail_settings::Limits;
 use tooltrail_store::{ConversationFilter, Format, Stats};
+use ts_rs::TS;
 
 use crate::approvals::PendingApprovals;
 use crate::error::{CommandError, CommandResult};
@@ -28,7 +29,7 @@ use crate::turns::RunningTurns;
 use crate::workspace::{self, WorkspaceInfo, WorkspaceState};
 
 /// What the first-run screen shows.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, TS)]
 pub struct AppInfo {
     pub version: &'static str,
     pub endpoint: EndpointInfo,

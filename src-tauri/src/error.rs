@@ -1,8 +1,10 @@
 //! The error every command returns: a short code the UI can branch on and one sentence it shows.
 
 use serde::Serialize;
+use ts_rs::TS;
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error)]
+/// What every command rejects with.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error, TS)]
 #[error("{message}")]
 pub struct CommandError {
     pub code: &'static str,

@@ -17,6 +17,8 @@
 //! ```
 
 mod approvals;
+#[cfg(test)]
+mod bindings;
 mod commands;
 mod error;
 mod mcp;

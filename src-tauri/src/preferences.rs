@@ -12,47 +12,57 @@ pub use tooltrail_mcp::{McpConfigView, McpServerConfig};
 use tooltrail_settings::keychain::{KeyStore, OsKeychain};
 use tooltrail_settings::{ConfigEditor, ConfigFile, Limits, Provider, config_path};
 use tooltrail_tools::ToolRegistry;
+use ts_rs::TS;
 
 use crate::error::{CommandError, CommandResult, sentence};
 use crate::settings::{EndpointInfo, endpoint_info};
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, TS)]
 pub struct ProviderView {
     pub id: String,
     pub name: String,
     pub base_url: String,
+    /// `None`: the endpoint's first model.
     pub model: Option<String>,
+    /// Whether an API key for it is in the OS keychain.
     pub key_stored: bool,
+    /// Whether questions go to it.
     pub active: bool,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, TS)]
 pub struct ToolToggle {
     pub name: String,
     pub description: String,
     pub enabled: bool,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, TS)]
 pub struct KeychainStatus {
     pub available: bool,
+    /// Why it is not, in a sentence.
     pub message: Option<String>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, TS)]
 pub struct AppSettings {
     pub providers: Vec<ProviderView>,
     pub limits: Limits,
+    /// The built-in tools.
     pub tools: Vec<ToolToggle>,
     pub config_path: String,
+    /// Where questions go now, after the environment variables are applied.
     pub endpoint: EndpointInfo,
     pub keychain: KeychainStatus,
 }
 
-/// What the window sends to add or change a provider.
-#[derive(Debug, Clone, Default, Deserialize)]
+/// What the window sends to add or change a provider. The optional fields may be left out or
+/// `null`.
+#[derive(Debug, Clone, Default, Deserialize, TS)]
 #[serde(default)]
+#[ts(optional_fields = nullable)]
 pub struct ProviderInput {
+    /// Absent for a new provider.
     pub id: Option<String>,
     pub name: String,
     pub base_url: String,
@@ -204,10 +214,12 @@ pub fn set_tool_enabled(name: &str, enabled: bool) -> CommandResult<()> {
     })
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, TS)]
 pub struct ConnectionTest {
     pub ok: bool,
+    /// The models the endpoint lists.
     pub models: Vec<String>,
+    /// What failed, in a sentence.
     pub message: Option<String>,
 }
 
@@ -254,7 +266,7 @@ pub async fn test_connection(input: ProviderInput) -> ConnectionTest {
 }
 
 /// The sandbox's status as the settings screen shows it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, TS)]
 pub struct SandboxView {
     pub enforced: bool,
     /// The report's first line.

@@ -9,6 +9,7 @@ use tooltrail_store::{
     ApprovalRule, CallStatus, Cursor, Format, HistoryFilter, HistoryRow, MessageSearch, RuleKind,
     Stats, StatsFilter, Store, StoreError, ToolCallRecord,
 };
+use ts_rs::TS;
 
 use crate::error::{CommandError, CommandResult, sentence};
 
@@ -31,7 +32,7 @@ impl From<StoreError> for CommandError {
 pub const CONVERSATIONS_LISTED: usize = 200;
 
 /// A line in the conversations list.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, TS)]
 pub struct ConversationSummary {
     pub id: String,
     /// The first question, shortened (or the name the user gave it).
@@ -58,23 +59,31 @@ impl ConversationSummary {
 }
 
 /// A conversation as the window redraws it.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, PartialEq, TS)]
 pub struct LoadedConversation {
     pub events: Vec<tooltrail_protocol::Event>,
 }
 
-/// Which recorded calls to list, as the history screen asks.
-#[derive(Debug, Clone, Default, Deserialize)]
+/// Which recorded calls to list, as the history screen asks. Every field may be left out.
+#[derive(Debug, Clone, Default, Deserialize, TS)]
 #[serde(default)]
+#[ts(optional_fields = nullable)]
 pub struct HistoryQuery {
     /// Every folder's calls instead of the open folder's.
+    #[ts(optional, as = "Option<bool>")]
     pub all_workspaces: bool,
     pub tool: Option<String>,
     pub status: Option<CallStatus>,
+    /// Calls started at or after this time (ms since the epoch).
     pub since: Option<i64>,
+    /// Calls started before this time.
     pub until: Option<i64>,
+    /// Words that must all occur in the tool, arguments, result or error; `word*` for a prefix.
     pub search: Option<String>,
+    /// Rows per page (0 or absent: 50; at most 1000).
+    #[ts(optional, as = "Option<usize>")]
     pub limit: usize,
+    /// The `next` of the previous page.
     pub before: Option<Cursor>,
 }
 
@@ -101,9 +110,10 @@ impl HistoryQuery {
     }
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, TS)]
 pub struct HistoryPage {
     pub items: Vec<HistoryRow>,
+    /// Pass as `before` for the next page; `None` on the last.
     pub next: Option<Cursor>,
 }
 
@@ -115,10 +125,12 @@ pub fn calls(store: &Store, workspace: &str, query: &HistoryQuery) -> CommandRes
     })
 }
 
-/// Which calls the figures count.
-#[derive(Debug, Clone, Default, Deserialize)]
+/// Which calls the figures count. Every field may be left out.
+#[derive(Debug, Clone, Default, Deserialize, TS)]
 #[serde(default)]
+#[ts(optional_fields = nullable)]
 pub struct StatsQuery {
+    #[ts(optional, as = "Option<bool>")]
     pub all_workspaces: bool,
     pub since: Option<i64>,
     pub until: Option<i64>,
@@ -134,12 +146,13 @@ pub fn stats(store: &Store, workspace: &str, query: &StatsQuery) -> CommandResul
 }
 
 /// A standing rule as the window shows it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
 pub struct RuleView {
     pub id: String,
     pub workspace: String,
     pub kind: RuleKind,
     pub tool: String,
+    /// The command's first words.
     pub prefix: Vec<String>,
     /// The prefix as one would type it.
     pub command: String,
@@ -163,7 +176,7 @@ impl From<ApprovalRule> for RuleView {
 }
 
 /// One call with its full result, and the stored rule that decided it, if one did.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, TS)]
 pub struct ToolCallDetail {
     #[serde(flatten)]
     pub record: ToolCallRecord,
@@ -184,7 +197,7 @@ pub fn call(store: &Store, id: &str) -> CommandResult<ToolCallDetail> {
 }
 
 /// How many calls an export wrote, and where.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, TS)]
 pub struct ExportResult {
     pub path: String,
     pub count: u64,
@@ -233,14 +246,26 @@ pub fn export(
 }
 
 /// A message that matched a search, cut down to the words around the match.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, TS)]
 pub struct MessageHitView {
     pub conversation_id: String,
     pub conversation_title: String,
+    /// The message's place in its conversation, from 0.
     pub position: u64,
     pub time_ms: i64,
-    pub role: &'static str,
+    pub role: MessageRole,
+    /// A short piece of the message around the match.
     pub snippet: String,
+}
+
+/// Who wrote a message, as [`Message`]'s `role` tag names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum MessageRole {
+    System,
+    User,
+    Assistant,
+    Tool,
 }
 
 /// Messages found per search.
@@ -272,10 +297,10 @@ pub fn search_messages(
         .into_iter()
         .map(|hit| {
             let (role, content) = match &hit.message {
-                Message::System { content } => ("system", content.as_str()),
-                Message::User { content } => ("user", content.as_str()),
-                Message::Assistant { content, .. } => ("assistant", content.as_str()),
-                Message::Tool { content, .. } => ("tool", content.as_str()),
+                Message::System { content } => (MessageRole::System, content.as_str()),
+                Message::User { content } => (MessageRole::User, content.as_str()),
+                Message::Assistant { content, .. } => (MessageRole::Assistant, content.as_str()),
+                Message::Tool { content, .. } => (MessageRole::Tool, content.as_str()),
             };
             MessageHitView {
                 conversation_id: hit.conversation_id,

@@ -5,9 +5,10 @@ use serde::Serialize;
 pub use tooltrail_settings::{
     DEFAULT_BASE_URL, Overrides, Settings, SettingsError, config_dir, env,
 };
+use ts_rs::TS;
 
 /// What the first-run screen tells the user about the endpoint. Never carries the key.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, PartialEq, TS)]
 pub struct EndpointInfo {
     pub base_url: String,
     pub model: Option<String>,

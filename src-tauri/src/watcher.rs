@@ -13,6 +13,7 @@ use notify_debouncer_full::notify::event::{EventKind, ModifyKind};
 use notify_debouncer_full::notify::{RecommendedWatcher, RecursiveMode};
 use notify_debouncer_full::{DebounceEventResult, Debouncer, RecommendedCache, new_debouncer};
 use serde::Serialize;
+use ts_rs::TS;
 
 /// How long the folder must be quiet before a batch of changes is reported.
 const DEBOUNCE: Duration = Duration::from_millis(400);
@@ -20,7 +21,7 @@ const DEBOUNCE: Duration = Duration::from_millis(400);
 const MAX_PATHS: usize = 50;
 
 /// One batch of changes, with workspace-relative paths.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, TS)]
 pub struct FilesChanged {
     pub workspace: String,
     pub paths: Vec<String>,

@@ -6,6 +6,7 @@ use std::sync::Mutex;
 use serde::Serialize;
 use tauri::{AppHandle, Emitter, Manager};
 use tooltrail_tools::ToolContext;
+use ts_rs::TS;
 
 use crate::error::{CommandError, CommandResult};
 use crate::recent::{self, RecentWorkspace};
@@ -18,7 +19,7 @@ pub const FILES_CHANGED_EVENT: &str = "files-changed";
 pub const MCP_CHANGED_EVENT: &str = "mcp-changed";
 
 /// What the UI knows about the open folder.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, TS)]
 pub struct WorkspaceInfo {
     pub path: String,
     pub name: String,

@@ -10,7 +10,7 @@ import type {
   ProviderInput,
   ProviderView,
   RuleView,
-  SandboxStatus,
+  SandboxView,
 } from "../src/api";
 
 /** The start state of these commands; tests set it through `window.__mockConfig`. */
@@ -27,7 +27,7 @@ export interface SettingsConfig {
   models?: string[];
   /** How long test_connection takes, in ms (default 300). */
   testDelayMs?: number;
-  sandbox?: SandboxStatus;
+  sandbox?: SandboxView;
   mcpConfig?: McpConfigView;
   /** The live MCP status (an McpOverview) that mcp_servers answers with, in mock-backend.ts. */
   mcp?: unknown;
@@ -53,12 +53,12 @@ function defaultSettings(): AppSettings {
     limits: { max_rounds: 10, max_result_bytes: 32 * 1024, request_timeout_secs: 120, command_timeout_secs: 30 },
     tools: BUILTIN_TOOLS.map((tool) => ({ ...tool, enabled: true })),
     config_path: "/home/me/.config/tooltrail/config.toml",
-    endpoint: { base_url: DEFAULT_BASE_URL, model: "qwen2.5-coder:7b", api_key_set: false, config_path: "/home/me/.config/tooltrail/config.toml", problem: null },
+    endpoint: { base_url: DEFAULT_BASE_URL, model: "qwen2.5-coder:7b", api_key_set: false, config_path: "/home/me/.config/tooltrail/config.toml", problem: null, key_problem: null },
     keychain: { available: true, message: null },
   };
 }
 
-const DEFAULT_SANDBOX: SandboxStatus = {
+const DEFAULT_SANDBOX: SandboxView = {
   enforced: true,
   summary: "enforced (Landlock ABI 5 and seccomp)",
   details: ["Writes are confined to the workspace and the temporary folder.", "Network access is blocked for commands.", "At most 256 processes per command (pids cgroup)."],

@@ -1,9 +1,9 @@
 //! The contract between Tooltrail's engine and everything that shows or stores it.
 //!
 //! Every type that crosses a boundary — engine to UI, engine to store, CLI `--json` output —
-//! lives here, as plain serde data with no I/O and no async runtime. The UI's TypeScript types
-//! are generated from these definitions with `ts-rs` (see [`bindings`]), and a test fails when
-//! the committed TypeScript drifts from the Rust.
+//! lives here, as plain serde data with no I/O and no async runtime. Each derives `ts_rs::TS`:
+//! the desktop app generates the UI's TypeScript types from them (with its own payloads, in its
+//! `bindings` module), and a test there fails when the committed TypeScript drifts from the Rust.
 //!
 //! Three groups of types:
 //! - [`message`]: the conversation as the model sees it (system, user, assistant with tool
@@ -27,7 +27,6 @@
 //! assert_eq!(json["text"], "Hello");
 //! ```
 
-pub mod bindings;
 pub mod event;
 pub mod message;
 pub mod tool;

@@ -240,7 +240,7 @@ pub struct ToolProgress {
 }
 
 /// What a standing approval rule does with the commands it matches.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "snake_case")]
 pub enum RuleKind {
     Allow,

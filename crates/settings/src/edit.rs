@@ -23,11 +23,15 @@ pub struct Provider {
 }
 
 /// The limits a user may change.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct Limits {
+    /// Tool rounds per question.
     pub max_rounds: u32,
+    /// Largest tool result the model gets, in bytes.
     pub max_result_bytes: usize,
+    /// Longest wait for the model's next byte, in seconds.
     pub request_timeout_secs: u64,
+    /// Default time limit of a shell command, in seconds.
     pub command_timeout_secs: u64,
 }
 

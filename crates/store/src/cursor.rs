@@ -9,8 +9,10 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::error::StoreError;
 
-/// Where the next page starts. Opaque to callers: print it, pass it back as `before`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Where the next page starts. Opaque to callers: print it, pass it back as `before`. It travels
+/// as its text, so TypeScript sees a string.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ts_rs::TS)]
+#[ts(type = "string")]
 pub struct Cursor(pub(crate) Key);
 
 /// What a cursor holds depends on the order of the query that gave it out.

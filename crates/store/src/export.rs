@@ -26,8 +26,9 @@ use crate::store::Store;
 const MARKDOWN_RESULT_BYTES: usize = 16 * 1024;
 
 /// An export format.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
+#[ts(rename = "ExportFormat")]
 pub enum Format {
     Jsonl,
     Markdown,

@@ -12,6 +12,7 @@ use rusqlite::{Connection, Row, params_from_iter};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tooltrail_protocol::{ApprovalRecord, ToolError, ToolSource};
+use ts_rs::TS;
 
 use crate::codes;
 use crate::compress;
@@ -49,7 +50,7 @@ pub struct HistoryFilter {
 }
 
 /// One recorded tool call as a list shows it: everything but the full result.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 pub struct HistoryRow {
     /// Stable id of this record (`tc_…`), for [`Store::tool_call`].
     pub id: String,
@@ -70,6 +71,7 @@ pub struct HistoryRow {
     pub duration_ms: Option<u64>,
     pub status: CallStatus,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub error: Option<ToolError>,
     /// The result's first bytes (all of it when short).
     pub result_preview: String,
@@ -88,7 +90,7 @@ impl HistoryRow {
 }
 
 /// One call with its full result, as [`Store::tool_call`] returns it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 pub struct ToolCallRecord {
     #[serde(flatten)]
     pub row: HistoryRow,
@@ -96,6 +98,7 @@ pub struct ToolCallRecord {
     pub result: String,
     /// The structured result, where the tool gave one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub data: Option<Value>,
 }
 

@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 use rusqlite::types::Value as SqlValue;
 use rusqlite::{Connection, params_from_iter};
 use serde::{Deserialize, Serialize};
+use ts_rs::TS;
 
 use crate::error::Result;
 use crate::status::CallStatus;
@@ -27,7 +28,7 @@ pub struct StatsFilter {
 }
 
 /// Calls per status.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct StatusCounts {
     pub running: u64,
     pub success: u64,
@@ -70,7 +71,7 @@ impl StatusCounts {
 }
 
 /// One tool's figures.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 pub struct ToolStats {
     pub tool: String,
     pub calls: u64,
@@ -82,7 +83,7 @@ pub struct ToolStats {
 }
 
 /// Figures per tool, most-called first.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 pub struct Stats {
     pub total: u64,
     pub statuses: StatusCounts,

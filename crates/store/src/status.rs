@@ -6,11 +6,12 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 use tooltrail_protocol::ToolStatus;
+use ts_rs::TS;
 
 use crate::error::StoreError;
 
 /// How a recorded call stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, TS)]
 #[serde(rename_all = "snake_case")]
 pub enum CallStatus {
     Running,

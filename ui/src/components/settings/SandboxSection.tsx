@@ -1,11 +1,11 @@
 // Whether the OS confines the commands the model runs, and how.
 import { useEffect, useState } from "react";
-import { api, errorMessage, type SandboxStatus } from "../../api";
+import { api, errorMessage, type SandboxView } from "../../api";
 import { useI18n } from "../../i18n";
 
 export function SandboxSection() {
   const { t } = useI18n();
-  const [status, setStatus] = useState<SandboxStatus | null>(null);
+  const [status, setStatus] = useState<SandboxView | null>(null);
   const [error, setError] = useState<string | null>(null);
 
   useEffect(() => {

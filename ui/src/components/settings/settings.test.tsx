@@ -42,7 +42,7 @@ const preset = (id: string) => {
 
 const local: ProviderView = { id: "local", name: "Local Ollama", base_url: "http://localhost:11434/v1", model: "qwen2.5-coder:7b", key_stored: false, active: true };
 const openai: ProviderView = { id: "openai", name: "OpenAI", base_url: "https://api.openai.com/v1", model: null, key_stored: true, active: false };
-const endpoint: EndpointInfo = { base_url: "http://localhost:11434/v1", model: "qwen2.5-coder:7b", api_key_set: false, config_path: "/c/config.toml", problem: null };
+const endpoint: EndpointInfo = { base_url: "http://localhost:11434/v1", model: "qwen2.5-coder:7b", api_key_set: false, config_path: "/c/config.toml", problem: null, key_problem: null };
 
 function appSettings(partial: Partial<AppSettings> = {}): AppSettings {
   return {
