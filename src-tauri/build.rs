@@ -1,5 +1,8 @@
 //! Declares the app's commands so that capabilities can grant them one by one, and points
 //! tauri-build at the capabilities folder (the manifest lives at the repository root).
+//!
+//! `generate_handler!` in lib.rs, capabilities/main.json and ui/src/api.ts name the same
+//! commands; a test in commands.rs fails when one of them differs from this list.
 
 const COMMANDS: &[&str] = &[
     "app_info",

@@ -383,3 +383,109 @@ fn open_folder(workspace: &WorkspaceState) -> CommandResult<String> {
         .map(|info| info.path)
         .ok_or_else(CommandError::no_workspace)
 }
+
+#[cfg(test)]
+mod tests {
+    //! The commands are named in four files that no compiler compares: `build.rs` declares them
+    //! (so capabilities can grant them), `lib.rs` registers them with `generate_handler!`, the
+    //! capability file grants them to the window, and `ui/src/api.ts` invokes them.
+
+    use std::collections::BTreeSet;
+    use std::path::Path;
+
+    use pretty_assertions::assert_eq;
+
+    fn read(relative: &str) -> String {
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(relative)).unwrap()
+    }
+
+    /// The text between `start` and the first `end` after it.
+    fn between<'a>(text: &'a str, start: &str, end: &str) -> &'a str {
+        let from = text.find(start).unwrap_or_else(|| panic!("no {start:?}")) + start.len();
+        let to = text[from..]
+            .find(end)
+            .unwrap_or_else(|| panic!("no {end:?}"))
+            + from;
+        &text[from..to]
+    }
+
+    /// Every `"..."` string in `text`.
+    fn quoted(text: &str) -> BTreeSet<String> {
+        text.split('"')
+            .skip(1)
+            .step_by(2)
+            .map(str::to_string)
+            .collect()
+    }
+
+    fn declared_in_build_rs() -> BTreeSet<String> {
+        quoted(between(
+            &read("src-tauri/build.rs"),
+            "const COMMANDS: &[&str] = &[",
+            "];",
+        ))
+    }
+
+    fn registered_in_lib_rs() -> BTreeSet<String> {
+        between(&read("src-tauri/src/lib.rs"), "generate_handler![", "]")
+            .split(',')
+            .map(|path| path.trim().rsplit("::").next().unwrap_or_default())
+            .filter(|name| !name.is_empty())
+            .map(str::to_string)
+            .collect()
+    }
+
+    /// The app's own permissions (`allow-open-workspace`), as command names; the plugins' ones
+    /// (`core:event:allow-listen`) are not commands of ours.
+    fn granted_in_capabilities() -> BTreeSet<String> {
+        let file: serde_json::Value =
+            serde_json::from_str(&read("src-tauri/capabilities/main.json")).unwrap();
+        file["permissions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(serde_json::Value::as_str)
+            .filter(|permission| !permission.contains(':'))
+            .map(|permission| {
+                permission
+                    .strip_prefix("allow-")
+                    .unwrap_or_else(|| panic!("{permission:?} is not an allow- permission"))
+                    .replace('-', "_")
+            })
+            .collect()
+    }
+
+    /// The names api.ts passes to `invoke`.
+    fn invoked_in_api_ts() -> BTreeSet<String> {
+        read("ui/src/api.ts")
+            .split("invoke")
+            .skip(1)
+            .filter_map(|after| {
+                // `invoke<Type>("name", ...)` or `invoke("name", ...)`; anything else (the
+                // import) has no opening bracket and a quote right after it.
+                let call = after.strip_prefix('<').map_or(Some(after), |generic| {
+                    generic.find(">(\"").map(|end| &generic[end + 1..])
+                })?;
+                let name = call.strip_prefix("(\"")?;
+                Some(name[..name.find('"')?].to_string())
+            })
+            .collect()
+    }
+
+    #[test]
+    fn every_file_that_names_the_commands_names_the_same_ones() {
+        let declared = declared_in_build_rs();
+        assert!(declared.len() > 20, "build.rs declares {declared:?}");
+        assert_eq!(
+            registered_in_lib_rs(),
+            declared,
+            "generate_handler! in lib.rs"
+        );
+        assert_eq!(
+            granted_in_capabilities(),
+            declared,
+            "capabilities/main.json"
+        );
+        assert_eq!(invoked_in_api_ts(), declared, "ui/src/api.ts");
+    }
+}
