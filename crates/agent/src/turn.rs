@@ -138,6 +138,17 @@ impl Agent {
         &self.config
     }
 
+    /// The tools this agent can run, for a front end that offers a subset of them
+    /// ([`TurnOptions::offered`]).
+    pub fn tools(&self) -> &ToolRegistry {
+        &self.tools
+    }
+
+    /// The model this agent asks.
+    pub fn model(&self) -> &str {
+        &self.llm.config().model
+    }
+
     /// Answers `user_message` in `conversation`, which gains every message the model saw.
     /// Never panics and never returns early without a `turn_finished` event.
     pub async fn run_turn(

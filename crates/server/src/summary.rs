@@ -1,0 +1,124 @@
+//! What the client is told about a turn besides its answer, gathered from the turn's events:
+//! the model that answered, the tools that ran (seed 001's `tool_execution`), the usage summed
+//! over every model call, and the error that ended it.
+
+use serde::Serialize;
+use serde_json::{Value, json};
+use tooltrail_protocol::{Event, EventBody, ToolCall, ToolError, ToolStatus, Usage};
+
+/// Seed 001's `tool_execution`, plus the conversation the turn was recorded in.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ToolExecution {
+    /// Whether any tool ran on the server.
+    pub executed: bool,
+    /// The tools the server ran, one entry per call, in the order they finished.
+    pub tools_called: Vec<String>,
+    pub session_id: Option<String>,
+    pub workspace_path: String,
+    /// The conversation in Tooltrail's history (`tooltrail export -c ID`).
+    pub conversation_id: String,
+}
+
+/// A turn as its events told it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Summary {
+    pub model: String,
+    pub workspace: String,
+    pub tools_called: Vec<String>,
+    pub usage: Usage,
+    /// The error that ended the turn: its code and sentence.
+    pub fatal: Option<(String, String)>,
+}
+
+impl Summary {
+    pub fn observe(&mut self, event: &Event) {
+        match &event.body {
+            EventBody::TurnStarted {
+                workspace, model, ..
+            } => {
+                self.model.clone_from(model);
+                self.workspace.clone_from(workspace);
+            }
+            EventBody::ToolCallFinished { tool, .. } => self.tools_called.push(tool.clone()),
+            EventBody::Usage(usage) => {
+                self.usage.prompt_tokens += usage.prompt_tokens;
+                self.usage.completion_tokens += usage.completion_tokens;
+                self.usage.total_tokens += usage.total_tokens;
+            }
+            EventBody::Error {
+                code,
+                message,
+                fatal: true,
+            } => {
+                let code = serde_json::to_value(code)
+                    .ok()
+                    .and_then(|code| code.as_str().map(str::to_string))
+                    .unwrap_or_else(|| "model_error".to_string());
+                self.fatal = Some((code, message.clone()));
+            }
+            EventBody::Error { fatal: false, .. }
+            | EventBody::MessageAdded { .. }
+            | EventBody::TextDelta { .. }
+            | EventBody::ToolCallDelta { .. }
+            | EventBody::ApprovalRequested { .. }
+            | EventBody::ToolCallStarted { .. }
+            | EventBody::ToolCallProgress { .. }
+            | EventBody::RoundLimitReached { .. }
+            | EventBody::TurnFinished { .. } => {}
+        }
+    }
+
+    pub fn execution(&self, session_id: Option<String>, conversation_id: String) -> ToolExecution {
+        ToolExecution {
+            executed: !self.tools_called.is_empty(),
+            tools_called: self.tools_called.clone(),
+            session_id,
+            workspace_path: self.workspace.clone(),
+            conversation_id,
+        }
+    }
+}
+
+/// Calls for the client to run, in OpenAI's shape, numbered from 0.
+pub fn client_calls(calls: &[ToolCall]) -> Vec<Value> {
+    calls
+        .iter()
+        .enumerate()
+        .map(|(index, call)| {
+            json!({
+                "index": index,
+                "id": call.id,
+                "type": "function",
+                "function": {"name": call.name, "arguments": call.arguments},
+            })
+        })
+        .collect()
+}
+
+/// A finished call's result as seed 001's `tool_result` carries it; a call that did not
+/// succeed has seed 001's `tool_failed` error with the tool's name (and Tooltrail's finer code).
+pub fn tool_result(
+    tool: &str,
+    status: ToolStatus,
+    duration_ms: u64,
+    result: &str,
+    error: Option<&ToolError>,
+) -> Value {
+    let mut value = json!({
+        "success": status == ToolStatus::Success,
+        "status": status.as_str(),
+        "duration_ms": duration_ms,
+        "content": result,
+    });
+    if status != ToolStatus::Success {
+        let message = error.map_or_else(|| result.to_string(), |error| error.message.clone());
+        value["error"] = json!({
+            "message": format!("Tool execution failed: {message}"),
+            "type": "tool_execution_error",
+            "code": "tool_failed",
+            "tool_name": tool,
+            "tool_code": error.map(|error| error.code.as_str()),
+        });
+    }
+    value
+}
