@@ -255,7 +255,7 @@ fn parse_cursor(text: &str) -> anyhow::Result<Cursor> {
 }
 
 /// A date, a time, or an age such as `12h`, as milliseconds since the epoch.
-fn parse_when(text: &str) -> anyhow::Result<i64> {
+pub fn parse_when(text: &str) -> anyhow::Result<i64> {
     let text = text.trim();
     let now = OffsetDateTime::now_utc();
     if let Some((number, unit)) = text

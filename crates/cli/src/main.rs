@@ -19,6 +19,8 @@ mod history_cmd;
 mod mcp_cmd;
 mod render;
 mod rules_cmd;
+mod serve_cmd;
+mod stats_cmd;
 mod tool_cmd;
 
 use std::path::PathBuf;
@@ -69,6 +71,10 @@ enum Command {
     Mcp(mcp_cmd::McpArgs),
     /// Standing approval rules for commands in a workspace: list, add, revoke.
     Rules(rules_cmd::RulesArgs),
+    /// Serve the OpenAI-compatible HTTP API, with the tools run on this machine.
+    Serve(serve_cmd::ServeArgs),
+    /// Per tool: calls, success rate, errors, denials and durations from the history.
+    Stats(stats_cmd::StatsArgs),
     /// What this machine enforces when the model runs commands (the OS sandbox).
     Doctor {
         /// Print the report as JSON.
@@ -141,7 +147,9 @@ fn main() -> ExitCode {
     // A question runs model streams, tools and MCP servers side by side; the other commands do
     // one thing (tools search on threads of their own), and start faster on one thread.
     let mut builder = match cli.command {
-        Command::Ask(_) | Command::Mcp(_) => tokio::runtime::Builder::new_multi_thread(),
+        Command::Ask(_) | Command::Mcp(_) | Command::Serve(_) => {
+            tokio::runtime::Builder::new_multi_thread()
+        }
         _ => tokio::runtime::Builder::new_current_thread(),
     };
     let runtime = match builder.enable_all().build() {
@@ -163,6 +171,8 @@ fn main() -> ExitCode {
             Command::Vacuum => history_cmd::vacuum(),
             Command::Mcp(args) => mcp_cmd::run(args).await,
             Command::Rules(args) => rules_cmd::run(args),
+            Command::Serve(args) => serve_cmd::run(args).await,
+            Command::Stats(args) => stats_cmd::run(args),
             Command::Doctor { json } => doctor::run(json),
         }
     });
