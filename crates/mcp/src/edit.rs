@@ -6,7 +6,9 @@
 //! as they were written. A field the screen shows but the user did not change is left as written
 //! too (a `timeout_secs` of `2.5`, an `env` value given as a number). An edit is refused when the
 //! file would no longer load with [`McpConfig`]'s parser, and the file is replaced atomically (a
-//! temporary file beside it, then a rename), so a failed save leaves it as it was.
+//! temporary file beside it, then a rename), so a failed save leaves it as it was. Keys are
+//! written in sorted order: serde_json keeps a file's order only with its `preserve_order`
+//! feature, which would change the order of every JSON object the workspace writes.
 //!
 //! ```no_run
 //! # fn demo() -> Result<(), tooltrail_mcp::McpError> {
@@ -178,9 +180,8 @@ impl McpConfigEditor {
     }
 
     /// Writes `server` in place of the one named `previous` (which may differ from its new name:
-    /// a rename), or adds it when `previous` is `None`. The server keeps its place among the
-    /// others when renamed. Refused, leaving the file as it was, when the name is empty or taken,
-    /// or when the file would not load afterwards.
+    /// a rename), or adds it when `previous` is `None`. Refused, leaving the file as it was, when
+    /// the name is empty or taken, `previous` is not there, or the file would not load afterwards.
     pub fn upsert_server(
         &mut self,
         previous: Option<&str>,
@@ -204,22 +205,16 @@ impl McpConfigEditor {
         if previous != Some(server.name.as_str()) && servers.contains_key(&server.name) {
             return Err(McpError::ServerExists(server.name));
         }
+        // The edit works on a copy, so leaving early leaves the editor as it was.
         let old = match previous {
-            Some(previous) => match servers.get(previous) {
-                Some(Value::Object(fields)) => fields.clone(),
+            Some(previous) => match servers.remove(previous) {
+                Some(Value::Object(fields)) => fields,
                 Some(_) => Map::new(),
                 None => return Err(McpError::UnknownServer(previous.to_string())),
             },
             None => Map::new(),
         };
-        let entry = (server.name.clone(), Value::Object(apply(old, &server)));
-        // A renamed server keeps its place among the others (the map keeps the file's order).
-        let mut entries: Vec<(String, Value)> = std::mem::take(servers).into_iter().collect();
-        match previous.and_then(|old| entries.iter().position(|(name, _)| name == old)) {
-            Some(index) => entries[index] = entry,
-            None => entries.push(entry),
-        }
-        *servers = entries.into_iter().collect();
+        servers.insert(server.name.clone(), Value::Object(apply(old, &server)));
         edited.check()?;
         *self = edited;
         Ok(())
@@ -232,7 +227,7 @@ impl McpConfigEditor {
         self.root
             .get_mut(key)
             .and_then(Value::as_object_mut)
-            .and_then(|servers| servers.shift_remove(name))
+            .and_then(|servers| servers.remove(name))
             .map(|_| ())
             .ok_or_else(|| McpError::UnknownServer(name.to_string()))
     }
@@ -298,7 +293,7 @@ fn apply(mut fields: Map<String, Value>, server: &McpServerConfig) -> Map<String
                 fields.insert(field.to_string(), value);
             }
             None => {
-                fields.shift_remove(field);
+                fields.remove(field);
             }
         }
     };
@@ -499,7 +494,7 @@ mod tests {
     }
 
     #[test]
-    fn renaming_a_server_keeps_its_fields_and_its_place() {
+    fn renaming_a_server_keeps_its_fields() {
         let (_dir, mut editor) = editor_on(&json!({"mcpServers": {
             "z": {"command": "z"},
             "web": {"url": "https://x/mcp", "headers": {"A": "b"}, "approval": "allow"},
@@ -508,17 +503,14 @@ mod tests {
         let mut web = server(&editor, "web");
         web.name = "  site ".into();
         editor.upsert_server(Some("web"), web).unwrap();
-        let file = saved(&editor);
         assert_eq!(
-            file,
+            saved(&editor),
             json!({"mcpServers": {
                 "z": {"command": "z"},
                 "site": {"url": "https://x/mcp", "headers": {"A": "b"}, "approval": "allow"},
                 "a": {"command": "a"}
             }})
         );
-        let order: Vec<&String> = file["mcpServers"].as_object().unwrap().keys().collect();
-        assert_eq!(order, ["z", "site", "a"]);
 
         let mut site = server(&editor, "site");
         site.name = "a".into();
