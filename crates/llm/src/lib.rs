@@ -70,11 +70,13 @@ mod request;
 mod response;
 mod retry;
 mod sse;
+mod tool_mode;
 mod transport;
 mod wire;
 
 pub use client::LlmClient;
 pub use config::LlmConfig;
-pub use error::LlmError;
+pub use error::{LlmError, UnknownToolMode};
 pub use request::ChatRequest;
-pub use response::{ChatResponse, FinishReason, StreamDelta};
+pub use response::{ChatResponse, DroppedCall, FinishReason, StreamDelta};
+pub use tool_mode::ToolMode;

@@ -9,7 +9,8 @@ use std::time::Duration;
 use pretty_assertions::assert_eq;
 use tokio_util::sync::CancellationToken;
 use tooltrail_llm::{
-    ChatRequest, ChatResponse, FinishReason, LlmClient, LlmConfig, LlmError, StreamDelta,
+    ChatRequest, ChatResponse, DroppedCall, FinishReason, LlmClient, LlmConfig, LlmError,
+    StreamDelta, ToolMode,
 };
 use tooltrail_protocol::{Message, ToolCall, Usage};
 use tooltrail_test_support::{Reply, ScriptedServer};
@@ -51,6 +52,7 @@ async fn llama_server_single_call() {
             )],
             dropped_calls: Vec::new(),
             finish_reason: Some(FinishReason::ToolCalls),
+            tool_mode_used: ToolMode::Native,
             usage: Some(Usage {
                 prompt_tokens: 305,
                 completion_tokens: 32,
@@ -97,11 +99,14 @@ async fn llama_server_multi_call_truncated_by_length() {
                 read_file("nkDXkCx6cCDcQbNXlNNx4pLcHN65gPSs", path),
                 read_file("sSWgBUQMe6TrEtqyn69xUGZRTccGyKdx", path),
             ],
-            dropped_calls: vec![read_file(
-                "UkXTRnDKo1ezFJybVPTxJyqSIrT6yVMm",
-                r#"{"path": "README."#
-            )],
+            dropped_calls: vec![DroppedCall {
+                call: read_file("UkXTRnDKo1ezFJybVPTxJyqSIrT6yVMm", r#"{"path": "README."#),
+                reason: "the answer reached its length limit in the middle of the call to \
+                         `read_file`, so its arguments are incomplete"
+                    .into(),
+            }],
             finish_reason: Some(FinishReason::Length),
+            tool_mode_used: ToolMode::Native,
             usage: None,
         }
     );
@@ -121,6 +126,7 @@ async fn llama_server_auto_answers_with_text() {
             tool_calls: Vec::new(),
             dropped_calls: Vec::new(),
             finish_reason: Some(FinishReason::Length),
+            tool_mode_used: ToolMode::Native,
             usage: None,
         }
     );
@@ -147,6 +153,7 @@ async fn llama_cpp_python_forced_function_repeats_its_name() {
             )],
             dropped_calls: Vec::new(),
             finish_reason: Some(FinishReason::ToolCalls),
+            tool_mode_used: ToolMode::Native,
             usage: None,
         }
     );
