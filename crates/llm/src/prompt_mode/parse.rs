@@ -13,7 +13,8 @@
 //! - Inside a call, the block's text is collected until `</tool_use>`. While it streams, the
 //!   call is announced the way native calls are: a [`StreamDelta::ToolCall`] with its name once
 //!   `<name>…</name>` is complete, then the text of `<arguments>` in fragments. At the end of
-//!   the block the call is judged: no name makes it a [`DroppedCall`]; its arguments are
+//!   the block the call is judged: no name makes it a [`DroppedCall`] (a lone word before
+//!   `</name>` counts, as small models forget `<name>`); its arguments are
 //!   lightly repaired ([`repair_arguments`]) and kept even when they do not parse, so that
 //!   running it tells the model what is wrong, as native mode does. A new `<tool_use>` inside
 //!   an open block ends the open one.
@@ -220,9 +221,8 @@ impl ToolUseParser {
             },
         };
         let name = (!call.name_sent)
-            .then(|| element(&call.body, NAME_OPEN, NAME_CLOSE))
+            .then(|| call_name(&call.body))
             .flatten()
-            .map(str::trim)
             .filter(|name| !name.is_empty())
             .map(str::to_string);
         let arguments = arguments_text(&call.body, whole.is_some()).unwrap_or("");
@@ -259,10 +259,7 @@ impl ToolUseParser {
         self.send_text(out);
         // Whatever of the arguments was held back is passed on now that the block is over.
         self.announce(Some(&call), out);
-        let name = element(&call.body, NAME_OPEN, NAME_CLOSE)
-            .map(str::trim)
-            .unwrap_or("")
-            .to_string();
+        let name = call_name(&call.body).unwrap_or("").to_string();
         let raw = arguments_text(&call.body, true);
         let arguments = repair_arguments(raw.unwrap_or(""));
         let reason = if name.is_empty() {
@@ -355,11 +352,21 @@ impl ToolUseParser {
     }
 }
 
-/// The text between the first `open` and the next `close` after it.
-fn element<'a>(body: &'a str, open: &str, close: &str) -> Option<&'a str> {
-    let start = body.find(open)? + open.len();
-    let end = body[start..].find(close)?;
-    Some(&body[start..start + end])
+/// The tool a block names: the text before the first `</name>`, from the `<name>` before it.
+/// Small models sometimes leave out `<name>` (`<tool_use>read_file</name>…`); a lone word
+/// before `</name>` is taken as the name then. Decided by the first `</name>` alone, so that
+/// the name announced while the block streams is the one it ends with.
+fn call_name(body: &str) -> Option<&str> {
+    let before = &body[..body.find(NAME_CLOSE)?];
+    match before.rfind(NAME_OPEN) {
+        Some(start) => Some(before[start + NAME_OPEN.len()..].trim()),
+        None => {
+            let word = before.trim();
+            let lone = !word.is_empty()
+                && !word.contains(|c: char| c.is_whitespace() || c == '<' || c == '>');
+            lone.then_some(word)
+        }
+    }
 }
 
 /// The text of `<arguments>`: up to `</arguments>`, or, when that has not come, up to the end
@@ -618,6 +625,21 @@ mod tests {
         assert_eq!(parsed.calls, Vec::new());
         assert_eq!(parsed.dropped.len(), 1);
         assert!(parsed.dropped[0].reason.contains("length limit"));
+    }
+
+    #[test]
+    fn a_name_without_its_opening_tag_is_read() {
+        let (parsed, _) = parse(
+            &["<tool_use>read_file</name><arguments>{\"path\": \"a\"}\n</tool_use>"],
+            false,
+        );
+        assert_eq!(parsed.calls, vec![call("read_file", "{\"path\": \"a\"}")]);
+        let (parsed, _) = parse(
+            &["<tool_use>read the file</name><arguments>{}</arguments></tool_use>"],
+            false,
+        );
+        assert_eq!(parsed.calls, Vec::new());
+        assert_eq!(parsed.dropped.len(), 1);
     }
 
     #[test]
