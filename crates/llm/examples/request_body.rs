@@ -8,7 +8,7 @@
 
 use serde_json::json;
 use tooltrail_llm::{ChatRequest, ToolMode};
-use tooltrail_protocol::{Message, ToolChoice, ToolSpec};
+use tooltrail_protocol::{Message, ToolCall, ToolChoice, ToolSpec};
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -23,6 +23,18 @@ fn main() {
                 "You are a coding agent working in a project folder. Use the tools to look at \
                  files before you answer.",
             ),
+            // One round done already, so that the model has an example of the format to copy.
+            Message::user("Read the file notes.txt and tell me its first line."),
+            Message::assistant(
+                "",
+                vec![ToolCall {
+                    id: "call_0".into(),
+                    name: "read_file".into(),
+                    arguments: r#"{"path": "notes.txt"}"#.into(),
+                }],
+            ),
+            Message::tool("call_0", "read_file", "1: Buy milk\n2: Call Bob"),
+            Message::assistant("The first line of notes.txt is: Buy milk", Vec::new()),
             Message::user("Read the file README.md and tell me its first line."),
         ],
         tools: vec![
