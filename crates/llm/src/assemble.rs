@@ -14,7 +14,8 @@ use serde_json::Value;
 use tooltrail_protocol::{ToolCall, Usage};
 
 use crate::error::{LlmError, error_message};
-use crate::response::{ChatResponse, FinishReason, StreamDelta};
+use crate::response::{ChatResponse, DroppedCall, FinishReason, StreamDelta};
+use crate::tool_mode::ToolMode;
 use crate::wire::{WireCompletion, WireMessage, WireToolCall};
 
 #[derive(Debug, Default)]
@@ -229,16 +230,24 @@ impl Assembler {
                 arguments = "{}".to_string();
             }
             let parses = serde_json::from_str::<serde::de::IgnoredAny>(&arguments).is_ok();
-            let complete = !name.is_empty() && (parses || !truncated);
+            let reason = if name.is_empty() {
+                Some("the model began a tool call without naming the tool".to_string())
+            } else if truncated && !parses {
+                Some(format!(
+                    "the answer reached its length limit in the middle of the call to `{name}`, \
+                     so its arguments are incomplete"
+                ))
+            } else {
+                None
+            };
             let call = ToolCall {
                 id: call.id,
                 name,
                 arguments,
             };
-            if complete {
-                tool_calls.push(call);
-            } else {
-                dropped_calls.push(call);
+            match reason {
+                None => tool_calls.push(call),
+                Some(reason) => dropped_calls.push(DroppedCall { call, reason }),
             }
         }
         ChatResponse {
@@ -247,6 +256,7 @@ impl Assembler {
             dropped_calls,
             finish_reason: self.finish_reason,
             usage: self.usage,
+            tool_mode_used: ToolMode::Native,
         }
     }
 }
@@ -385,7 +395,19 @@ mod tests {
             json!({ "choices": [{ "index": 0, "delta": {}, "finish_reason": "length" }] }),
         ]);
         assert_eq!(cut.tool_calls, Vec::new());
-        assert_eq!(cut.dropped_calls.len(), 1);
+        assert_eq!(
+            cut.dropped_calls,
+            vec![DroppedCall {
+                call: ToolCall {
+                    id: "a".into(),
+                    name: "now".into(),
+                    arguments: String::new()
+                },
+                reason: "the answer reached its length limit in the middle of the call to `now`, \
+                         so its arguments are incomplete"
+                    .into()
+            }]
+        );
     }
 
     #[test]

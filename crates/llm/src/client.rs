@@ -1,4 +1,8 @@
-//! The client: the public entry points, each one request with its retries.
+//! The client: the public entry points, each one request with its retries, sent with tools
+//! offered natively or in the prompt as the tool mode says.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU8, Ordering};
 
 use reqwest::Method;
 use tokio_util::sync::CancellationToken;
@@ -7,19 +11,31 @@ use tooltrail_protocol::{Message, ToolSpec};
 use crate::answer::read_answer;
 use crate::config::LlmConfig;
 use crate::error::LlmError;
+use crate::prompt_mode::{self, PromptAnswer};
 use crate::request::ChatRequest;
 use crate::response::{ChatResponse, StreamDelta};
+use crate::tool_mode::ToolMode;
+use crate::tools_refused::tools_refused;
 use crate::transport::{read_body, send};
 use crate::wire::WireModels;
 
 /// The largest model list accepted.
 const MAX_MODELS_BODY: usize = 8 * 1024 * 1024;
 
-/// The client. Cheap to clone: clones share one connection pool.
+/// What auto mode has found out about the server, in [`LlmClient::detected`].
+const UNKNOWN: u8 = 0;
+const NATIVE: u8 = 1;
+const PROMPT: u8 = 2;
+
+/// The client. Cheap to clone: clones share one connection pool, and what auto mode found
+/// out about the server.
 #[derive(Debug, Clone)]
 pub struct LlmClient {
     config: LlmConfig,
     http: reqwest::Client,
+    /// In auto mode: whether the server took native tools or refused them. Once refused, every
+    /// later request goes in prompt mode at once instead of being refused again.
+    detected: Arc<AtomicU8>,
 }
 
 impl LlmClient {
@@ -37,11 +53,27 @@ impl LlmClient {
             .connect_timeout(config.connect_timeout)
             .build()
             .map_err(|_| invalid("the HTTP client could not be set up"))?;
-        Ok(Self { config, http })
+        Ok(Self {
+            config,
+            http,
+            detected: Arc::new(AtomicU8::new(UNKNOWN)),
+        })
     }
 
     pub fn config(&self) -> &LlmConfig {
         &self.config
+    }
+
+    /// In auto mode, what this client (and its clones) found out: `Some(Native)` once the
+    /// server took a request with tools, `Some(Prompt)` once it refused tools (from then on
+    /// every request is sent in prompt mode). `None` before either, and in native or prompt
+    /// mode, which never switch.
+    pub fn detected_tool_mode(&self) -> Option<ToolMode> {
+        match self.detected.load(Ordering::Relaxed) {
+            NATIVE => Some(ToolMode::Native),
+            PROMPT => Some(ToolMode::Prompt),
+            _ => None,
+        }
     }
 
     /// The plain chat: messages in, answer text out, no tools.
@@ -113,7 +145,49 @@ impl LlmClient {
             .collect())
     }
 
+    /// Sends `request` in the mode the config asks for. In auto mode a request with tools that
+    /// the server refuses as unsupported is sent again at once in prompt mode, once; what the
+    /// server did is remembered for the requests after it.
     async fn run(
+        &self,
+        request: &ChatRequest,
+        stream: bool,
+        cancel: &CancellationToken,
+        on_delta: &mut (dyn FnMut(StreamDelta) + Send),
+    ) -> Result<ChatResponse, LlmError> {
+        let auto = self.config.tool_mode == ToolMode::Auto;
+        let prompt = match self.config.tool_mode {
+            ToolMode::Native => false,
+            ToolMode::Prompt => true,
+            ToolMode::Auto => self.detected.load(Ordering::Relaxed) == PROMPT,
+        };
+        if prompt {
+            return self.run_prompt(request, stream, cancel, on_delta).await;
+        }
+        let offers_tools = !request.tools.is_empty() || request.tool_choice.is_some();
+        match self.run_native(request, stream, cancel, on_delta).await {
+            Err(LlmError::Http {
+                status, message, ..
+            }) if auto && offers_tools && tools_refused(status, &message) => {
+                self.detected.store(PROMPT, Ordering::Relaxed);
+                self.run_prompt(request, stream, cancel, on_delta).await
+            }
+            Ok(response) => {
+                if auto && offers_tools {
+                    let _ = self.detected.compare_exchange(
+                        UNKNOWN,
+                        NATIVE,
+                        Ordering::Relaxed,
+                        Ordering::Relaxed,
+                    );
+                }
+                Ok(response)
+            }
+            Err(error) => Err(error),
+        }
+    }
+
+    async fn run_native(
         &self,
         request: &ChatRequest,
         stream: bool,
@@ -131,5 +205,30 @@ impl LlmClient {
         )
         .await?;
         read_answer(response, &self.config, cancel, on_delta).await
+    }
+
+    async fn run_prompt(
+        &self,
+        request: &ChatRequest,
+        stream: bool,
+        cancel: &CancellationToken,
+        on_delta: &mut (dyn FnMut(StreamDelta) + Send),
+    ) -> Result<ChatResponse, LlmError> {
+        let body = prompt_mode::request_body(request, &self.config.model, stream);
+        let response = send(
+            &self.http,
+            &self.config,
+            Method::POST,
+            "chat/completions",
+            Some(&body),
+            cancel,
+        )
+        .await?;
+        let mut answer = PromptAnswer::default();
+        let assembled = read_answer(response, &self.config, cancel, &mut |delta| {
+            answer.delta(delta, &mut *on_delta);
+        })
+        .await?;
+        Ok(answer.finish(assembled, on_delta))
     }
 }

@@ -3,6 +3,8 @@
 use std::fmt;
 use std::time::Duration;
 
+use crate::tool_mode::ToolMode;
+
 /// Where and how to reach the model.
 ///
 /// `Debug` never shows the API key, so a config can be logged or put in an error report.
@@ -24,6 +26,11 @@ pub struct LlmConfig {
     pub retry_base_delay: Duration,
     /// Longest wait between two tries, whatever `Retry-After` asks for.
     pub max_retry_delay: Duration,
+    /// How tools are offered to this model: natively, described in the prompt, or natively
+    /// until the server refuses them (the default). Set it from the provider's setting, or
+    /// from what an earlier answer's [`ChatResponse::tool_mode_used`](crate::ChatResponse)
+    /// showed for this provider and model.
+    pub tool_mode: ToolMode,
 }
 
 impl LlmConfig {
@@ -37,7 +44,14 @@ impl LlmConfig {
             max_attempts: 3,
             retry_base_delay: Duration::from_millis(500),
             max_retry_delay: Duration::from_secs(30),
+            tool_mode: ToolMode::Auto,
         }
+    }
+
+    /// The same config with this tool mode.
+    pub fn with_tool_mode(mut self, tool_mode: ToolMode) -> Self {
+        self.tool_mode = tool_mode;
+        self
     }
 
     /// The same config with a bearer key.
@@ -64,6 +78,7 @@ impl fmt::Debug for LlmConfig {
             .field("max_attempts", &self.max_attempts)
             .field("retry_base_delay", &self.retry_base_delay)
             .field("max_retry_delay", &self.max_retry_delay)
+            .field("tool_mode", &self.tool_mode)
             .finish()
     }
 }

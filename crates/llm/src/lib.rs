@@ -18,12 +18,23 @@
 //!   `[DONE]`, a JSON chunk, or an error.
 //! - **assemble** turns chunks into an answer: text is appended; tool-call deltas are matched
 //!   by `index` (and by `id` where a server reuses index 0), names set once, argument
-//!   fragments appended, missing ids generated. When the answer is over each call is judged:
-//!   one without a name, or one whose arguments do not parse as JSON in an answer cut by its
-//!   length limit, is put in [`ChatResponse::dropped_calls`] and never runs; a finished
-//!   answer's call with bad JSON is kept, so that the model hears what was wrong with it.
-//!   Whether the model asked for tools is decided from the calls collected
+//!   fragments appended, missing ids generated. A call cut by `finish_reason: length` in the
+//!   middle of its arguments, or one without a name, is put in
+//!   [`ChatResponse::dropped_calls`] with the reason, never among the calls to run. Whether
+//!   the model asked for tools is decided from the calls collected
 //!   ([`ChatResponse::wants_tools`]), since servers disagree about `finish_reason`.
+//! - **tool modes** ([`ToolMode`], set in [`LlmConfig::tool_mode`]): tools are offered
+//!   natively (`tools`, `tool_choice`), or, for models without function calling, in **prompt
+//!   mode**: described in the system prompt, with the model answering in
+//!   `<tool_use><name>…</name><arguments>{…}</arguments></tool_use>` blocks that a streaming
+//!   parser turns back into the same [`StreamDelta::ToolCall`]s and
+//!   [`ChatResponse::tool_calls`] native calls give (the history's calls and results are
+//!   rewritten as such blocks). Auto mode, the default, sends natively and, when the server
+//!   refuses tools as unsupported (Ollama's "… does not support tools", llama.cpp's "tools
+//!   param requires --jinja flag", vLLM's "--enable-auto-tool-choice"), sends the same
+//!   request again at once in prompt mode and keeps to it; [`ChatResponse::tool_mode_used`]
+//!   and [`LlmClient::detected_tool_mode`] tell the caller, to remember per provider and
+//!   model.
 //!
 //! A stream that ends with neither a finish reason nor `[DONE]` is [`LlmError::Incomplete`]:
 //! nothing from it should run. Every [`LlmError`] displays as one sentence a user can act on.
@@ -67,15 +78,19 @@ mod assemble;
 mod client;
 mod config;
 mod error;
+mod prompt_mode;
 mod request;
 mod response;
 mod retry;
 mod sse;
+mod tool_mode;
+mod tools_refused;
 mod transport;
 mod wire;
 
 pub use client::LlmClient;
 pub use config::LlmConfig;
-pub use error::LlmError;
+pub use error::{LlmError, UnknownToolMode};
 pub use request::ChatRequest;
-pub use response::{ChatResponse, FinishReason, StreamDelta};
+pub use response::{ChatResponse, DroppedCall, FinishReason, StreamDelta};
+pub use tool_mode::ToolMode;

@@ -2,6 +2,8 @@
 
 use tooltrail_protocol::{ToolCall, Usage};
 
+use crate::tool_mode::ToolMode;
+
 /// Why the model stopped, as the server said.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FinishReason {
@@ -26,19 +28,40 @@ impl FinishReason {
 }
 
 /// A whole answer: assembled from a stream, or read from a non-streaming response.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ChatResponse {
+    /// The answer's text. In prompt mode, without the `<tool_use>` blocks (they are in
+    /// `tool_calls`), exactly as the [`StreamDelta::Text`] pieces added up.
     pub content: String,
-    /// The calls to run, in the order the model began them. Every call has an id and a name; a
-    /// call sent with no arguments at all gets `{}`. Arguments that are not JSON are kept as
-    /// received when the answer finished normally: running the call then gives the model an
-    /// error that quotes the problem.
+    /// The calls to run, in the order the model began them. Every call has an id and a name.
+    /// Its arguments are JSON text as the model wrote them (a call sent with no arguments at
+    /// all gets `{}`); arguments that do not parse are kept, so that running the call tells
+    /// the model what was wrong with them.
     pub tool_calls: Vec<ToolCall>,
-    /// Calls the model began but did not finish (no name, or arguments that are not JSON in an
-    /// answer cut by its length limit): never run. Their arguments are the text as received.
-    pub dropped_calls: Vec<ToolCall>,
+    /// Calls the model began but did not finish (cut by `length`, no name, a `<tool_use>`
+    /// block the answer ended inside): never run. Each says why, in a sentence that can be
+    /// handed back to the model.
+    pub dropped_calls: Vec<DroppedCall>,
     pub finish_reason: Option<FinishReason>,
     pub usage: Option<Usage>,
+    /// How the tools were offered for this answer: [`ToolMode::Native`] or
+    /// [`ToolMode::Prompt`], never `Auto`. In auto mode, `Prompt` means the server refused
+    /// native tools and the request was sent again in prompt mode; a caller can remember that
+    /// for the provider and model.
+    pub tool_mode_used: ToolMode,
+}
+
+impl Default for ChatResponse {
+    fn default() -> Self {
+        Self {
+            content: String::new(),
+            tool_calls: Vec::new(),
+            dropped_calls: Vec::new(),
+            finish_reason: None,
+            usage: None,
+            tool_mode_used: ToolMode::Native,
+        }
+    }
 }
 
 impl ChatResponse {
@@ -47,6 +70,17 @@ impl ChatResponse {
     pub fn wants_tools(&self) -> bool {
         !self.tool_calls.is_empty()
     }
+}
+
+/// A call the model began but that cannot run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DroppedCall {
+    /// The call as far as it came: its id (generated where the model gave none), its name
+    /// (possibly empty) and its arguments as received.
+    pub call: ToolCall,
+    /// Why it cannot run, one sentence without a final period, e.g. "the answer ended inside
+    /// the `<tool_use>` block of `read_file` before `</tool_use>`".
+    pub reason: String,
 }
 
 /// A piece of a streaming answer, passed to the caller as it arrives.

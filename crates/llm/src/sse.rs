@@ -128,6 +128,7 @@ impl SseDecoder {
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
+    use proptest::prelude::*;
 
     fn decode_in_pieces(body: &[u8], size: usize) -> Vec<SseEvent> {
         let mut decoder = SseDecoder::default();
@@ -182,6 +183,104 @@ mod tests {
             decode_in_pieces(b": ping\n\n\n\nevent: x\n\n", 3),
             Vec::new()
         );
+    }
+
+    /// One generated event: its lines as a server would write them, and what a reader must
+    /// make of it (`None` when it has no data and so dispatches nothing).
+    fn event_lines() -> impl Strategy<Value = (Vec<String>, Option<SseEvent>)> {
+        (
+            prop::option::of("[a-z_]{1,8}"),
+            prop::collection::vec("[^\r\n]{0,12}", 0..4),
+            prop::option::of("[^\r\n]{0,10}"),
+            any::<bool>(),
+            any::<bool>(),
+        )
+            .prop_map(|(name, data, comment, id, space)| {
+                let mut lines = Vec::new();
+                if let Some(comment) = comment {
+                    lines.push(format!(":{comment}"));
+                }
+                if let Some(name) = &name {
+                    lines.push(format!("event: {name}"));
+                }
+                for value in &data {
+                    // One space after the colon is dropped; a second one is data.
+                    lines.push(if space {
+                        format!("data: {value}")
+                    } else {
+                        format!("data:{value}")
+                    });
+                }
+                if id {
+                    lines.push("id: 7".into());
+                    lines.push("retry: 1000".into());
+                }
+                let read: Vec<&str> = data
+                    .iter()
+                    .map(|value| match space {
+                        true => value.as_str(),
+                        false => value.strip_prefix(' ').unwrap_or(value),
+                    })
+                    .collect();
+                let expected = (!data.is_empty()).then(|| SseEvent {
+                    event: name.unwrap_or_else(|| "message".into()),
+                    data: read.join("\n"),
+                });
+                (lines, expected)
+            })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::default())]
+
+        /// A stream of events written with any line endings (`\n`, `\r\n`, `\r`), with or
+        /// without a byte order mark and a blank line after the last event, read in pieces cut
+        /// anywhere (inside `\r\n` and inside UTF-8 characters too), gives the events it holds.
+        #[test]
+        fn prop_any_chunking_gives_the_same_events(
+            events in prop::collection::vec(event_lines(), 0..6),
+            endings in prop::collection::vec(prop::sample::select(vec!["\n", "\r\n", "\r"]), 1..4),
+            bom in any::<bool>(),
+            last_blank in any::<bool>(),
+            cuts in prop::collection::vec(any::<prop::sample::Index>(), 0..16),
+        ) {
+            let mut body = if bom { "\u{feff}".to_string() } else { String::new() };
+            let mut expected = Vec::new();
+            let mut endings = endings.iter().cycle();
+            // A `\n` right after a `\r` ending would join it into one `\r\n`.
+            let mut end_line = |body: &mut String| {
+                let ending = endings.next().copied().unwrap_or("\n");
+                if ending == "\n" && body.ends_with('\r') {
+                    body.push_str("\r\n");
+                } else {
+                    body.push_str(ending);
+                }
+            };
+            let count = events.len();
+            for (number, (lines, event)) in events.into_iter().enumerate() {
+                for line in lines {
+                    body.push_str(&line);
+                    end_line(&mut body);
+                }
+                if number + 1 < count || last_blank {
+                    end_line(&mut body);
+                }
+                expected.extend(event);
+            }
+            let bytes = body.as_bytes();
+            let mut positions: Vec<usize> = cuts.iter().map(|cut| cut.index(bytes.len() + 1)).collect();
+            positions.sort_unstable();
+            let mut decoder = SseDecoder::default();
+            let mut out = Vec::new();
+            let mut start = 0;
+            for at in positions {
+                decoder.feed(&bytes[start..at], &mut out);
+                start = at;
+            }
+            decoder.feed(&bytes[start..], &mut out);
+            decoder.finish(&mut out);
+            prop_assert_eq!(out, expected);
+        }
     }
 
     #[test]

@@ -15,6 +15,7 @@ use tokio_util::sync::CancellationToken;
 use crate::config::LlmConfig;
 use crate::error::{LlmError, body_message};
 use crate::retry::{backoff, is_retryable_status, parse_retry_after};
+use crate::tools_refused::tools_refused;
 
 /// The most of an error body read for its message.
 const MAX_ERROR_BODY: usize = 64 * 1024;
@@ -73,10 +74,13 @@ pub(crate) async fn send(
                     .and_then(|value| value.to_str().ok())
                     .and_then(|value| parse_retry_after(value, SystemTime::now()));
                 let body = read_error_body(response, config, cancel).await?;
-                let error = LlmError::http(status, body_message(&body));
-                if !is_retryable_status(status) {
-                    return Err(error);
+                let message = body_message(&body);
+                // llama.cpp refuses tools with a 500, which would otherwise be tried again;
+                // the answer will not change, and auto mode is waiting for it.
+                if !is_retryable_status(status) || tools_refused(status, &message) {
+                    return Err(LlmError::http(status, message));
                 }
+                let error = LlmError::http(status, message);
                 (error, retry_after)
             }
             Ok(Err(error)) => (unreachable(config, &error), None),

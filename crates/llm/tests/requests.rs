@@ -9,7 +9,7 @@ use std::time::Duration;
 use pretty_assertions::assert_eq;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
-use tooltrail_llm::{ChatRequest, ChatResponse, FinishReason, LlmClient, LlmConfig};
+use tooltrail_llm::{ChatRequest, ChatResponse, FinishReason, LlmClient, LlmConfig, ToolMode};
 use tooltrail_protocol::{Message, ToolCall, ToolChoice, ToolSpec, Usage};
 use tooltrail_test_support::{Reply, SCRIPTED_MODEL, ScriptedServer};
 
@@ -185,6 +185,7 @@ async fn chat_with_tools_sends_the_tools_and_parses_the_calls() {
             ],
             dropped_calls: Vec::new(),
             finish_reason: Some(FinishReason::ToolCalls),
+            tool_mode_used: ToolMode::Native,
             usage: Some(scripted_usage()),
         }
     );
