@@ -30,6 +30,7 @@ const COMMANDS: &[&str] = &[
     "delete_provider",
     "activate_provider",
     "test_connection",
+    "forget_tool_mode",
     "save_limits",
     "set_tool_enabled",
     "sandbox_status",

@@ -322,6 +322,12 @@ pub async fn test_connection(provider: ProviderInput) -> ConnectionTest {
     preferences::test_connection(provider).await
 }
 
+/// Forgets that a model needed prompt mode (Settings lists what was learned).
+#[tauri::command]
+pub async fn forget_tool_mode(base_url: String, model: String) -> CommandResult<()> {
+    blocking(move || preferences::forget_tool_mode(&base_url, &model)).await
+}
+
 #[tauri::command]
 pub fn save_limits(limits: Limits) -> CommandResult<Limits> {
     preferences::save_limits(limits)

@@ -103,6 +103,7 @@ pub fn run() -> anyhow::Result<()> {
             commands::delete_provider,
             commands::activate_provider,
             commands::test_connection,
+            commands::forget_tool_mode,
             commands::save_limits,
             commands::set_tool_enabled,
             commands::sandbox_status,

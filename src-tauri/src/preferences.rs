@@ -9,7 +9,9 @@ use serde::{Deserialize, Serialize};
 use tooltrail_llm::{LlmClient, LlmConfig};
 use tooltrail_mcp::{McpConfig, McpConfigEditor};
 pub use tooltrail_mcp::{McpConfigView, McpServerConfig};
+use tooltrail_protocol::ToolMode;
 use tooltrail_settings::keychain::{KeyStore, OsKeychain};
+use tooltrail_settings::tool_modes::{LearnedToolMode, LearnedToolModes};
 use tooltrail_settings::{ConfigEditor, ConfigFile, Limits, Provider, config_path};
 use tooltrail_tools::ToolRegistry;
 use ts_rs::TS;
@@ -28,6 +30,8 @@ pub struct ProviderView {
     pub key_stored: bool,
     /// Whether questions go to it.
     pub active: bool,
+    /// How tools are offered to its models; `None` follows the file (auto by default).
+    pub tool_mode: Option<ToolMode>,
 }
 
 #[derive(Debug, Clone, Serialize, TS)]
@@ -54,6 +58,9 @@ pub struct AppSettings {
     /// Where questions go now, after the environment variables are applied.
     pub endpoint: EndpointInfo,
     pub keychain: KeychainStatus,
+    /// Endpoints and models found to refuse native tools, which get prompt mode from the
+    /// start; each can be forgotten.
+    pub learned_tool_modes: Vec<LearnedToolMode>,
 }
 
 /// What the window sends to add or change a provider. The optional fields may be left out or
@@ -69,6 +76,8 @@ pub struct ProviderInput {
     pub model: Option<String>,
     /// `None` keeps the stored key, `""` removes it, anything else replaces it.
     pub api_key: Option<String>,
+    /// `None` follows the file's `tool_mode` (auto by default).
+    pub tool_mode: Option<ToolMode>,
 }
 
 fn path() -> CommandResult<PathBuf> {
@@ -100,6 +109,7 @@ pub fn load() -> CommandResult<AppSettings> {
             name: p.name.clone(),
             base_url: p.base_url.clone(),
             model: p.model.clone(),
+            tool_mode: p.tool_mode,
         })
         .collect();
     let tools = ToolRegistry::with_builtins()
@@ -118,7 +128,22 @@ pub fn load() -> CommandResult<AppSettings> {
         config_path: path.display().to_string(),
         endpoint: endpoint_info(),
         keychain,
+        learned_tool_modes: path
+            .parent()
+            .map(|dir| LearnedToolModes::read(dir).entries)
+            .unwrap_or_default(),
     })
+}
+
+/// Forgets that `model` at `base_url` needed prompt mode: the next question tries native tools
+/// again (and learns anew if the server still refuses them).
+pub fn forget_tool_mode(base_url: &str, model: &str) -> CommandResult<()> {
+    let path = path()?;
+    let dir = path
+        .parent()
+        .ok_or_else(|| CommandError::new("settings", "The config folder cannot be found."))?;
+    LearnedToolModes::forget(dir, base_url, model)?;
+    Ok(())
 }
 
 fn first_sentence(text: &str) -> String {
@@ -145,6 +170,7 @@ pub fn save_provider(input: ProviderInput, activate: bool) -> CommandResult<Prov
         name: input.name,
         base_url: input.base_url,
         model: input.model,
+        tool_mode: input.tool_mode,
     })?;
     let key_stored = match input.api_key.as_deref().map(str::trim) {
         None => matches!(OsKeychain.get(&stored.id), Ok(Some(_))),
@@ -168,6 +194,7 @@ pub fn save_provider(input: ProviderInput, activate: bool) -> CommandResult<Prov
         name: stored.name,
         base_url: stored.base_url,
         model: stored.model,
+        tool_mode: stored.tool_mode,
     })
 }
 

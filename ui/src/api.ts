@@ -92,6 +92,8 @@ export const api = {
   activateProvider: (id: string) => invoke<void>("activate_provider", { id }),
   /** Lists the endpoint's models; uses the stored key of `provider.id` unless `api_key` is given. */
   testConnection: (provider: ProviderInput) => invoke<ConnectionTest>("test_connection", { provider }),
+  /** Forgets that `model` at `baseUrl` needed prompt mode; the next question tries native tools. */
+  forgetToolMode: (baseUrl: string, model: string) => invoke<void>("forget_tool_mode", { baseUrl, model }),
   saveLimits: (limits: Limits) => invoke<Limits>("save_limits", { limits }),
   setToolEnabled: (name: string, enabled: boolean) => invoke<void>("set_tool_enabled", { name, enabled }),
   sandboxStatus: () => invoke<SandboxView>("sandbox_status"),

@@ -37,3 +37,19 @@ pub fn repeated_call_refusal(times: u32) -> String {
          not run again. Use the earlier result, or try a different call"
     )
 }
+
+/// Sent as a user message when the model's tool calls could not run (cut off, or without a
+/// name), so that it can make them again whole. Each reason is one sentence without a period.
+pub fn dropped_calls_note(reasons: &[&str]) -> String {
+    let mut note = String::from(
+        "[Tooltrail] Your last answer tried to call a tool, but the call could not run:",
+    );
+    for reason in reasons {
+        note.push_str("\n- ");
+        note.push_str(reason);
+    }
+    note.push_str(
+        "\nSend the call again, complete and in the expected format, or answer without tools.",
+    );
+    note
+}

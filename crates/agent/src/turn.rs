@@ -4,7 +4,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
-use tooltrail_llm::{ChatRequest, LlmClient, LlmError, StreamDelta};
+use tooltrail_llm::{ChatRequest, LlmClient, LlmError, StreamDelta, ToolMode};
 use tooltrail_protocol::{
     ErrorCode, EventBody, Message, ToolCall, ToolChoice, ToolSpec, TurnEnd, sentence,
 };
@@ -268,6 +268,8 @@ impl Agent {
         let mut seen_calls: HashMap<String, (u32, u32)> = HashMap::new();
         let mut model_calls = 0;
         let mut tool_rounds = 0;
+        // The tool mode of the last answer, to say when it changes.
+        let mut mode_used: Option<ToolMode> = None;
         loop {
             model_calls += 1;
             let offer_tools = tool_rounds < self.config.max_rounds && !specs.is_empty();
@@ -342,6 +344,14 @@ impl Agent {
             if let Some(usage) = response.usage {
                 emitter.emit(EventBody::Usage(usage));
             }
+            if offer_tools && mode_used != Some(response.tool_mode_used) {
+                mode_used = Some(response.tool_mode_used);
+                emitter.emit(EventBody::ToolModeUsed {
+                    mode: response.tool_mode_used,
+                    fell_back: self.llm.config().tool_mode == ToolMode::Auto
+                        && response.tool_mode_used == ToolMode::Prompt,
+                });
+            }
             if !response.dropped_calls.is_empty() {
                 emitter.emit(EventBody::Error {
                     code: ErrorCode::IncompleteResponse,
@@ -373,6 +383,26 @@ impl Agent {
                 emitter,
                 Message::assistant(response.content.clone(), calls.clone()),
             );
+            if calls.is_empty()
+                && offer_tools
+                && !response.dropped_calls.is_empty()
+                && tool_rounds + 1 < self.config.max_rounds
+            {
+                // The model meant to call a tool but the call could not run: tell it why, so
+                // it can send the call again whole, instead of ending the turn on nothing.
+                tool_rounds += 1;
+                let reasons: Vec<&str> = response
+                    .dropped_calls
+                    .iter()
+                    .map(|dropped| dropped.reason.as_str())
+                    .collect();
+                add_message(
+                    conversation,
+                    emitter,
+                    Message::user(prompt::dropped_calls_note(&reasons)),
+                );
+                continue;
+            }
             if calls.is_empty() {
                 let end = if tool_rounds >= self.config.max_rounds {
                     TurnEnd::RoundLimit

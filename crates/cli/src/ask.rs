@@ -78,6 +78,7 @@ pub async fn run(args: AskArgs) -> anyhow::Result<ExitCode> {
         base_url: args.base_url.clone(),
         model: args.model.clone(),
         max_rounds: args.max_rounds,
+        tool_mode: args.tool_mode,
     };
     let engine = host.engine(&overrides, ctx).await?;
     if let Some(problem) = &engine.settings.key_problem {
@@ -122,14 +123,13 @@ pub async fn run(args: AskArgs) -> anyhow::Result<ExitCode> {
             &cancel,
         )
         .await;
+    let id = conversation.id.clone();
+    host.end(conversation);
     host.shutdown().await;
     match outcome.end {
         TurnEnd::Completed | TurnEnd::RoundLimit => {
             if !args.json && recorded {
-                eprintln!(
-                    "· conversation {id}; carry on with: tooltrail ask -c {id} \"…\"",
-                    id = conversation.id
-                );
+                eprintln!("· conversation {id}; carry on with: tooltrail ask -c {id} \"…\"");
             }
             Ok(ExitCode::SUCCESS)
         }

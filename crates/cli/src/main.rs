@@ -108,6 +108,11 @@ pub struct AskArgs {
     /// Tool rounds per question before the model must answer [default: 10].
     #[arg(long, value_name = "N")]
     pub max_rounds: Option<u32>,
+    /// How tools are offered: native function calling, described in the prompt (for models
+    /// without function calling), or auto (native, and prompt when the server refuses tools)
+    /// [default: auto, or TOOLTRAIL_TOOL_MODE, or the provider's setting].
+    #[arg(long, value_name = "MODE", value_parser = parse_tool_mode)]
+    pub tool_mode: Option<tooltrail_protocol::ToolMode>,
     /// What to do with calls that need approval.
     #[arg(long, value_enum)]
     pub approve: Option<ApproveMode>,
@@ -205,4 +210,10 @@ fn error_sentence(err: &anyhow::Error) -> String {
         }
     }
     parts.join(": ")
+}
+
+/// `--tool-mode`: native, prompt or auto.
+fn parse_tool_mode(word: &str) -> Result<tooltrail_protocol::ToolMode, String> {
+    word.parse()
+        .map_err(|error: tooltrail_protocol::UnknownToolMode| error.to_string())
 }

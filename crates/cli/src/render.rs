@@ -5,7 +5,7 @@ use std::sync::Mutex;
 
 use serde_json::Value;
 use tooltrail_agent::EventSink;
-use tooltrail_protocol::{Event, EventBody, ToolStatus, TurnEnd};
+use tooltrail_protocol::{Event, EventBody, ToolMode, ToolStatus, TurnEnd};
 
 /// One protocol event per line on stdout.
 pub struct JsonLines;
@@ -109,6 +109,20 @@ impl EventSink for Timeline {
                     line.push_str(&self.paint(color, &format!(" — {}", error.message)));
                 }
                 self.line(&mut state, &line);
+            }
+            EventBody::ToolModeUsed { mode, fell_back } => {
+                // Native calls are the usual case; only say so when tools went another way.
+                let text = match (mode, fell_back) {
+                    (ToolMode::Native, _) => None,
+                    (_, true) => Some(format!(
+                        "· the server refused native tools; offering them in {mode} mode"
+                    )),
+                    (_, false) => Some(format!("· tools offered in {mode} mode")),
+                };
+                if let Some(text) = text {
+                    let line = self.paint("2", &text);
+                    self.line(&mut state, &line);
+                }
             }
             EventBody::RoundLimitReached { limit } => {
                 let text = format!(

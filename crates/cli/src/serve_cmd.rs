@@ -88,6 +88,7 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
             base_url: args.base_url,
             model: args.model,
             max_rounds: args.max_rounds,
+            tool_mode: None,
         },
         drain: args.drain,
         ..ServeConfig::new(workspace)

@@ -179,6 +179,7 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
         base_url: Some(base_url),
         model: Some("bench".to_string()),
         max_rounds: None,
+        tool_mode: None,
     };
     let workspace = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     println!(

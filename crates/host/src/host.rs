@@ -76,9 +76,11 @@ impl Host {
         self.conversations.begin(conversation, self.history.store())
     }
 
-    /// Gives a conversation back after its question.
+    /// Gives a conversation back after its question, and writes down what the question found
+    /// out about the model's server (auto tool mode's fallback to prompt mode).
     pub fn end(&self, conversation: Conversation) {
         self.conversations.end(conversation);
+        self.models.remember_detected();
     }
 
     /// The engine for a question in the folder of `ctx`, with the settings as they are now

@@ -15,8 +15,8 @@ use tooltrail_protocol::{ToolCall, Usage};
 
 use crate::error::{LlmError, error_message};
 use crate::response::{ChatResponse, DroppedCall, FinishReason, StreamDelta};
-use crate::tool_mode::ToolMode;
 use crate::wire::{WireCompletion, WireMessage, WireToolCall};
+use tooltrail_protocol::ToolMode;
 
 #[derive(Debug, Default)]
 pub(crate) struct Assembler {

@@ -14,10 +14,10 @@ use crate::error::LlmError;
 use crate::prompt_mode::{self, PromptAnswer};
 use crate::request::ChatRequest;
 use crate::response::{ChatResponse, StreamDelta};
-use crate::tool_mode::ToolMode;
 use crate::tools_refused::tools_refused;
 use crate::transport::{read_body, send};
 use crate::wire::WireModels;
+use tooltrail_protocol::ToolMode;
 
 /// The largest model list accepted.
 const MAX_MODELS_BODY: usize = 8 * 1024 * 1024;

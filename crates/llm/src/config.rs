@@ -3,7 +3,7 @@
 use std::fmt;
 use std::time::Duration;
 
-use crate::tool_mode::ToolMode;
+use tooltrail_protocol::ToolMode;
 
 /// Where and how to reach the model.
 ///

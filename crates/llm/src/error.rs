@@ -38,10 +38,6 @@ pub enum LlmError {
 }
 
 /// A tool mode word that is none of `native`, `prompt`, `auto`.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("`{0}` is not a tool mode; use native, prompt or auto")]
-pub struct UnknownToolMode(pub String);
-
 impl LlmError {
     /// The protocol code for this error.
     pub fn code(&self) -> ErrorCode {

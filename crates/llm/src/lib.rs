@@ -83,14 +83,13 @@ mod request;
 mod response;
 mod retry;
 mod sse;
-mod tool_mode;
 mod tools_refused;
 mod transport;
 mod wire;
 
 pub use client::LlmClient;
 pub use config::LlmConfig;
-pub use error::{LlmError, UnknownToolMode};
+pub use error::LlmError;
 pub use request::ChatRequest;
 pub use response::{ChatResponse, DroppedCall, FinishReason, StreamDelta};
-pub use tool_mode::ToolMode;
+pub use tooltrail_protocol::{ToolMode, UnknownToolMode};

@@ -25,7 +25,7 @@ use serde_json::{Value, json};
 
 use crate::request::ChatRequest;
 use crate::response::{ChatResponse, FinishReason, StreamDelta};
-use crate::tool_mode::ToolMode;
+use tooltrail_protocol::ToolMode;
 
 use self::parse::ToolUseParser;
 

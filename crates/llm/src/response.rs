@@ -2,7 +2,7 @@
 
 use tooltrail_protocol::{ToolCall, Usage};
 
-use crate::tool_mode::ToolMode;
+use tooltrail_protocol::ToolMode;
 
 /// Why the model stopped, as the server said.
 #[derive(Debug, Clone, PartialEq, Eq)]

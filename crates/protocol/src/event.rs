@@ -12,6 +12,7 @@ use ts_rs::TS;
 
 use crate::message::Message;
 use crate::tool::{ApprovalRecord, ToolError, ToolSource, ToolStatus};
+use crate::tool_mode::ToolMode;
 
 /// One event of a turn.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
@@ -118,6 +119,11 @@ pub enum EventBody {
         approval: ApprovalRecord,
         truncated_for_model: bool,
     },
+    /// How the model was offered the tools in this turn: emitted with the first answer, and
+    /// again when the mode changes. `fell_back` is set when the server refused native tools
+    /// and the same request went again in prompt mode (auto mode), which the front end
+    /// remembers for the provider and model.
+    ToolModeUsed { mode: ToolMode, fell_back: bool },
     /// The model used its rounds; it is asked once more, without tools, to answer.
     RoundLimitReached { limit: u32 },
     /// Token counts the server reported for one model call.
@@ -149,6 +155,7 @@ impl EventBody {
             Self::ToolCallStarted { .. } => "tool_call_started",
             Self::ToolCallProgress { .. } => "tool_call_progress",
             Self::ToolCallFinished { .. } => "tool_call_finished",
+            Self::ToolModeUsed { .. } => "tool_mode_used",
             Self::RoundLimitReached { .. } => "round_limit_reached",
             Self::Usage(_) => "usage",
             Self::Error { .. } => "error",

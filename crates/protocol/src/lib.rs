@@ -30,6 +30,7 @@
 pub mod event;
 pub mod message;
 pub mod tool;
+pub mod tool_mode;
 
 pub use event::{ErrorCode, Event, EventBody, TurnEnd, Usage};
 pub use message::{Message, ToolCall};
@@ -37,6 +38,7 @@ pub use tool::{
     ApprovalBy, ApprovalRecord, ApprovalReply, RuleKind, ToolChoice, ToolError, ToolErrorCode,
     ToolOutput, ToolProgress, ToolSource, ToolSpec, ToolStatus,
 };
+pub use tool_mode::{ToolMode, UnknownToolMode};
 
 /// An error message as users read it everywhere: capitalised, ending in a full stop (or another
 /// sentence end).

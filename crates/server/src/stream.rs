@@ -174,6 +174,7 @@ impl State {
             | EventBody::ApprovalRequested { .. }
             | EventBody::ToolCallStarted { .. }
             | EventBody::ToolCallProgress { .. }
+            | EventBody::ToolModeUsed { .. }
             | EventBody::RoundLimitReached { .. }
             | EventBody::Usage(_)
             | EventBody::Error { .. }

@@ -63,6 +63,7 @@ impl Summary {
             | EventBody::ApprovalRequested { .. }
             | EventBody::ToolCallStarted { .. }
             | EventBody::ToolCallProgress { .. }
+            | EventBody::ToolModeUsed { .. }
             | EventBody::RoundLimitReached { .. }
             | EventBody::TurnFinished { .. } => {}
         }

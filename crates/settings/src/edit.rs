@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use toml_edit::{Array, ArrayOfTables, DocumentMut, Item, Table, value};
+use tooltrail_protocol::ToolMode;
 
 use crate::{
     DEFAULT_COMMAND_TIMEOUT_SECS, DEFAULT_MAX_RESULT_BYTES, DEFAULT_MAX_ROUNDS,
@@ -20,6 +21,10 @@ pub struct Provider {
     pub base_url: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
+    /// How tools are offered to its models; `None` follows the file's `tool_mode` (auto by
+    /// default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_mode: Option<ToolMode>,
 }
 
 /// The limits a user may change.
@@ -132,6 +137,10 @@ impl ConfigEditor {
         match &provider.model {
             Some(model) => table.insert("model", value(model.as_str())),
             None => table.remove("model"),
+        };
+        match provider.tool_mode {
+            Some(mode) => table.insert("tool_mode", value(mode.as_str())),
+            None => table.remove("tool_mode"),
         };
         match index.and_then(|i| providers.get_mut(i)) {
             Some(slot) => *slot = table,
@@ -283,6 +292,7 @@ mod tests {
             name: name.to_string(),
             base_url: url.to_string(),
             model: None,
+            tool_mode: None,
         }
     }
 

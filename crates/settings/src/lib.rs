@@ -17,10 +17,12 @@
 
 pub mod edit;
 pub mod keychain;
+pub mod tool_modes;
 
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
+use tooltrail_protocol::{ToolMode, UnknownToolMode};
 
 pub use edit::{ConfigEditor, Limits, Provider};
 use keychain::{KeyStore, OsKeychain};
@@ -55,6 +57,8 @@ pub struct ConfigFile {
     pub providers: Vec<Provider>,
     /// Built-in tools not offered to the model.
     pub disabled_tools: Vec<String>,
+    /// How tools are offered: `native`, `prompt` or `auto` (the default).
+    pub tool_mode: Option<ToolMode>,
 }
 
 impl ConfigFile {
@@ -91,6 +95,7 @@ pub struct Overrides {
     pub base_url: Option<String>,
     pub model: Option<String>,
     pub max_rounds: Option<u32>,
+    pub tool_mode: Option<ToolMode>,
 }
 
 /// Settings after every source is merged.
@@ -111,6 +116,10 @@ pub struct Settings {
     /// one (a local server needs none), and front ends say so.
     pub key_problem: Option<String>,
     pub disabled_tools: Vec<String>,
+    /// How tools are offered, as configured (flag, `TOOLTRAIL_TOOL_MODE`, the provider, the
+    /// file). In `auto`, what a server was found to need is remembered per endpoint and model
+    /// in [`tool_modes`].
+    pub tool_mode: ToolMode,
     /// The config file consulted (it need not exist).
     pub config_path: PathBuf,
 }
@@ -129,6 +138,7 @@ impl std::fmt::Debug for Settings {
             .field("provider", &self.provider)
             .field("key_problem", &self.key_problem)
             .field("disabled_tools", &self.disabled_tools)
+            .field("tool_mode", &self.tool_mode)
             .field("config_path", &self.config_path)
             .finish()
     }
@@ -260,6 +270,19 @@ impl Settings {
         if max_rounds == 0 {
             return Err(SettingsError::ZeroRounds);
         }
+        let tool_mode = match overrides.tool_mode {
+            Some(mode) => mode,
+            None => match env("TOOLTRAIL_TOOL_MODE") {
+                Some(word) => word.parse().map_err(|error: UnknownToolMode| {
+                    SettingsError::BadValue(format!("TOOLTRAIL_TOOL_MODE: {error}"))
+                })?,
+                None => provider
+                    .as_ref()
+                    .and_then(|p| p.tool_mode)
+                    .or(file.tool_mode)
+                    .unwrap_or_default(),
+            },
+        };
         let file_model = match &provider {
             Some(provider) => provider.model.clone(),
             None => file.model.clone(),
@@ -280,6 +303,7 @@ impl Settings {
             provider: provider.map(|p| p.id),
             key_problem,
             disabled_tools: file.disabled_tools,
+            tool_mode,
             config_path,
         })
     }
@@ -343,6 +367,7 @@ mod tests {
             base_url: Some("https://flag/v1".into()),
             model: Some("flag-model".into()),
             max_rounds: Some(2),
+            tool_mode: None,
         };
         let settings = merge(&flags, file, env).unwrap();
         assert_eq!(
@@ -444,5 +469,40 @@ model = "qwen"
                 .to_string()
                 .starts_with("the config file c.toml is not valid")
         );
+    }
+
+    #[test]
+    fn the_tool_mode_comes_from_the_flag_then_the_environment_then_the_provider_then_the_file() {
+        let file = "tool_mode = \"native\"\nactive_provider = \"p\"\n[[providers]]\nid = \"p\"\nname = \"P\"\nbase_url = \"http://p/v1\"\ntool_mode = \"prompt\"";
+        let mode = |overrides: &Overrides, file: &str, env: &dyn Fn(&str) -> Option<String>| {
+            merge(overrides, file, env).map(|settings| settings.tool_mode)
+        };
+        assert_eq!(
+            mode(&Overrides::default(), "", &no_env).unwrap(),
+            ToolMode::Auto
+        );
+        assert_eq!(
+            mode(&Overrides::default(), "tool_mode = \"native\"", &no_env).unwrap(),
+            ToolMode::Native
+        );
+        assert_eq!(
+            mode(&Overrides::default(), file, &no_env).unwrap(),
+            ToolMode::Prompt
+        );
+        let env = |name: &str| (name == "TOOLTRAIL_TOOL_MODE").then(|| "native".to_string());
+        assert_eq!(
+            mode(&Overrides::default(), file, &env).unwrap(),
+            ToolMode::Native
+        );
+        let flag = Overrides {
+            tool_mode: Some(ToolMode::Auto),
+            ..Overrides::default()
+        };
+        assert_eq!(mode(&flag, file, &env).unwrap(), ToolMode::Auto);
+        let bad = |name: &str| (name == "TOOLTRAIL_TOOL_MODE").then(|| "xml".to_string());
+        let error = mode(&Overrides::default(), "", &bad)
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("`xml` is not a tool mode"), "{error}");
     }
 }

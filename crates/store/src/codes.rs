@@ -25,6 +25,7 @@ pub(crate) enum EventKind {
     Error = 9,
     TurnFinished = 10,
     ToolCallProgress = 11,
+    ToolModeUsed = 12,
 }
 
 impl EventKind {
@@ -38,6 +39,7 @@ impl EventKind {
             EventBody::ToolCallStarted { .. } => Self::ToolCallStarted,
             EventBody::ToolCallProgress { .. } => Self::ToolCallProgress,
             EventBody::ToolCallFinished { .. } => Self::ToolCallFinished,
+            EventBody::ToolModeUsed { .. } => Self::ToolModeUsed,
             EventBody::RoundLimitReached { .. } => Self::RoundLimitReached,
             EventBody::Usage(_) => Self::Usage,
             EventBody::Error { .. } => Self::Error,
@@ -63,6 +65,7 @@ impl EventKind {
             9 => Self::Error,
             10 => Self::TurnFinished,
             11 => Self::ToolCallProgress,
+            12 => Self::ToolModeUsed,
             other => {
                 return Err(StoreError::Corrupt(format!("unknown event kind {other}")));
             }

@@ -304,6 +304,14 @@ pub fn render_conversation_markdown(export: &ConversationExport) -> String {
                     result_block(&mut out, result, result.len());
                 }
             }
+            EventBody::ToolModeUsed { mode, fell_back } => {
+                if *fell_back {
+                    let _ = writeln!(
+                        out,
+                        "_The server refused native tools; they were offered in {mode} mode._\n"
+                    );
+                }
+            }
             EventBody::RoundLimitReached { limit } => {
                 let _ = writeln!(out, "_The round limit ({limit}) was reached._\n");
             }

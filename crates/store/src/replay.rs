@@ -102,6 +102,7 @@ fn read_body(
         | EventKind::ToolCallDelta
         | EventKind::ToolCallProgress
         | EventKind::ApprovalRequested
+        | EventKind::ToolModeUsed
         | EventKind::RoundLimitReached
         | EventKind::Error => {
             let body = body.ok_or_else(|| missing("the body of an event", ref_id))?;

@@ -65,6 +65,7 @@ pub(crate) fn apply(conn: &Connection, writer: Option<&str>, event: &Event) -> R
         | EventBody::ToolCallDelta { .. }
         | EventBody::ToolCallProgress { .. }
         | EventBody::ApprovalRequested { .. }
+        | EventBody::ToolModeUsed { .. }
         | EventBody::RoundLimitReached { .. }
         | EventBody::Error { .. } => {
             let turn = ensure_turn(conn, writer, event)?;

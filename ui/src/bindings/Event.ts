@@ -3,6 +3,7 @@ import type { ApprovalRecord } from "./ApprovalRecord";
 import type { ErrorCode } from "./ErrorCode";
 import type { Message } from "./Message";
 import type { ToolError } from "./ToolError";
+import type { ToolMode } from "./ToolMode";
 import type { ToolSource } from "./ToolSource";
 import type { ToolStatus } from "./ToolStatus";
 import type { TurnEnd } from "./TurnEnd";
@@ -50,7 +51,7 @@ result: string,
 /**
  * The structured result, where the tool gives one.
  */
-data?: JsonValue, error?: ToolError, approval: ApprovalRecord, truncated_for_model: boolean, } | { "type": "round_limit_reached", limit: number, } | { "type": "usage" } & Usage | { "type": "error", code: ErrorCode, message: string, fatal: boolean, } | { "type": "turn_finished", reason: TurnEnd, rounds: number, 
+data?: JsonValue, error?: ToolError, approval: ApprovalRecord, truncated_for_model: boolean, } | { "type": "tool_mode_used", mode: ToolMode, fell_back: boolean, } | { "type": "round_limit_reached", limit: number, } | { "type": "usage" } & Usage | { "type": "error", code: ErrorCode, message: string, fatal: boolean, } | { "type": "turn_finished", reason: TurnEnd, rounds: number, 
 /**
  * The final answer text of the turn.
  */

@@ -148,6 +148,9 @@ const Turn = memo(function Turn({ turn, calls, isLast, firstWaiting, selected, o
           </div>
         ))}
         {turn.status === "running" && !hasText && turn.rounds.every((r) => r.callIds.length === 0) && <div className="muted thinking">{t("thinking")}</div>}
+        {turn.toolMode === "prompt" && (
+          <div className="turn-note">{t(turn.toolModeFellBack ? "toolModeFellBack" : "toolModePrompt")}</div>
+        )}
         {turn.roundLimit !== undefined && <div className="turn-note">{t("roundLimit", { limit: turn.roundLimit })}</div>}
         {turn.errors.map((error, i) => (
           <div className="turn-error" role="alert" key={i}>

@@ -43,6 +43,8 @@ export const en = {
   thinking: "Thinking…",
   stopped: "Stopped. What was said so far is kept.",
   roundLimit: "The tool round limit ({limit}) was reached; the model answered from what it had.",
+  toolModePrompt: "Tools were offered in prompt mode: described in the instructions, with calls read from the answer's text.",
+  toolModeFellBack: "The server does not take native tools, so they were offered in prompt mode (remembered for this model).",
   retry: "Retry",
   sendFailed: "The question could not be sent: {message}",
   filesChanged: "{count} files changed since the last answer",

@@ -44,6 +44,8 @@ export const zh: Record<MessageKey, string> = {
   thinking: "思考中…",
   stopped: "已停止。已生成的内容会保留。",
   roundLimit: "已达到工具调用轮数上限（{limit}），模型根据已有信息作答。",
+  toolModePrompt: "工具以提示词模式提供：写在指令中，调用从回答文本中解析。",
+  toolModeFellBack: "服务器不支持原生工具调用，已改用提示词模式（已为此模型记住）。",
   retry: "重试",
   sendFailed: "问题未能发送：{message}",
   filesChanged: "上次回答后有 {count} 个文件发生了变化",

@@ -131,6 +131,14 @@ describe("applyEvent", () => {
     expect(state.turns[0]!.roundLimit).toBe(10);
   });
 
+  it("notes the tool mode, and keeps that the server refused native tools", () => {
+    const b = new StreamBuilder().start("t", "q");
+    expect(replay(b).turns[0]!.toolMode).toBeUndefined();
+    b.push({ type: "tool_mode_used", mode: "prompt", fell_back: true });
+    b.push({ type: "tool_mode_used", mode: "prompt", fell_back: false });
+    expect(replay(b).turns[0]).toMatchObject({ toolMode: "prompt", toolModeFellBack: true });
+  });
+
   it("ignores a repeated turn_started and events of unknown turns", () => {
     const b = new StreamBuilder().start("t", "q");
     const twice = applyEvents(emptyChat, [...b.events, b.events[0]!]);

@@ -1,7 +1,7 @@
 // The chat's state and the pure reducer that folds protocol events into it. The window applies
 // live events and replays stored ones through the same function, so a redrawn conversation
 // looks exactly like the live one did.
-import type { ApprovalRecord, ErrorCode, Event, JsonValue, ToolError, ToolStatus, TurnEnd, Usage } from "../bindings";
+import type { ApprovalRecord, ErrorCode, Event, JsonValue, ToolError, ToolMode, ToolStatus, TurnEnd, Usage } from "../bindings";
 
 /** Where a tool call is: its arguments streaming, waiting for approval, running, or ended. */
 export type CallPhase = "streaming" | "waiting" | "running" | ToolStatus;
@@ -61,6 +61,10 @@ export interface TurnView {
   rounds: RoundView[];
   errors: TurnError[];
   roundLimit?: number;
+  /** How the tools were offered (native function calling or prompt mode), once known. */
+  toolMode?: ToolMode;
+  /** The server refused native tools in this turn, and prompt mode took over. */
+  toolModeFellBack?: boolean;
   usage: Usage;
   /** Assistant messages seen: the n-th is the answer of round n. */
   assistantMessages: number;
@@ -309,6 +313,14 @@ function fold(draft: Draft, event: Event) {
       call.approval = event.approval;
       if (event.error) call.error = event.error;
       stopWaiting(draft, event.call_id);
+      return;
+    }
+    case "tool_mode_used": {
+      const turn = draft.turn(event.turn_id);
+      if (turn) {
+        turn.toolMode = event.mode;
+        turn.toolModeFellBack = (turn.toolModeFellBack ?? false) || event.fell_back;
+      }
       return;
     }
     case "round_limit_reached": {

@@ -4,16 +4,15 @@ use std::fmt;
 use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
-
-use crate::error::UnknownToolMode;
+use ts_rs::TS;
 
 /// How tools are offered to the model and how its calls are read back.
 ///
-/// The mode lives in [`LlmConfig::tool_mode`](crate::LlmConfig::tool_mode), because it
-/// belongs to a provider and model (whether the server does function calling), not to one
-/// request. Whatever the mode, a caller sees the same [`ChatResponse`](crate::ChatResponse)
-/// and [`StreamDelta`](crate::StreamDelta)s.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+/// It belongs to a provider and model (whether the server does function calling), not to one
+/// request: the model client keeps it in its config, the settings per provider, and a turn's
+/// `turn_started` event says which one it used. Whatever the mode, the client's caller sees
+/// the same answers and deltas.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
 #[serde(rename_all = "lowercase")]
 pub enum ToolMode {
     /// OpenAI function calling: the `tools` and `tool_choice` fields, calls in `tool_calls`.
@@ -39,6 +38,22 @@ impl ToolMode {
         }
     }
 }
+
+/// A word that names no tool mode.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownToolMode(pub String);
+
+impl fmt::Display for UnknownToolMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "`{}` is not a tool mode; use native, prompt or auto",
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for UnknownToolMode {}
 
 impl fmt::Display for ToolMode {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
