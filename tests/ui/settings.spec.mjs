@@ -1,6 +1,7 @@
 // The settings screen in Chromium, with the Rust side mocked (ui/tests/mock-settings.ts keeps
-// the saved state): providers and their keys, the connection test, limits, tools, the sandbox,
-// approval rules and MCP servers. Screenshots in both themes and both languages go to
+// the saved state): providers and their keys, their tool calling mode and the models found to
+// need prompt mode, the connection test, limits, tools, the sandbox, approval rules and MCP
+// servers. Screenshots in both themes and both languages go to
 // target/screenshots/.
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -16,8 +17,13 @@ const mockState = (page, key) => page.evaluate((key) => window.__mock.config[key
 
 const CONFIG_PATH = "/home/me/.config/tooltrail/config.toml";
 const providers = [
-  { id: "local-ollama", name: "Local Ollama", base_url: "http://localhost:11434/v1", model: "qwen2.5-coder:7b", key_stored: false, active: true },
-  { id: "deepseek", name: "DeepSeek", base_url: "https://api.deepseek.com/v1", model: "deepseek-chat", key_stored: true, active: false },
+  { id: "local-ollama", name: "Local Ollama", base_url: "http://localhost:11434/v1", model: "qwen2.5-coder:7b", key_stored: false, active: true, tool_mode: null },
+  { id: "deepseek", name: "DeepSeek", base_url: "https://api.deepseek.com/v1", model: "deepseek-chat", key_stored: true, active: false, tool_mode: null },
+];
+// What auto mode wrote down: these refused native tools, so they get prompt mode from the start.
+const learned = [
+  { base_url: "http://localhost:11434/v1", model: "gemma3:270m", mode: "prompt" },
+  { base_url: "http://gpu-box:8000/v1", model: "phi-2", mode: "prompt" },
 ];
 const settings = (partial = {}) => ({
   providers,
@@ -33,6 +39,7 @@ const settings = (partial = {}) => ({
   config_path: CONFIG_PATH,
   endpoint: { base_url: "http://localhost:11434/v1", model: "qwen2.5-coder:7b", api_key_set: false, config_path: CONFIG_PATH, problem: null },
   keychain: { available: true, message: null },
+  learned_tool_modes: [],
   ...partial,
 });
 const rules = [
@@ -89,7 +96,7 @@ test("a provider added from a preset keeps its key in the keychain, never in the
   await form.getByRole("button", { name: "Save and use" }).click();
   await page.getByRole("status").filter({ hasText: "Saved OpenAI; questions go to it now." }).waitFor();
   assert.deepEqual(await calls(page, "save_provider"), [
-    { provider: { id: null, name: "OpenAI", base_url: "https://api.openai.com/v1", model: "llama3.1:8b", api_key: secret }, activate: true },
+    { provider: { id: null, name: "OpenAI", base_url: "https://api.openai.com/v1", model: "llama3.1:8b", api_key: secret, tool_mode: null }, activate: true },
   ]);
   const row = providersSection.locator('[data-provider="OpenAI"]');
   assert.match(await row.innerText(), /in use/);
@@ -168,6 +175,94 @@ test("using and deleting providers, with the environment's override and a missin
   assert.equal(await page.locator('[data-provider="Local Ollama"]').count(), 0);
   assert.deepEqual(problems, []);
   await context.close();
+});
+
+test("tool calling: the mode is saved with the provider, and a model found to need prompt mode can be forgotten", async () => {
+  const { page, problems, context } = await openSettings(full({ settings: settings({ learned_tool_modes: structuredClone(learned) }) }));
+  const providersSection = section(page, "providers");
+  const ollama = providersSection.locator('[data-provider="Local Ollama"]');
+  assert.doesNotMatch(await ollama.innerText(), /prompt mode|native tools/, "auto, the default, has no badge");
+
+  // From the keyboard: the select follows the key field, and its hint says what the mode does.
+  await ollama.getByRole("button", { name: "Edit Local Ollama" }).click();
+  const form = page.getByRole("form", { name: "Edit Local Ollama" });
+  const mode = form.getByLabel("Tool calling");
+  assert.equal(await mode.inputValue(), "auto");
+  assert.deepEqual(await mode.locator("option").allInnerTexts(), ["Auto (default)", "Native function calling", "Prompt mode, for models without function calling"]);
+  await form.getByLabel("API key").focus();
+  await page.keyboard.press("Tab");
+  assert.equal(await mode.evaluate((el) => el === document.activeElement), true);
+  assert.match(await mode.evaluate((el) => document.getElementById(el.getAttribute("aria-describedby")).textContent), /prompt mode when the server does not support tools/);
+  await mode.selectOption("prompt");
+  assert.match(await mode.evaluate((el) => document.getElementById(el.getAttribute("aria-describedby")).textContent), /<tool_use> blocks/);
+  await form.evaluate((el) => el.scrollIntoView({ block: "end" }));
+  await page.mouse.move(1270, 790);
+  await shot(page, "settings-tool-modes-form");
+  await form.getByRole("button", { name: "Save", exact: true }).click();
+  await page.getByRole("status").filter({ hasText: "Saved Local Ollama." }).waitFor();
+  assert.equal((await calls(page, "save_provider"))[0].provider.tool_mode, "prompt");
+  assert.equal((await mockState(page, "settings")).providers.find((p) => p.id === "local-ollama").tool_mode, "prompt");
+  assert.match(await ollama.innerText(), /prompt mode/);
+
+  // The models auto mode found to refuse native tools.
+  const list = providersSection.getByRole("list", { name: "Found to need prompt mode" });
+  assert.match(await providersSection.innerText(), /The server refused native tool calls for these models, so questions use prompt mode from the start\. Forget one to try native tools again\./);
+  assert.deepEqual(await list.locator("[data-learned]").evaluateAll((items) => items.map((item) => item.dataset.learned)), ["gemma3:270m", "phi-2"]);
+  assert.match(await list.locator('[data-learned="phi-2"]').innerText(), /phi-2\s+http:\/\/gpu-box:8000\/v1/);
+  await page.locator("#cfg-providers-title").evaluate((el) => el.scrollIntoView({ block: "start" }));
+  await page.mouse.move(1270, 790);
+  await shot(page, "settings-tool-modes");
+
+  const forget = list.getByRole("button", { name: "Forget gemma3:270m at http://localhost:11434/v1" });
+  await forget.focus();
+  await page.keyboard.press("Enter");
+  await page.getByRole("status").filter({ hasText: "Forgot gemma3:270m: the next question tries native tools again." }).waitFor();
+  assert.deepEqual(await calls(page, "forget_tool_mode"), [{ baseUrl: "http://localhost:11434/v1", model: "gemma3:270m" }]);
+  assert.equal(await list.locator('[data-learned="gemma3:270m"]').count(), 0);
+  assert.deepEqual((await mockState(page, "settings")).learned_tool_modes, [learned[1]]);
+
+  // A refusal is said, and the entry stays.
+  await page.evaluate(() => {
+    window.__mock.config.forgetError = { code: "settings", message: "/home/me/.config/tooltrail/tool-modes.json could not be written: read-only file system." };
+  });
+  await list.getByRole("button", { name: "Forget phi-2 at http://gpu-box:8000/v1" }).click();
+  assert.equal(await providersSection.getByRole("alert").innerText(), "phi-2 was not forgotten: /home/me/.config/tooltrail/tool-modes.json could not be written: read-only file system.");
+  assert.equal(await list.locator('[data-learned="phi-2"]').count(), 1);
+
+  // The last one forgotten, the list and its explanation go.
+  await page.evaluate(() => {
+    window.__mock.config.forgetError = null;
+  });
+  await list.getByRole("button", { name: "Forget phi-2 at http://gpu-box:8000/v1" }).click();
+  await page.getByRole("status").filter({ hasText: "Forgot phi-2" }).waitFor();
+  await list.waitFor({ state: "detached" });
+  assert.doesNotMatch(await providersSection.innerText(), /Found to need prompt mode|The server refused native tool calls/);
+  assert.deepEqual(problems, []);
+  await context.close();
+
+  // In Chinese, with the list and a provider in prompt mode.
+  const zh = await openSettings(
+    full({ settings: settings({ providers: [providers[0], { ...providers[1], tool_mode: "prompt" }], learned_tool_modes: structuredClone(learned) }) }),
+    { locale: "zh-CN" },
+  );
+  const zhSection = section(zh.page, "providers");
+  assert.match(await zhSection.locator('[data-provider="DeepSeek"]').innerText(), /提示词模式/);
+  const zhList = zhSection.getByRole("list", { name: "需要提示词模式的模型" });
+  assert.match(await zhSection.innerText(), /服务器拒绝了这些模型的原生工具调用/);
+  await zhList.getByRole("button", { name: "忘记 http://gpu-box:8000/v1 上的 phi-2" }).waitFor();
+  await zh.page.locator("#cfg-providers-title").evaluate((el) => el.scrollIntoView({ block: "start" }));
+  await zh.page.mouse.move(1270, 790);
+  await shot(zh.page, "settings-tool-modes-zh");
+  // The form's select, in Chinese.
+  await zhSection.getByRole("button", { name: "编辑 DeepSeek" }).click();
+  const zhMode = zh.page.getByRole("form", { name: "编辑 DeepSeek" }).getByLabel("工具调用");
+  assert.equal(await zhMode.inputValue(), "prompt");
+  assert.deepEqual(await zhMode.locator("option").allInnerTexts(), ["自动（默认）", "原生函数调用", "提示词模式，适用于不支持函数调用的模型"]);
+  await zhMode.scrollIntoViewIfNeeded();
+  await zh.page.mouse.move(1270, 790);
+  await shot(zh.page, "settings-tool-modes-form-zh");
+  assert.deepEqual(zh.problems, []);
+  await zh.context.close();
 });
 
 test("limits are checked before saving, saved in bytes, and the backend's refusal is shown", async () => {

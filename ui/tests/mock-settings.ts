@@ -15,12 +15,17 @@ import type {
 
 /** The start state of these commands; tests set it through `window.__mockConfig`. */
 export interface SettingsConfig {
-  /** An AppSettings object; a local Ollama provider when absent. */
+  /**
+   * An AppSettings object; a local Ollama provider when absent. Its `learned_tool_modes` (the
+   * endpoints and models found to need prompt mode) shrink as forget_tool_mode is called.
+   */
   settings?: AppSettings;
   /** The environment's TOOLTRAIL_BASE_URL: when set, questions go there whatever is active. */
   envBaseUrl?: string | null;
   /** Keys in the mocked keychain, by provider id (the UI must never see them). */
   keys?: Record<string, string>;
+  /** When set, forget_tool_mode fails with this error (as tool-modes.json that cannot be written would). */
+  forgetError?: { code: string; message: string } | null;
   /** When set, save_limits fails with this error (as a file that cannot be written would). */
   limitsError?: { code: string; message: string } | null;
   /** What test_connection lists when it connects. */
@@ -49,12 +54,13 @@ export const BUILTIN_TOOLS = [
 
 function defaultSettings(): AppSettings {
   return {
-    providers: [{ id: "local-ollama", name: "Local Ollama", base_url: DEFAULT_BASE_URL, model: "qwen2.5-coder:7b", key_stored: false, active: true }],
+    providers: [{ id: "local-ollama", name: "Local Ollama", base_url: DEFAULT_BASE_URL, model: "qwen2.5-coder:7b", key_stored: false, active: true, tool_mode: null }],
     limits: { max_rounds: 10, max_result_bytes: 32 * 1024, request_timeout_secs: 120, command_timeout_secs: 30 },
     tools: BUILTIN_TOOLS.map((tool) => ({ ...tool, enabled: true })),
     config_path: "/home/me/.config/tooltrail/config.toml",
     endpoint: { base_url: DEFAULT_BASE_URL, model: "qwen2.5-coder:7b", api_key_set: false, config_path: "/home/me/.config/tooltrail/config.toml", problem: null, key_problem: null },
     keychain: { available: true, message: null },
+    learned_tool_modes: [],
   };
 }
 
@@ -70,6 +76,9 @@ function reject(code: string, message: string): Promise<never> {
 
 function state(config: SettingsConfig): AppSettings {
   config.settings ??= defaultSettings();
+  // A test's settings may leave out what it does not care about.
+  config.settings.learned_tool_modes ??= [];
+  for (const provider of config.settings.providers) provider.tool_mode ??= null;
   return config.settings;
 }
 
@@ -112,12 +121,14 @@ function saveProvider(config: SettingsConfig, input: ProviderInput, makeActive: 
     const slug = name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "") || "provider";
     let id = slug;
     for (let n = 2; settings.providers.some((p) => p.id === id); n++) id = `${slug}-${n}`;
-    provider = { id, name, base_url: baseUrl, model: null, key_stored: false, active: false };
+    provider = { id, name, base_url: baseUrl, model: null, key_stored: false, active: false, tool_mode: null };
     settings.providers.push(provider);
   }
   provider.name = name;
   provider.base_url = baseUrl;
   provider.model = input.model?.trim() || null;
+  // null (or left out): the default, auto; the backend leaves tool_mode out of the provider.
+  provider.tool_mode = input.tool_mode ?? null;
   if (apiKey === "") {
     delete keys(config)[provider.id];
     provider.key_stored = false;
@@ -128,6 +139,17 @@ function saveProvider(config: SettingsConfig, input: ProviderInput, makeActive: 
   if (makeActive) activate(config, provider.id);
   else refreshEndpoint(config);
   return { ...provider };
+}
+
+/** The same endpoint, ignoring a trailing slash (as tool-modes.json compares them). */
+const sameEndpoint = (a: string, b: string) => a.trim().replace(/\/+$/, "") === b.trim().replace(/\/+$/, "");
+
+/** Forgets that a model at an endpoint needed prompt mode; nothing to forget is not an error. */
+function forgetToolMode(config: SettingsConfig, baseUrl: string, model: string): null | Promise<never> {
+  if (config.forgetError) return Promise.reject(config.forgetError);
+  const settings = state(config);
+  settings.learned_tool_modes = settings.learned_tool_modes.filter((entry) => !(sameEndpoint(entry.base_url, baseUrl) && entry.model === model));
+  return null;
 }
 
 function testConnection(config: SettingsConfig, input: ProviderInput): Promise<ConnectionTest> {
@@ -271,6 +293,8 @@ export function settingsCommand(cmd: string, args: Record<string, unknown>, conf
       activate(config, id);
       return null;
     }
+    case "forget_tool_mode":
+      return forgetToolMode(config, String(args.baseUrl), String(args.model));
     case "test_connection":
       return testConnection(config, args.provider as ProviderInput);
     case "save_limits":

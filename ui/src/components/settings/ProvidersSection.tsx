@@ -1,10 +1,23 @@
 // Where questions go: the saved providers, the one in use, and a form to add or edit one.
 // A stored API key is never shown; the form only says whether there is one.
 import { useId, useState } from "react";
-import { api, errorMessage, type AppSettings, type ConnectionTest, type ProviderView } from "../../api";
+import { api, errorMessage, type AppSettings, type ConnectionTest, type ProviderView, type ToolMode } from "../../api";
 import { useI18n } from "../../i18n";
+import type { MessageKey } from "../../i18n/en";
 import { ConfirmInline, Field } from "./Field";
-import { applyPreset, EMPTY_PROVIDER_FORM, endpointOverridden, hasProblems, providerFormFrom, providerInput, validateProvider, type ProviderForm } from "./forms";
+import {
+  applyPreset,
+  chosenToolMode,
+  EMPTY_PROVIDER_FORM,
+  endpointOverridden,
+  hasProblems,
+  providerFormFrom,
+  providerInput,
+  TOOL_MODES,
+  validateProvider,
+  type ProviderForm,
+} from "./forms";
+import { LearnedToolModes } from "./LearnedToolModes";
 import { PROVIDER_PRESETS } from "./presets";
 
 interface Props {
@@ -15,6 +28,22 @@ interface Props {
 
 /** How many listed models are offered as buttons; the rest are in the model field's list. */
 const MODEL_BUTTONS = 12;
+
+/**
+ * Each tool mode's name in the select, what it does (the hint below it) and its badge in the list:
+ * the default, auto, goes without one.
+ */
+const TOOL_MODE_TEXT: Record<ToolMode, { label: MessageKey; hint: MessageKey; badge: MessageKey | null }> = {
+  auto: { label: "cfgToolModeAuto", hint: "cfgToolModeAutoHint", badge: null },
+  native: { label: "cfgToolModeNative", hint: "cfgToolModeNativeHint", badge: "cfgToolModeBadgeNative" },
+  prompt: { label: "cfgToolModePrompt", hint: "cfgToolModePromptHint", badge: "cfgToolModeBadgePrompt" },
+};
+
+function ToolModeBadge({ mode }: { mode: ToolMode | null }) {
+  const { t } = useI18n();
+  const badge = mode && TOOL_MODE_TEXT[mode].badge;
+  return badge ? <span className="cfg-badge cfg-badge-muted">{t(badge)}</span> : null;
+}
 
 type TestState = { running: true } | { running: false; result: ConnectionTest | null; error: string | null };
 const NOT_TESTED: TestState = { running: false, result: null, error: null };
@@ -174,6 +203,7 @@ export function ProvidersSection({ settings, onChanged }: Props) {
                   <strong>{provider.name}</strong>
                   {provider.active && <span className="cfg-badge cfg-badge-accent">{t("cfgInUse")}</span>}
                   {provider.key_stored && <span className="cfg-badge cfg-badge-ok">{t("cfgKeyInKeychain")}</span>}
+                  <ToolModeBadge mode={provider.tool_mode} />
                 </div>
                 <code className="cfg-mono">{provider.base_url}</code>
                 <span className="muted small-text">{provider.model ? t("endpointModel", { model: provider.model }) : t("endpointFirstModel")}</span>
@@ -217,6 +247,8 @@ export function ProvidersSection({ settings, onChanged }: Props) {
           {notice}
         </p>
       )}
+
+      <LearnedToolModes learned={settings.learned_tool_modes} onChanged={onChanged} />
 
       <div className="cfg-presets" role="group" aria-label={t("cfgAddProvider")}>
         <span className="cfg-label">{t("cfgAddFrom")}</span>
@@ -298,6 +330,17 @@ export function ProvidersSection({ settings, onChanged }: Props) {
                       </button>
                     ))}
                 </div>
+              )}
+            </Field>
+            <Field label={t("cfgToolMode")} hint={t(TOOL_MODE_TEXT[form.tool_mode ?? "auto"].hint)}>
+              {(control) => (
+                <select {...control} value={form.tool_mode ?? "auto"} onChange={(e) => update({ tool_mode: chosenToolMode(e.target.value as ToolMode) })}>
+                  {TOOL_MODES.map((mode) => (
+                    <option key={mode} value={mode}>
+                      {t(TOOL_MODE_TEXT[mode].label)}
+                    </option>
+                  ))}
+                </select>
               )}
             </Field>
           </div>

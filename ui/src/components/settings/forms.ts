@@ -1,6 +1,6 @@
 // What the settings forms hold, how they are checked before anything is sent, and how they turn
 // into the commands' payloads. No React here, so every rule is tested on its own.
-import type { EndpointInfo, Limits, McpApproval, McpServerConfig, McpServerView, ProviderInput, ProviderView } from "../../api";
+import type { EndpointInfo, Limits, McpApproval, McpServerConfig, McpServerView, ProviderInput, ProviderView, ToolMode } from "../../api";
 import type { MessageKey } from "../../i18n/en";
 import type { ProviderPreset } from "./presets";
 
@@ -54,12 +54,26 @@ export interface ProviderForm {
   removeKey: boolean;
   /** Whether the endpoint wants a key, when a preset said so. */
   needsKey: boolean | null;
+  /** How tools are offered to its models; null: the default, auto. */
+  tool_mode: ToolMode | null;
 }
 
-export const EMPTY_PROVIDER_FORM: ProviderForm = { id: null, name: "", base_url: "", model: "", api_key: "", removeKey: false, needsKey: null };
+export const EMPTY_PROVIDER_FORM: ProviderForm = { id: null, name: "", base_url: "", model: "", api_key: "", removeKey: false, needsKey: null, tool_mode: null };
 
 export function providerFormFrom(provider: ProviderView): ProviderForm {
-  return { id: provider.id, name: provider.name, base_url: provider.base_url, model: provider.model ?? "", api_key: "", removeKey: false, needsKey: null };
+  return { id: provider.id, name: provider.name, base_url: provider.base_url, model: provider.model ?? "", api_key: "", removeKey: false, needsKey: null, tool_mode: provider.tool_mode };
+}
+
+/** The tool modes offered in the provider form, the default first. */
+export const TOOL_MODES: readonly ToolMode[] = ["auto", "native", "prompt"];
+
+/**
+ * What choosing `choice` in the select stores: auto is the default, so choosing it stores none
+ * and the settings file says nothing for the provider. (A provider stored with "auto" keeps it
+ * while the select is left alone.)
+ */
+export function chosenToolMode(choice: ToolMode): ToolMode | null {
+  return choice === "auto" ? null : choice;
 }
 
 /** `base`, or `base 2`, `base 3` ... when a provider already has that name. */
@@ -85,6 +99,8 @@ export function applyPreset(form: ProviderForm, preset: ProviderPreset, takenNam
     api_key: preset.needsKey ? form.api_key : "",
     removeKey: false,
     needsKey: preset.needsKey,
+    // Another endpoint may do function calling or not: back to the default.
+    tool_mode: null,
   };
 }
 
@@ -100,7 +116,10 @@ export function validateProvider(form: ProviderForm, providers: readonly Provide
   return problems;
 }
 
-/** The payload of save_provider / test_connection: an empty key keeps the stored one, "" removes it. */
+/**
+ * The payload of save_provider / test_connection: an empty key keeps the stored one, "" removes it;
+ * a null tool mode leaves the provider to the default (auto).
+ */
 export function providerInput(form: ProviderForm): ProviderInput {
   const key = form.api_key.trim();
   return {
@@ -109,6 +128,7 @@ export function providerInput(form: ProviderForm): ProviderInput {
     base_url: form.base_url.trim(),
     model: form.model.trim() || null,
     api_key: form.removeKey ? "" : key || null,
+    tool_mode: form.tool_mode,
   };
 }
 

@@ -1,4 +1,5 @@
 import { act, render, screen, waitFor, within } from "@testing-library/react";
+import { useState } from "react";
 import userEvent from "@testing-library/user-event";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { api, type AppSettings, type EndpointInfo, type McpConfigView, type McpServerConfig, type ProviderView } from "../../api";
@@ -6,6 +7,7 @@ import { I18nProvider } from "../../i18n";
 import { settingsEn, settingsZh } from "../../i18n/settings";
 import {
   applyPreset,
+  chosenToolMode,
   EMPTY_MCP_FORM,
   EMPTY_PROVIDER_FORM,
   endpointOverridden,
@@ -40,8 +42,8 @@ const preset = (id: string) => {
   return found;
 };
 
-const local: ProviderView = { id: "local", name: "Local Ollama", base_url: "http://localhost:11434/v1", model: "qwen2.5-coder:7b", key_stored: false, active: true };
-const openai: ProviderView = { id: "openai", name: "OpenAI", base_url: "https://api.openai.com/v1", model: null, key_stored: true, active: false };
+const local: ProviderView = { id: "local", name: "Local Ollama", base_url: "http://localhost:11434/v1", model: "qwen2.5-coder:7b", key_stored: false, active: true, tool_mode: null };
+const openai: ProviderView = { id: "openai", name: "OpenAI", base_url: "https://api.openai.com/v1", model: null, key_stored: true, active: false, tool_mode: null };
 const endpoint: EndpointInfo = { base_url: "http://localhost:11434/v1", model: "qwen2.5-coder:7b", api_key_set: false, config_path: "/c/config.toml", problem: null, key_problem: null };
 
 function appSettings(partial: Partial<AppSettings> = {}): AppSettings {
@@ -55,6 +57,7 @@ function appSettings(partial: Partial<AppSettings> = {}): AppSettings {
     config_path: "/c/config.toml",
     endpoint,
     keychain: { available: true, message: null },
+    learned_tool_modes: [],
     ...partial,
   };
 }
@@ -97,10 +100,20 @@ describe("provider form", () => {
   it("keeps the stored key when the field is empty, removes it on request, replaces it when typed", () => {
     const form = providerFormFrom(openai);
     expect(form.api_key).toBe("");
-    expect(providerInput(form)).toEqual({ id: "openai", name: "OpenAI", base_url: "https://api.openai.com/v1", model: null, api_key: null });
+    expect(providerInput(form)).toEqual({ id: "openai", name: "OpenAI", base_url: "https://api.openai.com/v1", model: null, api_key: null, tool_mode: null });
     expect(providerInput({ ...form, api_key: "  sk-new  " }).api_key).toBe("sk-new");
     expect(providerInput({ ...form, removeKey: true }).api_key).toBe("");
     expect(providerInput({ ...form, model: "  gpt-4o " }).model).toBe("gpt-4o");
+  });
+
+  it("keeps the tool mode: auto, the default, is sent as none; a preset starts from the default", () => {
+    expect(providerFormFrom(local).tool_mode).toBe(null);
+    expect(providerInput(providerFormFrom({ ...local, tool_mode: "prompt" })).tool_mode).toBe("prompt");
+    // A provider stored with "auto" keeps it while the select is left alone.
+    expect(providerInput(providerFormFrom({ ...local, tool_mode: "auto" })).tool_mode).toBe("auto");
+    expect(chosenToolMode("auto")).toBe(null);
+    expect(chosenToolMode("native")).toBe("native");
+    expect(applyPreset({ ...EMPTY_PROVIDER_FORM, tool_mode: "prompt" }, preset("ollama"), []).tool_mode).toBe(null);
   });
 
   it("notices when the environment sends questions elsewhere than the active provider", () => {
@@ -219,7 +232,7 @@ describe("ProvidersSection", () => {
     expect(key).toHaveAttribute("placeholder", "Needed for this endpoint");
     await userEvent.type(key, "sk-or-secret");
     await userEvent.click(within(form).getByRole("button", { name: "Save and use" }));
-    expect(save).toHaveBeenCalledWith({ id: null, name: "OpenRouter", base_url: "https://openrouter.ai/api/v1", model: null, api_key: "sk-or-secret" }, true);
+    expect(save).toHaveBeenCalledWith({ id: null, name: "OpenRouter", base_url: "https://openrouter.ai/api/v1", model: null, api_key: "sk-or-secret", tool_mode: null }, true);
     await waitFor(() => expect(onChanged).toHaveBeenCalled());
     expect(screen.queryByRole("form")).toBeNull();
     expect(document.body.innerHTML).not.toContain("sk-or-secret");
@@ -280,6 +293,79 @@ describe("ProvidersSection", () => {
     );
     expect(screen.getByTestId("cfg-keychain")).toHaveTextContent("API keys cannot be saved. No Secret Service is running.");
     expect(screen.getByTestId("cfg-env-override")).toHaveTextContent("TOOLTRAIL_BASE_URL overrides the active provider Local Ollama");
+  });
+
+  it("saves the tool calling mode with the provider and shows a mode other than auto in the list", async () => {
+    const save = vi.spyOn(api, "saveProvider").mockResolvedValue({ ...local, tool_mode: "prompt" });
+    inEnglish(<ProvidersSection settings={appSettings({ providers: [local, { ...openai, tool_mode: "native" }] })} onChanged={() => Promise.resolve()} />);
+    // Only a provider with a mode of its own has a badge.
+    expect(document.querySelector('[data-provider="OpenAI"]')).toHaveTextContent("native tools");
+    expect(document.querySelector('[data-provider="Local Ollama"]')).not.toHaveTextContent(/native tools|prompt mode/);
+
+    await userEvent.click(screen.getByRole("button", { name: "Edit Local Ollama" }));
+    const select = screen.getByLabelText("Tool calling");
+    expect(select).toHaveValue("auto");
+    expect(within(select).getAllByRole("option").map((o) => o.textContent)).toEqual(["Auto (default)", "Native function calling", "Prompt mode, for models without function calling"]);
+    expect(select).toHaveAccessibleDescription(/prompt mode when the server does not support tools/);
+    await userEvent.selectOptions(select, "prompt");
+    expect(select).toHaveAccessibleDescription(/<tool_use> blocks/);
+    await userEvent.click(screen.getByRole("button", { name: "Save" }));
+    expect(save).toHaveBeenCalledWith({ id: "local", name: "Local Ollama", base_url: "http://localhost:11434/v1", model: "qwen2.5-coder:7b", api_key: null, tool_mode: "prompt" }, false);
+
+    // Back to auto: the provider goes back to the default.
+    await userEvent.click(screen.getByRole("button", { name: "Edit OpenAI" }));
+    expect(screen.getByLabelText("Tool calling")).toHaveValue("native");
+    await userEvent.selectOptions(screen.getByLabelText("Tool calling"), "auto");
+    await userEvent.click(screen.getByRole("button", { name: "Save" }));
+    expect(save).toHaveBeenLastCalledWith(expect.objectContaining({ id: "openai", tool_mode: null }), false);
+  });
+
+  it("lists the models found to need prompt mode, and Forget removes one", async () => {
+    const learned = [
+      { base_url: "http://localhost:11434/v1", model: "gemma3:270m", mode: "prompt" as const },
+      { base_url: "http://gpu-box:8000/v1", model: "phi-2", mode: "prompt" as const },
+    ];
+    let stored = learned;
+    const forget = vi.spyOn(api, "forgetToolMode").mockImplementation((baseUrl, model) => {
+      stored = stored.filter((entry) => !(entry.base_url === baseUrl && entry.model === model));
+      return Promise.resolve();
+    });
+    // As the settings screen does: a change reloads the settings.
+    function Reloading() {
+      const [settings, setSettings] = useState(appSettings({ learned_tool_modes: learned }));
+      return <ProvidersSection settings={settings} onChanged={() => Promise.resolve(setSettings(appSettings({ learned_tool_modes: stored })))} />;
+    }
+    inEnglish(<Reloading />);
+    const list = screen.getByRole("list", { name: "Found to need prompt mode" });
+    expect(screen.getByText(/The server refused native tool calls for these models/)).toBeInTheDocument();
+    expect(within(list).getAllByRole("listitem").map((item) => item.textContent)).toEqual(["gemma3:270mhttp://localhost:11434/v1Forget", "phi-2http://gpu-box:8000/v1Forget"]);
+
+    await userEvent.click(within(list).getByRole("button", { name: "Forget gemma3:270m at http://localhost:11434/v1" }));
+    expect(forget).toHaveBeenCalledWith("http://localhost:11434/v1", "gemma3:270m");
+    expect(await screen.findByText("Forgot gemma3:270m: the next question tries native tools again.")).toBeInTheDocument();
+    expect(within(list).getAllByRole("listitem")).toHaveLength(1);
+    expect(within(list).queryByText("gemma3:270m")).toBeNull();
+
+    // A refusal is shown, and the entry stays.
+    forget.mockRejectedValue({ code: "settings", message: "tool-modes.json could not be written: read-only file system." });
+    await userEvent.click(within(list).getByRole("button", { name: "Forget phi-2 at http://gpu-box:8000/v1" }));
+    expect(await screen.findByRole("alert")).toHaveTextContent("phi-2 was not forgotten: tool-modes.json could not be written: read-only file system.");
+    expect(within(list).getByText("phi-2")).toBeInTheDocument();
+
+    // Once nothing is left, the list and its explanation go.
+    forget.mockImplementation((baseUrl, model) => {
+      stored = stored.filter((entry) => !(entry.base_url === baseUrl && entry.model === model));
+      return Promise.resolve();
+    });
+    await userEvent.click(within(list).getByRole("button", { name: "Forget phi-2 at http://gpu-box:8000/v1" }));
+    await waitFor(() => expect(screen.queryByRole("list", { name: "Found to need prompt mode" })).toBeNull());
+    expect(screen.queryByText(/The server refused native tool calls/)).toBeNull();
+    expect(screen.getByText("Forgot phi-2: the next question tries native tools again.")).toBeInTheDocument();
+  });
+
+  it("shows no list of learned modes when nothing was learned", () => {
+    inEnglish(<ProvidersSection settings={appSettings()} onChanged={() => Promise.resolve()} />);
+    expect(screen.queryByText("Found to need prompt mode")).toBeNull();
   });
 
   it("deletes only after a confirmation", async () => {
