@@ -1,0 +1,182 @@
+//! `tooltrail ask` against a real model server: llama.cpp's `llama-server` serving a 270M base
+//! model (`scripts/real-llm test` builds, serves and runs these). A model this small answers
+//! badly, so the tests assert what Tooltrail controls, never the answer's words: the server
+//! accepts every request, every call the model streams is run or turned into a tool error the
+//! model can read, the turn ends, the record holds every call, and nothing panics.
+//!
+//! ```text
+//! scripts/real-llm test
+//! TOOLTRAIL_REAL_LLM=http://127.0.0.1:PORT/v1 cargo test -p tooltrail-cli --test real_llm -- --ignored
+//! ```
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::path::Path;
+use std::process::Output;
+
+use serde_json::Value;
+use tooltrail_protocol::{Event, EventBody, ToolMode, ToolStatus, TurnEnd};
+
+fn base_url() -> String {
+    std::env::var("TOOLTRAIL_REAL_LLM")
+        .expect("TOOLTRAIL_REAL_LLM names the server's base URL (scripts/real-llm test sets it)")
+}
+
+fn workspace() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("README.md"),
+        "# Demo\nA demo project with two Go files.\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(dir.path().join("cmd/app")).unwrap();
+    std::fs::write(
+        dir.path().join("cmd/app/main.go"),
+        "package main\n\nfunc main() {}\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("util.go"), "package util\n").unwrap();
+    dir
+}
+
+async fn tooltrail(args: &[&str], config_dir: &Path) -> Output {
+    tokio::process::Command::new(env!("CARGO_BIN_EXE_tooltrail"))
+        .args(args)
+        .env_remove("TOOLTRAIL_BASE_URL")
+        .env_remove("TOOLTRAIL_MODEL")
+        .env_remove("TOOLTRAIL_API_KEY")
+        .env_remove("TOOLTRAIL_TOOL_MODE")
+        .env("TOOLTRAIL_CONFIG_DIR", config_dir)
+        .env("TOOLTRAIL_DATA_DIR", config_dir.join("data"))
+        .env("NO_COLOR", "1")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .await
+        .unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+const QUESTIONS: &[&str] = &[
+    "How many Go files are in this project? Use the tools.",
+    "Read README.md and tell me what the project is.",
+    "Find the file that defines func main.",
+];
+
+/// Asks every question in `mode` and checks what Tooltrail controls.
+async fn ask_in(mode: ToolMode) {
+    let url = base_url();
+    let folder = workspace();
+    let config = tempfile::tempdir().unwrap();
+    let root = folder.path().to_str().unwrap();
+    let mut calls_seen = 0;
+    for question in QUESTIONS {
+        let out = tooltrail(
+            &[
+                "ask",
+                "--json",
+                "--approve",
+                "deny",
+                "--max-rounds",
+                "3",
+                "--base-url",
+                &url,
+                "--model",
+                "gemma",
+                "--tool-mode",
+                mode.as_str(),
+                "-w",
+                root,
+                question,
+            ],
+            config.path(),
+        )
+        .await;
+        let stderr = text(&out.stderr);
+        assert!(!stderr.contains("panicked"), "{stderr}");
+        let events: Vec<Event> = text(&out.stdout)
+            .lines()
+            .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}")))
+            .collect();
+        // The turn ends, and says how.
+        let Some(EventBody::TurnFinished { reason, .. }) = events.last().map(|e| &e.body) else {
+            panic!("the turn did not finish: {events:?}\n{stderr}");
+        };
+        // An error from the model server is a sentence with exit status 1; otherwise 0.
+        match reason {
+            TurnEnd::Error => {
+                assert_eq!(out.status.code(), Some(1), "{stderr}");
+                assert!(stderr.starts_with("error: "), "{stderr}");
+            }
+            TurnEnd::Completed | TurnEnd::RoundLimit => {
+                assert_eq!(out.status.code(), Some(0), "{stderr}")
+            }
+            TurnEnd::Cancelled => panic!("nothing cancelled the turn: {stderr}"),
+        }
+        // The mode asked for is the mode used (the server takes native tools through its
+        // chat template).
+        let used: Vec<ToolMode> = events
+            .iter()
+            .filter_map(|event| match &event.body {
+                EventBody::ToolModeUsed { mode, .. } => Some(*mode),
+                _ => None,
+            })
+            .collect();
+        assert!(used.iter().all(|used| *used == mode), "{used:?}");
+        // Every call the model streamed ended with a status; a failed one carries a message
+        // the model reads.
+        for event in &events {
+            if let EventBody::ToolCallFinished {
+                status,
+                error,
+                tool,
+                ..
+            } = &event.body
+            {
+                calls_seen += 1;
+                if *status != ToolStatus::Success {
+                    let error = error.as_ref().unwrap_or_else(|| panic!("{tool}: no error"));
+                    assert!(!error.message.trim().is_empty(), "{tool}: {error:?}");
+                }
+            }
+        }
+        println!(
+            "{mode} · {question} · {} event(s), ended {reason:?}",
+            events.len()
+        );
+    }
+    // The record holds exactly the calls that were shown.
+    let out = tooltrail(&["history", "--json", "--limit", "1000"], config.path()).await;
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let page: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let recorded = page["items"].as_array().unwrap();
+    assert_eq!(recorded.len(), calls_seen, "{page}");
+    assert!(
+        recorded.iter().all(|row| row["status"] != "running"),
+        "{page}"
+    );
+    let out = tooltrail(&["conversations", "--json"], config.path()).await;
+    let conversations: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let listed = conversations
+        .get("items")
+        .unwrap_or(&conversations)
+        .as_array()
+        .unwrap()
+        .len();
+    assert_eq!(listed, QUESTIONS.len(), "{conversations}");
+    println!("{mode}: {calls_seen} call(s) shown and recorded");
+}
+
+#[tokio::test]
+#[ignore = "needs a real model server: TOOLTRAIL_REAL_LLM=URL (scripts/real-llm test)"]
+async fn ask_in_native_mode_against_llama_server() {
+    ask_in(ToolMode::Native).await;
+}
+
+#[tokio::test]
+#[ignore = "needs a real model server: TOOLTRAIL_REAL_LLM=URL (scripts/real-llm test)"]
+async fn ask_in_prompt_mode_against_llama_server() {
+    ask_in(ToolMode::Prompt).await;
+}
