@@ -30,6 +30,21 @@ pub struct Event {
 }
 
 /// What happened.
+///
+/// The chunk types of seed 004 (Cherry Studio's tool-call middleware) map onto these one to
+/// one, in either tool mode; [`EventBody::seed_chunk_type`] gives the mapping:
+///
+/// | seed 004 chunk | event |
+/// |---|---|
+/// | `text_delta` | [`EventBody::TextDelta`] |
+/// | `mcp_tool_in_progress` (a call as the model writes it) | [`EventBody::ToolCallDelta`] |
+/// | `mcp_tool_call_begin` | [`EventBody::ToolCallStarted`] |
+/// | `mcp_tool_call_response` | [`EventBody::ToolCallFinished`] with status `success` |
+/// | `mcp_tool_call_error` | [`EventBody::ToolCallFinished`] with any other status |
+/// | `mcp_tool_complete` (the results go back to the model) | [`EventBody::MessageAdded`] of a tool message |
+///
+/// The rest (turn start and end, approvals, progress, usage, the round limit, the tool mode,
+/// errors) has no chunk in the seed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum EventBody {
@@ -144,6 +159,35 @@ pub enum EventBody {
 }
 
 impl EventBody {
+    /// The seed 004 chunk type this event stands for, where there is one (see the table on
+    /// [`EventBody`]).
+    pub fn seed_chunk_type(&self) -> Option<&'static str> {
+        match self {
+            Self::TextDelta { .. } => Some("text_delta"),
+            Self::ToolCallDelta { .. } => Some("mcp_tool_in_progress"),
+            Self::ToolCallStarted { .. } => Some("mcp_tool_call_begin"),
+            Self::ToolCallFinished { status, .. } => Some(match status {
+                ToolStatus::Success => "mcp_tool_call_response",
+                ToolStatus::Error
+                | ToolStatus::Denied
+                | ToolStatus::Cancelled
+                | ToolStatus::Timeout => "mcp_tool_call_error",
+            }),
+            Self::MessageAdded {
+                message: Message::Tool { .. },
+            } => Some("mcp_tool_complete"),
+            Self::MessageAdded { .. }
+            | Self::TurnStarted { .. }
+            | Self::ApprovalRequested { .. }
+            | Self::ToolCallProgress { .. }
+            | Self::ToolModeUsed { .. }
+            | Self::RoundLimitReached { .. }
+            | Self::Usage(_)
+            | Self::Error { .. }
+            | Self::TurnFinished { .. } => None,
+        }
+    }
+
     /// The `type` tag this body serialises with.
     pub fn kind(&self) -> &'static str {
         match self {
