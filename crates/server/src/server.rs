@@ -12,6 +12,8 @@ use axum::http::{StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
+use axum::serve::ListenerExt;
+use futures::StreamExt;
 use serde_json::json;
 use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
@@ -150,6 +152,11 @@ impl Server {
         let sweeper = tokio::spawn(sweep(Arc::clone(&state)));
         let draining = state.draining.clone();
         let turns = state.turns.clone();
+        // A streamed answer is many small writes; each goes out at once rather than waiting
+        // for the client's delayed ACK.
+        let listener = listener.tap_io(|tcp| {
+            let _ = tcp.set_nodelay(true);
+        });
         let serving = axum::serve(listener, router(Arc::clone(&state)))
             .with_graceful_shutdown(async move {
                 shutdown.await;
@@ -200,7 +207,17 @@ async fn guard(State(state): State<Arc<AppState>>, request: Request, next: Next)
         .headers()
         .get(header::AUTHORIZATION)
         .map(|value| value.as_bytes());
-    let error = if state.token.admits(authorization) {
+    let declared = request
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.parse::<u64>().ok());
+    let error = if !state.token.admits(authorization) {
+        ApiError::unauthorized()
+    } else if declared.is_some_and(|length| length > state.body_limit as u64) {
+        drain(request.into_body()).await;
+        ApiError::too_large(state.body_limit)
+    } else {
         let response = next.run(request).await;
         let untagged_413 = response.status() == StatusCode::PAYLOAD_TOO_LARGE
             && response.extensions().get::<ErrorCodeTag>().is_none();
@@ -208,8 +225,6 @@ async fn guard(State(state): State<Arc<AppState>>, request: Request, next: Next)
             return response;
         }
         ApiError::too_large(state.body_limit)
-    } else {
-        ApiError::unauthorized()
     };
     // The chat handler counts its own requests; these never reached it.
     if chat {
@@ -218,6 +233,25 @@ async fn guard(State(state): State<Arc<AppState>>, request: Request, next: Next)
             .request(started.elapsed(), false, Some(&error.code));
     }
     error.into_response()
+}
+
+/// Reads and drops what the client is still sending (up to a bound), so that it is reading
+/// when the error comes: a server that closes a connection with unread data makes the
+/// system reset it, and the client then sees "connection reset" instead of the 413.
+async fn drain(body: axum::body::Body) {
+    const DRAIN_BYTES: usize = 64 * 1024 * 1024;
+    const DRAIN_TIME: Duration = Duration::from_secs(10);
+    let mut stream = body.into_data_stream();
+    let mut read = 0;
+    let _ = tokio::time::timeout(DRAIN_TIME, async {
+        while let Some(Ok(chunk)) = stream.next().await {
+            read += chunk.len();
+            if read > DRAIN_BYTES {
+                break;
+            }
+        }
+    })
+    .await;
 }
 
 /// `GET /v1/models`: the model requests are answered with.
