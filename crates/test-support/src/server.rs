@@ -169,6 +169,10 @@ async fn serve(listener: TcpListener, shared: Arc<Shared>) {
         tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok((stream, _)) => {
+                    // As model servers do: a stream's small writes go out at once instead of
+                    // waiting, under Nagle's algorithm, for the client's delayed ACK (40 ms
+                    // per answer on a kept-alive connection).
+                    let _ = stream.set_nodelay(true);
                     let shared = Arc::clone(&shared);
                     connections.spawn(async move {
                         let service = service_fn(move |request| {
