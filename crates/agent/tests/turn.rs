@@ -255,7 +255,8 @@ async fn a_two_round_turn_keeps_order_and_the_model_sees_every_result() {
             "message_added", // system
             "message_added", // user
             "usage",
-            "message_added", // assistant with two calls
+            "tool_mode_used", // native, said once
+            "message_added",  // assistant with two calls
             "tool_call_started",
             "tool_call_started",
             "tool_call_finished",

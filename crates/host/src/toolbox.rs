@@ -6,9 +6,10 @@
 //! 3. plus every tool of the MCP servers of `mcp.json`, named `server__tool`.
 //!
 //! The servers start once per folder and stay up across questions; they are started again when
-//! another folder is asked about or `mcp.json` changes. The registry itself is kept while the
-//! folder, the file and the disabled tools stay the same, so argument schemas compiled by one
-//! question serve the next.
+//! `mcp.json` changes. A few folders are kept at once (the HTTP API answers sessions in folders
+//! of their own), the least recently asked about stopped first. The registry itself is kept
+//! while the folder, the file and the disabled tools stay the same, so argument schemas
+//! compiled by one question serve the next.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -100,11 +101,14 @@ struct Loaded {
     built: Option<(Vec<String>, Arc<ToolRegistry>)>,
 }
 
-/// The tools of whichever folder was asked about last.
+/// How many folders keep their servers running at once.
+const FOLDERS_KEPT: usize = 8;
+
+/// The tools of the folders asked about lately, the most recent last.
 pub struct Toolbox {
     /// `mcp.json`, or `None` when there is no config folder.
     config: Option<PathBuf>,
-    loaded: Mutex<Option<Loaded>>,
+    loaded: Mutex<Vec<Loaded>>,
 }
 
 impl Toolbox {
@@ -112,7 +116,7 @@ impl Toolbox {
     pub fn new(mcp_json: Option<PathBuf>) -> Self {
         Self {
             config: mcp_json,
-            loaded: Mutex::new(None),
+            loaded: Mutex::new(Vec::new()),
         }
     }
 
@@ -124,27 +128,20 @@ impl Toolbox {
         let mut loaded = self.loaded.lock().await;
         let mut failures = Vec::new();
         let mut problem = None;
-        let fresh = !loaded
-            .as_ref()
-            .is_some_and(|current| current.workspace == workspace && current.stamp == stamp);
-        if fresh {
-            if let Some(old) = loaded.take()
-                && let Some(manager) = old.manager
-            {
-                manager.shutdown().await;
+        let found = loaded
+            .iter()
+            .position(|current| current.workspace == workspace);
+        let mut current = match found.map(|index| loaded.remove(index)) {
+            Some(current) if current.stamp == stamp => current,
+            stale => {
+                if let Some(manager) = stale.and_then(|old| old.manager) {
+                    manager.shutdown().await;
+                }
+                let (fresh, failed) = load(workspace, self.config.as_deref(), stamp).await;
+                failures = failed;
+                problem = fresh.problem.clone();
+                fresh
             }
-            let (load, failed) = load(workspace, self.config.as_deref(), stamp).await;
-            failures = failed;
-            problem = load.problem.clone();
-            *loaded = Some(load);
-        }
-        let Some(current) = loaded.as_mut() else {
-            // Unreachable: set just above when missing. Still, a question gets the built-ins.
-            return Tools {
-                registry: Arc::new(ToolRegistry::with_builtins()),
-                failures,
-                problem,
-            };
         };
         let registry = match &current.built {
             Some((built_for, registry)) if built_for.as_slice() == disabled => Arc::clone(registry),
@@ -154,6 +151,13 @@ impl Toolbox {
                 registry
             }
         };
+        loaded.push(current);
+        if loaded.len() > FOLDERS_KEPT {
+            let oldest = loaded.remove(0);
+            if let Some(manager) = oldest.manager {
+                manager.shutdown().await;
+            }
+        }
         Tools {
             registry,
             failures,
@@ -161,10 +165,11 @@ impl Toolbox {
         }
     }
 
-    /// The servers with their state and tool counts (none before a folder is asked about).
+    /// The servers of the folder asked about last, with their state and tool counts (none
+    /// before a folder is asked about).
     pub async fn overview(&self) -> McpOverview {
         let loaded = self.loaded.lock().await;
-        let Some(loaded) = loaded.as_ref() else {
+        let Some(loaded) = loaded.last() else {
             return McpOverview::default();
         };
         let servers = match &loaded.manager {
@@ -187,9 +192,8 @@ impl Toolbox {
 
     /// Stops every server (the front end is quitting).
     pub async fn shutdown(&self) {
-        if let Some(loaded) = self.loaded.lock().await.take()
-            && let Some(manager) = loaded.manager
-        {
+        let loaded = std::mem::take(&mut *self.loaded.lock().await);
+        for manager in loaded.into_iter().filter_map(|loaded| loaded.manager) {
             manager.shutdown().await;
         }
     }
@@ -328,6 +332,28 @@ mod tests {
         assert!(registry.get("fs__read_file").is_some());
         assert_eq!(registry.len(), builtin_names().len());
         assert_eq!(tools_of(&registry, "fs"), 1);
+    }
+
+    #[tokio::test]
+    async fn several_folders_keep_their_tools_side_by_side() {
+        let config = tempfile::tempdir().unwrap();
+        let toolbox = Toolbox::new(Some(config.path().join("mcp.json")));
+        let folders: Vec<tempfile::TempDir> = (0..=FOLDERS_KEPT)
+            .map(|_| tempfile::tempdir().unwrap())
+            .collect();
+        let first = toolbox.tools(folders[0].path(), &[]).await.registry;
+        let second = toolbox.tools(folders[1].path(), &[]).await.registry;
+        // Back to the first folder: its registry was kept, not rebuilt.
+        let again = toolbox.tools(folders[0].path(), &[]).await.registry;
+        assert!(Arc::ptr_eq(&first, &again));
+        assert!(!Arc::ptr_eq(&first, &second));
+        // Past the limit, the folder asked about longest ago goes first.
+        for folder in &folders[1..] {
+            toolbox.tools(folder.path(), &[]).await;
+        }
+        assert_eq!(toolbox.loaded.lock().await.len(), FOLDERS_KEPT);
+        let rebuilt = toolbox.tools(folders[0].path(), &[]).await.registry;
+        assert!(!Arc::ptr_eq(&first, &rebuilt));
     }
 
     #[tokio::test]

@@ -7,7 +7,7 @@
 //! the turn (the running command is killed and the call recorded as cancelled).
 
 use std::sync::Arc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use axum::Json;
 use axum::extract::{Request, State};
@@ -20,7 +20,7 @@ use tooltrail_agent::{Conversation, EventSink, TurnOptions, TurnOutcome};
 use tooltrail_host::{Engine, HostError};
 use tooltrail_protocol::{Event, EventBody, Message, TurnEnd};
 use tooltrail_settings::Overrides;
-use tooltrail_store::{NewConversation, StoreError};
+use tooltrail_store::NewConversation;
 
 use crate::error::ApiError;
 use crate::plan;
@@ -186,30 +186,12 @@ async fn start(
 }
 
 /// Creates the conversation ahead of its first turn, to keep its API title and provider.
-///
-/// The store writes it on a connection of its own while the recorder thread commits the
-/// turns of other requests, and its transaction begins as a reader: under load SQLite may
-/// refuse the upgrade to a writer at once (`database is locked`) instead of waiting. A few
-/// tries with a growing pause get through; a lasting failure is reported.
 async fn create_conversation(app: &AppState, new: &NewConversation) -> Result<String, HostError> {
-    let mut pause = Duration::from_millis(2);
-    for _ in 0..CREATE_TRIES {
-        match app.host.store().create_conversation(new) {
-            Err(StoreError::Sqlite(_)) => {
-                tokio::time::sleep(pause).await;
-                pause *= 2;
-            }
-            other => return other.map_err(HostError::from),
-        }
-    }
     app.host
         .store()
         .create_conversation(new)
         .map_err(HostError::from)
 }
-
-/// Tries of [`create_conversation`] before its last (the pauses add up to about a second).
-const CREATE_TRIES: usize = 9;
 
 /// The model flags of `tooltrail serve` pin the model; without `--model`, the request's
 /// `model` is used as `--model` would be (empty, or `tooltrail`, leaves the configured one).

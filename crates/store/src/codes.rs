@@ -219,9 +219,9 @@ mod tests {
 
     #[test]
     fn event_kinds_round_trip() {
-        for code in 0..=11 {
+        for code in 0..=12 {
             assert_eq!(EventKind::from_code(code).unwrap().code(), code);
         }
-        assert!(EventKind::from_code(12).is_err());
+        assert!(EventKind::from_code(13).is_err());
     }
 }

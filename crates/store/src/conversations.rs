@@ -2,7 +2,7 @@
 //! to carry it on.
 
 use rusqlite::types::Value as SqlValue;
-use rusqlite::{Connection, OptionalExtension, Row, params, params_from_iter};
+use rusqlite::{Connection, OptionalExtension, Row, TransactionBehavior, params, params_from_iter};
 use serde::{Deserialize, Serialize};
 use tooltrail_protocol::{Message, ToolError, ToolErrorCode};
 
@@ -108,7 +108,7 @@ impl Store {
     pub fn create_conversation(&self, new: &NewConversation) -> Result<String> {
         let id = format!("conv_{}", uuid::Uuid::new_v4().simple());
         self.with_conn(|conn| {
-            let tx = conn.transaction()?;
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
             let workspace = match &new.workspace {
                 Some(path) => writer::workspace_id(&tx, path)?,
                 None => None,

@@ -23,7 +23,7 @@ impl Store {
     /// Deletes conversation `id` with its turns, messages, calls, results and events.
     pub fn delete_conversation(&self, id: &str) -> Result<()> {
         self.with_conn(|conn| {
-            let tx = conn.transaction()?;
+            let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
             let conversation = conversation_row(&tx, id)?;
             // Foreign keys cascade to everything the conversation owns; triggers take the
             // calls and messages out of the search indexes and the counters.

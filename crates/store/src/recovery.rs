@@ -12,7 +12,7 @@ use std::fs::{File, OpenOptions, TryLockError};
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 
-use rusqlite::{Connection, params};
+use rusqlite::{Connection, TransactionBehavior, params};
 use serde::Serialize;
 
 use crate::codes::EventKind;
@@ -114,7 +114,7 @@ pub(crate) fn recover(conn: &mut Connection, db_path: &Path) -> Result<Recovered
         if !dead {
             continue;
         }
-        let tx = conn.transaction()?;
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
         let turns: Vec<(i64, i64)> = tx
             .prepare("SELECT id, started_ms FROM turns WHERE end_reason IS NULL AND writer IS ?1")?
             .query_map([&writer], |row| Ok((row.get(0)?, row.get(1)?)))?

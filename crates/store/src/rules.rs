@@ -2,7 +2,7 @@
 //! `git push` here". The store keeps them; the front end decides what a rule may hold and
 //! matches calls against them (see `tooltrail_sandbox::rules`).
 
-use rusqlite::{OptionalExtension, params};
+use rusqlite::{OptionalExtension, TransactionBehavior, params};
 
 use crate::conversations::now_ms;
 use crate::error::{Result, StoreError};
@@ -41,7 +41,7 @@ impl Store {
     pub fn add_rule(&self, rule: &NewRule) -> Result<ApprovalRule> {
         let prefix = serde_json::to_string(&rule.prefix)?;
         self.with_conn(|conn| {
-            let tx = conn.transaction()?;
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
             let workspace = workspace_id(&tx, &rule.workspace)?
                 .ok_or_else(|| StoreError::Corrupt("a rule needs a workspace".to_string()))?;
             let existing: Option<String> = tx

@@ -175,6 +175,10 @@ pub fn sample_turn(
         .call_delta(1, "call_a", "read_file", "{\"path\":")
         .call_delta(1, "call_a", "read_file", "\"src/parser.rs\"}")
         .usage()
+        .push(EventBody::ToolModeUsed {
+            mode: tooltrail_protocol::ToolMode::Prompt,
+            fell_back: true,
+        })
         .message(Message::assistant(
             "Let me look.",
             vec![
