@@ -15,10 +15,7 @@ use tooltrail_test_support::{Reply, ScriptedServer};
 use tooltrail_tools::{ToolContext, ToolRegistry};
 
 fn workspace() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("README.md"), "# Demo\nA demo project.\n").unwrap();
-    std::fs::write(dir.path().join("main.go"), "package main\n").unwrap();
-    dir
+    tooltrail_test_support::demo_workspace().unwrap()
 }
 
 async fn turn(server: &ScriptedServer, mode: ToolMode, dir: &tempfile::TempDir) -> Vec<Event> {

@@ -25,16 +25,7 @@ use tooltrail_tools::{Tool, ToolContext, ToolRegistry};
 
 /// A workspace with a README and two Go files.
 fn workspace() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("README.md"), "# Demo\nA demo project.\n").unwrap();
-    std::fs::create_dir_all(dir.path().join("cmd/app")).unwrap();
-    std::fs::write(
-        dir.path().join("cmd/app/main.go"),
-        "package main\n\nfunc main() {}\n",
-    )
-    .unwrap();
-    std::fs::write(dir.path().join("util.go"), "package util\n").unwrap();
-    dir
+    tooltrail_test_support::demo_workspace().unwrap()
 }
 
 /// A tool that writes (so it needs approval) and counts its runs.

@@ -2,47 +2,19 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+#[path = "support/run.rs"]
+mod run;
+
 use std::path::Path;
-use std::process::Output;
 
 use pretty_assertions::assert_eq;
+use run::{text, tooltrail};
 use serde_json::Value;
 use tooltrail_protocol::{Event, EventBody, ToolStatus, TurnEnd};
 use tooltrail_test_support::{Reply, ScriptedServer};
 
 fn workspace() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("README.md"), "# Demo\nA demo project.\n").unwrap();
-    std::fs::create_dir_all(dir.path().join("cmd/app")).unwrap();
-    std::fs::write(
-        dir.path().join("cmd/app/main.go"),
-        "package main\n\nfunc main() {}\n",
-    )
-    .unwrap();
-    std::fs::write(dir.path().join("util.go"), "package util\n").unwrap();
-    dir
-}
-
-/// Runs `tooltrail` with a clean environment: no user config, no inherited settings.
-async fn tooltrail(args: &[&str], config_dir: &Path, envs: &[(&str, &str)]) -> Output {
-    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_tooltrail"));
-    command
-        .args(args)
-        .env_remove("TOOLTRAIL_BASE_URL")
-        .env_remove("TOOLTRAIL_MODEL")
-        .env_remove("TOOLTRAIL_API_KEY")
-        .env("TOOLTRAIL_CONFIG_DIR", config_dir)
-        .env("TOOLTRAIL_DATA_DIR", config_dir.join("data"))
-        .env("NO_COLOR", "1")
-        .stdin(std::process::Stdio::null());
-    for (key, value) in envs {
-        command.env(key, value);
-    }
-    command.output().await.unwrap()
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
+    tooltrail_test_support::demo_workspace().unwrap()
 }
 
 fn two_rounds() -> Vec<Reply> {

@@ -11,52 +11,17 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::path::Path;
-use std::process::Output;
+#[path = "support/run.rs"]
+mod run;
 
+use run::{text, tooltrail};
 use serde_json::Value;
 use tooltrail_protocol::{Event, EventBody, ToolMode, ToolStatus, TurnEnd};
+use tooltrail_test_support::demo_workspace;
 
 fn base_url() -> String {
     std::env::var("TOOLTRAIL_REAL_LLM")
         .expect("TOOLTRAIL_REAL_LLM names the server's base URL (scripts/real-llm test sets it)")
-}
-
-fn workspace() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(
-        dir.path().join("README.md"),
-        "# Demo\nA demo project with two Go files.\n",
-    )
-    .unwrap();
-    std::fs::create_dir_all(dir.path().join("cmd/app")).unwrap();
-    std::fs::write(
-        dir.path().join("cmd/app/main.go"),
-        "package main\n\nfunc main() {}\n",
-    )
-    .unwrap();
-    std::fs::write(dir.path().join("util.go"), "package util\n").unwrap();
-    dir
-}
-
-async fn tooltrail(args: &[&str], config_dir: &Path) -> Output {
-    tokio::process::Command::new(env!("CARGO_BIN_EXE_tooltrail"))
-        .args(args)
-        .env_remove("TOOLTRAIL_BASE_URL")
-        .env_remove("TOOLTRAIL_MODEL")
-        .env_remove("TOOLTRAIL_API_KEY")
-        .env_remove("TOOLTRAIL_TOOL_MODE")
-        .env("TOOLTRAIL_CONFIG_DIR", config_dir)
-        .env("TOOLTRAIL_DATA_DIR", config_dir.join("data"))
-        .env("NO_COLOR", "1")
-        .stdin(std::process::Stdio::null())
-        .output()
-        .await
-        .unwrap()
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }
 
 const QUESTIONS: &[&str] = &[
@@ -68,7 +33,7 @@ const QUESTIONS: &[&str] = &[
 /// Asks every question in `mode` and checks what Tooltrail controls.
 async fn ask_in(mode: ToolMode) {
     let url = base_url();
-    let folder = workspace();
+    let folder = demo_workspace().unwrap();
     let config = tempfile::tempdir().unwrap();
     let root = folder.path().to_str().unwrap();
     let mut calls_seen = 0;
@@ -92,6 +57,7 @@ async fn ask_in(mode: ToolMode) {
                 question,
             ],
             config.path(),
+            &[],
         )
         .await;
         let stderr = text(&out.stderr);
@@ -148,7 +114,12 @@ async fn ask_in(mode: ToolMode) {
         );
     }
     // The record holds exactly the calls that were shown.
-    let out = tooltrail(&["history", "--json", "--limit", "1000"], config.path()).await;
+    let out = tooltrail(
+        &["history", "--json", "--limit", "1000"],
+        config.path(),
+        &[],
+    )
+    .await;
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let page: Value = serde_json::from_slice(&out.stdout).unwrap();
     let recorded = page["items"].as_array().unwrap();
@@ -157,7 +128,7 @@ async fn ask_in(mode: ToolMode) {
         recorded.iter().all(|row| row["status"] != "running"),
         "{page}"
     );
-    let out = tooltrail(&["conversations", "--json"], config.path()).await;
+    let out = tooltrail(&["conversations", "--json"], config.path(), &[]).await;
     let conversations: Value = serde_json::from_slice(&out.stdout).unwrap();
     let listed = conversations
         .get("items")

@@ -3,31 +3,12 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::path::Path;
-use std::process::Output;
+#[path = "support/run.rs"]
+mod run;
 
 use pretty_assertions::assert_eq;
+use run::{text, tooltrail};
 use tooltrail_test_support::{Reply, ScriptedServer};
-
-async fn tooltrail(args: &[&str], config_dir: &Path) -> Output {
-    tokio::process::Command::new(env!("CARGO_BIN_EXE_tooltrail"))
-        .args(args)
-        .env_remove("TOOLTRAIL_BASE_URL")
-        .env_remove("TOOLTRAIL_MODEL")
-        .env_remove("TOOLTRAIL_API_KEY")
-        .env_remove("TOOLTRAIL_TOOL_MODE")
-        .env("TOOLTRAIL_CONFIG_DIR", config_dir)
-        .env("TOOLTRAIL_DATA_DIR", config_dir.join("data"))
-        .env("NO_COLOR", "1")
-        .stdin(std::process::Stdio::null())
-        .output()
-        .await
-        .unwrap()
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
 
 const CALL: &str =
     "<tool_use><name>search_files</name><arguments>{\"pattern\":\"*.go\"}</arguments></tool_use>";
@@ -66,6 +47,7 @@ async fn auto_mode_falls_back_once_remembers_and_starts_there_next_time() {
                     question,
                 ],
                 &config,
+                &[],
             )
             .await
         }
@@ -103,7 +85,7 @@ async fn auto_mode_falls_back_once_remembers_and_starts_there_next_time() {
 #[tokio::test]
 async fn a_tool_mode_that_does_not_exist_is_refused_with_the_choices() {
     let config = tempfile::tempdir().unwrap();
-    let out = tooltrail(&["ask", "--tool-mode", "xml", "hi"], config.path()).await;
+    let out = tooltrail(&["ask", "--tool-mode", "xml", "hi"], config.path(), &[]).await;
     assert_eq!(out.status.code(), Some(2));
     let stderr = text(&out.stderr);
     assert!(

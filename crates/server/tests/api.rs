@@ -53,16 +53,7 @@ fn isolated<F: Future<Output = ()>>(name: &str, body: impl FnOnce() -> F) {
 
 /// A workspace with a README and two Go files.
 fn workspace() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("README.md"), "# Demo\nA demo project.\n").unwrap();
-    std::fs::create_dir_all(dir.path().join("cmd/app")).unwrap();
-    std::fs::write(
-        dir.path().join("cmd/app/main.go"),
-        "package main\n\nfunc main() {}\n",
-    )
-    .unwrap();
-    std::fs::write(dir.path().join("util.go"), "package util\n").unwrap();
-    dir
+    tooltrail_test_support::demo_workspace().unwrap()
 }
 
 struct Api {

@@ -8,6 +8,11 @@ pub enum SupportError {
         path: String,
         source: std::io::Error,
     },
+    #[error("could not write {path}: {source}")]
+    Write {
+        path: String,
+        source: std::io::Error,
+    },
     #[error("the script is not valid JSON: {0}")]
     ScriptJson(#[from] serde_json::Error),
     #[error("the script must be a JSON list of replies")]

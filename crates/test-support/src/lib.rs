@@ -38,6 +38,7 @@ mod recorded;
 mod reply;
 pub mod script;
 mod server;
+mod workspace;
 
 pub use error::SupportError;
 pub use fixture::Fixture;
@@ -47,3 +48,4 @@ pub use reply::{
 };
 pub use script::{load_script, parse_script};
 pub use server::{SCRIPTED_MODEL, ScriptedServer, ServerOptions};
+pub use workspace::demo_workspace;
