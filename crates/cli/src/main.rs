@@ -213,7 +213,7 @@ fn error_sentence(err: &anyhow::Error) -> String {
 }
 
 /// `--tool-mode`: native, prompt or auto.
-fn parse_tool_mode(word: &str) -> Result<tooltrail_protocol::ToolMode, String> {
+pub(crate) fn parse_tool_mode(word: &str) -> Result<tooltrail_protocol::ToolMode, String> {
     word.parse()
         .map_err(|error: tooltrail_protocol::UnknownToolMode| error.to_string())
 }

@@ -62,6 +62,10 @@ pub struct ServeArgs {
     /// Tool rounds per request before the model must answer [default: 10].
     #[arg(long, value_name = "N")]
     pub max_rounds: Option<u32>,
+    /// How tools are offered to the model: native, prompt or auto [default: auto, or
+    /// TOOLTRAIL_TOOL_MODE, or the provider's setting].
+    #[arg(long, value_name = "MODE", value_parser = crate::parse_tool_mode)]
+    pub tool_mode: Option<tooltrail_protocol::ToolMode>,
 }
 
 pub async fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
@@ -88,7 +92,7 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
             base_url: args.base_url,
             model: args.model,
             max_rounds: args.max_rounds,
-            tool_mode: None,
+            tool_mode: args.tool_mode,
         },
         drain: args.drain,
         ..ServeConfig::new(workspace)

@@ -5,7 +5,7 @@
 #[path = "support/fixture.rs"]
 mod fixture;
 
-use fixture::{Script, T0, folded, sample_turn};
+use fixture::{CallEnd, Script, T0, folded, sample_turn};
 use pretty_assertions::assert_eq;
 use serde_json::json;
 use tooltrail_protocol::{
@@ -149,13 +149,15 @@ fn three_conversations(store: &Store) {
             "call_g",
             "search_text",
             args,
-            ToolStatus::Error,
-            "error [invalid_pattern]: the pattern unsafe_block( is not valid",
-            Some(ToolError::new(
-                ToolErrorCode::InvalidPattern,
-                "the pattern unsafe_block( is not valid",
-            )),
-            ApprovalRecord::not_needed(),
+            CallEnd {
+                status: ToolStatus::Error,
+                result: "error [invalid_pattern]: the pattern unsafe_block( is not valid".into(),
+                error: Some(ToolError::new(
+                    ToolErrorCode::InvalidPattern,
+                    "the pattern unsafe_block( is not valid",
+                )),
+                approval: ApprovalRecord::not_needed(),
+            },
         )
         .end("No.");
     record(store, &grep);

@@ -89,18 +89,20 @@ impl Script {
         })
     }
 
-    #[allow(clippy::too_many_arguments)]
     pub fn finished(
         &mut self,
         round: u32,
         call_id: &str,
         tool: &str,
         arguments: Value,
-        status: ToolStatus,
-        result: &str,
-        error: Option<ToolError>,
-        approval: ApprovalRecord,
+        end: CallEnd,
     ) -> &mut Self {
+        let CallEnd {
+            status,
+            result,
+            error,
+            approval,
+        } = end;
         self.push(EventBody::ToolCallFinished {
             round,
             call_id: call_id.into(),
@@ -110,7 +112,7 @@ impl Script {
             arguments,
             status,
             duration_ms: 12,
-            result: result.into(),
+            result,
             data: None,
             error,
             approval,
@@ -133,6 +135,14 @@ impl Script {
             text: text.into(),
         })
     }
+}
+
+/// How a recorded call ended.
+pub struct CallEnd {
+    pub status: ToolStatus,
+    pub result: String,
+    pub error: Option<ToolError>,
+    pub approval: ApprovalRecord,
 }
 
 pub fn call(id: &str, name: &str, arguments: &Value) -> ToolCall {
@@ -199,10 +209,12 @@ pub fn sample_turn(
             "call_a",
             "read_file",
             read,
-            ToolStatus::Success,
-            &long,
-            None,
-            ApprovalRecord::not_needed(),
+            CallEnd {
+                status: ToolStatus::Success,
+                result: long.clone(),
+                error: None,
+                approval: ApprovalRecord::not_needed(),
+            },
         )
         .push(EventBody::ApprovalRequested {
             call_id: "call_b".into(),
@@ -218,13 +230,15 @@ pub fn sample_turn(
             "call_b",
             "execute_bash",
             bash,
-            ToolStatus::Denied,
-            &denied.to_model_text(),
-            Some(denied.clone()),
-            ApprovalRecord {
-                allowed: false,
-                by: ApprovalBy::User,
-                reason: Some("not now".into()),
+            CallEnd {
+                status: ToolStatus::Denied,
+                result: denied.to_model_text(),
+                error: Some(denied.clone()),
+                approval: ApprovalRecord {
+                    allowed: false,
+                    by: ApprovalBy::User,
+                    reason: Some("not now".into()),
+                },
             },
         )
         .message(Message::tool("call_a", "read_file", &long))
