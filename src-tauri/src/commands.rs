@@ -478,6 +478,22 @@ mod tests {
             .collect()
     }
 
+    /// The commands the browser specs' mock backend answers (`case "name":` in ui/tests/mock-*.ts),
+    /// without Tauri's own plugin commands.
+    fn answered_by_the_mocks() -> BTreeSet<String> {
+        ["mock-backend.ts", "mock-history.ts", "mock-settings.ts"]
+            .iter()
+            .flat_map(|file| {
+                read(&format!("ui/tests/{file}"))
+                    .split("case \"")
+                    .skip(1)
+                    .filter_map(|after| after.find('"').map(|end| after[..end].to_string()))
+                    .collect::<Vec<_>>()
+            })
+            .filter(|name| !name.starts_with("plugin:"))
+            .collect()
+    }
+
     #[test]
     fn every_file_that_names_the_commands_names_the_same_ones() {
         let declared = declared_in_build_rs();
@@ -493,5 +509,6 @@ mod tests {
             "capabilities/main.json"
         );
         assert_eq!(invoked_in_api_ts(), declared, "ui/src/api.ts");
+        assert_eq!(answered_by_the_mocks(), declared, "ui/tests/mock-*.ts");
     }
 }
