@@ -59,6 +59,9 @@ pub enum StoreError {
     #[error("No approval rule has the id {0}.")]
     RuleNotFound(String),
 
+    #[error("No snippet named {0:?} is saved for this folder.")]
+    SnippetNotFound(String),
+
     #[error("No turn has the id {0}.")]
     TurnNotFound(String),
 

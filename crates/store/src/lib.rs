@@ -20,6 +20,8 @@
 //!   and the full size; longer results and structured data are compressed into a side table.
 //!   Every listing is keyset-paginated ([`Cursor`]) down an index, newest first, and searches go
 //!   through FTS5, never `LIKE '%…%'`.
+//! - **Snippets per workspace.** Named pieces of text the snippet tools save and find again
+//!   ([`Store::save_snippet`], [`Store::snippets`]); a name is unique in its folder.
 //! - **Search and figures that stay fast.** A ranked search scores the newest
 //!   [`RANK_WINDOW`] matches with BM25 itself (see `rank.rs` for why not FTS5's `bm25()`).
 //!   Counts, averages and percentiles per tool come from counters and duration histograms that
@@ -76,6 +78,7 @@ mod recovery;
 mod replay;
 mod rules;
 mod search;
+mod snippets;
 mod stats;
 mod status;
 mod store;
@@ -97,6 +100,7 @@ pub use recorder::Recorder;
 pub use recovery::{INTERRUPTED, Recovered};
 pub use rules::{ApprovalRule, NewRule, RuleKind};
 pub use search::{MessageHit, MessageSearch, fts_query};
+pub use snippets::{NewSnippet, SavedSnippet, Snippet, SnippetSummary};
 pub use stats::{Stats, StatsFilter, StatusCounts, ToolStats};
 pub use status::CallStatus;
 pub use store::Store;

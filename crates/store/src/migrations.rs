@@ -320,8 +320,53 @@ CREATE UNIQUE INDEX approval_rules_live
     ON approval_rules(workspace_id, kind, tool, prefix) WHERE revoked_ms IS NULL;
 "#;
 
+/// Version 4: snippets the model (or the user) keeps per workspace, by name.
+///
+/// A name is unique in its workspace; saving it again replaces the row in place (`updated_ms`
+/// changes, `created_ms` stays). `snippets_fts` indexes the name, language, description and
+/// content together, contentless like the other indexes, kept by triggers.
+const V4_SNIPPETS: &str = r#"
+CREATE TABLE snippets (
+    id           INTEGER PRIMARY KEY,
+    workspace_id INTEGER NOT NULL REFERENCES workspaces(id),
+    name         TEXT NOT NULL,
+    language     TEXT,
+    description  TEXT,
+    content      TEXT NOT NULL,
+    created_ms   INTEGER NOT NULL,
+    updated_ms   INTEGER NOT NULL,
+    UNIQUE (workspace_id, name)
+);
+
+CREATE VIRTUAL TABLE snippets_fts USING fts5(
+    body, content = '', contentless_delete = 1, tokenize = 'unicode61 remove_diacritics 2'
+);
+
+CREATE TRIGGER snippets_after_insert AFTER INSERT ON snippets BEGIN
+    INSERT INTO snippets_fts(rowid, body)
+        VALUES (new.id, new.name || ' ' || coalesce(new.language, '') || ' '
+            || coalesce(new.description, '') || ' ' || new.content);
+END;
+
+CREATE TRIGGER snippets_after_update AFTER UPDATE ON snippets BEGIN
+    DELETE FROM snippets_fts WHERE rowid = old.id;
+    INSERT INTO snippets_fts(rowid, body)
+        VALUES (new.id, new.name || ' ' || coalesce(new.language, '') || ' '
+            || coalesce(new.description, '') || ' ' || new.content);
+END;
+
+CREATE TRIGGER snippets_after_delete AFTER DELETE ON snippets BEGIN
+    DELETE FROM snippets_fts WHERE rowid = old.id;
+END;
+"#;
+
 /// Every migration, oldest first; entry `i` brings the schema to version `i + 1`.
-const MIGRATIONS: &[&str] = &[V1_RECORD, V2_SEARCH_AND_COUNTS, V3_APPROVAL_RULES];
+const MIGRATIONS: &[&str] = &[
+    V1_RECORD,
+    V2_SEARCH_AND_COUNTS,
+    V3_APPROVAL_RULES,
+    V4_SNIPPETS,
+];
 
 /// The schema version this build writes.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -409,6 +454,8 @@ mod tests {
             "approval_rules",
             "approval_rules_live",
             "conversations",
+            "snippets",
+            "snippets_after_insert",
             "events",
             "messages",
             "tool_calls",
@@ -522,6 +569,57 @@ mod tests {
             matches!(error, StoreError::TooNew { found, .. } if found == SCHEMA_VERSION + 1),
             "{error}"
         );
+    }
+
+    #[test]
+    fn a_version_3_database_gains_snippets_and_keeps_its_rules() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("db.sqlite3");
+        {
+            let mut conn =
+                crate::connection::open(&crate::connection::Location::File(path.clone())).unwrap();
+            migrate_to(&mut conn, &path, 3).unwrap();
+            assert!(!tables(&conn).iter().any(|name| name == "snippets"));
+            conn.execute_batch(
+                "INSERT INTO workspaces(id, path) VALUES (1, '/w');
+                 INSERT INTO approval_rules(public_id, workspace_id, kind, tool, prefix, created_ms)
+                     VALUES ('rule_1', 1, 'allow', 'execute_bash', '[\"make\"]', 5);",
+            )
+            .unwrap();
+        }
+        let store = Store::open(&path).unwrap();
+        store
+            .save_snippet(&crate::NewSnippet {
+                workspace: "/w".into(),
+                name: "build".into(),
+                content: "make release".into(),
+                language: Some("sh".into()),
+                description: None,
+            })
+            .unwrap();
+        let found = store.snippets("/w", Some("release"), 10).unwrap();
+        assert_eq!(
+            found.iter().map(|s| s.name.as_str()).collect::<Vec<_>>(),
+            vec!["build"]
+        );
+        assert_eq!(
+            store.rules(Some("/w"), false).unwrap(),
+            vec![crate::ApprovalRule {
+                id: "rule_1".into(),
+                workspace: "/w".into(),
+                kind: crate::RuleKind::Allow,
+                tool: "execute_bash".into(),
+                prefix: vec!["make".into()],
+                created_ms: 5,
+                revoked_ms: None,
+            }]
+        );
+        store
+            .with_conn(|conn| {
+                assert_eq!(user_version(conn)?, SCHEMA_VERSION);
+                Ok(())
+            })
+            .unwrap();
     }
 
     #[test]
