@@ -10,6 +10,9 @@ mod list_dir;
 mod read_file;
 mod search_files;
 mod search_text;
+mod snippet_list;
+mod snippet_load;
+mod snippet_save;
 
 /// Every built-in tool, ready to register.
 pub fn all() -> Vec<Arc<dyn Tool>> {
@@ -20,5 +23,8 @@ pub fn all() -> Vec<Arc<dyn Tool>> {
         Arc::new(count_lines::CountLines::new()),
         Arc::new(execute_bash::ExecuteBash::new()),
         Arc::new(list_dir::ListDir::new()),
+        Arc::new(snippet_save::SnippetSave::new()),
+        Arc::new(snippet_load::SnippetLoad::new()),
+        Arc::new(snippet_list::SnippetList::new()),
     ]
 }

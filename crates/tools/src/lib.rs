@@ -6,13 +6,15 @@
 //! failure is a [`ToolError`] with a short code the model can act on.
 //!
 //! The built-in tools ([`builtin::all`]) are `search_files`, `read_file`, `search_text`,
-//! `count_lines`, `list_dir` and `execute_bash`. Paths go through
-//! [`tooltrail_sandbox::Workspace::resolve`]; walks use ripgrep's `ignore` walker (gitignore
-//! aware, `.git` skipped, symlinks not followed) and its `globset` and `grep-searcher` crates;
-//! results are sorted, capped and say when they were truncated. `execute_bash` is judged by
-//! [`tooltrail_sandbox::policy`] in [`Tool::gate`] and again before it runs, and runs in the OS
-//! sandbox ([`ToolContext::sandbox`]): read-only unless the call was approved. Where no sandbox
-//! is enforced, every command asks first.
+//! `count_lines`, `list_dir`, `execute_bash`, and the snippet tools `snippet_save`,
+//! `snippet_load` and `snippet_list`, which keep named snippets through the context's
+//! [`SnippetBook`] (the host backs it with the store; the tools never see SQLite). Paths go
+//! through [`tooltrail_sandbox::Workspace::resolve`]; walks use ripgrep's `ignore` walker
+//! (gitignore aware, `.git` skipped, symlinks not followed) and its `globset` and
+//! `grep-searcher` crates; results are sorted, capped and say when they were truncated.
+//! `execute_bash` is judged by [`tooltrail_sandbox::policy`] in [`Tool::gate`] and again before
+//! it runs, and runs in the OS sandbox ([`ToolContext::sandbox`]): read-only unless the call
+//! was approved. Where no sandbox is enforced, every command asks first.
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
@@ -29,10 +31,12 @@ pub mod builtin;
 mod glob;
 mod grep;
 mod registry;
+mod snippet_book;
 mod tool;
 mod walk;
 
 pub use registry::ToolRegistry;
+pub use snippet_book::{SnippetBook, SnippetDraft, SnippetEntry, SnippetListing};
 pub use tool::{Gate, Tool, ToolContext, ToolLimits};
 pub use tooltrail_protocol::{ToolError, ToolErrorCode, ToolOutput, ToolSource, ToolSpec};
 /// The OS sandbox, for the binaries that host it (their `main` calls [`maybe_run_helper`]).

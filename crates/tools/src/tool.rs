@@ -10,6 +10,8 @@ use tokio_util::sync::CancellationToken;
 use tooltrail_protocol::{ToolError, ToolOutput, ToolProgress, ToolSource, ToolSpec};
 use tooltrail_sandbox::{Sandbox, Workspace, WorkspaceError};
 
+use crate::snippet_book::SnippetBook;
+
 /// Limits shared by the built-in tools (SPEC §2, all configurable).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolLimits {
@@ -52,6 +54,9 @@ pub struct ToolContext {
     /// Set by the agent for a call the user (or a rule) approved: only then may a command
     /// write in the workspace. Calls that ran without asking see the workspace read-only.
     pub approved: bool,
+    /// Where the snippet tools keep the workspace's snippets; `None` where nothing keeps them
+    /// (the tools then say so).
+    pub snippets: Option<Arc<dyn SnippetBook>>,
 }
 
 impl ToolContext {
@@ -63,6 +68,7 @@ impl ToolContext {
             progress: None,
             sandbox: Arc::new(OnceLock::new()),
             approved: false,
+            snippets: None,
         }
     }
 
@@ -82,6 +88,14 @@ impl ToolContext {
     /// The same context, for a call that was approved (`true`) or ran without asking.
     pub fn approved(self, approved: bool) -> Self {
         Self { approved, ..self }
+    }
+
+    /// The same context, keeping snippets in `book`.
+    pub fn with_snippets(self, book: Arc<dyn SnippetBook>) -> Self {
+        Self {
+            snippets: Some(book),
+            ..self
+        }
     }
 
     /// Reports how far the call got; nothing happens when nobody listens.
