@@ -20,6 +20,7 @@ mod mcp_cmd;
 mod render;
 mod rules_cmd;
 mod serve_cmd;
+mod snippets_cmd;
 mod stats_cmd;
 mod tool_cmd;
 
@@ -71,6 +72,8 @@ enum Command {
     Mcp(mcp_cmd::McpArgs),
     /// Standing approval rules for commands in a workspace: list, add, revoke.
     Rules(rules_cmd::RulesArgs),
+    /// Snippets the model saved for a workspace: list (or search), show, delete.
+    Snippets(snippets_cmd::SnippetsArgs),
     /// Serve the OpenAI-compatible HTTP API, with the tools run on this machine.
     Serve(serve_cmd::ServeArgs),
     /// Per tool: calls, success rate, errors, denials and durations from the history.
@@ -176,6 +179,7 @@ fn main() -> ExitCode {
             Command::Vacuum => history_cmd::vacuum(),
             Command::Mcp(args) => mcp_cmd::run(args).await,
             Command::Rules(args) => rules_cmd::run(args),
+            Command::Snippets(args) => snippets_cmd::run(args),
             Command::Serve(args) => serve_cmd::run(args).await,
             Command::Stats(args) => stats_cmd::run(args),
             Command::Doctor { json } => doctor::run(json),

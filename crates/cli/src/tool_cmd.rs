@@ -1,9 +1,11 @@
 //! `tooltrail tool` and `tooltrail tools`.
 
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use anyhow::Context;
 use serde_json::json;
+use tooltrail_host::StoreSnippets;
 use tooltrail_protocol::{ToolError, ToolErrorCode};
 use tooltrail_tools::{Gate, ToolContext, ToolRegistry};
 
@@ -36,7 +38,16 @@ pub async fn run(args: ToolArgs) -> anyhow::Result<ExitCode> {
         Some(dir) => dir.clone(),
         None => std::env::current_dir().context("could not read the current folder")?,
     };
-    let ctx = ToolContext::open(&root)?;
+    let mut ctx = ToolContext::open(&root)?;
+    // Only the snippet tools need the history database; the others run without opening it.
+    if matches!(
+        tool.spec().name.as_str(),
+        "snippet_save" | "snippet_load" | "snippet_list"
+    ) {
+        let store = crate::history_cmd::open_store()?;
+        let book = StoreSnippets::new(Arc::new(store), ctx.workspace.root());
+        ctx = ctx.with_snippets(Arc::new(book));
+    }
     let cancel = ctx.cancel.clone();
     tokio::spawn(async move {
         if tokio::signal::ctrl_c().await.is_ok() {

@@ -13,6 +13,7 @@ use crate::error::HostError;
 use crate::history::{History, RecordingSink};
 use crate::models::Models;
 use crate::rules::WorkspaceRules;
+use crate::snippets::StoreSnippets;
 use crate::toolbox::{McpOverview, Toolbox};
 
 /// One process's engine: its record, the model client, the tools of the folder asked about and
@@ -108,6 +109,8 @@ impl Host {
             temperature: settings.temperature,
             ..AgentConfig::default()
         };
+        let snippets = StoreSnippets::new(Arc::clone(self.history.store()), ctx.workspace.root());
+        let ctx = ctx.with_snippets(Arc::new(snippets));
         let agent = Agent::new(llm, tools.registry, ctx, config).with_rules(rules.clone());
         Ok(Engine {
             agent,

@@ -11,6 +11,8 @@
 //!   plus the MCP servers' tools; see [`toolbox`]) and kept while the folder, `mcp.json` and
 //!   the tools turned off stay the same;
 //! - the **rules** of the folder come from the store the host already holds;
+//! - the **snippets** of the folder too: [`StoreSnippets`] backs the snippet tools'
+//!   `SnippetBook` (the tools crate never sees the store);
 //! - the **record** has one durability policy: [`RecordingSink`] commits each event before
 //!   the front end shows it, so a crash loses nothing a user saw. When the database cannot be
 //!   opened, a store in memory takes its place: one read path either way.
@@ -42,6 +44,7 @@ mod history;
 mod host;
 mod models;
 pub mod rules;
+mod snippets;
 pub mod toolbox;
 
 pub use conversations::Conversations;
@@ -49,4 +52,5 @@ pub use error::HostError;
 pub use history::{History, RecordingSink};
 pub use host::{Engine, Host};
 pub use rules::WorkspaceRules;
+pub use snippets::StoreSnippets;
 pub use toolbox::{McpOverview, McpServerState, McpServerView, Toolbox};
