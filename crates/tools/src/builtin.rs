@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use crate::tool::Tool;
 
+mod code_query;
 mod count_lines;
 mod execute_bash;
 mod list_dir;
@@ -23,6 +24,7 @@ pub fn all() -> Vec<Arc<dyn Tool>> {
         Arc::new(count_lines::CountLines::new()),
         Arc::new(execute_bash::ExecuteBash::new()),
         Arc::new(list_dir::ListDir::new()),
+        Arc::new(code_query::CodeQuery::new()),
         Arc::new(snippet_save::SnippetSave::new()),
         Arc::new(snippet_load::SnippetLoad::new()),
         Arc::new(snippet_list::SnippetList::new()),
