@@ -228,7 +228,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(dir.path().join("db.sqlite3")).unwrap();
         let first = store
-            .save_snippet(&new_snippet("/ws/a", "parse", "fn parse() {}"))
+            .save_snippet(&new_snippet("/ws/a", "parse", "fn tokenize() {}"))
             .unwrap();
         assert!(!first.replaced);
         assert_eq!(
@@ -268,6 +268,17 @@ mod tests {
             }]
         );
         assert_eq!(store.snippet("/ws/a", "nope").unwrap(), None);
+        // The index follows the replacement: the old content's words no longer find it.
+        assert!(
+            store
+                .snippets("/ws/a", Some("tokenize"), 10)
+                .unwrap()
+                .is_empty()
+        );
+        assert_eq!(
+            names(&store.snippets("/ws/a", Some("header"), 10).unwrap()),
+            vec!["parse"]
+        );
     }
 
     #[test]
