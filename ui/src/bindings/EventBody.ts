@@ -12,6 +12,21 @@ import type { JsonValue } from "./serde_json/JsonValue";
 
 /**
  * What happened.
+ *
+ * The chunk types of seed 004 (Cherry Studio's tool-call middleware) map onto these one to
+ * one, in either tool mode; [`EventBody::seed_chunk_type`] gives the mapping:
+ *
+ * | seed 004 chunk | event |
+ * |---|---|
+ * | `text_delta` | [`EventBody::TextDelta`] |
+ * | `mcp_tool_in_progress` (a call as the model writes it) | [`EventBody::ToolCallDelta`] |
+ * | `mcp_tool_call_begin` | [`EventBody::ToolCallStarted`] |
+ * | `mcp_tool_call_response` | [`EventBody::ToolCallFinished`] with status `success` |
+ * | `mcp_tool_call_error` | [`EventBody::ToolCallFinished`] with any other status |
+ * | `mcp_tool_complete` (the results go back to the model) | [`EventBody::MessageAdded`] of a tool message |
+ *
+ * The rest (turn start and end, approvals, progress, usage, the round limit, the tool mode,
+ * errors) has no chunk in the seed.
  */
 export type EventBody = { "type": "turn_started", workspace: string, model: string, user_message: string, } | { "type": "message_added", message: Message, } | { "type": "text_delta", round: number, text: string, } | { "type": "tool_call_delta", round: number, index: number, call_id: string, tool?: string, arguments_delta: string, } | { "type": "approval_requested", call_id: string, tool: string, arguments: JsonValue, 
 /**
