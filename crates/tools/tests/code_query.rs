@@ -36,6 +36,14 @@ fn main() {
 }
 "#;
 
+/// Items in a macro call are a token tree to the grammar; a call with the name is not an item.
+const RUST_MACRO: &str = r#"cfg_io! {
+    /// load in a macro body
+    pub(crate) fn load(path: &str) {}
+}
+m!(load);
+"#;
+
 const GO: &str = r#"package store
 
 // load is documented here.
@@ -113,6 +121,7 @@ fn polyglot() -> Fixture {
     let fx = fixture();
     let files = [
         ("src/lib.rs", RUST),
+        ("src/macros.rs", RUST_MACRO),
         ("go/load.go", GO),
         ("py/load.py", PYTHON),
         ("web/load.js", JS),
@@ -160,7 +169,7 @@ async fn finds_definitions_in_every_language_and_nothing_else() {
     let out = fx.ok("code_query", json!({"name": "load"})).await;
     assert_eq!(
         out.text,
-        "15 definitions of `load`:\n\
+        "16 definitions of `load`:\n\
          c/load.c:3: int load(const char *path) {  [function]\n\
          cpp/load.cpp:2: int load(const char* path) { return 0; }  [function]\n\
          cpp/load.cpp:4: int Loader::load() { return io::load(\"x\"); }  [function]\n\
@@ -171,6 +180,7 @@ async fn finds_definitions_in_every_language_and_nothing_else() {
          py/load.py:8: def load(self):  [function]\n\
          src/lib.rs:3: pub fn load(path: &str) -> String {  [function]\n\
          src/lib.rs:10: pub fn load(&self) -> String {  [function]\n\
+         src/macros.rs:3: pub(crate) fn load(path: &str) {}  [function]\n\
          web/load.js:2: function load(path) {  [function]\n\
          web/load.js:5: const loader = { load: () => load(\"x\") };  [function]\n\
          web/load.ts:1: export function load(path: string): string {  [function]\n\
@@ -178,7 +188,7 @@ async fn finds_definitions_in_every_language_and_nothing_else() {
          web/view.tsx:1: export const load = (): JSX.Element => <div>{\"load\"}</div>;  [function]\n\
          (1 file over the read limit not searched)\n"
     );
-    assert_eq!(out.data["total"], json!(15));
+    assert_eq!(out.data["total"], json!(16));
     assert_eq!(out.data["truncated"], json!(false));
     assert_eq!(out.data["too_large_skipped"], json!(1));
     assert_eq!(

@@ -39,9 +39,8 @@ impl CodeQuery {
         Self {
             spec: ToolSpec {
                 name: NAME.to_string(),
-                description: "Find where functions, types or variables are defined, by name, \
-                    from syntax trees (Rust, Go, Python, JS/TS, Java, C/C++). Returns \
-                    `path:line: signature [kind]` in path order, at most 100."
+                description: "Find definitions (functions, types, variables) by name, from \
+                    syntax trees. Returns `path:line: signature [kind]`, at most 100."
                     .to_string(),
                 parameters: json!({
                     "type": "object",
@@ -52,7 +51,7 @@ impl CodeQuery {
                         },
                         "kind": {"enum": ["function", "type", "variable", "any"]},
                         "language": {"enum": languages},
-                        "path": {"type": "string", "description": "File or folder. Default: all."}
+                        "path": {"type": "string", "description": "File or folder."}
                     },
                     "required": ["name"]
                 }),

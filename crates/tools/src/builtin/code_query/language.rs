@@ -134,6 +134,59 @@ impl Grammar {
         }
     }
 
+    /// Whether the name found at byte `at` could be a definition, from the bytes before it. A
+    /// cheap test that only rules out what the query could never capture, so that a file where
+    /// the name is only called or used (`String::from_utf8(…)`, in hundreds of files of a large
+    /// Rust tree) is not parsed. Rust, Python and Go name a definition after a keyword (or, in
+    /// Go, a receiver or a group); the other languages put a type or nothing there, so every
+    /// mention counts.
+    pub(crate) fn could_define(self, source: &[u8], at: usize) -> bool {
+        let before = &source[..at];
+        let line_start = memchr::memrchr(b'\n', before).map_or(0, |i| i + 1);
+        let trimmed = before.trim_ascii_end();
+        // A raw identifier (`fn r#type`) has its keyword before the `r#`.
+        let trimmed = trimmed
+            .strip_suffix(b"r#")
+            .unwrap_or(trimmed)
+            .trim_ascii_end();
+        let word_start = trimmed
+            .iter()
+            .rposition(|b| !(b.is_ascii_alphanumeric() || *b == b'_' || *b == b'!'))
+            .map_or(0, |i| i + 1);
+        let word = &trimmed[word_start..];
+        match self {
+            Grammar::Rust => matches!(
+                word,
+                b"fn"
+                    | b"struct"
+                    | b"enum"
+                    | b"union"
+                    | b"trait"
+                    | b"type"
+                    | b"mod"
+                    | b"const"
+                    | b"static"
+                    | b"mut"
+                    | b"macro_rules!"
+            ),
+            // A module-level assignment starts its line.
+            Grammar::Python => matches!(word, b"def" | b"class") || at == line_start,
+            // `func (r T) name`, `var a, name`, and the specs of a `var (…)` group, one a line.
+            Grammar::Go => {
+                matches!(word, b"func" | b"type" | b"var" | b"const")
+                    || trimmed.ends_with(b")")
+                    || trimmed.ends_with(b",")
+                    || before[line_start..].trim_ascii().is_empty()
+            }
+            Grammar::JavaScript
+            | Grammar::TypeScript
+            | Grammar::Tsx
+            | Grammar::Java
+            | Grammar::C
+            | Grammar::Cpp => true,
+        }
+    }
+
     /// The compiled query, or `None` if it does not compile (a unit test makes sure each one
     /// does; a grammar update that broke one would only leave its files unread).
     pub(crate) fn query(self) -> Option<&'static DefinitionQuery> {
@@ -201,6 +254,11 @@ const RUST_EXTRA: &str = r#"
 (const_item name: (identifier) @name) @definition.constant
 (static_item name: (identifier) @name) @definition.constant
 (function_signature_item name: (identifier) @name) @definition.function
+; Items inside a macro call (`cfg_rt! { pub fn spawn_blocking() … }`, common in large crates)
+; are a token tree to the grammar: a keyword followed by a name is what is left to go by.
+(token_tree "fn" @definition.function . (identifier) @name)
+(token_tree ["struct" "enum" "union" "trait" "type"] @definition.type . (identifier) @name)
+(token_tree ["const" "static"] @definition.constant . (identifier) @name)
 "#;
 
 const GO_EXTRA: &str = r#"
@@ -259,6 +317,33 @@ mod tests {
                 panic!("{grammar:?}: {err}");
             }
         }
+    }
+
+    #[test]
+    fn could_define_by_the_bytes_before() {
+        let cases: [(Grammar, &str, bool); 12] = [
+            (Grammar::Rust, "pub fn load", true),
+            (Grammar::Rust, "macro_rules! load", true),
+            (Grammar::Rust, "static mut load", true),
+            (Grammar::Rust, "fn r#load", true),
+            (Grammar::Rust, "x = load", false),
+            (Grammar::Rust, "Self::load", false),
+            (Grammar::Python, "load", true),
+            (Grammar::Python, "    x = load", false),
+            (Grammar::Go, "func (l *L) load", true),
+            (Grammar::Go, "var (\n\tload", true),
+            (Grammar::Go, "x := load", false),
+            (Grammar::C, "x = load", true),
+        ];
+        let found: Vec<(Grammar, &str, bool)> = cases
+            .iter()
+            .map(|(grammar, text, _)| {
+                let source = text.as_bytes();
+                let at = source.len() - "load".len();
+                (*grammar, *text, grammar.could_define(source, at))
+            })
+            .collect();
+        assert_eq!(found, cases.to_vec());
     }
 
     #[test]

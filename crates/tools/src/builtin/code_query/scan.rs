@@ -187,6 +187,7 @@ impl Worker<'_> {
             Contents::Skip => return,
         }
         let Some((start, end)) = mentions(
+            grammar,
             &self.finder,
             &self.buffer,
             self.search.name.len(),
@@ -291,8 +292,10 @@ fn read(path: &Path, max_bytes: u64, buffer: &mut Vec<u8>) -> Contents {
 }
 
 /// The byte range from the first to the last place the name (or prefix) appears as a whole
-/// identifier, or `None` when it does not. This is what keeps most files from being parsed.
+/// identifier where it could be defined, or `None` when there is none. This is what keeps most
+/// files from being parsed.
 fn mentions(
+    grammar: Grammar,
     finder: &memmem::Finder<'_>,
     source: &[u8],
     len: usize,
@@ -304,6 +307,7 @@ fn mentions(
         let after = source.get(at + len).copied();
         if before.is_some_and(is_identifier_byte)
             || (!prefix && after.is_some_and(is_identifier_byte))
+            || !grammar.could_define(source, at)
         {
             continue;
         }
@@ -343,9 +347,19 @@ mod tests {
     fn mentions_only_whole_identifiers() {
         let finder = memmem::Finder::new(b"parse");
         let source = b"reparse(); parse_all(); x.parse(); parser";
-        assert_eq!(mentions(&finder, source, 5, false), Some((26, 31)));
-        assert_eq!(mentions(&finder, source, 5, true), Some((11, 40)));
-        assert_eq!(mentions(&finder, b"reparse", 5, true), None);
+        let c = Grammar::C;
+        assert_eq!(mentions(c, &finder, source, 5, false), Some((26, 31)));
+        assert_eq!(mentions(c, &finder, source, 5, true), Some((11, 40)));
+        assert_eq!(mentions(c, &finder, b"reparse", 5, true), None);
+        let rust = b"fn parse() {}\nparse(); // fn parse_all";
+        assert_eq!(
+            mentions(Grammar::Rust, &finder, rust, 5, false),
+            Some((3, 8))
+        );
+        assert_eq!(
+            mentions(Grammar::Rust, &finder, rust, 5, true),
+            Some((3, 34))
+        );
     }
 
     #[test]
