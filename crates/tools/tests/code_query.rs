@@ -345,3 +345,23 @@ fn is_read_only() {
     let tool = registry.get("code_query").unwrap();
     assert_eq!(tool.gate(&json!({"name": "x"}), &fx.ctx), Gate::ReadOnly);
 }
+
+#[tokio::test]
+async fn odd_files_neither_fail_nor_panic() {
+    let fx = fixture();
+    write(&fx.root, "odd/empty.rs", "");
+    write(&fx.root, "odd/cut.rs", "pub fn load");
+    write(&fx.root, "odd/bytes.rs", b"fn load(\xff\xfe) {}\n");
+    write(&fx.root, "odd/start.py", "load");
+    write(&fx.root, "odd/receiver.go", "func (");
+    write(&fx.root, "odd/.rs", "fn load() {}\n");
+    let out = fx
+        .ok("code_query", json!({"name": "load", "path": "odd"}))
+        .await;
+    // A cut-off item is no definition; `.rs` is a hidden file's name, not an extension; bytes
+    // that are not UTF-8 show as replacement characters.
+    assert_eq!(
+        out.text,
+        "1 definition of `load` under `odd`:\nodd/bytes.rs:1: fn load(\u{fffd}\u{fffd}) {}  [function]\n"
+    );
+}
