@@ -6,7 +6,8 @@
 //! failure is a [`ToolError`] with a short code the model can act on.
 //!
 //! The built-in tools ([`builtin::all`]) are `search_files`, `read_file`, `search_text`,
-//! `count_lines`, `list_dir`, `execute_bash`, and the snippet tools `snippet_save`,
+//! `count_lines`, `list_dir`, `execute_bash`, `code_query` (definitions by name, from
+//! tree-sitter syntax trees of eight languages), and the snippet tools `snippet_save`,
 //! `snippet_load` and `snippet_list`, which keep named snippets through the context's
 //! [`SnippetBook`] (the host backs it with the store; the tools never see SQLite). Paths go
 //! through [`tooltrail_sandbox::Workspace::resolve`]; walks use ripgrep's `ignore` walker
