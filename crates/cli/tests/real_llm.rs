@@ -35,6 +35,13 @@ async fn ask_in(mode: ToolMode) {
     let url = base_url();
     let folder = demo_workspace().unwrap();
     let config = tempfile::tempdir().unwrap();
+    // The five tools the questions need, as a user of a 270M model with a small window would
+    // set it: every schema costs the model tokens and attention on every request.
+    std::fs::write(
+        config.path().join("config.toml"),
+        "disabled_tools = [\"execute_bash\", \"code_query\", \"snippet_save\", \"snippet_load\", \"snippet_list\"]\n",
+    )
+    .unwrap();
     let root = folder.path().to_str().unwrap();
     let mut calls_seen = 0;
     for question in QUESTIONS {
