@@ -187,6 +187,23 @@ impl LlmClient {
         }
     }
 
+    /// Sends `body` to `/chat/completions`, with the retries of `send`.
+    async fn post_chat(
+        &self,
+        body: &serde_json::Value,
+        cancel: &CancellationToken,
+    ) -> Result<reqwest::Response, LlmError> {
+        send(
+            &self.http,
+            &self.config,
+            Method::POST,
+            "chat/completions",
+            Some(body),
+            cancel,
+        )
+        .await
+    }
+
     async fn run_native(
         &self,
         request: &ChatRequest,
@@ -195,15 +212,7 @@ impl LlmClient {
         on_delta: &mut (dyn FnMut(StreamDelta) + Send),
     ) -> Result<ChatResponse, LlmError> {
         let body = request.to_body(&self.config.model, stream);
-        let response = send(
-            &self.http,
-            &self.config,
-            Method::POST,
-            "chat/completions",
-            Some(&body),
-            cancel,
-        )
-        .await?;
+        let response = self.post_chat(&body, cancel).await?;
         read_answer(response, &self.config, cancel, on_delta).await
     }
 
@@ -215,15 +224,7 @@ impl LlmClient {
         on_delta: &mut (dyn FnMut(StreamDelta) + Send),
     ) -> Result<ChatResponse, LlmError> {
         let body = prompt_mode::request_body(request, &self.config.model, stream);
-        let response = send(
-            &self.http,
-            &self.config,
-            Method::POST,
-            "chat/completions",
-            Some(&body),
-            cancel,
-        )
-        .await?;
+        let response = self.post_chat(&body, cancel).await?;
         let mut answer = PromptAnswer::default();
         let assembled = read_answer(response, &self.config, cancel, &mut |delta| {
             answer.delta(delta, &mut *on_delta);
