@@ -131,6 +131,13 @@ impl EventSink for Timeline {
                 let line = self.paint("33", &text);
                 self.line(&mut state, &line);
             }
+            EventBody::AnswerTruncated { .. } => {
+                let line = self.paint(
+                    "33",
+                    "· the answer was cut short: the model reached its token limit or the end of its context window",
+                );
+                self.line(&mut state, &line);
+            }
             EventBody::Error {
                 message,
                 fatal: false,
@@ -158,6 +165,7 @@ impl EventSink for Timeline {
             | EventBody::ApprovalRequested { .. }
             | EventBody::ToolCallStarted { .. }
             | EventBody::ToolCallProgress { .. }
+            | EventBody::ContextUsage { .. }
             | EventBody::Usage(_) => {}
         }
     }

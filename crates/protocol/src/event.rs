@@ -143,6 +143,17 @@ pub enum EventBody {
     RoundLimitReached { limit: u32 },
     /// Token counts the server reported for one model call.
     Usage(Usage),
+    /// How much of the model's context window the next request takes, estimated before it is
+    /// sent: one per request to the model. `used_tokens` never exceeds `window_tokens` minus
+    /// the room kept for the answer.
+    ContextUsage {
+        round: u32,
+        used_tokens: u32,
+        window_tokens: u32,
+    },
+    /// The answer of this round ended because the model reached its token limit or the end of
+    /// its context window (`finish_reason: "length"`), so it is cut short.
+    AnswerTruncated { round: u32 },
     /// Something went wrong. `fatal` errors end the turn.
     Error {
         code: ErrorCode,
@@ -183,6 +194,8 @@ impl EventBody {
             | Self::ToolModeUsed { .. }
             | Self::RoundLimitReached { .. }
             | Self::Usage(_)
+            | Self::ContextUsage { .. }
+            | Self::AnswerTruncated { .. }
             | Self::Error { .. }
             | Self::TurnFinished { .. } => None,
         }
@@ -202,6 +215,8 @@ impl EventBody {
             Self::ToolModeUsed { .. } => "tool_mode_used",
             Self::RoundLimitReached { .. } => "round_limit_reached",
             Self::Usage(_) => "usage",
+            Self::ContextUsage { .. } => "context_usage",
+            Self::AnswerTruncated { .. } => "answer_truncated",
             Self::Error { .. } => "error",
             Self::TurnFinished { .. } => "turn_finished",
         }

@@ -177,6 +177,8 @@ impl State {
             | EventBody::ToolModeUsed { .. }
             | EventBody::RoundLimitReached { .. }
             | EventBody::Usage(_)
+            | EventBody::ContextUsage { .. }
+            | EventBody::AnswerTruncated { .. }
             | EventBody::Error { .. }
             | EventBody::TurnFinished { .. } => None,
         }

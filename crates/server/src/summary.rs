@@ -65,6 +65,8 @@ impl Summary {
             | EventBody::ToolCallProgress { .. }
             | EventBody::ToolModeUsed { .. }
             | EventBody::RoundLimitReached { .. }
+            | EventBody::ContextUsage { .. }
+            | EventBody::AnswerTruncated { .. }
             | EventBody::TurnFinished { .. } => {}
         }
     }

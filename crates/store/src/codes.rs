@@ -26,6 +26,8 @@ pub(crate) enum EventKind {
     TurnFinished = 10,
     ToolCallProgress = 11,
     ToolModeUsed = 12,
+    ContextUsage = 13,
+    AnswerTruncated = 14,
 }
 
 impl EventKind {
@@ -42,6 +44,8 @@ impl EventKind {
             EventBody::ToolModeUsed { .. } => Self::ToolModeUsed,
             EventBody::RoundLimitReached { .. } => Self::RoundLimitReached,
             EventBody::Usage(_) => Self::Usage,
+            EventBody::ContextUsage { .. } => Self::ContextUsage,
+            EventBody::AnswerTruncated { .. } => Self::AnswerTruncated,
             EventBody::Error { .. } => Self::Error,
             EventBody::TurnFinished { .. } => Self::TurnFinished,
         }
@@ -66,6 +70,8 @@ impl EventKind {
             10 => Self::TurnFinished,
             11 => Self::ToolCallProgress,
             12 => Self::ToolModeUsed,
+            13 => Self::ContextUsage,
+            14 => Self::AnswerTruncated,
             other => {
                 return Err(StoreError::Corrupt(format!("unknown event kind {other}")));
             }
@@ -219,9 +225,9 @@ mod tests {
 
     #[test]
     fn event_kinds_round_trip() {
-        for code in 0..=12 {
+        for code in 0..=14 {
             assert_eq!(EventKind::from_code(code).unwrap().code(), code);
         }
-        assert!(EventKind::from_code(13).is_err());
+        assert!(EventKind::from_code(15).is_err());
     }
 }

@@ -319,6 +319,15 @@ pub fn render_conversation_markdown(export: &ConversationExport) -> String {
                 tokens.0 += u64::from(usage.prompt_tokens);
                 tokens.1 += u64::from(usage.completion_tokens);
             }
+            // The estimate before each request; the usage the server reported says the same
+            // in the export, measured.
+            EventBody::ContextUsage { .. } => {}
+            EventBody::AnswerTruncated { .. } => {
+                let _ = writeln!(
+                    out,
+                    "_The answer was cut short: the model reached its token limit or the end of its context window._\n"
+                );
+            }
             EventBody::Error {
                 code: error_code,
                 message,

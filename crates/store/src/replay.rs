@@ -104,6 +104,8 @@ fn read_body(
         | EventKind::ApprovalRequested
         | EventKind::ToolModeUsed
         | EventKind::RoundLimitReached
+        | EventKind::ContextUsage
+        | EventKind::AnswerTruncated
         | EventKind::Error => {
             let body = body.ok_or_else(|| missing("the body of an event", ref_id))?;
             Ok(serde_json::from_str(&body)?)

@@ -67,6 +67,8 @@ pub(crate) fn apply(conn: &Connection, writer: Option<&str>, event: &Event) -> R
         | EventBody::ApprovalRequested { .. }
         | EventBody::ToolModeUsed { .. }
         | EventBody::RoundLimitReached { .. }
+        | EventBody::ContextUsage { .. }
+        | EventBody::AnswerTruncated { .. }
         | EventBody::Error { .. } => {
             let turn = ensure_turn(conn, writer, event)?;
             let body = serde_json::to_string(&event.body)?;

@@ -66,6 +66,10 @@ export interface TurnView {
   /** The server refused native tools in this turn, and prompt mode took over. */
   toolModeFellBack?: boolean;
   usage: Usage;
+  /** The context window use of the turn's latest request to the model, estimated before it went. */
+  context?: { usedTokens: number; windowTokens: number };
+  /** Rounds whose answer was cut short by the model's token limit or context window. */
+  truncatedRounds?: number[];
   /** Assistant messages seen: the n-th is the answer of round n. */
   assistantMessages: number;
 }
@@ -336,6 +340,18 @@ function fold(draft: Draft, event: Event) {
           completion_tokens: turn.usage.completion_tokens + event.completion_tokens,
           total_tokens: turn.usage.total_tokens + event.total_tokens,
         };
+      }
+      return;
+    }
+    case "context_usage": {
+      const turn = draft.turn(event.turn_id);
+      if (turn) turn.context = { usedTokens: event.used_tokens, windowTokens: event.window_tokens };
+      return;
+    }
+    case "answer_truncated": {
+      const turn = draft.turn(event.turn_id);
+      if (turn && !(turn.truncatedRounds ?? []).includes(event.round)) {
+        turn.truncatedRounds = [...(turn.truncatedRounds ?? []), event.round];
       }
       return;
     }
