@@ -1,10 +1,12 @@
 // English strings. Every string the window shows lives here and in zh.ts.
 import { historyEn } from "./history";
 import { settingsEn } from "./settings";
+import { usageEn } from "./usage";
 
 export const en = {
   ...historyEn,
   ...settingsEn,
+  ...usageEn,
   appName: "Tooltrail",
   openFolder: "Open folder…",
   openAnother: "Open another folder",

@@ -2,10 +2,12 @@
 import type { MessageKey } from "./en";
 import { historyZh } from "./history";
 import { settingsZh } from "./settings";
+import { usageZh } from "./usage";
 
 export const zh: Record<MessageKey, string> = {
   ...historyZh,
   ...settingsZh,
+  ...usageZh,
   appName: "Tooltrail",
   openFolder: "打开文件夹…",
   openAnother: "打开其他文件夹",

@@ -23,6 +23,8 @@ export interface CallView {
   argumentsText: string;
   arguments?: JsonValue;
   phase: CallPhase;
+  /** When the call began to wait for the user's approval (ms since the epoch, Rust's clock). */
+  askedMs?: number;
   /** When the call began running (ms since the epoch, Rust's clock). */
   startedMs?: number;
   finishedMs?: number;
@@ -43,6 +45,12 @@ export interface RoundView {
   round: number;
   text: string;
   callIds: string[];
+  /** When the request of this round was made ready to send (its `context_usage`). */
+  requestMs?: number;
+  /** The model's first streamed piece of text or of a call: until then it was thinking. */
+  firstOutputMs?: number;
+  /** When the model's answer of this round was complete (its assistant message). */
+  endMs?: number;
 }
 
 export interface TurnError {
@@ -252,17 +260,24 @@ function fold(draft: Draft, event: Event) {
       turn.assistantMessages += 1;
       const content = event.message.content;
       const streamed = turn.rounds.find((r) => r.round === turn.assistantMessages)?.text ?? "";
-      if (content && !streamed) draft.round(turn, turn.assistantMessages).text = content;
+      const round = draft.round(turn, turn.assistantMessages);
+      if (content && !streamed) round.text = content;
+      round.endMs = event.time_ms;
       return;
     }
     case "text_delta": {
       const turn = draft.turn(event.turn_id);
-      if (turn) draft.round(turn, event.round).text += event.text;
+      if (!turn) return;
+      const round = draft.round(turn, event.round);
+      round.text += event.text;
+      round.firstOutputMs ??= event.time_ms;
       return;
     }
     case "tool_call_delta": {
       const call = ensureCall(draft, event, event.call_id, event.round, event.tool ?? "");
       if (call.phase === "streaming") call.argumentsText += event.arguments_delta;
+      const turn = draft.turn(event.turn_id);
+      if (turn) draft.round(turn, event.round).firstOutputMs ??= event.time_ms;
       return;
     }
     case "approval_requested": {
@@ -272,6 +287,7 @@ function fold(draft: Draft, event: Event) {
       call.tool = event.tool;
       setArguments(call, event.arguments);
       call.phase = "waiting";
+      call.askedMs ??= event.time_ms;
       call.ask = {
         summary: event.summary,
         reason: event.reason,
@@ -345,7 +361,9 @@ function fold(draft: Draft, event: Event) {
     }
     case "context_usage": {
       const turn = draft.turn(event.turn_id);
-      if (turn) turn.context = { usedTokens: event.used_tokens, windowTokens: event.window_tokens };
+      if (!turn) return;
+      turn.context = { usedTokens: event.used_tokens, windowTokens: event.window_tokens };
+      draft.round(turn, event.round).requestMs ??= event.time_ms;
       return;
     }
     case "answer_truncated": {

@@ -1,0 +1,76 @@
+// Strings of the context meter, the token counts, the waterfall and the token and cost figures
+// of the stats screen, in both languages.
+export const usageEn = {
+  // Context meter and token counts
+  contextMeter: "Context window",
+  contextMeterValue: "{used} / {window} tokens",
+  contextMeterTitle: "The latest request to the model took {used} of its {window}-token context window ({percent}).",
+  contextMeterNone: "The context window use appears after the first request to the model.",
+  turnTokens: "{tokens} tokens",
+  turnTokensTitle: "Prompt {prompt} · answer {completion} · total {total} tokens, as the server reported them for this question.",
+  conversationTokens: "{tokens} tokens in this conversation",
+  answerTruncated: "The answer of round {round} was cut short: the model reached its token limit or the end of its context window.",
+
+  // Waterfall
+  timelineList: "List",
+  timelineWaterfall: "Waterfall",
+  timelineViewLabel: "Timeline view",
+  wfModelRow: "model · round {round}",
+  wfThinking: "waiting for the first token",
+  wfStreaming: "streaming",
+  wfWait: "waiting for approval",
+  wfRun: "running",
+  wfStart: "Start: +{start}",
+  wfDuration: "Duration: {duration}",
+  wfWaited: "Waited for approval: {wait}",
+  wfTurnTotal: "{duration} in all",
+  wfLegend: "Legend",
+
+  // Stats: tokens per day and cost
+  statsTokensTitle: "Tokens per day",
+  statsTokensEmpty: "No token counts recorded in this period.",
+  statsColDay: "Day",
+  statsColPrompt: "Prompt",
+  statsColCompletion: "Answer",
+  statsColTokens: "Total",
+  statsColCost: "Cost",
+  statsCostHint: "From the prices per million tokens set for the provider in Settings → Providers.",
+  statsCostUnknown: "No price set",
+  statsTokensTableLabel: "Tokens per day",
+};
+
+export const usageZh: Record<keyof typeof usageEn, string> = {
+  contextMeter: "上下文窗口",
+  contextMeterValue: "{used} / {window} 词元",
+  contextMeterTitle: "最近一次向模型发出的请求占用了 {window} 词元上下文窗口中的 {used}（{percent}）。",
+  contextMeterNone: "第一次请求模型之后，这里显示上下文窗口的占用。",
+  turnTokens: "{tokens} 词元",
+  turnTokensTitle: "提示 {prompt} · 回答 {completion} · 共 {total} 词元（服务器为这个问题报告的数字）。",
+  conversationTokens: "本对话共 {tokens} 词元",
+  answerTruncated: "第 {round} 轮的回答被截断：模型达到了词元上限或上下文窗口的末尾。",
+
+  timelineList: "列表",
+  timelineWaterfall: "瀑布图",
+  timelineViewLabel: "时间线视图",
+  wfModelRow: "模型 · 第 {round} 轮",
+  wfThinking: "等待第一个词元",
+  wfStreaming: "流式输出",
+  wfWait: "等待批准",
+  wfRun: "运行",
+  wfStart: "开始：+{start}",
+  wfDuration: "时长：{duration}",
+  wfWaited: "等待批准：{wait}",
+  wfTurnTotal: "共 {duration}",
+  wfLegend: "图例",
+
+  statsTokensTitle: "每日词元",
+  statsTokensEmpty: "这段时间没有记录词元数。",
+  statsColDay: "日期",
+  statsColPrompt: "提示",
+  statsColCompletion: "回答",
+  statsColTokens: "合计",
+  statsColCost: "费用",
+  statsCostHint: "按设置 → 提供方中为该提供方设定的每百万词元价格计算。",
+  statsCostUnknown: "未设价格",
+  statsTokensTableLabel: "每日词元",
+};
