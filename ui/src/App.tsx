@@ -2,8 +2,10 @@ import { useCallback, useEffect, useRef, useState } from "react";
 import { api, errorMessage, type AppInfo, type ConversationSummary, type McpOverview, type RecentWorkspace, type WorkspaceInfo } from "./api";
 import { Chat } from "./components/Chat";
 import { Composer } from "./components/Composer";
+import { ContextMeter } from "./components/ContextMeter";
 import { Sidebar } from "./components/Sidebar";
 import { Timeline } from "./components/Timeline";
+import { useTimelineMode } from "./components/timelineMode";
 import { Welcome } from "./components/Welcome";
 import { HistoryView } from "./components/history/HistoryView";
 import { StatsView } from "./components/history/StatsView";
@@ -34,6 +36,7 @@ export function App() {
   const [mcp, setMcp] = useState<McpOverview>(NO_SERVERS);
   const [view, setView] = useState<View>("chat");
 
+  const [timelineMode, setTimelineMode] = useTimelineMode();
   const refreshConversations = useCallback(() => {
     api.listConversations().then(setConversations, () => {});
   }, []);
@@ -222,9 +225,19 @@ export function App() {
           onAnswer={session.answer}
           onRetry={session.retry}
         />
-        <Composer folder={workspace.name} busy={session.busy} onSend={session.send} onStop={session.stop} />
+        <Composer folder={workspace.name} busy={session.busy} onSend={session.send} onStop={session.stop} status={<ContextMeter turns={session.chat.turns} />} />
       </main>
-      <Timeline calls={session.chat.calls} timeline={session.chat.timeline} selected={selected} reveal={revealInTimeline} onSelect={selectInTimeline} onShowInChat={showInChat} />
+      <Timeline
+        calls={session.chat.calls}
+        timeline={session.chat.timeline}
+        selected={selected}
+        reveal={revealInTimeline}
+        onSelect={selectInTimeline}
+        onShowInChat={showInChat}
+        mode={timelineMode}
+        onMode={setTimelineMode}
+        {...(timelineMode === "waterfall" ? { turns: session.chat.turns } : {})}
+      />
       </>
       )}
     </div>

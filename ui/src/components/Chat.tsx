@@ -8,6 +8,7 @@ import type { Outgoing } from "../session";
 import type { CallView, ChatState, RoundView, TurnView } from "../state/chat";
 import { ApprovalCard } from "./ApprovalCard";
 import { Markdown } from "./Markdown";
+import { formatCount } from "./history/query";
 import { CallTime, StatusIcon } from "./Status";
 
 interface Props {
@@ -101,7 +102,7 @@ interface TurnProps {
 }
 
 const Turn = memo(function Turn({ turn, calls, isLast, firstWaiting, selected, onSelectCall, onAnswer, onRetry }: TurnProps) {
-  const { t } = useI18n();
+  const { t, lang } = useI18n();
   const [expanded, setExpanded] = useState(false);
   const hasText = turn.rounds.some((round) => round.text.length > 0);
   const fatal = turn.errors.find((error) => error.fatal);
@@ -151,6 +152,11 @@ const Turn = memo(function Turn({ turn, calls, isLast, firstWaiting, selected, o
         {turn.toolMode === "prompt" && (
           <div className="turn-note">{t(turn.toolModeFellBack ? "toolModeFellBack" : "toolModePrompt")}</div>
         )}
+        {turn.truncatedRounds?.map((round) => (
+          <div className="turn-note truncated-note" key={`cut-${round}`}>
+            {t("answerTruncated", { round })}
+          </div>
+        ))}
         {turn.roundLimit !== undefined && <div className="turn-note">{t("roundLimit", { limit: turn.roundLimit })}</div>}
         {turn.errors.map((error, i) => (
           <div className="turn-error" role="alert" key={i}>
@@ -163,6 +169,15 @@ const Turn = memo(function Turn({ turn, calls, isLast, firstWaiting, selected, o
           </div>
         ))}
         {turn.status === "cancelled" && <div className="turn-note">{t("stopped")}</div>}
+        {turn.usage.total_tokens > 0 && (
+          <div
+            className="turn-tokens muted"
+            data-testid="turn-tokens"
+            title={t("turnTokensTitle", { prompt: formatCount(turn.usage.prompt_tokens, lang), completion: formatCount(turn.usage.completion_tokens, lang), total: formatCount(turn.usage.total_tokens, lang) })}
+          >
+            {t("turnTokens", { tokens: formatCount(turn.usage.total_tokens, lang) })}
+          </div>
+        )}
       </div>
     </div>
   );

@@ -1,5 +1,5 @@
 // The question box: Enter sends, Shift+Enter starts a new line; Stop (or Esc) ends a turn.
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useRef, useState, type ReactNode } from "react";
 import { useI18n } from "../i18n";
 
 interface Props {
@@ -7,9 +7,11 @@ interface Props {
   busy: boolean;
   onSend: (text: string) => void;
   onStop: () => void;
+  /** Shown on the hint's line, at its end: the context meter. */
+  status?: ReactNode;
 }
 
-export function Composer({ folder, busy, onSend, onStop }: Props) {
+export function Composer({ folder, busy, onSend, onStop, status }: Props) {
   const { t } = useI18n();
   const [text, setText] = useState("");
   const area = useRef<HTMLTextAreaElement>(null);
@@ -57,7 +59,10 @@ export function Composer({ folder, busy, onSend, onStop }: Props) {
           </button>
         )}
       </div>
-      <div className="composer-hint muted">{t("composerHint")}</div>
+      <div className="composer-foot">
+        <span className="composer-hint muted">{t("composerHint")}</span>
+        {status}
+      </div>
     </form>
   );
 }

@@ -1,10 +1,14 @@
-// Every tool call of the conversation, newest at the bottom. Virtualised: only the cards in
-// view exist in the page, so ten thousand calls scroll like ten.
+// Every tool call of the conversation, newest at the bottom, as a list of cards or as a
+// waterfall on a time axis (loaded when first shown). Virtualised: only the cards in view exist
+// in the page, so ten thousand calls scroll like ten.
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { memo, useCallback, useEffect, useLayoutEffect, useRef, useState } from "react";
+import { lazy, memo, Suspense, useCallback, useEffect, useLayoutEffect, useRef, useState } from "react";
 import { useI18n } from "../i18n";
-import type { CallView } from "../state/chat";
+import type { CallView, TurnView } from "../state/chat";
 import { TimelineCard } from "./TimelineCard";
+import type { TimelineMode } from "./timelineMode";
+
+const Waterfall = lazy(() => import("./Waterfall"));
 
 interface Props {
   calls: Record<string, CallView>;
@@ -15,15 +19,20 @@ interface Props {
   reveal: number;
   onSelect: (callId: string) => void;
   onShowInChat: (callId: string) => void;
+  mode: TimelineMode;
+  onMode: (mode: TimelineMode) => void;
+  /** The turns, for the waterfall; the list leaves them out, so streamed text does not redraw it. */
+  turns?: TurnView[];
 }
 
 // Memoised: streamed text changes neither `calls` nor `timeline`, so it never redraws this.
-export const Timeline = memo(function Timeline({ calls, timeline, selected, reveal, onSelect, onShowInChat }: Props) {
+export const Timeline = memo(function Timeline({ calls, timeline, selected, reveal, onSelect, onShowInChat, mode, onMode, turns }: Props) {
   const { t } = useI18n();
   const scroller = useRef<HTMLDivElement>(null);
   const [expanded, setExpanded] = useState<ReadonlySet<string>>(() => new Set());
   const stickToBottom = useRef(true);
   const ids = timeline;
+  const list = mode === "list";
 
   const virtualizer = useVirtualizer({
     count: ids.length,
@@ -48,11 +57,11 @@ export const Timeline = memo(function Timeline({ calls, timeline, selected, reve
 
   // Follow new calls while the user is at the bottom.
   useLayoutEffect(() => {
-    if (stickToBottom.current && ids.length > 0) virtualizer.scrollToIndex(ids.length - 1, { align: "end" });
-  }, [ids.length, virtualizer]);
+    if (list && stickToBottom.current && ids.length > 0) virtualizer.scrollToIndex(ids.length - 1, { align: "end" });
+  }, [ids.length, virtualizer, list]);
 
   useEffect(() => {
-    if (!selected || reveal === 0) return;
+    if (!list || !selected || reveal === 0) return;
     const index = ids.indexOf(selected);
     if (index < 0) return;
     stickToBottom.current = false;
@@ -74,15 +83,26 @@ export const Timeline = memo(function Timeline({ calls, timeline, selected, reve
   };
 
   return (
-    <aside className="timeline" aria-label={t("timeline")}>
+    <aside className={`timeline mode-${mode}`} aria-label={t("timeline")}>
       <header className="pane-head">
         <h2>{t("timeline")}</h2>
         <span className="muted" data-testid="timeline-count">
           {ids.length === 1 ? t("timelineCountOne") : t("timelineCount", { count: ids.length })}
         </span>
+        <span className="timeline-modes" role="radiogroup" aria-label={t("timelineViewLabel")}>
+          {(["list", "waterfall"] as const).map((option) => (
+            <button key={option} type="button" role="radio" aria-checked={mode === option} className={mode === option ? "active" : ""} onClick={() => onMode(option)}>
+              {t(option === "list" ? "timelineList" : "timelineWaterfall")}
+            </button>
+          ))}
+        </span>
       </header>
-      {ids.length === 0 ? (
+      {ids.length === 0 && (turns ?? []).length === 0 ? (
         <p className="muted timeline-empty">{t("timelineEmpty")}</p>
+      ) : !list ? (
+        <Suspense fallback={<p className="muted timeline-empty">…</p>}>
+          <Waterfall turns={turns ?? []} calls={calls} selected={selected} reveal={reveal} onSelect={onSelect} />
+        </Suspense>
       ) : (
         <div className="timeline-scroll" ref={scroller} onScroll={onScroll} data-testid="timeline-scroll">
           <div style={{ height: virtualizer.getTotalSize(), position: "relative" }}>

@@ -24,8 +24,9 @@ describe("applyEvent", () => {
   });
 
   it("appends streamed text to its round", () => {
-    const state = replay(new StreamBuilder().start("t", "q").text(1, "Hello, world", 4));
-    expect(state.turns[0]!.rounds).toEqual([{ round: 1, text: "Hello, world", callIds: [] }]);
+    const state = replay(new StreamBuilder("conv_1", 1_000).start("t", "q").text(1, "Hello, world", 4));
+    // The first piece's time is where the waterfall's streaming bar begins.
+    expect(state.turns[0]!.rounds).toEqual([{ round: 1, text: "Hello, world", callIds: [], firstOutputMs: 1_000 }]);
   });
 
   it("shows parallel calls in call order, streaming, running, then finished with durations", () => {
