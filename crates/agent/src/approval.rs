@@ -17,6 +17,11 @@ pub struct ApprovalRequest {
     pub reason: String,
     /// The standing rule the user may keep instead of answering once ([`RuleBook::offer`]).
     pub rule: Option<String>,
+    /// The diff the user approves, for a file write.
+    pub change: Option<tooltrail_protocol::FileChange>,
+    /// Only "allow once" or "deny" apply: the approver keeps no rule and the conversation no
+    /// allowance for this call.
+    pub once_only: bool,
 }
 
 /// The answer, and who gave it.

@@ -8,10 +8,12 @@ use std::time::{Duration, Instant};
 use futures::future::join_all;
 use serde_json::Value;
 use tooltrail_protocol::{
-    ApprovalBy, ApprovalRecord, ApprovalReply, EventBody, Message, ToolCall, ToolError,
+    ApprovalBy, ApprovalRecord, ApprovalReply, EventBody, FileChange, Message, ToolCall, ToolError,
     ToolErrorCode, ToolOutput, ToolProgress, ToolSource, ToolStatus,
 };
-use tooltrail_tools::{Gate, Tool, ToolContext, ToolRegistry};
+use tooltrail_tools::{
+    CallScope, Gate, NoAnswer, Question, Tool, ToolContext, ToolRegistry, UserAsker,
+};
 
 use crate::approval::{ApprovalRequest, Approver, RuleBook, RuleDecision};
 use crate::cap::cap_for_model;
@@ -60,6 +62,10 @@ struct Gated {
     summary: String,
     cwd: Option<String>,
     reason: String,
+    /// The diff the user approves (a file write).
+    change: Option<FileChange>,
+    /// Only this one call may be allowed: no rule or conversation allowance applies.
+    once_only: bool,
 }
 
 /// What to do with one call, decided before anything of it runs.
@@ -236,6 +242,11 @@ impl<'a> Dispatcher<'a> {
             Gate::ReadOnly | Gate::Allowed { .. } | Gate::Ask { .. } => {
                 self.rules.and_then(|rules| rules.decide(&call.name, &args))
             }
+            // A deny rule still refuses it; no allow rule lets it through.
+            Gate::AskEachTime { .. } => self
+                .rules
+                .and_then(|rules| rules.decide(&call.name, &args))
+                .filter(|rule| !rule.allow),
         };
         if let Some(rule) = rule.as_ref().filter(|rule| !rule.allow) {
             let message = format!("{} in this workspace refuses this call", rule.description);
@@ -288,6 +299,22 @@ impl<'a> Dispatcher<'a> {
                 summary,
                 cwd,
                 reason,
+                change: None,
+                once_only: false,
+            })),
+            Gate::AskEachTime {
+                summary,
+                reason,
+                change,
+            } => Plan::Ask(Box::new(Gated {
+                ready: ready(ApprovalRecord::not_needed()),
+                key,
+                rule: None,
+                summary,
+                cwd: None,
+                reason,
+                change,
+                once_only: true,
             })),
         }
     }
@@ -310,7 +337,7 @@ impl<'a> Dispatcher<'a> {
                 reason,
             });
         }
-        if conversation.is_allowed(&gated.key) {
+        if !gated.once_only && conversation.is_allowed(&gated.key) {
             return Some(ApprovalRecord {
                 allowed: true,
                 by: ApprovalBy::Conversation,
@@ -325,9 +352,14 @@ impl<'a> Dispatcher<'a> {
             summary: gated.summary.clone(),
             cwd: gated.cwd.clone(),
             reason: gated.reason.clone(),
-            rule: self
-                .rules
-                .and_then(|rules| rules.offer(&call.name, &gated.ready.args)),
+            rule: if gated.once_only {
+                None
+            } else {
+                self.rules
+                    .and_then(|rules| rules.offer(&call.name, &gated.ready.args))
+            },
+            change: gated.change.clone(),
+            once_only: gated.once_only,
         };
         self.emitter.emit(EventBody::ApprovalRequested {
             call_id: request.call_id.clone(),
@@ -337,6 +369,8 @@ impl<'a> Dispatcher<'a> {
             cwd: request.cwd.clone(),
             reason: request.reason.clone(),
             rule: request.rule.clone(),
+            change: request.change.clone(),
+            once_only: request.once_only,
         });
         let decision = tokio::select! {
             decision = approver.decide(&request) => decision,
@@ -351,7 +385,9 @@ impl<'a> Dispatcher<'a> {
                 reason,
             },
             ApprovalReply::AllowForConversation => {
-                conversation.allow(gated.key.clone());
+                if !gated.once_only {
+                    conversation.allow(gated.key.clone());
+                }
                 ApprovalRecord {
                     allowed: true,
                     by: decision.by,
@@ -391,15 +427,27 @@ impl<'a> Dispatcher<'a> {
             call_id: call.id.clone(),
             tool: call.name.clone(),
             source: tool.source(),
+            description: tool.spec().description.clone(),
             arguments: args.clone(),
             approval: approval.clone(),
         });
         let started = Instant::now();
         let (progress_tx, mut progress_rx) = tokio::sync::mpsc::unbounded_channel();
+        let (question_tx, mut question_rx) = tokio::sync::mpsc::unbounded_channel();
         // Only a call someone (or a rule) approved may change the workspace.
         let ctx = ToolContext {
             progress: Some(progress_tx),
             approved: approval.allowed && approval.by != ApprovalBy::Policy,
+            call: Some(CallScope {
+                conversation_id: self.emitter.conversation_id().to_string(),
+                turn_id: self.emitter.turn_id().to_string(),
+                call_id: call.id.clone(),
+            }),
+            user: self
+                .ctx
+                .user
+                .clone()
+                .map(|asker| Announcing::wrap(asker, question_tx)),
             ..self.ctx.clone()
         };
         let report = |progress: ToolProgress| {
@@ -417,6 +465,7 @@ impl<'a> Dispatcher<'a> {
                 tokio::select! {
                     result = &mut running => break result,
                     Some(progress) = progress_rx.recv() => report(progress),
+                    Some(question) = question_rx.recv() => self.emitter.emit(question),
                     () = self.ctx.cancel.cancelled() => {
                         // Give the tool a moment to stop what it started, then give up on it.
                         let _ = tokio::time::timeout(CANCEL_GRACE, &mut running).await;
@@ -525,5 +574,35 @@ fn denied(ready: Ready, approval: ApprovalRecord) -> Rejected {
         arguments: ready.args,
         error: ToolError::new(ToolErrorCode::Denied, message),
         approval,
+    }
+}
+
+/// Puts a call's questions on the timeline before the front end's asker waits for the answer:
+/// the question becomes a `user_question` event, emitted by the call's loop in `run_one`.
+struct Announcing {
+    inner: Arc<dyn UserAsker>,
+    events: tokio::sync::mpsc::UnboundedSender<EventBody>,
+}
+
+impl Announcing {
+    fn wrap(
+        inner: Arc<dyn UserAsker>,
+        events: tokio::sync::mpsc::UnboundedSender<EventBody>,
+    ) -> Arc<dyn UserAsker> {
+        Arc::new(Self { inner, events })
+    }
+}
+
+#[async_trait::async_trait]
+impl UserAsker for Announcing {
+    async fn ask(&self, question: &Question) -> Result<String, NoAnswer> {
+        let _ = self.events.send(EventBody::UserQuestion {
+            call_id: question.call_id.clone(),
+            question: question.question.clone(),
+            choices: question.choices.clone(),
+        });
+        // Let the loop emit the event before a fast asker (answers given ahead) replies.
+        tokio::task::yield_now().await;
+        self.inner.ask(question).await
     }
 }

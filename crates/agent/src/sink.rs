@@ -68,6 +68,14 @@ impl<'a> Emitter<'a> {
         }
     }
 
+    pub(crate) fn conversation_id(&self) -> &str {
+        &self.conversation_id
+    }
+
+    pub(crate) fn turn_id(&self) -> &str {
+        &self.turn_id
+    }
+
     pub(crate) fn emit(&self, body: EventBody) {
         let seq = self.seq.fetch_add(1, Ordering::SeqCst);
         self.sink.emit(Event {

@@ -65,6 +65,15 @@ fn prompt(request: &ApprovalRequest, rules: &WorkspaceRules) -> Decision {
     if let Some(cwd) = &request.cwd {
         let _ = writeln!(err, "    in {cwd}");
     }
+    if let Some(change) = &request.change {
+        let _ = write!(err, "{}", crate::render::diff_text(change));
+    }
+    if request.once_only {
+        let _ = writeln!(
+            err,
+            "    (asked for each call: no rule or conversation allows it)"
+        );
+    }
     let stdin = std::io::stdin();
     if let Some(rule) = &request.rule {
         let _ = writeln!(
@@ -72,11 +81,16 @@ fn prompt(request: &ApprovalRequest, rules: &WorkspaceRules) -> Decision {
             "    [w] keeps a rule: commands starting with `{rule}` run here without asking"
         );
     }
-    let offered = request.rule.is_some();
+    let offered = request.rule.is_some() && !request.once_only;
     loop {
         let _ = write!(
             err,
-            "  [y] allow once  [a] allow for this conversation  {}[n] deny  > ",
+            "  [y] allow once  {}{}[n] deny  > ",
+            if request.once_only {
+                ""
+            } else {
+                "[a] allow for this conversation  "
+            },
             if offered {
                 "[w] always allow in this workspace  "
             } else {
@@ -95,7 +109,9 @@ fn prompt(request: &ApprovalRequest, rules: &WorkspaceRules) -> Decision {
         }
         match answer.trim().to_lowercase().as_str() {
             "y" | "yes" => return by_user(ApprovalReply::AllowOnce),
-            "a" | "always" => return by_user(ApprovalReply::AllowForConversation),
+            "a" | "always" if !request.once_only => {
+                return by_user(ApprovalReply::AllowForConversation);
+            }
             "w" | "workspace" if offered => match rules.keep(&request.tool, &request.arguments) {
                 Ok(decision) => {
                     if let ApprovalBy::Rule { id } = &decision.by {

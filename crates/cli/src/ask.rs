@@ -3,6 +3,7 @@
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use anyhow::{Context, bail};
 use tokio_util::sync::CancellationToken;
@@ -12,6 +13,7 @@ use tooltrail_protocol::TurnEnd;
 use tooltrail_settings::Overrides;
 use tooltrail_tools::ToolContext;
 
+use crate::answer::CommandLineAsker;
 use crate::approve::TerminalApprover;
 use crate::render::{JsonLines, Timeline};
 use crate::{ApproveMode, AskArgs};
@@ -73,12 +75,14 @@ pub async fn run(args: AskArgs) -> anyhow::Result<ExitCode> {
         (None, Some(dir)) => dir,
         (None, None) => std::env::current_dir().context("could not read the current folder")?,
     };
-    let ctx = ToolContext::open(&root)?;
+    let asker = CommandLineAsker::new(args.user_answers.clone(), args.json);
+    let ctx = ToolContext::open(&root)?.with_user(Arc::new(asker));
     let overrides = Overrides {
         base_url: args.base_url.clone(),
         model: args.model.clone(),
         max_rounds: args.max_rounds,
         tool_mode: args.tool_mode,
+        enabled_tools: args.enable.clone(),
     };
     let engine = host.engine(&overrides, ctx).await?;
     if let Some(problem) = &engine.settings.key_problem {
@@ -88,10 +92,14 @@ pub async fn run(args: AskArgs) -> anyhow::Result<ExitCode> {
         eprintln!("warning: MCP servers are off: {problem}");
     }
     for failure in &engine.mcp_failures {
-        eprintln!(
-            "warning: going on without MCP server {:?}: {}",
-            failure.server, failure.error
-        );
+        match &failure.error {
+            // The server runs; one of its tools is left out, and the sentence says which.
+            tooltrail_mcp::McpError::NameTaken(clash) => eprintln!("warning: {clash}"),
+            other => eprintln!(
+                "warning: going on without MCP server {:?}: {other}",
+                failure.server
+            ),
+        }
     }
     let approver: Box<dyn Approver> = match mode {
         ApproveMode::Ask => Box::new(TerminalApprover::new(engine.rules.clone())),

@@ -12,6 +12,7 @@ macro_rules! outln {
     }};
 }
 
+mod answer;
 mod approve;
 mod ask;
 mod doctor;
@@ -23,6 +24,7 @@ mod serve_cmd;
 mod snippets_cmd;
 mod stats_cmd;
 mod tool_cmd;
+mod undo_cmd;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -76,6 +78,8 @@ enum Command {
     Snippets(snippets_cmd::SnippetsArgs),
     /// Serve the OpenAI-compatible HTTP API, with the tools run on this machine.
     Serve(serve_cmd::ServeArgs),
+    /// Put back the files a conversation's turns (or one turn) wrote with file_write.
+    Undo(undo_cmd::UndoArgs),
     /// Per tool: calls, success rate, errors, denials and durations from the history.
     Stats(stats_cmd::StatsArgs),
     /// What this machine enforces when the model runs commands (the OS sandbox).
@@ -122,6 +126,13 @@ pub struct AskArgs {
     /// Print one protocol event per line (JSON Lines) instead of text.
     #[arg(long)]
     pub json: bool,
+    /// Turn on a tool that is off until asked for (`file_write`); repeatable.
+    #[arg(long = "enable", value_name = "TOOL")]
+    pub enable: Vec<String>,
+    /// An answer for the model's `ask_user` questions, used in order; repeatable. Without
+    /// one (and no terminal) the model is told that no one can answer.
+    #[arg(long = "user-answer", value_name = "TEXT")]
+    pub user_answers: Vec<String>,
     /// Carry on a past conversation (see `tooltrail conversations`).
     #[arg(long, short = 'c', value_name = "ID")]
     pub conversation: Option<String>,
@@ -146,6 +157,12 @@ pub struct ToolArgs {
     /// Calls that need approval are refused unless this is `all`.
     #[arg(long, value_enum, default_value = "deny")]
     pub approve: ApproveMode,
+    /// Turn on a tool that is off until asked for (`file_write`); repeatable.
+    #[arg(long = "enable", value_name = "TOOL")]
+    pub enable: Vec<String>,
+    /// An answer for `ask_user`, used in order; repeatable.
+    #[arg(long = "user-answer", value_name = "TEXT")]
+    pub user_answers: Vec<String>,
 }
 
 fn main() -> ExitCode {
@@ -182,6 +199,7 @@ fn main() -> ExitCode {
             Command::Snippets(args) => snippets_cmd::run(args),
             Command::Serve(args) => serve_cmd::run(args).await,
             Command::Stats(args) => stats_cmd::run(args),
+            Command::Undo(args) => undo_cmd::run(args),
             Command::Doctor { json } => doctor::run(json),
         }
     });

@@ -163,12 +163,36 @@ impl EventSink for Timeline {
             | EventBody::MessageAdded { .. }
             | EventBody::ToolCallDelta { .. }
             | EventBody::ApprovalRequested { .. }
+            // The question is asked (and shown) by the command line's asker.
+            | EventBody::UserQuestion { .. }
             | EventBody::ToolCallStarted { .. }
             | EventBody::ToolCallProgress { .. }
             | EventBody::ContextUsage { .. }
             | EventBody::Usage(_) => {}
         }
     }
+}
+
+/// A file change as the approval prompt prints it (on stderr): the unified diff with line
+/// numbers, coloured when stderr is a terminal.
+pub fn diff_text(change: &tooltrail_protocol::FileChange) -> String {
+    let color = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    let mut out = String::new();
+    for line in change.unified().lines() {
+        let code = match line.trim_start_matches(|c: char| c.is_ascii_digit() || c == ' ') {
+            _ if line.starts_with("---") || line.starts_with("+++") => "1",
+            _ if line.starts_with("@@") => "36",
+            rest if rest.starts_with('+') && line.starts_with(' ') => "32",
+            rest if rest.starts_with('-') && line.starts_with(' ') => "31",
+            _ => "",
+        };
+        if color && !code.is_empty() {
+            out.push_str(&format!("    \x1b[{code}m{line}\x1b[0m\n"));
+        } else {
+            out.push_str(&format!("    {line}\n"));
+        }
+    }
+    out
 }
 
 fn duration(ms: u64) -> String {

@@ -93,6 +93,7 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
             model: args.model,
             max_rounds: args.max_rounds,
             tool_mode: args.tool_mode,
+            ..Overrides::default()
         },
         drain: args.drain,
         ..ServeConfig::new(workspace)

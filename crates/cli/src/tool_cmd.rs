@@ -7,9 +7,18 @@ use anyhow::Context;
 use serde_json::json;
 use tooltrail_host::StoreSnippets;
 use tooltrail_protocol::{ToolError, ToolErrorCode};
+use tooltrail_tools::builtin::OFF_BY_DEFAULT;
 use tooltrail_tools::{Gate, ToolContext, ToolRegistry};
 
+use crate::answer::CommandLineAsker;
 use crate::{ApproveMode, ToolArgs};
+
+/// Whether `--enable` or config.toml's `enabled_tools` turns `name` on.
+fn enabled(flags: &[String], name: &str) -> bool {
+    flags.iter().any(|flag| flag == name)
+        || tooltrail_settings::Settings::resolve(&tooltrail_settings::Overrides::default())
+            .is_ok_and(|settings| settings.enabled_tools.iter().any(|on| on == name))
+}
 
 /// Exit status for usage errors (as clap uses).
 const USAGE: u8 = 2;
@@ -38,7 +47,25 @@ pub async fn run(args: ToolArgs) -> anyhow::Result<ExitCode> {
         Some(dir) => dir.clone(),
         None => std::env::current_dir().context("could not read the current folder")?,
     };
-    let mut ctx = ToolContext::open(&root)?;
+    if OFF_BY_DEFAULT.contains(&tool.spec().name.as_str())
+        && !enabled(&args.enable, tool.spec().name.as_str())
+    {
+        eprintln!(
+            "error: {0} is off until you turn it on: pass --enable {0}, or add it to \
+             enabled_tools in config.toml",
+            tool.spec().name
+        );
+        return Ok(ExitCode::from(USAGE));
+    }
+    let mut ctx = ToolContext::open(&root)?.with_user(Arc::new(CommandLineAsker::new(
+        args.user_answers.clone(),
+        false,
+    )));
+    // Commands see the toolchains and the extra folders of config.toml, as in `ask`.
+    let config = tooltrail_settings::ConfigFile::read(&tooltrail_settings::config_path()?)?;
+    ctx = ctx.with_sandbox_settings(tooltrail_host::sandbox_settings_from(
+        &config.sandbox.read_only_folders,
+    ));
     // Only the snippet tools need the history database; the others run without opening it.
     if matches!(
         tool.spec().name.as_str(),
@@ -64,6 +91,19 @@ pub async fn run(args: ToolArgs) -> anyhow::Result<ExitCode> {
                 format!("{reason}; run it with --approve all to allow it"),
             )),
             Gate::Ask { .. } => tool.call(call_args, &ctx.clone().approved(true)).await,
+            Gate::AskEachTime { change, reason, .. } => {
+                if let Some(change) = &change {
+                    eprint!("{}", crate::render::diff_text(change));
+                }
+                if args.approve == ApproveMode::All {
+                    tool.call(call_args, &ctx.clone().approved(true)).await
+                } else {
+                    Err(ToolError::new(
+                        ToolErrorCode::ApprovalRequired,
+                        format!("{reason}; run it with --approve all to allow it"),
+                    ))
+                }
+            }
             Gate::ReadOnly | Gate::Allowed { .. } => tool.call(call_args, &ctx).await,
         },
     };
@@ -90,6 +130,8 @@ pub fn list(as_json: bool) -> anyhow::Result<ExitCode> {
         for spec in specs {
             let access = if spec.read_only {
                 "read-only"
+            } else if OFF_BY_DEFAULT.contains(&spec.name.as_str()) {
+                "off; asks"
             } else {
                 "asks first"
             };

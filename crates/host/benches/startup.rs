@@ -180,6 +180,7 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
         model: Some("bench".to_string()),
         max_rounds: None,
         tool_mode: None,
+        ..Overrides::default()
     };
     let workspace = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     println!(

@@ -8,6 +8,7 @@ use tooltrail_settings::{Overrides, Settings};
 use tooltrail_store::{Store, StoreError};
 use tooltrail_tools::ToolContext;
 
+use crate::changes::StoreChanges;
 use crate::conversations::Conversations;
 use crate::error::HostError;
 use crate::history::{History, RecordingSink};
@@ -94,10 +95,11 @@ impl Host {
     ) -> Result<Engine, HostError> {
         let settings = Settings::resolve(overrides)?;
         ctx.limits.default_timeout_secs = settings.command_timeout_secs;
+        ctx.sandbox_settings = crate::sandbox_settings(&settings);
         let llm = self.models.client(&settings).await?;
         let tools = self
             .toolbox
-            .tools(ctx.workspace.root(), &settings.disabled_tools)
+            .tools(ctx.workspace.root(), &tools_off(&settings))
             .await;
         let rules = Arc::new(WorkspaceRules::load(
             Arc::clone(self.history.store()),
@@ -110,7 +112,10 @@ impl Host {
             ..AgentConfig::default()
         };
         let snippets = StoreSnippets::new(Arc::clone(self.history.store()), ctx.workspace.root());
-        let ctx = ctx.with_snippets(Arc::new(snippets));
+        let changes = StoreChanges::new(Arc::clone(self.history.store()), ctx.workspace.root());
+        let ctx = ctx
+            .with_snippets(Arc::new(snippets))
+            .with_changes(Arc::new(changes));
         let agent = Agent::new(llm, tools.registry, ctx, config).with_rules(rules.clone());
         Ok(Engine {
             agent,
@@ -130,8 +135,8 @@ impl Host {
     /// opens a folder calls this so the question does not wait for their handshakes).
     pub async fn warm_up(&self, workspace: &std::path::Path) -> Vec<ServerFailure> {
         let disabled = Settings::resolve(&Overrides::default())
-            .map(|settings| settings.disabled_tools)
-            .unwrap_or_default();
+            .map(|settings| tools_off(&settings))
+            .unwrap_or_else(|_| tools_off_by_default(&[]));
         self.toolbox.tools(workspace, &disabled).await.failures
     }
 
@@ -144,4 +149,20 @@ impl Host {
     pub async fn shutdown(&self) {
         self.toolbox.shutdown().await;
     }
+}
+
+/// The built-in tools a question goes without: those turned off, and those that are off until
+/// turned on (`file_write`) and are not.
+pub fn tools_off(settings: &Settings) -> Vec<String> {
+    let mut off = settings.disabled_tools.clone();
+    off.extend(tools_off_by_default(&settings.enabled_tools));
+    off
+}
+
+fn tools_off_by_default(enabled: &[String]) -> Vec<String> {
+    tooltrail_tools::builtin::OFF_BY_DEFAULT
+        .iter()
+        .filter(|name| !enabled.iter().any(|on| on == *name))
+        .map(|name| (*name).to_string())
+        .collect()
 }

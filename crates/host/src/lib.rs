@@ -38,19 +38,23 @@
 //! # Ok(()) }
 //! ```
 
+mod changes;
 mod conversations;
 mod error;
 mod history;
 mod host;
 mod models;
 pub mod rules;
+mod sandbox;
 mod snippets;
 pub mod toolbox;
 
+pub use changes::{StoreChanges, TurnChanges, UndoError, UndoReport, turn_changes, undo};
 pub use conversations::Conversations;
 pub use error::HostError;
 pub use history::{History, RecordingSink};
-pub use host::{Engine, Host};
+pub use host::{Engine, Host, tools_off};
 pub use rules::WorkspaceRules;
+pub use sandbox::{CACHE_FOLDER, sandbox_settings, sandbox_settings_from};
 pub use snippets::StoreSnippets;
 pub use toolbox::{McpOverview, McpServerState, McpServerView, Toolbox};

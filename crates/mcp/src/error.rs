@@ -36,6 +36,10 @@ pub enum McpError {
     #[error("an MCP server needs a name")]
     EmptyServerName,
 
+    /// One of a server's tools has a name another tool already has; that tool is left out.
+    #[error("{0}")]
+    NameTaken(#[from] tooltrail_tools::DuplicateTool),
+
     #[error("the MCP server {0:?} is disabled in mcp.json")]
     Disabled(String),
 
@@ -83,6 +87,7 @@ impl McpError {
             | Self::UnknownServer(_)
             | Self::ServerExists(_)
             | Self::EmptyServerName
+            | Self::NameTaken(_)
             | Self::Disabled(_)
             | Self::Backoff { .. }
             | Self::Request { .. } => &[],

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use ts_rs::TS;
 
+use crate::change::FileChange;
 use crate::message::Message;
 use crate::tool::{ApprovalRecord, ToolError, ToolSource, ToolStatus};
 use crate::tool_mode::ToolMode;
@@ -87,6 +88,23 @@ pub enum EventBody {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[ts(optional)]
         rule: Option<String>,
+        /// What the call would change in a file, as a diff (`file_write`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        change: Option<FileChange>,
+        /// Set when only this one call may be allowed: no "allow for this conversation" or
+        /// "always allow", and no standing rule lets it through (`file_write`).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        #[ts(optional, as = "Option<bool>")]
+        once_only: bool,
+    },
+    /// A running call asks the user a question (`ask_user`) and waits for the answer, which
+    /// comes back as the call's result; a dismissed question is an error result.
+    UserQuestion {
+        call_id: String,
+        question: String,
+        /// Answers to offer as buttons; the user may also write their own.
+        choices: Vec<String>,
     },
     /// A call starts running.
     ToolCallStarted {
@@ -94,6 +112,10 @@ pub enum EventBody {
         call_id: String,
         tool: String,
         source: ToolSource,
+        /// The tool's description, as the model saw it: sent at the start so that a call cut
+        /// off before it finished (a crash, a stopped turn) still has it on record.
+        #[serde(default)]
+        description: String,
         arguments: Value,
         approval: ApprovalRecord,
     },
@@ -190,6 +212,7 @@ impl EventBody {
             Self::MessageAdded { .. }
             | Self::TurnStarted { .. }
             | Self::ApprovalRequested { .. }
+            | Self::UserQuestion { .. }
             | Self::ToolCallProgress { .. }
             | Self::ToolModeUsed { .. }
             | Self::RoundLimitReached { .. }
@@ -209,6 +232,7 @@ impl EventBody {
             Self::TextDelta { .. } => "text_delta",
             Self::ToolCallDelta { .. } => "tool_call_delta",
             Self::ApprovalRequested { .. } => "approval_requested",
+            Self::UserQuestion { .. } => "user_question",
             Self::ToolCallStarted { .. } => "tool_call_started",
             Self::ToolCallProgress { .. } => "tool_call_progress",
             Self::ToolCallFinished { .. } => "tool_call_finished",

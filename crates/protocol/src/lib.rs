@@ -27,11 +27,13 @@
 //! assert_eq!(json["text"], "Hello");
 //! ```
 
+pub mod change;
 pub mod event;
 pub mod message;
 pub mod tool;
 pub mod tool_mode;
 
+pub use change::{DiffHunk, DiffLine, DiffLineKind, FileChange, WriteMode};
 pub use event::{ErrorCode, Event, EventBody, TurnEnd, Usage};
 pub use message::{Message, ToolCall};
 pub use tool::{

@@ -172,6 +172,7 @@ impl State {
             }
             EventBody::MessageAdded { .. }
             | EventBody::ApprovalRequested { .. }
+            | EventBody::UserQuestion { .. }
             | EventBody::ToolCallStarted { .. }
             | EventBody::ToolCallProgress { .. }
             | EventBody::ToolModeUsed { .. }

@@ -61,6 +61,7 @@ impl Summary {
             | EventBody::TextDelta { .. }
             | EventBody::ToolCallDelta { .. }
             | EventBody::ApprovalRequested { .. }
+            | EventBody::UserQuestion { .. }
             | EventBody::ToolCallStarted { .. }
             | EventBody::ToolCallProgress { .. }
             | EventBody::ToolModeUsed { .. }

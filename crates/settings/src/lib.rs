@@ -57,8 +57,22 @@ pub struct ConfigFile {
     pub providers: Vec<Provider>,
     /// Built-in tools not offered to the model.
     pub disabled_tools: Vec<String>,
+    /// Built-in tools that are off until turned on (`file_write`) and are turned on.
+    pub enabled_tools: Vec<String>,
     /// How tools are offered: `native`, `prompt` or `auto` (the default).
     pub tool_mode: Option<ToolMode>,
+    /// What commands may see besides the workspace (`[sandbox]`).
+    pub sandbox: SandboxConfig,
+}
+
+/// The `[sandbox]` table of `config.toml`.
+#[derive(Debug, Default, Clone, Deserialize, PartialEq)]
+#[serde(default)]
+pub struct SandboxConfig {
+    /// Folders commands may read, besides the workspace, the system's folders and the
+    /// toolchains found in the home folder (`~` is the home folder). Secrets inside them stay
+    /// hidden.
+    pub read_only_folders: Vec<String>,
 }
 
 impl ConfigFile {
@@ -96,6 +110,8 @@ pub struct Overrides {
     pub model: Option<String>,
     pub max_rounds: Option<u32>,
     pub tool_mode: Option<ToolMode>,
+    /// Tools turned on for this run on top of `enabled_tools` (`--enable file_write`).
+    pub enabled_tools: Vec<String>,
 }
 
 /// Settings after every source is merged.
@@ -116,12 +132,16 @@ pub struct Settings {
     /// one (a local server needs none), and front ends say so.
     pub key_problem: Option<String>,
     pub disabled_tools: Vec<String>,
+    /// Off-by-default built-in tools turned on: the file's `enabled_tools` and the overrides'.
+    pub enabled_tools: Vec<String>,
     /// How tools are offered, as configured (flag, `TOOLTRAIL_TOOL_MODE`, the provider, the
     /// file). In `auto`, what a server was found to need is remembered per endpoint and model
     /// in [`tool_modes`].
     pub tool_mode: ToolMode,
     /// The config file consulted (it need not exist).
     pub config_path: PathBuf,
+    /// Extra folders commands may read, as written in `[sandbox] read_only_folders`.
+    pub read_only_folders: Vec<String>,
 }
 
 impl std::fmt::Debug for Settings {
@@ -138,8 +158,10 @@ impl std::fmt::Debug for Settings {
             .field("provider", &self.provider)
             .field("key_problem", &self.key_problem)
             .field("disabled_tools", &self.disabled_tools)
+            .field("enabled_tools", &self.enabled_tools)
             .field("tool_mode", &self.tool_mode)
             .field("config_path", &self.config_path)
+            .field("read_only_folders", &self.read_only_folders)
             .finish()
     }
 }
@@ -303,8 +325,14 @@ impl Settings {
             provider: provider.map(|p| p.id),
             key_problem,
             disabled_tools: file.disabled_tools,
+            enabled_tools: file
+                .enabled_tools
+                .into_iter()
+                .chain(overrides.enabled_tools.iter().cloned())
+                .collect(),
             tool_mode,
             config_path,
+            read_only_folders: file.sandbox.read_only_folders,
         })
     }
 }
@@ -368,6 +396,7 @@ mod tests {
             model: Some("flag-model".into()),
             max_rounds: Some(2),
             tool_mode: None,
+            ..Overrides::default()
         };
         let settings = merge(&flags, file, env).unwrap();
         assert_eq!(
@@ -451,6 +480,15 @@ model = "qwen"
                  system keychain could not be used: no D-Bus session"
             )
         );
+    }
+
+    #[test]
+    fn extra_read_only_folders_come_from_the_sandbox_table() {
+        let file = "[sandbox]\nread_only_folders = [\"~/notes\", \"/opt/sdk\"]\n";
+        let settings = merge(&Overrides::default(), file, no_env).unwrap();
+        assert_eq!(settings.read_only_folders, ["~/notes", "/opt/sdk"]);
+        let settings = merge(&Overrides::default(), "", no_env).unwrap();
+        assert!(settings.read_only_folders.is_empty());
     }
 
     #[test]

@@ -28,6 +28,7 @@ pub(crate) enum EventKind {
     ToolModeUsed = 12,
     ContextUsage = 13,
     AnswerTruncated = 14,
+    UserQuestion = 15,
 }
 
 impl EventKind {
@@ -45,6 +46,7 @@ impl EventKind {
             EventBody::RoundLimitReached { .. } => Self::RoundLimitReached,
             EventBody::Usage(_) => Self::Usage,
             EventBody::ContextUsage { .. } => Self::ContextUsage,
+            EventBody::UserQuestion { .. } => Self::UserQuestion,
             EventBody::AnswerTruncated { .. } => Self::AnswerTruncated,
             EventBody::Error { .. } => Self::Error,
             EventBody::TurnFinished { .. } => Self::TurnFinished,
@@ -72,6 +74,7 @@ impl EventKind {
             12 => Self::ToolModeUsed,
             13 => Self::ContextUsage,
             14 => Self::AnswerTruncated,
+            15 => Self::UserQuestion,
             other => {
                 return Err(StoreError::Corrupt(format!("unknown event kind {other}")));
             }
@@ -225,9 +228,9 @@ mod tests {
 
     #[test]
     fn event_kinds_round_trip() {
-        for code in 0..=14 {
+        for code in 0..=15 {
             assert_eq!(EventKind::from_code(code).unwrap().code(), code);
         }
-        assert!(EventKind::from_code(15).is_err());
+        assert!(EventKind::from_code(16).is_err());
     }
 }

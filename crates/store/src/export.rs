@@ -262,6 +262,23 @@ pub fn render_conversation_markdown(export: &ConversationExport) -> String {
                     code(summary)
                 );
             }
+            EventBody::UserQuestion {
+                question, choices, ..
+            } => {
+                let offered = if choices.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        " (choices: {})",
+                        choices
+                            .iter()
+                            .map(|c| code(c))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )
+                };
+                let _ = writeln!(out, "_Asked the user: {question}{offered}_\n");
+            }
             EventBody::ToolCallStarted { call_id, .. } => {
                 started.insert((event.turn_id.clone(), call_id.clone()), event.clone());
             }

@@ -68,6 +68,7 @@ mod conversations;
 mod cursor;
 mod error;
 mod export;
+mod file_changes;
 mod history;
 mod maintenance;
 mod migrations;
@@ -91,6 +92,7 @@ pub use export::{
     ConversationExport, Format, format_time, render_conversation_markdown, render_history_markdown,
     render_jsonl,
 };
+pub use file_changes::{FileChangeRecord, KeptFile};
 pub use history::{HistoryFilter, HistoryRow, ToolCallRecord};
 pub use maintenance::VacuumReport;
 pub use migrations::SCHEMA_VERSION;

@@ -360,12 +360,41 @@ CREATE TRIGGER snippets_after_delete AFTER DELETE ON snippets BEGIN
 END;
 "#;
 
+/// Version 5: what each turn's file writes replaced, so the turn can be undone.
+///
+/// One row per turn and file: `prior` is the file as it was before the turn first wrote it
+/// (`existed = 0`: it did not exist), `written_sha256` what the turn's last write left there
+/// (undo refuses when the file no longer holds it), `undone_ms` when it was put back. Rows
+/// name conversations and turns by their public ids: a write is kept before its call's events
+/// are recorded.
+const V5_FILE_CHANGES: &str = r#"
+CREATE TABLE file_changes (
+    id              INTEGER PRIMARY KEY,
+    workspace       TEXT NOT NULL,
+    conversation_id TEXT NOT NULL,
+    turn_id         TEXT NOT NULL,
+    path            TEXT NOT NULL,
+    existed         INTEGER NOT NULL,
+    prior           BLOB,
+    written_sha256  TEXT,
+    first_call_id   TEXT NOT NULL,
+    last_call_id    TEXT NOT NULL,
+    created_ms      INTEGER NOT NULL,
+    written_ms      INTEGER,
+    undone_ms       INTEGER,
+    UNIQUE (turn_id, path)
+);
+
+CREATE INDEX file_changes_by_conversation ON file_changes(conversation_id, id);
+"#;
+
 /// Every migration, oldest first; entry `i` brings the schema to version `i + 1`.
 const MIGRATIONS: &[&str] = &[
     V1_RECORD,
     V2_SEARCH_AND_COUNTS,
     V3_APPROVAL_RULES,
     V4_SNIPPETS,
+    V5_FILE_CHANGES,
 ];
 
 /// The schema version this build writes.

@@ -106,6 +106,7 @@ fn read_body(
         | EventKind::RoundLimitReached
         | EventKind::ContextUsage
         | EventKind::AnswerTruncated
+        | EventKind::UserQuestion
         | EventKind::Error => {
             let body = body.ok_or_else(|| missing("the body of an event", ref_id))?;
             Ok(serde_json::from_str(&body)?)
@@ -172,6 +173,7 @@ fn read_body(
                     call_id: row.call_id,
                     tool: row.tool,
                     source: row.source,
+                    description: row.description,
                     arguments: row.arguments,
                     approval: row.approval,
                 });

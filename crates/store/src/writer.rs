@@ -69,6 +69,7 @@ pub(crate) fn apply(conn: &Connection, writer: Option<&str>, event: &Event) -> R
         | EventBody::RoundLimitReached { .. }
         | EventBody::ContextUsage { .. }
         | EventBody::AnswerTruncated { .. }
+        | EventBody::UserQuestion { .. }
         | EventBody::Error { .. } => {
             let turn = ensure_turn(conn, writer, event)?;
             let body = serde_json::to_string(&event.body)?;
@@ -79,6 +80,7 @@ pub(crate) fn apply(conn: &Connection, writer: Option<&str>, event: &Event) -> R
             call_id,
             tool,
             source,
+            description,
             arguments,
             approval,
         } => {
@@ -92,6 +94,7 @@ pub(crate) fn apply(conn: &Connection, writer: Option<&str>, event: &Event) -> R
                     call_id,
                     tool,
                     source,
+                    description,
                     arguments,
                     approval,
                 },
@@ -404,8 +407,8 @@ fn add_usage(conn: &Connection, turn: Turn, time_ms: i64, usage: &Usage) -> Resu
         )?)
 }
 
-/// The spec a call started under. Its description only arrives with `tool_call_finished`, so a
-/// running call points at the newest spec of the same tool, or a bare one.
+/// The spec a call started under, for a `tool_call_started` without a description (recorded
+/// before the event carried one): the newest spec of the same tool, or a bare one.
 fn provisional_spec(conn: &Connection, tool: &str, source: &str) -> Result<i64> {
     let newest = conn
         .prepare_cached(
@@ -452,12 +455,20 @@ struct Started<'a> {
     call_id: &'a str,
     tool: &'a str,
     source: &'a ToolSource,
+    description: &'a str,
     arguments: &'a Value,
     approval: &'a ApprovalRecord,
 }
 
 fn start_call(conn: &Connection, turn: Turn, time_ms: i64, call: &Started<'_>) -> Result<i64> {
-    let spec_id = provisional_spec(conn, call.tool, &codes::source_to_text(call.source))?;
+    let source = codes::source_to_text(call.source);
+    // Kept from the start, so a call that never reports back (stopped, or its process gone)
+    // still says what its tool does.
+    let spec_id = if call.description.is_empty() {
+        provisional_spec(conn, call.tool, &source)?
+    } else {
+        spec(conn, call.tool, &source, call.description)?
+    };
     let message = asking_message(conn, turn.conversation)?;
     let (by, rule) = codes::approval_by_to_columns(&call.approval.by);
     Ok(conn

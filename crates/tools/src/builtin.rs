@@ -4,9 +4,11 @@ use std::sync::Arc;
 
 use crate::tool::Tool;
 
+mod ask_user;
 mod code_query;
 mod count_lines;
 mod execute_bash;
+mod file_write;
 mod list_dir;
 mod read_file;
 mod search_files;
@@ -28,5 +30,11 @@ pub fn all() -> Vec<Arc<dyn Tool>> {
         Arc::new(snippet_save::SnippetSave::new()),
         Arc::new(snippet_load::SnippetLoad::new()),
         Arc::new(snippet_list::SnippetList::new()),
+        Arc::new(file_write::FileWrite::new()),
+        Arc::new(ask_user::AskUser::new()),
     ]
 }
+
+/// Built-in tools that stay off until the user turns them on (`enabled_tools` in
+/// `config.toml`, Settings → tools, `--enable`): they change the workspace.
+pub const OFF_BY_DEFAULT: &[&str] = &[file_write::NAME];

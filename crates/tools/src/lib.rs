@@ -9,7 +9,10 @@
 //! `count_lines`, `list_dir`, `execute_bash`, `code_query` (definitions by name, from
 //! tree-sitter syntax trees of eight languages), and the snippet tools `snippet_save`,
 //! `snippet_load` and `snippet_list`, which keep named snippets through the context's
-//! [`SnippetBook`] (the host backs it with the store; the tools never see SQLite). Paths go
+//! [`SnippetBook`] (the host backs it with the store; the tools never see SQLite). Two more are
+//! off until the user turns them on or need a person: `file_write` (every call asks, showing
+//! the [`diff`]; what it replaces goes to the context's [`ChangeJournal`] so a turn can be
+//! undone) and `ask_user` (a question through the context's [`UserAsker`]). Paths go
 //! through [`tooltrail_sandbox::Workspace::resolve`]; walks use ripgrep's `ignore` walker
 //! (gitignore aware, `.git` skipped, symlinks not followed) and its `globset` and
 //! `grep-searcher` crates; results are sorted, capped and say when they were truncated.
@@ -28,17 +31,26 @@
 //! ```
 
 mod args;
+mod atomic;
 pub mod builtin;
+mod change_journal;
+pub mod diff;
+mod error;
 mod glob;
 mod grep;
 mod registry;
 mod snippet_book;
 mod tool;
+mod user_asker;
 mod walk;
 
+pub use atomic::write_atomically;
+pub use change_journal::{CallScope, ChangeJournal};
+pub use error::DuplicateTool;
 pub use registry::ToolRegistry;
 pub use snippet_book::{SnippetBook, SnippetDraft, SnippetEntry, SnippetListing};
 pub use tool::{Gate, Tool, ToolContext, ToolLimits};
 pub use tooltrail_protocol::{ToolError, ToolErrorCode, ToolOutput, ToolSource, ToolSpec};
 /// The OS sandbox, for the binaries that host it (their `main` calls [`maybe_run_helper`]).
 pub use tooltrail_sandbox::{Sandbox, SandboxStatus, maybe_run_helper};
+pub use user_asker::{NoAnswer, Question, UserAsker};

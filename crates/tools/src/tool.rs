@@ -7,10 +7,12 @@ use async_trait::async_trait;
 use serde_json::Value;
 use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
-use tooltrail_protocol::{ToolError, ToolOutput, ToolProgress, ToolSource, ToolSpec};
-use tooltrail_sandbox::{Sandbox, Workspace, WorkspaceError};
+use tooltrail_protocol::{FileChange, ToolError, ToolOutput, ToolProgress, ToolSource, ToolSpec};
+use tooltrail_sandbox::{Sandbox, SandboxSettings, Workspace, WorkspaceError};
 
+use crate::change_journal::{CallScope, ChangeJournal};
 use crate::snippet_book::SnippetBook;
+use crate::user_asker::UserAsker;
 
 /// Limits shared by the built-in tools (SPEC §2, all configurable).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -57,6 +59,16 @@ pub struct ToolContext {
     /// Where the snippet tools keep the workspace's snippets; `None` where nothing keeps them
     /// (the tools then say so).
     pub snippets: Option<Arc<dyn SnippetBook>>,
+    /// Where file writes keep what they replace, so a turn can be undone; `None`: writes
+    /// cannot be undone.
+    pub changes: Option<Arc<dyn ChangeJournal>>,
+    /// Who answers `ask_user`; `None`: no one can (the tool says so to the model).
+    pub user: Option<Arc<dyn UserAsker>>,
+    /// Set by the agent for each call: the conversation, turn and call it belongs to.
+    pub call: Option<CallScope>,
+    /// What commands see besides the workspace: toolchains, extra read-only folders from the
+    /// settings, and where the workspace's build caches go.
+    pub sandbox_settings: SandboxSettings,
 }
 
 impl ToolContext {
@@ -69,6 +81,10 @@ impl ToolContext {
             sandbox: Arc::new(OnceLock::new()),
             approved: false,
             snippets: None,
+            changes: None,
+            user: None,
+            call: None,
+            sandbox_settings: SandboxSettings::default(),
         }
     }
 
@@ -76,6 +92,14 @@ impl ToolContext {
     pub fn with_sandbox(self, sandbox: Sandbox) -> Self {
         Self {
             sandbox: Arc::new(OnceLock::from(sandbox)),
+            ..self
+        }
+    }
+
+    /// The same context, with commands seeing what `settings` add.
+    pub fn with_sandbox_settings(self, settings: SandboxSettings) -> Self {
+        Self {
+            sandbox_settings: settings,
             ..self
         }
     }
@@ -94,6 +118,22 @@ impl ToolContext {
     pub fn with_snippets(self, book: Arc<dyn SnippetBook>) -> Self {
         Self {
             snippets: Some(book),
+            ..self
+        }
+    }
+
+    /// The same context, keeping what file writes replace in `journal`.
+    pub fn with_changes(self, journal: Arc<dyn ChangeJournal>) -> Self {
+        Self {
+            changes: Some(journal),
+            ..self
+        }
+    }
+
+    /// The same context, putting `ask_user`'s questions to `asker`.
+    pub fn with_user(self, asker: Arc<dyn UserAsker>) -> Self {
+        Self {
+            user: Some(asker),
             ..self
         }
     }
@@ -134,6 +174,14 @@ pub enum Gate {
         cwd: Option<String>,
         /// Why it needs approval, in one sentence.
         reason: String,
+    },
+    /// Needs the user's approval for this one call, every time: no rule, conversation
+    /// allowance or setting lets it run without asking (a file write). `change` is the diff
+    /// the user approves.
+    AskEachTime {
+        summary: String,
+        reason: String,
+        change: Option<FileChange>,
     },
     /// Refused whatever the user says.
     Refuse(ToolError),

@@ -84,6 +84,7 @@ impl Script {
             call_id: call_id.into(),
             tool: tool.into(),
             source: ToolSource::Builtin,
+            description: format!("The {tool} tool."),
             arguments,
             approval: ApprovalRecord::not_needed(),
         })
@@ -224,6 +225,8 @@ pub fn sample_turn(
             cwd: Some(".".into()),
             reason: "The command may change files.".into(),
             rule: None,
+            change: None,
+            once_only: false,
         })
         .finished(
             1,
