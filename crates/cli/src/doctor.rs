@@ -1,22 +1,198 @@
-//! `tooltrail doctor`: what protects this machine when the model runs commands.
+//! `tooltrail doctor`: what protects this machine when the model runs commands, and what a
+//! command run in the current folder can see and change, and why.
 
 use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use serde_json::json;
 use tooltrail_sandbox::limits::{CPU_GRACE_SECS, MAX_FILE_BYTES, MAX_PROCESSES};
-use tooltrail_sandbox::{Sandbox, SandboxStatus};
+use tooltrail_sandbox::view::{Skipped, view};
+use tooltrail_sandbox::{Grant, Reason, Sandbox, SandboxSettings, SandboxStatus, View};
 
 pub fn run(as_json: bool) -> anyhow::Result<ExitCode> {
     let sandbox = Sandbox::detect();
     let status = sandbox.status();
+    let workspace = std::env::current_dir()?;
+    let workspace = workspace.canonicalize().unwrap_or(workspace);
+    let config = tooltrail_settings::ConfigFile::read(&tooltrail_settings::config_path()?)?;
+    let settings = tooltrail_host::sandbox_settings_from(&config.sandbox.read_only_folders);
+    let seen = view_of(&settings, &workspace);
     let mut out = std::io::stdout().lock();
     if as_json {
-        writeln!(out, "{}", serde_json::to_string_pretty(&to_json(status))?)?;
+        let mut value = to_json(status);
+        value["view"] = view_json(&seen, status, &workspace);
+        writeln!(out, "{}", serde_json::to_string_pretty(&value)?)?;
     } else {
         write!(out, "{}", status.report())?;
+        write!(out, "{}", view_report(&seen, status, &workspace))?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Each call gets a new private folder; this stands for it in the report.
+fn temp_placeholder() -> PathBuf {
+    std::env::temp_dir().join("tooltrail-home-XXXXXX")
+}
+
+/// What an approved command in `workspace` sees.
+fn view_of(settings: &SandboxSettings, workspace: &Path) -> View {
+    view(
+        settings,
+        workspace,
+        true,
+        &temp_placeholder(),
+        &[workspace.to_path_buf()],
+    )
+}
+
+/// The order folders are listed in: what the command changes first, then what it reads.
+fn rank(grant: &Grant) -> u8 {
+    match grant.reason {
+        Reason::Workspace => 0,
+        Reason::Temp => 1,
+        Reason::Cache => 2,
+        Reason::Toolchain(_) => 3,
+        Reason::Extra => 4,
+        Reason::Processes => 5,
+        Reason::System => 6,
+        Reason::Devices => 7,
+    }
+}
+
+/// The folders a command sees, with `/proc` only where it gets its own.
+fn listed<'a>(seen: &'a View, status: &SandboxStatus) -> Vec<&'a Grant> {
+    let mut folders: Vec<&Grant> = seen
+        .folders
+        .iter()
+        .filter(|grant| grant.reason != Reason::Processes || status.own_processes)
+        .collect();
+    folders.sort_by_key(|grant| rank(grant));
+    folders
+}
+
+fn detail(grant: &Grant) -> String {
+    match grant.reason {
+        Reason::Temp => format!(
+            "{} (a new one per call, removed after it)",
+            grant.reason.describe()
+        ),
+        Reason::Workspace | Reason::Cache => format!(
+            "{} (read-only for commands that ran without asking)",
+            grant.reason.describe()
+        ),
+        Reason::Processes => format!(
+            "{} (a PID namespace and /proc of its own)",
+            grant.reason.describe()
+        ),
+        Reason::Toolchain(_) | Reason::Extra => {
+            format!("{} (secrets inside left out)", grant.reason.describe())
+        }
+        Reason::System | Reason::Devices => grant.reason.describe(),
+    }
+}
+
+/// The view as `tooltrail doctor` prints it.
+fn view_report(seen: &View, status: &SandboxStatus, workspace: &Path) -> String {
+    let mut out = String::new();
+    if !status.enforced {
+        out.push_str(
+            "Without the sandbox, an approved command runs with the environment below but can \
+             reach everything this user can.\n",
+        );
+    }
+    out.push_str(&format!(
+        "\nWhat an approved command in {} can see and change:\n",
+        workspace.display()
+    ));
+    let folders = listed(seen, status);
+    let width = folders
+        .iter()
+        .map(|grant| grant.path.as_os_str().len())
+        .max()
+        .unwrap_or(0)
+        .min(60);
+    for grant in &folders {
+        out.push_str(&format!(
+            "  {:<5}  {:<width$}  {}\n",
+            grant.access.as_str(),
+            grant.path.display(),
+            detail(grant),
+        ));
+    }
+    if !status.own_processes {
+        out.push_str(
+            "  (none)  /proc  hidden: this system gives the command no PID namespace of its own\n",
+        );
+    }
+    out.push_str(
+        "\nSecrets left out of those folders (never visible, even where the folder is):\n",
+    );
+    if seen.hidden.is_empty() {
+        out.push_str("  none found\n");
+    }
+    for hidden in &seen.hidden {
+        out.push_str(&format!("  {}  ({})\n", hidden.path.display(), hidden.what));
+    }
+    for Skipped { path, why } in &seen.skipped {
+        out.push_str(&format!(
+            "Left out of [sandbox] read_only_folders: {} ({why})\n",
+            path.display()
+        ));
+    }
+    out.push_str(
+        "Everything else is invisible: the rest of the home folder (SSH keys, cloud \
+         credentials, keychains, browser profiles, shell histories), other users' files, /tmp.\n",
+    );
+    out.push_str("Network: off for every command (no network sockets).\n");
+    if let Some((_, path)) = seen.env.iter().find(|(name, _)| name == "PATH") {
+        out.push_str(&format!("PATH: {}\n", path.to_string_lossy()));
+    }
+    out.push_str(
+        "Add folders with [sandbox] read_only_folders = [\"~/folder\"] in config.toml or in \
+         Settings → Sandbox.\n",
+    );
+    out
+}
+
+fn view_json(seen: &View, status: &SandboxStatus, workspace: &Path) -> serde_json::Value {
+    let folders: Vec<serde_json::Value> = listed(seen, status)
+        .into_iter()
+        .map(|grant| {
+            json!({
+                "path": grant.path,
+                "access": grant.access.as_str(),
+                "reason": grant.reason.key(),
+                "detail": grant.reason.describe(),
+            })
+        })
+        .collect();
+    let hidden: Vec<serde_json::Value> = seen
+        .hidden
+        .iter()
+        .map(|hidden| json!({ "path": hidden.path, "what": hidden.what }))
+        .collect();
+    let skipped: Vec<serde_json::Value> = seen
+        .skipped
+        .iter()
+        .map(|skipped| json!({ "path": skipped.path, "why": skipped.why }))
+        .collect();
+    let env: serde_json::Map<String, serde_json::Value> = seen
+        .env
+        .iter()
+        .map(|(name, value)| (name.clone(), json!(value.to_string_lossy())))
+        .collect();
+    json!({
+        "workspace": workspace,
+        "approved": true,
+        "folders": folders,
+        "hidden": hidden,
+        "skipped": skipped,
+        "network": false,
+        "own_processes": status.own_processes,
+        "cache": seen.cache,
+        "environment": env,
+    })
 }
 
 fn to_json(status: &SandboxStatus) -> serde_json::Value {
@@ -29,6 +205,7 @@ fn to_json(status: &SandboxStatus) -> serde_json::Value {
             "seccomp": status.seccomp,
             "process_limits": status.process_limits,
             "process_cap": status.process_cap,
+            "own_processes": status.own_processes,
             "limits": {
                 "max_file_bytes": MAX_FILE_BYTES,
                 "max_processes": MAX_PROCESSES,
@@ -44,6 +221,7 @@ fn to_json(status: &SandboxStatus) -> serde_json::Value {
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
+    use tooltrail_sandbox::HostEnv;
 
     #[test]
     fn unavailable_sandbox_says_every_command_asks() {
@@ -59,5 +237,74 @@ mod tests {
             to_json(sandbox.status())["sandbox"]["commands"],
             "ask_before_every_command"
         );
+    }
+
+    #[test]
+    fn the_report_names_each_folder_with_its_reason_and_the_secrets_left_out() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = dir.path().canonicalize().unwrap();
+        let home = base.join("home");
+        for folder in [".cargo/bin", ".rustup", "notes", ".ssh"] {
+            std::fs::create_dir_all(home.join(folder)).unwrap();
+        }
+        std::fs::write(home.join(".cargo/credentials.toml"), "t").unwrap();
+        std::fs::write(home.join("notes/.netrc"), "t").unwrap();
+        let workspace = base.join("ws");
+        std::fs::create_dir_all(&workspace).unwrap();
+        let settings = SandboxSettings {
+            read_only_folders: vec![PathBuf::from("~/notes"), PathBuf::from("~/gone")],
+            cache_root: Some(base.join("data")),
+            host: HostEnv {
+                home: Some(home.clone()),
+                path: None,
+                vars: Default::default(),
+            },
+        };
+        let seen = view_of(&settings, &workspace);
+        let mut status = Sandbox::unavailable("x").status().clone();
+        status.enforced = true;
+        status.own_processes = true;
+        let text = view_report(&seen, &status, &workspace);
+        let line = |needle: &str| {
+            text.lines()
+                .find(|line| line.contains(needle))
+                .unwrap_or_else(|| panic!("no line with {needle} in\n{text}"))
+                .to_string()
+        };
+        assert!(line(&workspace.display().to_string()).contains("write"));
+        assert!(line(&home.join(".rustup").display().to_string()).contains("toolchain: rustup"));
+        assert!(line(&home.join(".cargo").display().to_string()).starts_with("  read"));
+        assert!(
+            line(&home.join("notes").display().to_string())
+                .contains("extra folder from config.toml")
+        );
+        assert!(line("credentials.toml").contains("(credentials)"));
+        assert!(line(".netrc").contains("netrc logins"));
+        assert!(line("/proc").contains("own processes"));
+        assert!(line("~/gone").is_empty() || line("gone").contains("it does not exist"));
+        assert!(!text.contains(&format!("{}  ", home.join(".ssh").display())));
+
+        let value = view_json(&seen, &status, &workspace);
+        let reasons: Vec<&str> = value["folders"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|folder| {
+                folder["path"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with(home.to_str().unwrap())
+            })
+            .map(|folder| folder["detail"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            reasons,
+            [
+                "toolchain: rustup",
+                "toolchain: cargo",
+                "extra folder from config.toml"
+            ]
+        );
+        assert_eq!(value["hidden"].as_array().unwrap().len(), 2);
     }
 }

@@ -24,7 +24,7 @@ use std::time::Duration;
 
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
-use tooltrail_sandbox::{BashCommand, Confinement, Sandbox, run_bash};
+use tooltrail_sandbox::{BashCommand, Confinement, HostEnv, Sandbox, SandboxSettings, run_bash};
 use tooltrail_tools::{Gate, ToolContext, ToolErrorCode, ToolRegistry};
 
 fn helper() -> PathBuf {
@@ -181,6 +181,19 @@ impl Lab {
             secrets,
             listener: Listener::start(),
             victim,
+        }
+    }
+
+    /// What commands see: the lab's home folder as the user's, with its toolchains.
+    fn sandbox_settings(&self) -> SandboxSettings {
+        SandboxSettings {
+            read_only_folders: Vec::new(),
+            cache_root: None,
+            host: HostEnv {
+                home: Some(self.home.clone()),
+                path: std::env::var_os("PATH"),
+                vars: Default::default(),
+            },
         }
     }
 
@@ -700,6 +713,7 @@ async fn attacks_through_the_sandbox_and_the_file_tools_are_all_blocked() {
                 workspace: lab.workspace.clone(),
                 writable: *writable,
             }),
+            sandbox: lab.sandbox_settings(),
         };
         let output = run_bash(&command, &CancellationToken::new()).await.unwrap();
         tried += 1;
@@ -820,6 +834,7 @@ async fn the_checks_catch_an_unconfined_attack() {
             output_cap: 64 * 1024,
             untrusted: Vec::new(),
             confinement: None,
+            sandbox: lab.sandbox_settings(),
         };
         let output = run_bash(&command, &CancellationToken::new()).await.unwrap();
         let found = lab.breaches(&format!("{}{}", output.stdout, output.stderr));
@@ -889,6 +904,7 @@ async fn timeout_and_cancel_stop_everything_the_command_started() {
             workspace: workspace.clone(),
             writable: true,
         }),
+        sandbox: SandboxSettings::default(),
     };
     let started = std::time::Instant::now();
     let output = run_bash(&command(1), &CancellationToken::new())

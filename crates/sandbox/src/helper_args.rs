@@ -1,10 +1,14 @@
-//! The hidden command line of the sandbox helper: `<binary> __sandbox-exec <ro|rw> <timeout>
-//! <workspace> <temp> -- <program> <args>...`.
+//! The hidden command line of the sandbox helper: `<binary> __sandbox-exec <timeout>
+//! [--read <path> | --write <path>]... -- <program> <args>...`.
 //!
-//! Paths travel as `OsString`s, so a workspace whose name is not UTF-8 still works.
+//! The caller works out every folder the command may use (see [`crate::view`]); the helper
+//! applies the lists as they are. Paths travel as `OsString`s, so a workspace whose name is
+//! not UTF-8 still works.
 
 use std::ffi::{OsStr, OsString};
 use std::path::PathBuf;
+
+use crate::view::{Access, View};
 
 /// First argument of the supervising helper.
 pub const HELPER_ARG: &str = "__sandbox-exec";
@@ -16,68 +20,94 @@ pub(crate) const PROBE_ARG: &str = "__sandbox-probe";
 /// What one sandboxed run may do.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct HelperSpec {
-    /// The user approved the command, so it may write in the workspace.
-    pub writable: bool,
     pub timeout_secs: u64,
-    pub workspace: PathBuf,
-    /// The private temp and home folder of this call (always writable).
-    pub temp: PathBuf,
+    /// Folders and files the command may read.
+    pub read: Vec<PathBuf>,
+    /// Folders and files it may read and change.
+    pub write: Vec<PathBuf>,
     pub program: OsString,
     pub args: Vec<OsString>,
 }
 
 impl HelperSpec {
+    /// The spec for `view`'s folders.
+    pub(crate) fn of(
+        view: &View,
+        timeout_secs: u64,
+        program: OsString,
+        args: Vec<OsString>,
+    ) -> Self {
+        let paths = |access: Access| {
+            view.grants
+                .iter()
+                .filter(|grant| grant.access == access)
+                .map(|grant| grant.path.clone())
+                .collect()
+        };
+        Self {
+            timeout_secs,
+            read: paths(Access::Read),
+            write: paths(Access::Write),
+            program,
+            args,
+        }
+    }
+
     pub(crate) fn encode(&self) -> Vec<OsString> {
-        let mut out = vec![
-            OsString::from(if self.writable { "rw" } else { "ro" }),
-            OsString::from(self.timeout_secs.to_string()),
-            self.workspace.clone().into_os_string(),
-            self.temp.clone().into_os_string(),
-            OsString::from("--"),
-            self.program.clone(),
-        ];
+        let mut out = vec![OsString::from(self.timeout_secs.to_string())];
+        for (flag, paths) in [("--read", &self.read), ("--write", &self.write)] {
+            for path in paths {
+                out.push(OsString::from(flag));
+                out.push(path.clone().into_os_string());
+            }
+        }
+        out.push(OsString::from("--"));
+        out.push(self.program.clone());
         out.extend(self.args.iter().cloned());
         out
     }
 
     pub(crate) fn decode(args: &[OsString]) -> Result<Self, String> {
-        let [
-            mode,
-            timeout,
-            workspace,
-            temp,
-            separator,
-            program,
-            rest @ ..,
-        ] = args
-        else {
+        let Some((timeout, mut rest)) = args.split_first() else {
             return Err("the sandbox helper was started with too few arguments".to_string());
-        };
-        let writable = match mode.to_str() {
-            Some("rw") => true,
-            Some("ro") => false,
-            _ => return Err("the sandbox helper was given an unknown mode".to_string()),
         };
         let timeout_secs = timeout
             .to_str()
             .and_then(|text| text.parse::<u64>().ok())
             .ok_or_else(|| "the sandbox helper was given an invalid timeout".to_string())?;
-        if separator != OsStr::new("--") {
-            return Err("the sandbox helper's arguments are malformed".to_string());
+        let mut read = Vec::new();
+        let mut write = Vec::new();
+        loop {
+            match rest {
+                [flag, path, more @ ..]
+                    if flag == OsStr::new("--read") || flag == OsStr::new("--write") =>
+                {
+                    let path = PathBuf::from(path);
+                    if !path.is_absolute() {
+                        return Err("the sandbox helper needs absolute folders".to_string());
+                    }
+                    if flag == OsStr::new("--read") {
+                        read.push(path);
+                    } else {
+                        write.push(path);
+                    }
+                    rest = more;
+                }
+                [separator, program, more @ ..] if separator == OsStr::new("--") => {
+                    return Ok(Self {
+                        timeout_secs,
+                        read,
+                        write,
+                        program: program.clone(),
+                        args: more.to_vec(),
+                    });
+                }
+                [] | [_] => {
+                    return Err("the sandbox helper was started with too few arguments".to_string());
+                }
+                _ => return Err("the sandbox helper's arguments are malformed".to_string()),
+            }
         }
-        let workspace = PathBuf::from(workspace);
-        let temp = PathBuf::from(temp);
-        if !workspace.is_absolute() || !temp.is_absolute() {
-            return Err("the sandbox helper needs absolute folders".to_string());
-        }
-        Ok(Self {
-            writable,
-            timeout_secs,
-            workspace,
-            temp,
-            program: program.clone(),
-            args: rest.to_vec(),
-        })
     }
 }
 
@@ -88,12 +118,14 @@ mod tests {
 
     fn spec() -> HelperSpec {
         HelperSpec {
-            writable: true,
             timeout_secs: 30,
-            workspace: PathBuf::from("/home/me/project with space"),
-            temp: PathBuf::from("/tmp/tooltrail-home-x"),
+            read: vec![PathBuf::from("/usr"), PathBuf::from("/home/me/.cargo/bin")],
+            write: vec![
+                PathBuf::from("/home/me/project with space"),
+                PathBuf::from("/tmp/t"),
+            ],
             program: OsString::from("bash"),
-            args: vec![OsString::from("-c"), OsString::from("echo -- hi")],
+            args: vec![OsString::from("-c"), OsString::from("echo -- --read /")],
         }
     }
 
@@ -106,14 +138,17 @@ mod tests {
     #[test]
     fn refuses_bad_input_with_a_sentence() {
         let mut args = spec().encode();
-        args[0] = OsString::from("write");
+        args[0] = OsString::from("soon");
         assert_eq!(
             HelperSpec::decode(&args),
-            Err("the sandbox helper was given an unknown mode".to_string())
+            Err("the sandbox helper was given an invalid timeout".to_string())
         );
-        assert!(HelperSpec::decode(&args[..3]).is_err());
+        assert!(HelperSpec::decode(&spec().encode()[..3]).is_err());
         let mut args = spec().encode();
         args[2] = OsString::from("relative/path");
-        assert!(HelperSpec::decode(&args).is_err());
+        assert_eq!(
+            HelperSpec::decode(&args),
+            Err("the sandbox helper needs absolute folders".to_string())
+        );
     }
 }

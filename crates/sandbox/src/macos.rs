@@ -1,11 +1,13 @@
 //! macOS: a `sandbox-exec` (Seatbelt) profile, deny by default. Built and tested on every
 //! platform; used by [`crate::run_bash`] on macOS only.
 
+use crate::view::{Access, Grant};
 use std::ffi::OsString;
-use std::path::Path;
 
-/// System folders programs are read and run from.
-const SYSTEM: &[&str] = &[
+/// System folders programs are read and run from (the view's system folders on macOS; the
+/// profile is built and tested everywhere).
+#[cfg_attr(target_os = "linux", allow(dead_code))]
+pub(crate) const SYSTEM: &[&str] = &[
     "/usr",
     "/bin",
     "/sbin",
@@ -21,32 +23,26 @@ const SYSTEM: &[&str] = &[
 /// The program that applies a profile.
 pub const SANDBOX_EXEC: &str = "/usr/bin/sandbox-exec";
 
-/// The profile for one command: system folders and the workspace readable, the workspace
-/// writable only when `writable`, the private temp folder writable, no network.
-pub fn profile(workspace: &Path, writable: bool, temp: &Path) -> String {
+/// The profile for one command: deny by default, no network, and the folders of its view
+/// (see [`crate::view`]) readable or writable as listed.
+pub fn profile(grants: &[Grant]) -> String {
     let mut out = String::from(
         "(version 1)\n(deny default)\n(allow process-fork)\n(allow process-exec)\n\
          (allow signal (target same-sandbox))\n(allow sysctl-read)\n(allow mach-lookup)\n\
          (deny network*)\n(allow file-read-metadata)\n",
     );
-    for folder in SYSTEM {
-        out.push_str(&format!("(allow file-read* (subpath {}))\n", quote(folder)));
+    for grant in grants {
+        if grant.path.starts_with("/proc") {
+            continue;
+        }
+        let path = quote(&grant.path.to_string_lossy());
+        match grant.access {
+            Access::Read => out.push_str(&format!("(allow file-read* (subpath {path}))\n")),
+            Access::Write => out.push_str(&format!(
+                "(allow file-read* file-write* (subpath {path}))\n"
+            )),
+        }
     }
-    for device in ["/dev/null", "/dev/zero", "/dev/urandom"] {
-        out.push_str(&format!(
-            "(allow file-read* file-write-data (literal {}))\n",
-            quote(device)
-        ));
-    }
-    let workspace = quote(&workspace.to_string_lossy());
-    out.push_str(&format!("(allow file-read* (subpath {workspace}))\n"));
-    if writable {
-        out.push_str(&format!("(allow file-write* (subpath {workspace}))\n"));
-    }
-    let temp = quote(&temp.to_string_lossy());
-    out.push_str(&format!(
-        "(allow file-read* file-write* (subpath {temp}))\n"
-    ));
     out
 }
 
@@ -81,30 +77,32 @@ mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
 
-    #[test]
-    fn read_only_profile_denies_by_default_and_writes_only_temp() {
-        let text = profile(Path::new("/Users/me/proj"), false, Path::new("/tmp/t"));
-        assert!(text.starts_with("(version 1)\n(deny default)\n"));
-        assert!(text.contains("(deny network*)"));
-        assert!(text.contains("(allow file-read* (subpath \"/Users/me/proj\"))"));
-        assert!(!text.contains("(allow file-write* (subpath \"/Users/me/proj\"))"));
-        assert!(text.contains("(allow file-read* file-write* (subpath \"/tmp/t\"))"));
-        assert!(!text.contains("/Users/me\")"));
+    use std::path::PathBuf;
+
+    fn grant(path: &str, access: Access) -> Grant {
+        Grant {
+            path: PathBuf::from(path),
+            access,
+            reason: crate::view::Reason::Workspace,
+        }
     }
 
     #[test]
-    fn approved_profile_writes_the_workspace() {
-        let text = profile(Path::new("/Users/me/proj"), true, Path::new("/tmp/t"));
-        assert!(text.contains("(allow file-write* (subpath \"/Users/me/proj\"))"));
+    fn the_profile_denies_by_default_and_allows_what_the_view_lists() {
+        let text = profile(&[
+            grant("/Users/me/proj", Access::Read),
+            grant("/tmp/t", Access::Write),
+        ]);
+        assert!(text.starts_with("(version 1)\n(deny default)\n"));
+        assert!(text.contains("(deny network*)"));
+        assert!(text.contains("(allow file-read* (subpath \"/Users/me/proj\"))"));
+        assert!(!text.contains("file-write* (subpath \"/Users/me/proj\")"));
+        assert!(text.contains("(allow file-read* file-write* (subpath \"/tmp/t\"))"));
     }
 
     #[test]
     fn paths_cannot_break_out_of_the_string() {
-        let text = profile(
-            Path::new("/x\") (allow default) (\""),
-            true,
-            Path::new("/t"),
-        );
+        let text = profile(&[grant("/x\") (allow default) (\"", Access::Write)]);
         assert!(!text.contains("(allow default)\n"));
         assert!(text.contains("\"/x\\\") (allow default) (\\\"\""));
     }

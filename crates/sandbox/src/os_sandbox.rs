@@ -75,6 +75,9 @@ pub struct SandboxStatus {
     /// (the helper counts and stops the command; a fast fork bomb may briefly exceed it), or
     /// `none`.
     pub process_cap: &'static str,
+    /// Linux: the command gets a PID namespace and a `/proc` of its own, so `ps` shows its own
+    /// processes; without one it cannot read `/proc` at all.
+    pub own_processes: bool,
     /// Why the sandbox is not (fully) enforced, in one sentence.
     pub problem: Option<String>,
 }
@@ -123,6 +126,7 @@ impl Sandbox {
                 seccomp: None,
                 process_limits: false,
                 process_cap: "none",
+                own_processes: false,
                 problem: Some(problem.to_string()),
             },
         }
@@ -193,6 +197,7 @@ fn platform_status(_helper: &Path) -> (Option<PathBuf>, SandboxStatus) {
         seccomp: None,
         process_limits: false,
         process_cap: "none",
+        own_processes: true,
         problem: None,
     };
     (Some(program), status)
@@ -252,6 +257,7 @@ pub(crate) fn parse_probe(text: &str) -> SandboxStatus {
             Some("watchdog") => "watchdog",
             _ => "none",
         },
+        own_processes: enforced && value("pid_namespace") == Some("true"),
         problem,
     }
 }
@@ -263,7 +269,9 @@ mod tests {
 
     #[test]
     fn a_passing_self_test_is_enforced() {
-        let status = parse_probe("landlock_abi=7\nlandlock=true\nseccomp=true\nprocesses=cgroup\n");
+        let status = parse_probe(
+            "landlock_abi=7\nlandlock=true\nseccomp=true\nprocesses=cgroup\npid_namespace=true\n",
+        );
         assert_eq!(
             status,
             SandboxStatus {
@@ -274,6 +282,7 @@ mod tests {
                 seccomp: Some(true),
                 process_limits: true,
                 process_cap: "cgroup",
+                own_processes: true,
                 problem: None,
             }
         );

@@ -1,5 +1,6 @@
 //! Running one shell command with process hygiene: `bash --noprofile --norc -c`, stdin from
-//! `/dev/null`, a cleared environment, its own process group (killed on timeout, on cancel, and
+//! `/dev/null`, a cleared environment (but for what [`crate::view`] gives: a `PATH` of
+//! visible folders, where toolchains and caches are), its own process group (killed on timeout, on cancel, and
 //! once the shell exits, so no background child outlives the call), and output capped per
 //! stream while the pipes keep being drained so the command never blocks on a full pipe.
 //!
@@ -8,12 +9,14 @@
 //! helper's stdin, and the helper stops everything it started.
 
 use std::ffi::OsString;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio_util::sync::CancellationToken;
+
+use crate::view::{SandboxSettings, View};
 
 /// How long the output pipes may stay open after the command ended and its group was killed
 /// (a process that left the group could hold them forever).
@@ -35,6 +38,8 @@ pub struct BashCommand {
     /// The OS sandbox to run in; `None` runs with process hygiene only, which callers allow
     /// only for commands the user approved.
     pub confinement: Option<Confinement>,
+    /// Toolchains, extra read-only folders and where caches go (see [`crate::view`]).
+    pub sandbox: SandboxSettings,
 }
 
 /// How a command is confined by the OS sandbox.
@@ -82,6 +87,8 @@ pub enum RunError {
     Spawn(std::io::ErrorKind),
     #[error("a private home folder could not be created ({0})")]
     Home(std::io::ErrorKind),
+    #[error("the workspace's cache folder could not be created ({0})")]
+    Cache(std::io::ErrorKind),
 }
 
 /// Runs the command to its end, its timeout, or `cancel`.
@@ -94,19 +101,27 @@ pub async fn run_bash(
         .prefix("tooltrail-home-")
         .tempdir()
         .map_err(|err| RunError::Home(err.kind()))?;
+    let (workspace, writable) = match &command.confinement {
+        Some(confinement) => (confinement.workspace.as_path(), confinement.writable),
+        None => (command.cwd.as_path(), true),
+    };
+    let view = crate::view::view(
+        &command.sandbox,
+        workspace,
+        writable,
+        home.path(),
+        &command.untrusted,
+    );
+    prepare_caches(&view).map_err(|err| RunError::Cache(err.kind()))?;
     let (program, args) = match &command.confinement {
-        Some(confinement) => confined(confinement, command, home.path()),
+        Some(confinement) => confined(confinement, command, &view),
         None => (OsString::from(BASH), bash_args(&command.script)),
     };
     let mut process = tokio::process::Command::new(program);
     process
         .args(args)
         .env_clear()
-        .envs(environment(
-            home.path(),
-            &command.untrusted,
-            command.confinement.is_some(),
-        ))
+        .envs(view.env.iter().map(|(name, value)| (name, value)))
         .current_dir(&command.cwd)
         // The helper watches its stdin: closing it is how a call is cancelled.
         .stdin(if command.confinement.is_some() {
@@ -199,21 +214,29 @@ pub async fn run_bash(
     })
 }
 
+/// Makes the workspace's cache folder and the command's own `CARGO_HOME` (outside the
+/// sandbox, before the command starts).
+fn prepare_caches(view: &View) -> std::io::Result<()> {
+    std::fs::create_dir_all(&view.cache)?;
+    if let Some(cargo_home) = &view.cargo_home {
+        cargo_home.prepare()?;
+    }
+    Ok(())
+}
+
 /// The helper and its arguments for a confined command.
 #[cfg(not(target_os = "macos"))]
 fn confined(
     confinement: &Confinement,
     command: &BashCommand,
-    home: &Path,
+    view: &View,
 ) -> (OsString, Vec<OsString>) {
-    let spec = crate::helper_args::HelperSpec {
-        writable: confinement.writable,
-        timeout_secs: command.timeout.as_secs().max(1),
-        workspace: confinement.workspace.clone(),
-        temp: home.to_path_buf(),
-        program: OsString::from(BASH),
-        args: bash_args(&command.script),
-    };
+    let spec = crate::helper_args::HelperSpec::of(
+        view,
+        command.timeout.as_secs().max(1),
+        OsString::from(BASH),
+        bash_args(&command.script),
+    );
     let mut args = vec![OsString::from(crate::helper_args::HELPER_ARG)];
     args.extend(spec.encode());
     (confinement.helper.clone().into_os_string(), args)
@@ -224,66 +247,13 @@ fn confined(
 fn confined(
     confinement: &Confinement,
     command: &BashCommand,
-    home: &Path,
+    view: &View,
 ) -> (OsString, Vec<OsString>) {
-    let profile = crate::macos::profile(&confinement.workspace, confinement.writable, home);
+    let profile = crate::macos::profile(&view.grants);
     (
         confinement.helper.clone().into_os_string(),
         crate::macos::command_line(&profile, BASH, &bash_args(&command.script)),
     )
-}
-
-/// The whole environment of a command: nothing inherited but a `PATH` cleaned of relative and
-/// untrusted entries, and the language. No keys, tokens or other secrets can leak through.
-/// When `confined`, `PATH` keeps only folders the sandbox lets the command see, so that a
-/// program found first in a hidden folder (a version manager's shims in the home folder) does
-/// not shadow the system's own with "permission denied".
-fn environment(
-    home: &Path,
-    untrusted: &[PathBuf],
-    confined: bool,
-) -> Vec<(&'static str, OsString)> {
-    let visible = if confined { visible_folders() } else { None };
-    let path = std::env::var_os("PATH")
-        .map(|path| {
-            let kept: Vec<PathBuf> = std::env::split_paths(&path)
-                .filter(|dir| dir.is_absolute())
-                .filter(|dir| !untrusted.iter().any(|bad| dir.starts_with(bad)))
-                .filter(|dir| {
-                    visible
-                        .as_ref()
-                        .is_none_or(|visible| visible.iter().any(|root| dir.starts_with(root)))
-                })
-                .collect();
-            std::env::join_paths(kept).unwrap_or_default()
-        })
-        .filter(|path| !path.is_empty())
-        .unwrap_or_else(|| OsString::from("/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin"));
-    let lang = std::env::var_os("LANG")
-        .filter(|lang| !lang.is_empty())
-        .unwrap_or_else(|| OsString::from("C.UTF-8"));
-    vec![
-        ("PATH", path),
-        ("HOME", home.as_os_str().to_owned()),
-        ("TMPDIR", home.as_os_str().to_owned()),
-        ("LANG", lang),
-        // Keep `git status` from rewriting the index, and never wait for a password or a pager.
-        ("GIT_OPTIONAL_LOCKS", OsString::from("0")),
-        ("GIT_TERMINAL_PROMPT", OsString::from("0")),
-        ("GIT_PAGER", OsString::from("cat")),
-        ("PAGER", OsString::from("cat")),
-    ]
-}
-
-/// The folders a confined command can read programs from; `None` where that is not known.
-#[cfg(target_os = "linux")]
-fn visible_folders() -> Option<Vec<PathBuf>> {
-    Some(crate::linux::readable_system_paths())
-}
-
-#[cfg(not(target_os = "linux"))]
-fn visible_folders() -> Option<Vec<PathBuf>> {
-    None
 }
 
 #[cfg(unix)]

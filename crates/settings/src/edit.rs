@@ -228,6 +228,46 @@ impl ConfigEditor {
         }
     }
 
+    /// Sets the extra folders commands may read (`[sandbox] read_only_folders`). Each must be
+    /// absolute or start with `~` (the home folder); an empty list removes the setting.
+    pub fn set_read_only_folders(&mut self, folders: &[String]) -> Result<(), SettingsError> {
+        let folders: Vec<&str> = folders
+            .iter()
+            .map(|folder| folder.trim())
+            .filter(|folder| !folder.is_empty())
+            .collect();
+        for folder in &folders {
+            let home_relative = *folder == "~" || folder.starts_with("~/");
+            if !home_relative && !Path::new(folder).is_absolute() {
+                return Err(SettingsError::BadValue(format!(
+                    "the read-only folder {folder:?} must be a full path or start with ~/"
+                )));
+            }
+        }
+        if folders.is_empty() {
+            if let Some(table) = self.doc.get_mut("sandbox").and_then(Item::as_table_mut) {
+                table.remove("read_only_folders");
+                if table.is_empty() {
+                    self.doc.remove("sandbox");
+                }
+            }
+            return Ok(());
+        }
+        let table = self
+            .doc
+            .entry("sandbox")
+            .or_insert_with(toml_edit::table)
+            .as_table_mut()
+            .ok_or_else(|| {
+                SettingsError::BadValue("`sandbox` in the config file is not a table".to_string())
+            })?;
+        table.insert(
+            "read_only_folders",
+            value(folders.into_iter().collect::<Array>()),
+        );
+        Ok(())
+    }
+
     /// Writes the file: a temporary file beside it, then a rename.
     pub fn save(&self) -> Result<(), SettingsError> {
         let write_error = |source| SettingsError::Write {
@@ -360,6 +400,35 @@ mod tests {
             ["lm-studio"]
         );
         assert!(config.disabled_tools.is_empty());
+    }
+
+    #[test]
+    fn read_only_folders_are_written_to_the_sandbox_table_and_read_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        std::fs::write(&path, "# mine\nmodel = \"m\"\n").unwrap();
+        let mut editor = ConfigEditor::open(&path).unwrap();
+        editor
+            .set_read_only_folders(&["~/notes".to_string(), " /opt/sdk ".to_string()])
+            .unwrap();
+        editor.save().unwrap();
+        let file = crate::ConfigFile::read(&path).unwrap();
+        assert_eq!(file.sandbox.read_only_folders, ["~/notes", "/opt/sdk"]);
+        assert!(
+            std::fs::read_to_string(&path)
+                .unwrap()
+                .starts_with("# mine\n")
+        );
+        let error = editor
+            .set_read_only_folders(&["notes".to_string()])
+            .unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "the read-only folder \"notes\" must be a full path or start with ~/"
+        );
+        editor.set_read_only_folders(&[]).unwrap();
+        editor.save().unwrap();
+        assert!(!std::fs::read_to_string(&path).unwrap().contains("sandbox"));
     }
 
     #[test]

@@ -42,11 +42,18 @@ pub(crate) fn confine(args: &[OsString]) -> i32 {
     if let Err(message) = limit_resources(spec.timeout_secs) {
         return refuse(&message);
     }
+    // The command's own /proc, where it is the first process of a PID namespace (see
+    // `supervise`): `ps` and `/proc/self` work and show its processes only. Without one, /proc
+    // stays out of reach, since the machine's would show every process of every user.
+    let mut read = spec.read.clone();
+    if !own_proc() {
+        read.retain(|path| !path.starts_with("/proc"));
+    }
     drop_root_capabilities();
     if set_no_new_privs(true).is_err() {
         return refuse("the sandbox could not forbid gaining privileges");
     }
-    if let Err(message) = restrict(Some(&spec.workspace), spec.writable, Some(&spec.temp)) {
+    if let Err(message) = restrict(&read, &spec.write) {
         return refuse(&message);
     }
     if let Err(message) = seccomp::apply() {
@@ -75,8 +82,9 @@ pub(crate) fn probe() -> i32 {
     } else {
         "rlimit"
     };
+    let pid_namespace = super::namespaces::available();
     let _ = set_no_new_privs(true);
-    let landlock = restrict(None, false, None);
+    let landlock = restrict(&[], &[]);
     let abi = landlock.as_ref().ok().and_then(abi_version).unwrap_or(0);
     let landlock_enforced = landlock.is_ok() && std::fs::read_dir("/").is_err();
     let seccomp_enforced =
@@ -85,10 +93,16 @@ pub(crate) fn probe() -> i32 {
     println!("landlock={landlock_enforced}");
     println!("seccomp={seccomp_enforced}");
     println!("processes={processes}");
+    println!("pid_namespace={pid_namespace}");
     if let Err(message) = landlock {
         println!("problem={message}");
     }
     0
+}
+
+/// Mounts a fresh /proc when this process is the first of its own PID namespace.
+fn own_proc() -> bool {
+    std::process::id() == 1 && super::namespaces::mount_own_proc()
 }
 
 fn refuse(message: &str) -> i32 {

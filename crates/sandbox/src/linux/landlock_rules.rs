@@ -1,6 +1,6 @@
 //! The Landlock ruleset: what a sandboxed command may see and change.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use landlock::{
     ABI, Access, AccessFs, AccessNet, CompatLevel, Compatible, LandlockStatus, RestrictionStatus,
@@ -60,15 +60,6 @@ const ETC: &[&str] = &[
     "/etc/manpath.config",
 ];
 
-/// Devices a command may read (and the harmless ones it may write).
-const DEVICES: &[&str] = &[
-    "/dev/null",
-    "/dev/zero",
-    "/dev/full",
-    "/dev/random",
-    "/dev/urandom",
-];
-
 /// Everything a command may read: system folders, the `/etc` entries above, and the settings
 /// folders of interpreters (`/etc/python3.12`, `/etc/perl`) that load them on start.
 pub(crate) fn readable_system_paths() -> Vec<PathBuf> {
@@ -85,16 +76,12 @@ pub(crate) fn readable_system_paths() -> Vec<PathBuf> {
     paths
 }
 
-/// Restricts this process (and everything it runs) to the workspace, the temp folder and the
-/// system paths. `workspace` is `None` for the self-test.
-pub(crate) fn restrict(
-    workspace: Option<&Path>,
-    writable: bool,
-    temp: Option<&Path>,
-) -> Result<RestrictionStatus, String> {
+/// Restricts this process (and everything it runs) to reading `read` and reading and
+/// changing `write` (files or folders, with everything below them). Both are empty for the
+/// self-test.
+pub(crate) fn restrict(read: &[PathBuf], write: &[PathBuf]) -> Result<RestrictionStatus, String> {
     let all = AccessFs::from_all(ABI_WANTED);
-    let read = AccessFs::from_read(ABI_WANTED);
-    let devices = read | AccessFs::WriteFile;
+    let read_access = AccessFs::from_read(ABI_WANTED);
     let failed = |_| "the Landlock rules could not be built".to_string();
     let ruleset = Ruleset::default()
         .set_compatibility(CompatLevel::BestEffort)
@@ -108,16 +95,10 @@ pub(crate) fn restrict(
         .map_err(failed)?
         .create()
         .map_err(failed)?
-        .add_rules(path_beneath_rules(readable_system_paths(), read))
+        // A path that does not exist is left out (nothing to allow).
+        .add_rules(path_beneath_rules(read, read_access))
         .map_err(failed)?
-        .add_rules(path_beneath_rules(DEVICES, devices))
-        .map_err(failed)?
-        .add_rules(path_beneath_rules(temp, all))
-        .map_err(failed)?
-        .add_rules(path_beneath_rules(
-            workspace,
-            if writable { all } else { read },
-        ))
+        .add_rules(path_beneath_rules(write, all))
         .map_err(failed)?;
     let status = ruleset
         .restrict_self()
@@ -142,6 +123,7 @@ pub(crate) fn abi_version(status: &RestrictionStatus) -> Option<i32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::Path;
 
     #[test]
     fn secrets_are_not_among_the_readable_paths() {

@@ -40,6 +40,9 @@ pub(crate) fn supervise(args: &[OsString]) -> i32 {
         return refuse("the sandbox helper could not find its own program");
     };
     let cgroup = PidsCgroup::create(MAX_PROCESSES);
+    // The command starts a PID namespace of its own where the system allows one: it sees its
+    // own processes only, and when its first process ends, the kernel ends the rest.
+    super::namespaces::new_pid_namespace_for_children();
     let mut command = Command::new(exe);
     command
         .arg(CONFINE_ARG)

@@ -142,6 +142,7 @@ impl Tool for ExecuteBash {
             output_cap: ctx.limits.max_output_bytes,
             untrusted: vec![ctx.workspace.root().to_path_buf()],
             confinement,
+            sandbox: ctx.sandbox_settings.clone(),
         };
         let output = run_bash(&command, &ctx.cancel)
             .await

@@ -1,0 +1,632 @@
+//! What one command sees: every folder it may read or write and why, the secrets left out of
+//! them, and its environment. Worked out by the caller for each call (so a toolchain installed
+//! or a credential file written since is taken into account), passed to the helper as explicit
+//! lists, and shown by `tooltrail doctor` from the same function.
+//!
+//! - System folders (`/usr`, chosen entries of `/etc`, ...): read.
+//! - The workspace: read, and write when the user approved the command.
+//! - A private temp and home folder per call: read and write, removed afterwards.
+//! - The workspace's build caches, in Tooltrail's data folder: write when approved, else read.
+//! - Toolchains found in the home folder (see [`crate::toolchains`]) and the folders the user
+//!   added in `config.toml` (`[sandbox] read_only_folders`): read, secrets left out (see
+//!   [`crate::secrets`]). Nothing else of the home folder.
+//! - `/proc`: read, where the helper gives the command a PID namespace and a `/proc` of its own
+//!   (only its own processes); otherwise not at all.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use crate::secrets::{Hidden, allow_except_secrets, home_secrets};
+use crate::toolchains::{HostEnv, Toolchain, detect};
+
+/// Where a `PATH` without entries points.
+const DEFAULT_PATH: &str = "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin";
+
+/// The user's sandbox settings and the environment they apply to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SandboxSettings {
+    /// Extra folders commands may read (`[sandbox] read_only_folders` in `config.toml`).
+    pub read_only_folders: Vec<PathBuf>,
+    /// Where each workspace's build caches are kept (in Tooltrail's data folder); `None` keeps
+    /// them in the call's private temp folder, removed after the call.
+    pub cache_root: Option<PathBuf>,
+    /// The home folder, `PATH` and toolchain variables toolchains are found from.
+    pub host: HostEnv,
+}
+
+impl Default for SandboxSettings {
+    /// No extra folders, caches per call, this process's environment.
+    fn default() -> Self {
+        Self {
+            read_only_folders: Vec::new(),
+            cache_root: None,
+            host: HostEnv::current(),
+        }
+    }
+}
+
+impl SandboxSettings {
+    /// The folder of build caches for `workspace`: a name and a hash of its path below
+    /// [`Self::cache_root`], or `temp/cache` when there is no root.
+    pub fn cache_folder(&self, workspace: &Path, temp: &Path) -> PathBuf {
+        match &self.cache_root {
+            Some(root) => {
+                let name: String = workspace
+                    .file_name()
+                    .map(|name| name.to_string_lossy().into_owned())
+                    .unwrap_or_else(|| "root".to_string())
+                    .chars()
+                    .map(|ch| {
+                        if ch.is_alphanumeric() || ch == '-' || ch == '_' {
+                            ch
+                        } else {
+                            '_'
+                        }
+                    })
+                    .take(40)
+                    .collect();
+                root.join(format!(
+                    "{name}-{:016x}",
+                    fnv1a(workspace.as_os_str().as_encoded_bytes())
+                ))
+            }
+            None => temp.join("cache"),
+        }
+    }
+}
+
+/// A stable hash (the std hasher may change between releases, and the folder must not).
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
+        (hash ^ u64::from(*byte)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// Read, or read and write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    Read,
+    Write,
+}
+
+impl Access {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Access::Read => "read",
+            Access::Write => "write",
+        }
+    }
+}
+
+/// Why a command may see a folder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reason {
+    System,
+    Devices,
+    Workspace,
+    Temp,
+    Cache,
+    Toolchain(&'static str),
+    Extra,
+    Processes,
+}
+
+impl Reason {
+    /// In words, as `tooltrail doctor` prints it.
+    pub fn describe(self) -> String {
+        match self {
+            Reason::System => "system folder".to_string(),
+            Reason::Devices => "device".to_string(),
+            Reason::Workspace => "workspace".to_string(),
+            Reason::Temp => "private temp and home folder of the call".to_string(),
+            Reason::Cache => "build caches of this workspace".to_string(),
+            Reason::Toolchain(name) => format!("toolchain: {name}"),
+            Reason::Extra => "extra folder from config.toml".to_string(),
+            Reason::Processes => "the command's own processes".to_string(),
+        }
+    }
+
+    /// A short key for JSON.
+    pub fn key(self) -> &'static str {
+        match self {
+            Reason::System => "system",
+            Reason::Devices => "device",
+            Reason::Workspace => "workspace",
+            Reason::Temp => "temp",
+            Reason::Cache => "cache",
+            Reason::Toolchain(_) => "toolchain",
+            Reason::Extra => "extra",
+            Reason::Processes => "processes",
+        }
+    }
+}
+
+/// One folder (or file) a command may use.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Grant {
+    pub path: PathBuf,
+    pub access: Access,
+    pub reason: Reason,
+}
+
+/// A folder the user listed that is not there, or that would expose a secret whole.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Skipped {
+    pub path: PathBuf,
+    pub why: &'static str,
+}
+
+/// Everything one command sees, and its environment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct View {
+    /// What the Landlock rules allow, in order. A folder split around secrets appears as the
+    /// entries allowed; [`View::folders`] has the folders as the user knows them.
+    pub grants: Vec<Grant>,
+    /// The folders as found (each toolchain and extra folder once), for reports.
+    pub folders: Vec<Grant>,
+    /// Secrets left out of allowed folders.
+    pub hidden: Vec<Hidden>,
+    /// Extra folders that were left out, and why.
+    pub skipped: Vec<Skipped>,
+    /// The build caches folder of this workspace.
+    pub cache: PathBuf,
+    /// `CARGO_HOME` of the command: a folder in the caches that links to the real one's
+    /// registry and binaries, so cargo can take its locks without the real one being writable.
+    pub cargo_home: Option<CargoHome>,
+    /// The command's whole environment.
+    pub env: Vec<(String, OsString)>,
+}
+
+/// The command's own `CARGO_HOME`, made of links into the real one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CargoHome {
+    pub real: PathBuf,
+    pub own: PathBuf,
+}
+
+/// The entries of the real `CARGO_HOME` linked into the command's own one. Not the credentials,
+/// nor cargo's lock and tracking files, which it makes afresh.
+const CARGO_LINKED: &[&str] = &["bin", "registry", "git", "env", "config.toml", "config"];
+
+impl CargoHome {
+    /// Makes the links (run by the caller, outside the sandbox). Existing right links are kept.
+    pub fn prepare(&self) -> std::io::Result<()> {
+        std::fs::create_dir_all(&self.own)?;
+        for name in CARGO_LINKED {
+            let target = self.real.join(name);
+            let link = self.own.join(name);
+            if !target.exists() {
+                continue;
+            }
+            if std::fs::read_link(&link).is_ok_and(|now| now == target) {
+                continue;
+            }
+            let _ = std::fs::remove_file(&link);
+            #[cfg(unix)]
+            std::os::unix::fs::symlink(&target, &link)?;
+        }
+        Ok(())
+    }
+}
+
+/// What a command in `workspace` sees, `writable` when the user approved it, with `temp` its
+/// private folder. `untrusted` folders are never put on `PATH`.
+pub fn view(
+    settings: &SandboxSettings,
+    workspace: &Path,
+    writable: bool,
+    temp: &Path,
+    untrusted: &[PathBuf],
+) -> View {
+    let mut grants = Vec::new();
+    let mut folders = Vec::new();
+    let mut hidden = Vec::new();
+    let mut skipped = Vec::new();
+    let mut both = |grant: Grant, grants: &mut Vec<Grant>| {
+        folders.push(grant.clone());
+        grants.push(grant);
+    };
+    for path in system_paths() {
+        both(
+            Grant {
+                path,
+                access: Access::Read,
+                reason: Reason::System,
+            },
+            &mut grants,
+        );
+    }
+    for device in DEVICES {
+        both(
+            Grant {
+                path: PathBuf::from(device),
+                access: Access::Write,
+                reason: Reason::Devices,
+            },
+            &mut grants,
+        );
+    }
+    both(
+        Grant {
+            path: PathBuf::from("/proc"),
+            access: Access::Read,
+            reason: Reason::Processes,
+        },
+        &mut grants,
+    );
+    both(
+        Grant {
+            path: temp.to_path_buf(),
+            access: Access::Write,
+            reason: Reason::Temp,
+        },
+        &mut grants,
+    );
+    let cache = settings.cache_folder(workspace, temp);
+    both(
+        Grant {
+            path: cache.clone(),
+            access: if writable {
+                Access::Write
+            } else {
+                Access::Read
+            },
+            reason: Reason::Cache,
+        },
+        &mut grants,
+    );
+    both(
+        Grant {
+            path: workspace.to_path_buf(),
+            access: if writable {
+                Access::Write
+            } else {
+                Access::Read
+            },
+            reason: Reason::Workspace,
+        },
+        &mut grants,
+    );
+
+    let known = settings
+        .host
+        .home
+        .as_deref()
+        .map(home_secrets)
+        .unwrap_or_default();
+    let toolchains = detect(&settings.host);
+    let mut read_split = |path: &Path, reason: Reason, grants: &mut Vec<Grant>| {
+        folders.push(Grant {
+            path: path.to_path_buf(),
+            access: Access::Read,
+            reason,
+        });
+        hidden.extend(allow_except_secrets(path, &known, &mut |allowed| {
+            grants.push(Grant {
+                path: allowed,
+                access: Access::Read,
+                reason,
+            })
+        }));
+    };
+    for Toolchain { name, path } in &toolchains {
+        read_split(path, Reason::Toolchain(name), &mut grants);
+    }
+    for folder in &settings.read_only_folders {
+        let folder = expand_home(folder, settings.host.home.as_deref());
+        match folder.canonicalize() {
+            Ok(path) if path.is_dir() || path.is_file() => {
+                if path == Path::new("/") {
+                    skipped.push(Skipped {
+                        path,
+                        why: "the root folder would show the whole machine",
+                    });
+                    continue;
+                }
+                read_split(&path, Reason::Extra, &mut grants);
+            }
+            _ => skipped.push(Skipped {
+                path: folder,
+                why: "it does not exist",
+            }),
+        }
+    }
+    hidden.sort_by(|a, b| a.path.cmp(&b.path));
+    hidden.dedup_by(|a, b| a.path == b.path);
+
+    let cargo_home = toolchains
+        .iter()
+        .find(|toolchain| toolchain.name == "cargo")
+        .map(|toolchain| CargoHome {
+            real: toolchain.path.clone(),
+            own: cache.join("cargo-home"),
+        });
+    let visible: Vec<&Path> = grants
+        .iter()
+        .filter(|grant| {
+            !matches!(
+                grant.reason,
+                Reason::Workspace | Reason::Temp | Reason::Cache
+            )
+        })
+        .map(|grant| grant.path.as_path())
+        .collect();
+    let env = environment(
+        settings,
+        &toolchains,
+        temp,
+        &cache,
+        cargo_home.as_ref(),
+        untrusted,
+        &visible,
+    );
+    View {
+        grants,
+        folders,
+        hidden,
+        skipped,
+        cache,
+        cargo_home,
+        env,
+    }
+}
+
+/// `~` and `~/...` mean the home folder; other relative paths are taken as they are (and will
+/// not exist, since the helper needs absolute paths).
+pub fn expand_home(path: &Path, home: Option<&Path>) -> PathBuf {
+    match (path.strip_prefix("~"), home) {
+        (Ok(rest), Some(home)) => home.join(rest),
+        _ => path.to_path_buf(),
+    }
+}
+
+/// Devices a command may read and write (the harmless ones).
+const DEVICES: &[&str] = &[
+    "/dev/null",
+    "/dev/zero",
+    "/dev/full",
+    "/dev/random",
+    "/dev/urandom",
+];
+
+/// The system folders commands read and run programs from.
+#[cfg(target_os = "linux")]
+pub(crate) fn system_paths() -> Vec<PathBuf> {
+    crate::linux::readable_system_paths()
+}
+
+#[cfg(not(target_os = "linux"))]
+pub(crate) fn system_paths() -> Vec<PathBuf> {
+    crate::macos::SYSTEM.iter().map(PathBuf::from).collect()
+}
+
+/// The command's environment: nothing inherited but a `PATH` of folders it can see (system
+/// folders, then toolchains and extra folders in the order the user's `PATH` has them), the
+/// language, and the variables that tell toolchains where they are and where to put caches. No
+/// keys, tokens or other secrets can leak through.
+fn environment(
+    settings: &SandboxSettings,
+    toolchains: &[Toolchain],
+    temp: &Path,
+    cache: &Path,
+    cargo_home: Option<&CargoHome>,
+    untrusted: &[PathBuf],
+    visible: &[&Path],
+) -> Vec<(String, OsString)> {
+    let path = settings
+        .host
+        .path
+        .as_ref()
+        .map(|path| {
+            let mut kept: Vec<PathBuf> = Vec::new();
+            for dir in std::env::split_paths(path) {
+                let dir = dir.canonicalize().unwrap_or(dir);
+                if dir.is_absolute()
+                    && !untrusted.iter().any(|bad| dir.starts_with(bad))
+                    && visible.iter().any(|root| dir.starts_with(root))
+                    && !kept.contains(&dir)
+                {
+                    kept.push(dir);
+                }
+            }
+            std::env::join_paths(kept).unwrap_or_default()
+        })
+        .filter(|path| !path.is_empty())
+        .unwrap_or_else(|| OsString::from(DEFAULT_PATH));
+    let lang = std::env::var_os("LANG")
+        .filter(|lang| !lang.is_empty())
+        .unwrap_or_else(|| OsString::from("C.UTF-8"));
+    let mut env: Vec<(String, OsString)> = vec![
+        ("PATH".to_string(), path),
+        ("HOME".to_string(), temp.as_os_str().to_owned()),
+        ("TMPDIR".to_string(), temp.as_os_str().to_owned()),
+        ("LANG".to_string(), lang),
+        // Keep `git status` from rewriting the index, and never wait for a password or a pager.
+        ("GIT_OPTIONAL_LOCKS".to_string(), OsString::from("0")),
+        ("GIT_TERMINAL_PROMPT".to_string(), OsString::from("0")),
+        ("GIT_PAGER".to_string(), OsString::from("cat")),
+        ("PAGER".to_string(), OsString::from("cat")),
+        ("XDG_CACHE_HOME".to_string(), cache.join("xdg").into()),
+        // Caches of package managers, per workspace; nothing is fetched (no network).
+        ("npm_config_cache".to_string(), cache.join("npm").into()),
+        ("npm_config_offline".to_string(), OsString::from("true")),
+        (
+            "npm_config_update_notifier".to_string(),
+            OsString::from("false"),
+        ),
+        ("PIP_CACHE_DIR".to_string(), cache.join("pip").into()),
+        ("PIP_NO_INPUT".to_string(), OsString::from("1")),
+        (
+            "PIP_DISABLE_PIP_VERSION_CHECK".to_string(),
+            OsString::from("1"),
+        ),
+        ("UV_CACHE_DIR".to_string(), cache.join("uv").into()),
+        ("UV_OFFLINE".to_string(), OsString::from("1")),
+        ("GOCACHE".to_string(), cache.join("go-build").into()),
+        ("GOPROXY".to_string(), OsString::from("off")),
+        ("GOTOOLCHAIN".to_string(), OsString::from("local")),
+        ("GOTELEMETRY".to_string(), OsString::from("off")),
+    ];
+    let mut set = |name: &str, value: OsString| {
+        env.retain(|(known, _)| known != name);
+        env.push((name.to_string(), value));
+    };
+    for Toolchain { name, path } in toolchains {
+        match *name {
+            "rustup" => {
+                set("RUSTUP_HOME", path.into());
+                // A toolchain that is not installed cannot be fetched: say so at once.
+                set("RUSTUP_AUTO_INSTALL", OsString::from("0"));
+            }
+            "cargo" => {
+                if let Some(cargo_home) = cargo_home {
+                    set("CARGO_HOME", cargo_home.own.clone().into());
+                }
+                set("CARGO_NET_OFFLINE", OsString::from("true"));
+            }
+            "nvm" => set("NVM_DIR", path.into()),
+            "fnm" if path.ends_with("fnm") || path.ends_with(".fnm") => set("FNM_DIR", path.into()),
+            "volta" => set("VOLTA_HOME", path.into()),
+            "pyenv" => set("PYENV_ROOT", path.into()),
+            "pipx" => set("PIPX_HOME", path.into()),
+            "uv" => set("UV_PYTHON_INSTALL_DIR", path.join("python").into()),
+            "sdkman" => set("SDKMAN_DIR", path.into()),
+            "go" if settings.host.var("GOROOT").as_deref() == Some(path.as_path()) => {
+                set("GOROOT", path.into())
+            }
+            "go" => {
+                set("GOPATH", path.into());
+                set("GOMODCACHE", path.join("pkg/mod").into());
+            }
+            "java" => set("JAVA_HOME", path.into()),
+            "bun" => set("BUN_INSTALL", path.into()),
+            _ => {}
+        }
+    }
+    env
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    fn lab() -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let base = dir.path().canonicalize().unwrap();
+        (dir, base)
+    }
+
+    #[test]
+    fn toolchains_are_readable_their_secrets_hidden_and_their_bins_on_the_path() {
+        let (_dir, base) = lab();
+        let home = base.join("home");
+        for folder in [
+            ".cargo/bin",
+            ".cargo/registry",
+            ".rustup/toolchains",
+            ".ssh",
+            "notes",
+        ] {
+            std::fs::create_dir_all(home.join(folder)).unwrap();
+        }
+        std::fs::write(home.join(".cargo/credentials.toml"), "token").unwrap();
+        std::fs::write(home.join("notes/todo.txt"), "x").unwrap();
+        let workspace = base.join("ws");
+        let temp = base.join("tmp");
+        let settings = SandboxSettings {
+            read_only_folders: vec![PathBuf::from("~/notes"), PathBuf::from("~/missing")],
+            cache_root: Some(base.join("data/sandbox-cache")),
+            host: HostEnv {
+                home: Some(home.clone()),
+                path: Some(
+                    std::env::join_paths([
+                        home.join(".cargo/bin"),
+                        home.join("private/bin"),
+                        workspace.join("bin"),
+                        PathBuf::from("/usr/bin"),
+                    ])
+                    .unwrap(),
+                ),
+                vars: Default::default(),
+            },
+        };
+        let view = view(&settings, &workspace, true, &temp, std::slice::from_ref(&workspace));
+        let readable: Vec<&Path> = view
+            .grants
+            .iter()
+            .filter(|grant| matches!(grant.reason, Reason::Toolchain(_) | Reason::Extra))
+            .map(|grant| grant.path.as_path())
+            .collect();
+        assert!(readable.contains(&home.join(".cargo/bin").as_path()));
+        assert!(readable.contains(&home.join(".rustup/toolchains").as_path()));
+        assert!(readable.contains(&home.join("notes/todo.txt").as_path()));
+        assert!(
+            !readable
+                .iter()
+                .any(|path| path.starts_with(home.join(".ssh")))
+        );
+        assert!(!readable.contains(&home.as_path()));
+        assert!(
+            !readable
+                .iter()
+                .any(|path| path.ends_with("credentials.toml"))
+        );
+        assert_eq!(
+            view.hidden
+                .iter()
+                .map(|hidden| hidden.path.clone())
+                .collect::<Vec<_>>(),
+            [home.join(".cargo/credentials.toml")]
+        );
+        assert_eq!(view.skipped[0].path, home.join("missing"));
+        let env = |name: &str| {
+            view.env
+                .iter()
+                .find(|(known, _)| known == name)
+                .map(|(_, value)| value.clone())
+        };
+        assert_eq!(
+            env("PATH"),
+            Some(
+                std::env::join_paths([home.join(".cargo/bin"), PathBuf::from("/usr/bin")]).unwrap()
+            )
+        );
+        assert_eq!(env("RUSTUP_HOME"), Some(home.join(".rustup").into()));
+        assert_eq!(
+            env("CARGO_HOME"),
+            Some(view.cache.join("cargo-home").into())
+        );
+        assert_eq!(env("HOME"), Some(temp.clone().into()));
+        assert!(view.cache.starts_with(base.join("data/sandbox-cache")));
+        assert!(view.grants.contains(&Grant {
+            path: view.cache.clone(),
+            access: Access::Write,
+            reason: Reason::Cache
+        }));
+    }
+
+    #[test]
+    fn the_cache_folder_is_stable_per_workspace() {
+        let settings = SandboxSettings {
+            read_only_folders: Vec::new(),
+            cache_root: Some(PathBuf::from("/data/cache")),
+            host: HostEnv::default(),
+        };
+        let a = settings.cache_folder(Path::new("/w/my project"), Path::new("/t"));
+        assert_eq!(
+            a,
+            settings.cache_folder(Path::new("/w/my project"), Path::new("/t2"))
+        );
+        assert_ne!(
+            a,
+            settings.cache_folder(Path::new("/v/my project"), Path::new("/t"))
+        );
+        assert!(
+            a.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("my_project-")
+        );
+    }
+}
