@@ -47,6 +47,7 @@ impl From<tooltrail_mcp::McpError> for CommandError {
             | McpError::Config { .. }
             | McpError::WriteConfig { .. } => "mcp_config",
             McpError::Disabled(_)
+            | McpError::NameTaken(_)
             | McpError::Start { .. }
             | McpError::Handshake { .. }
             | McpError::Backoff { .. }

@@ -142,7 +142,7 @@ async fn harness(replies: Vec<Reply>, extra: Vec<Arc<dyn Tool>>, config: AgentCo
     let dir = workspace();
     let mut registry = ToolRegistry::with_builtins();
     for tool in extra {
-        registry.register(tool);
+        registry.register(tool).unwrap();
     }
     let llm = LlmClient::new(LlmConfig::new(server.base_url(), "scripted")).unwrap();
     let agent = Agent::new(
@@ -736,6 +736,98 @@ async fn cancelling_during_a_tool_call_marks_it_cancelled_and_answers_every_call
         .filter(|m| matches!(m, Message::Tool { .. }))
         .collect();
     assert_eq!(tools.len(), 2);
+}
+
+/// Never answers: the call waits for approval until the turn is stopped.
+struct NeverAnswers;
+
+#[async_trait]
+impl Approver for NeverAnswers {
+    async fn decide(&self, _request: &ApprovalRequest) -> Decision {
+        std::future::pending().await
+    }
+}
+
+/// Each started and finished event's (tool, description), in order.
+fn descriptions(events: &[Event]) -> Vec<(&'static str, String, String)> {
+    events
+        .iter()
+        .filter_map(|event| match &event.body {
+            EventBody::ToolCallStarted {
+                tool, description, ..
+            } => Some(("started", tool.clone(), description.clone())),
+            EventBody::ToolCallFinished {
+                tool, description, ..
+            } => Some(("finished", tool.clone(), description.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_call_stopped_before_it_finished_still_carries_its_description() {
+    async fn stopped(h: &Harness, approver: &dyn Approver) -> Vec<Event> {
+        let sink = CollectingSink::new();
+        let cancel = CancellationToken::new();
+        let stopper = cancel.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            stopper.cancel();
+        });
+        let outcome = h
+            .agent
+            .run_turn(&mut Conversation::new(), "go", &sink, approver, &cancel)
+            .await;
+        assert_eq!(outcome.end, TurnEnd::Cancelled);
+        sink.events()
+    }
+
+    // Stopped while it runs: the start already says what the tool does, and so does the end.
+    let running = harness(
+        vec![Reply::tool_calls(&[("wait", "{}")])],
+        vec![Arc::new(Probe::new("wait", Behaviour::WaitForCancel))],
+        AgentConfig::default(),
+    )
+    .await;
+    let events = stopped(&running, &AllowAll).await;
+    assert_eq!(
+        descriptions(&events),
+        vec![
+            ("started", "wait".to_string(), "probe wait".to_string()),
+            ("finished", "wait".to_string(), "probe wait".to_string()),
+        ]
+    );
+    assert_eq!(
+        finished(&events),
+        vec![(
+            "wait".to_string(),
+            ToolStatus::Cancelled,
+            Some(ToolErrorCode::Cancelled)
+        )]
+    );
+
+    // Stopped while it waits for approval: it never starts, and its end has the description.
+    let waiting = harness(
+        vec![Reply::tool_calls(&[("write_note", r#"{"text":"x"}"#)])],
+        vec![Arc::new(WriteNote::new(Arc::new(AtomicUsize::new(0))))],
+        AgentConfig::default(),
+    )
+    .await;
+    let events = stopped(&waiting, &NeverAnswers).await;
+    assert!(
+        events
+            .iter()
+            .any(|event| matches!(event.body, EventBody::ApprovalRequested { .. }))
+    );
+    assert_eq!(
+        descriptions(&events),
+        vec![(
+            "finished",
+            "write_note".to_string(),
+            "Write a note".to_string()
+        )]
+    );
+    assert_eq!(finished(&events)[0].1, ToolStatus::Cancelled);
 }
 
 #[tokio::test]

@@ -5,6 +5,10 @@
 //!    only, so it never hides an MCP tool that happens to share a name);
 //! 3. plus every tool of the MCP servers of `mcp.json`, named `server__tool`.
 //!
+//! Two tools never share a name: an MCP tool whose name is already taken is left out (the
+//! registry refuses it), and the sentence saying so is reported like a server that failed and
+//! shown with the servers, never a silent replacement.
+//!
 //! The servers start once per folder and stay up across questions; they are started again when
 //! `mcp.json` changes. A few folders are kept at once (the HTTP API answers sessions in folders
 //! of their own), the least recently asked about stopped first. The registry itself is kept
@@ -99,6 +103,8 @@ struct Loaded {
     problem: Option<String>,
     /// The registry handed out, and the disabled tools it was built for.
     built: Option<(Vec<String>, Arc<ToolRegistry>)>,
+    /// Why tools were left out of that registry (a name already taken), one sentence each.
+    clashes: Vec<String>,
 }
 
 /// How many folders keep their servers running at once.
@@ -146,8 +152,14 @@ impl Toolbox {
         let registry = match &current.built {
             Some((built_for, registry)) if built_for.as_slice() == disabled => Arc::clone(registry),
             _ => {
-                let registry = Arc::new(compose(disabled, &current.mcp));
+                let (registry, clashes) = compose(disabled, &current.mcp);
+                let registry = Arc::new(registry);
                 current.built = Some((disabled.to_vec(), Arc::clone(&registry)));
+                current.clashes = clashes
+                    .iter()
+                    .map(|clash| tooltrail_protocol::sentence(&clash.error.to_string()))
+                    .collect();
+                failures.extend(clashes);
                 registry
             }
         };
@@ -184,9 +196,15 @@ impl Toolbox {
                 .collect(),
             None => Vec::new(),
         };
+        let problems: Vec<String> = loaded
+            .problem
+            .iter()
+            .chain(&loaded.clashes)
+            .cloned()
+            .collect();
         McpOverview {
             servers,
-            problem: loaded.problem.clone(),
+            problem: (!problems.is_empty()).then(|| problems.join(" ")),
         }
     }
 
@@ -199,18 +217,30 @@ impl Toolbox {
     }
 }
 
-/// Built-ins, minus the disabled ones, plus the MCP tools.
-fn compose(disabled: &[String], mcp: &ToolRegistry) -> ToolRegistry {
+/// Built-ins, minus the disabled ones, plus the MCP tools, and the MCP tools left out because
+/// their name was taken (by a built-in tool: MCP names are already unique among themselves).
+fn compose(disabled: &[String], mcp: &ToolRegistry) -> (ToolRegistry, Vec<ServerFailure>) {
     let mut registry = ToolRegistry::with_builtins();
     for name in disabled {
         registry.remove(name);
     }
+    let mut clashes = Vec::new();
     for name in mcp.names() {
-        if let Some(tool) = mcp.get(name) {
-            registry.register(tool);
+        let Some(tool) = mcp.get(name) else {
+            continue;
+        };
+        let server = match tool.source() {
+            ToolSource::Mcp { server } => server,
+            ToolSource::Builtin => String::new(),
+        };
+        if let Err(clash) = registry.register(tool) {
+            clashes.push(ServerFailure {
+                server,
+                error: clash.into(),
+            });
         }
     }
-    registry
+    (registry, clashes)
 }
 
 async fn load(
@@ -241,6 +271,7 @@ async fn load(
         mcp,
         problem,
         built: None,
+        clashes: Vec::new(),
     };
     (loaded, failures)
 }
@@ -325,13 +356,89 @@ mod tests {
             description: "Reads a file through the server.".into(),
             parameters: serde_json::json!({"type": "object"}),
             read_only: true,
-        })));
+        })))
+        .unwrap();
         let disabled = ["read_file".to_string(), "fs__read_file".to_string()];
-        let registry = compose(&disabled, &mcp);
+        let (registry, clashes) = compose(&disabled, &mcp);
+        assert!(clashes.is_empty());
         assert!(registry.get("read_file").is_none());
         assert!(registry.get("fs__read_file").is_some());
         assert_eq!(registry.len(), builtin_names().len());
         assert_eq!(tools_of(&registry, "fs"), 1);
+    }
+
+    #[test]
+    fn an_mcp_tool_named_like_a_built_in_is_left_out_and_said_so() {
+        let mut mcp = ToolRegistry::new();
+        mcp.register(Arc::new(FromServer(tooltrail_protocol::ToolSpec {
+            name: "read_file".into(),
+            description: "Reads a file through the server.".into(),
+            parameters: serde_json::json!({"type": "object"}),
+            read_only: true,
+        })))
+        .unwrap();
+        let (registry, clashes) = compose(&[], &mcp);
+        // The built-in keeps its name; the server's tool is not offered under it.
+        assert_eq!(
+            registry.get("read_file").unwrap().source(),
+            ToolSource::Builtin
+        );
+        assert_eq!(registry.len(), builtin_names().len());
+        let said: Vec<(String, String)> = clashes
+            .iter()
+            .map(|clash| (clash.server.clone(), clash.error.to_string()))
+            .collect();
+        assert_eq!(
+            said,
+            vec![(
+                "fs".to_string(),
+                "two tools are named \"read_file\" (the built-in tool and the tool of the MCP \
+                 server \"fs\"); the second was left out, since a name can belong to one tool \
+                 only"
+                    .to_string()
+            )]
+        );
+    }
+
+    #[tokio::test]
+    async fn a_clash_is_reported_with_the_servers_until_the_registry_is_built_without_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let toolbox = Toolbox::new(Some(dir.path().join("mcp.json")));
+        toolbox.tools(dir.path(), &[]).await;
+        let mut mcp = ToolRegistry::new();
+        mcp.register(Arc::new(FromServer(tooltrail_protocol::ToolSpec {
+            name: "count_lines".into(),
+            description: "Counts lines on the server.".into(),
+            parameters: serde_json::json!({"type": "object"}),
+            read_only: true,
+        })))
+        .unwrap();
+        {
+            let mut loaded = toolbox.loaded.lock().await;
+            let current = loaded.last_mut().unwrap();
+            current.mcp = mcp;
+            current.built = None;
+        }
+        let tools = toolbox.tools(dir.path(), &[]).await;
+        assert_eq!(tools.failures.len(), 1);
+        let problem = toolbox.overview().await.problem.unwrap_or_default();
+        assert!(
+            problem.starts_with("Two tools are named \"count_lines\""),
+            "{problem}"
+        );
+        // Reported once: the kept registry brings no new failure.
+        assert!(toolbox.tools(dir.path(), &[]).await.failures.is_empty());
+        // With count_lines turned off, the server's tool takes the free name.
+        let off = ["count_lines".to_string()];
+        let rebuilt = toolbox.tools(dir.path(), &off).await;
+        assert!(rebuilt.failures.is_empty());
+        assert_eq!(
+            rebuilt.registry.get("count_lines").unwrap().source(),
+            ToolSource::Mcp {
+                server: "fs".into()
+            }
+        );
+        assert_eq!(toolbox.overview().await.problem, None);
     }
 
     #[tokio::test]

@@ -190,12 +190,20 @@ impl McpManager {
         (tools, failures)
     }
 
-    /// Adds every server's tools to `registry`; returns the servers that failed.
+    /// Adds every server's tools to `registry`; returns the servers that failed, and any tool
+    /// left out because its name was taken (the names are made unique against the registry,
+    /// so that would take a tool added to it meanwhile).
     pub async fn register_into(&self, registry: &mut ToolRegistry) -> Vec<ServerFailure> {
         let taken: Vec<String> = registry.names().map(str::to_string).collect();
-        let (tools, failures) = self.tools(taken.iter().map(String::as_str)).await;
+        let (tools, mut failures) = self.tools(taken.iter().map(String::as_str)).await;
         for tool in tools {
-            registry.register(tool as Arc<dyn Tool>);
+            let server = tool.server().name().to_string();
+            if let Err(clash) = registry.register(tool as Arc<dyn Tool>) {
+                failures.push(ServerFailure {
+                    server,
+                    error: clash.into(),
+                });
+            }
         }
         failures
     }

@@ -6,6 +6,7 @@ use std::sync::{Arc, OnceLock};
 use serde_json::Value;
 use tooltrail_protocol::{ToolError, ToolErrorCode, ToolOutput, ToolSpec};
 
+use crate::error::{DuplicateTool, origin};
 use crate::tool::{Tool, ToolContext};
 
 struct Entry {
@@ -50,18 +51,32 @@ impl ToolRegistry {
     pub fn with_builtins() -> Self {
         let mut registry = Self::new();
         for tool in crate::builtin::all() {
-            registry.register(tool);
+            // The built-in tools have names of their own (the test
+            // `builtins_have_valid_schemas_and_unique_names` holds them to it), so none is
+            // refused here.
+            let _ = registry.register(tool);
         }
         registry
     }
 
-    /// Adds a tool, replacing any tool of the same name.
-    pub fn register(&mut self, tool: Arc<dyn Tool>) {
-        let entry = Entry {
-            tool: Arc::clone(&tool),
-            validator: OnceLock::new(),
-        };
-        self.tools.insert(tool.spec().name.clone(), entry);
+    /// Adds a tool. A name already taken is refused, and the tool holding it stays: two tools
+    /// never share a name, and none silently replaces another.
+    pub fn register(&mut self, tool: Arc<dyn Tool>) -> Result<(), DuplicateTool> {
+        let name = tool.spec().name.clone();
+        match self.tools.entry(name) {
+            std::collections::btree_map::Entry::Occupied(taken) => Err(DuplicateTool {
+                name: taken.key().clone(),
+                kept: origin(&taken.get().tool.source()),
+                refused: origin(&tool.source()),
+            }),
+            std::collections::btree_map::Entry::Vacant(free) => {
+                free.insert(Entry {
+                    tool,
+                    validator: OnceLock::new(),
+                });
+                Ok(())
+            }
+        }
     }
 
     /// Removes a tool by name; returns whether it was there.
@@ -190,6 +205,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use tooltrail_protocol::ToolSource;
 
     struct Echo {
         spec: ToolSpec,
@@ -206,24 +222,46 @@ mod tests {
         }
     }
 
+    /// A tool of an MCP server called "fs".
+    struct Served(ToolSpec);
+
+    #[async_trait]
+    impl Tool for Served {
+        fn spec(&self) -> &ToolSpec {
+            &self.0
+        }
+
+        fn source(&self) -> ToolSource {
+            ToolSource::Mcp {
+                server: "fs".into(),
+            }
+        }
+
+        async fn call(&self, args: Value, _ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+            Ok(ToolOutput::new("served", args))
+        }
+    }
+
     fn registry() -> ToolRegistry {
         let mut registry = ToolRegistry::new();
-        registry.register(Arc::new(Echo {
-            spec: ToolSpec {
-                name: "echo".into(),
-                description: "Echoes its arguments.".into(),
-                parameters: json!({
-                    "type": "object",
-                    "properties": {
-                        "text": {"type": "string"},
-                        "count": {"type": "integer", "minimum": 1, "maximum": 5},
-                        "mode": {"type": "string", "enum": ["loud", "quiet"]}
-                    },
-                    "required": ["text"]
-                }),
-                read_only: true,
-            },
-        }));
+        registry
+            .register(Arc::new(Echo {
+                spec: ToolSpec {
+                    name: "echo".into(),
+                    description: "Echoes its arguments.".into(),
+                    parameters: json!({
+                        "type": "object",
+                        "properties": {
+                            "text": {"type": "string"},
+                            "count": {"type": "integer", "minimum": 1, "maximum": 5},
+                            "mode": {"type": "string", "enum": ["loud", "quiet"]}
+                        },
+                        "required": ["text"]
+                    }),
+                    read_only: true,
+                },
+            }))
+            .unwrap();
         registry
     }
 
@@ -306,9 +344,36 @@ mod tests {
     }
 
     #[test]
+    fn a_second_tool_of_the_same_name_is_refused_and_the_first_one_stays() {
+        let mut registry = registry();
+        let other = Arc::new(Served(ToolSpec {
+            name: "echo".into(),
+            description: "Another echo.".into(),
+            parameters: json!({"type": "object"}),
+            read_only: false,
+        }));
+        let error = registry.register(other).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "two tools are named \"echo\" (the built-in tool and the tool of the MCP server \
+             \"fs\"); the second was left out, since a name can belong to one tool only"
+        );
+        assert_eq!(registry.len(), 1);
+        assert_eq!(
+            registry.get("echo").unwrap().spec().description,
+            "Echoes its arguments."
+        );
+    }
+
+    #[test]
     fn builtins_have_valid_schemas_and_unique_names() {
         let registry = ToolRegistry::with_builtins();
         let tools = crate::builtin::all();
+        let mut fresh = ToolRegistry::new();
+        for tool in crate::builtin::all() {
+            let name = tool.spec().name.clone();
+            assert_eq!(fresh.register(tool), Ok(()), "{name} is registered twice");
+        }
         assert_eq!(registry.len(), tools.len());
         for name in registry.names() {
             let entry = &registry.tools[name];
