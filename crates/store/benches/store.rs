@@ -269,6 +269,7 @@ impl Fill<'_> {
                             call_id: call_id.clone(),
                             tool: tool.into(),
                             source: source.clone(),
+                            description: format!("The {tool} tool."),
                             arguments: arguments.clone(),
                             approval: approval.clone(),
                         },
@@ -601,6 +602,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     call_id,
                     tool: "read_file".into(),
                     source: ToolSource::Builtin,
+                    description: "The read_file tool.".into(),
                     arguments: filler.arguments("read_file"),
                     approval: ApprovalRecord::not_needed(),
                 }

@@ -62,7 +62,7 @@ pub struct HistoryRow {
     pub round: u32,
     pub tool: String,
     pub source: ToolSource,
-    /// The tool's description as the model saw it (empty while a call runs).
+    /// The tool's description as the model saw it, from the call's start.
     pub description: String,
     pub arguments: Value,
     /// When the call started, in ms since the Unix epoch.

@@ -176,6 +176,7 @@ fn a_kill_during_a_tool_call_leaves_it_cancelled_and_loses_nothing_shown() {
     assert_eq!(interrupted.len(), 1);
     assert_eq!(interrupted[0].status, CallStatus::Cancelled);
     assert_eq!(interrupted[0].duration_ms, None);
+    assert_eq!(interrupted[0].description, "The count_lines tool.");
     let error = interrupted[0].error.clone().unwrap();
     assert_eq!(
         (error.code, error.message.as_str()),

@@ -466,6 +466,8 @@ fn a_call_still_running_when_its_turn_ends_is_cancelled() {
     let running = store.history(&HistoryFilter::default()).unwrap().items;
     assert_eq!(running[0].status, CallStatus::Running);
     assert_eq!(running[0].duration_ms, None);
+    assert_eq!(running[0].description, "The read_file tool.");
+    assert_eq!(running[0].started_ms, T0 + 7);
     assert_eq!(
         store
             .history(&HistoryFilter {
@@ -483,6 +485,15 @@ fn a_call_still_running_when_its_turn_ends_is_cancelled() {
     let row = &store.history(&HistoryFilter::default()).unwrap().items[0];
     assert_eq!(row.status, CallStatus::Cancelled);
     assert_eq!(row.error.as_ref().unwrap().code, ToolErrorCode::Cancelled);
+    // Cut off before it reported back, the call still says what its tool does, and when.
+    assert_eq!(row.description, "The read_file tool.");
+    assert_eq!(row.started_ms, running[0].started_ms);
+    // And a redraw of the conversation gets it from the start event.
+    let events = store.conversation_events("conv_1").unwrap();
+    assert!(events.iter().any(|event| matches!(
+        &event.body,
+        EventBody::ToolCallStarted { description, .. } if description == "The read_file tool."
+    )));
 }
 
 #[test]
