@@ -47,6 +47,8 @@ pub fn render() -> Result<Vec<(String, String)>, ts_rs::ExportError> {
     files.visit::<crate::records::ExportResult>();
     files.visit::<crate::records::MessageHitView>();
     files.visit::<crate::records::RuleView>();
+    files.visit::<tooltrail_store::Snippet>();
+    files.visit::<tooltrail_store::SnippetSummary>();
     files.visit::<tooltrail_host::McpOverview>();
     files.visit::<crate::preferences::AppSettings>();
     files.visit::<crate::preferences::ProviderInput>();

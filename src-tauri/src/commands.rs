@@ -481,7 +481,12 @@ mod tests {
     /// The commands the browser specs' mock backend answers (`case "name":` in ui/tests/mock-*.ts),
     /// without Tauri's own plugin commands.
     fn answered_by_the_mocks() -> BTreeSet<String> {
-        ["mock-backend.ts", "mock-history.ts", "mock-settings.ts"]
+        [
+            "mock-backend.ts",
+            "mock-history.ts",
+            "mock-settings.ts",
+            "mock-snippets.ts",
+        ]
             .iter()
             .flat_map(|file| {
                 read(&format!("ui/tests/{file}"))

@@ -26,6 +26,7 @@ mod preferences;
 mod recent;
 mod records;
 mod settings;
+mod snippets;
 mod turn;
 mod turns;
 mod watcher;
@@ -98,6 +99,9 @@ pub fn run() -> anyhow::Result<()> {
             commands::list_rules,
             commands::add_rule,
             commands::revoke_rule,
+            snippets::list_snippets,
+            snippets::get_snippet,
+            snippets::delete_snippet,
             commands::get_settings,
             commands::save_provider,
             commands::delete_provider,

@@ -18,7 +18,8 @@ impl From<StoreError> for CommandError {
         let code = match &error {
             StoreError::ConversationNotFound(_)
             | StoreError::CallNotFound(_)
-            | StoreError::RuleNotFound(_) => "not_found",
+            | StoreError::RuleNotFound(_)
+            | StoreError::SnippetNotFound(_) => "not_found",
             StoreError::EmptySearch | StoreError::BadCursor(_) | StoreError::BadStatus(_) => {
                 "bad_input"
             }

@@ -10,15 +10,16 @@ import { Welcome } from "./components/Welcome";
 import { HistoryView } from "./components/history/HistoryView";
 import { StatsView } from "./components/history/StatsView";
 import { SettingsView } from "./components/settings/SettingsView";
+import { SnippetsView } from "./components/snippets/SnippetsView";
 import { useI18n } from "./i18n";
 import { useSession } from "./session";
 
 const NO_SERVERS: McpOverview = { servers: [] };
 
 /** The screens beside the sidebar. */
-export type View = "chat" | "history" | "stats" | "settings";
+export type View = "chat" | "history" | "stats" | "snippets" | "settings";
 /** Ctrl/⌘ + key switches to a screen. */
-const VIEW_KEYS: Record<string, View> = { "1": "chat", "2": "history", "3": "stats", ",": "settings" };
+const VIEW_KEYS: Record<string, View> = { "1": "chat", "2": "history", "3": "stats", "4": "snippets", ",": "settings" };
 
 export function App() {
   const { t } = useI18n();
@@ -201,6 +202,7 @@ export function App() {
       />
       {view === "history" && <HistoryView workspace={workspace} onOpenCall={openCall} />}
       {view === "stats" && <StatsView workspace={workspace} />}
+      {view === "snippets" && <SnippetsView workspace={workspace} />}
       {view === "settings" && <SettingsView workspace={workspace} onChanged={settingsChanged} />}
       {view === "chat" && (
       <>

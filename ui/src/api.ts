@@ -28,6 +28,8 @@ import type {
   RuleKind,
   RuleView,
   SandboxView,
+  Snippet,
+  SnippetSummary,
   Stats,
   StatsQuery,
   ToolCallDetail,
@@ -84,6 +86,12 @@ export const api = {
   /** `command` is the command's first words, e.g. "cargo test". */
   addRule: (kind: RuleKind, command: string) => invoke<RuleView>("add_rule", { kind, command }),
   revokeRule: (id: string) => invoke<RuleView>("revoke_rule", { id }),
+
+  // Snippets of the open folder
+  /** By name, or best matches first for `query` (every word must occur; `word*` for a prefix). */
+  listSnippets: (query: string | null) => invoke<SnippetSummary[]>("list_snippets", { query }),
+  getSnippet: (name: string) => invoke<Snippet>("get_snippet", { name }),
+  deleteSnippet: (name: string) => invoke<void>("delete_snippet", { name }),
 
   // Settings
   getSettings: () => invoke<AppSettings>("get_settings"),

@@ -6,8 +6,9 @@ import type { Event } from "../src/bindings";
 import * as stream from "../src/fixtures/stream";
 import { historyCommand, type HistoryConfig } from "./mock-history";
 import { settingsCommand, type SettingsConfig } from "./mock-settings";
+import { snippetsCommand, type SnippetsConfig } from "./mock-snippets";
 
-interface Config extends HistoryConfig, SettingsConfig {
+interface Config extends HistoryConfig, SettingsConfig, SnippetsConfig {
   info?: unknown;
   workspace?: unknown;
   recent?: unknown[];
@@ -103,6 +104,8 @@ mockIPC((cmd, payload) => {
       if (fromHistory !== undefined) return fromHistory;
       const fromSettings = settingsCommand(cmd, args, config);
       if (fromSettings !== undefined) return fromSettings;
+      const fromSnippets = snippetsCommand(cmd, args, config);
+      if (fromSnippets !== undefined) return fromSnippets;
       return Promise.reject({ code: "unknown", message: `unknown command ${cmd}` });
     }
   }

@@ -477,6 +477,11 @@ impl<'a> Dispatcher<'a> {
                 }
             }
         };
+        // A question asked by a call that got its answer at once (answers given ahead) is
+        // still on record, before the call's end.
+        while let Ok(question) = question_rx.try_recv() {
+            self.emitter.emit(question);
+        }
         // Progress sent just before the call returned is still worth showing, before the end.
         while let Ok(progress) = progress_rx.try_recv() {
             report(progress);
@@ -601,8 +606,6 @@ impl UserAsker for Announcing {
             question: question.question.clone(),
             choices: question.choices.clone(),
         });
-        // Let the loop emit the event before a fast asker (answers given ahead) replies.
-        tokio::task::yield_now().await;
         self.inner.ask(question).await
     }
 }

@@ -4,6 +4,7 @@
 
 use rusqlite::{OptionalExtension, TransactionBehavior, params};
 use serde::{Deserialize, Serialize};
+use ts_rs::TS;
 
 use crate::conversations::now_ms;
 use crate::error::{Result, StoreError};
@@ -23,7 +24,7 @@ pub struct NewSnippet {
 }
 
 /// A stored snippet.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct Snippet {
     pub name: String,
     pub language: Option<String>,
@@ -34,7 +35,7 @@ pub struct Snippet {
 }
 
 /// A snippet as a list shows it: everything but the content, and the content's size.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct SnippetSummary {
     pub name: String,
     pub language: Option<String>,

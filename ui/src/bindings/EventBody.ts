@@ -42,7 +42,12 @@ reason: string,
  * command must start with; absent when the call cannot have one (a redirection, a
  * substitution, an interpreter, or not a command at all).
  */
-rule?: string, } | { "type": "tool_call_started", round: number, call_id: string, tool: string, source: ToolSource, arguments: JsonValue, approval: ApprovalRecord, } | { "type": "tool_call_progress", call_id: string, tool: string, progress: number, total?: number, message?: string, } | { "type": "tool_call_finished", round: number, call_id: string, tool: string, source: ToolSource, 
+rule?: string, } | { "type": "tool_call_started", round: number, call_id: string, tool: string, source: ToolSource, 
+/**
+ * The tool's description, as the model saw it: sent at the start so that a call cut
+ * off before it finished (a crash, a stopped turn) still has it on record.
+ */
+description: string, arguments: JsonValue, approval: ApprovalRecord, } | { "type": "tool_call_progress", call_id: string, tool: string, progress: number, total?: number, message?: string, } | { "type": "tool_call_finished", round: number, call_id: string, tool: string, source: ToolSource, 
 /**
  * The tool's description, as the model saw it.
  */

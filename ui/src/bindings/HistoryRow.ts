@@ -18,7 +18,7 @@ id: string, conversation_id: string, turn_id: string, workspace: string | null,
  */
 call_id: string, round: number, tool: string, source: ToolSource, 
 /**
- * The tool's description as the model saw it (empty while a call runs).
+ * The tool's description as the model saw it, from the call's start.
  */
 description: string, arguments: JsonValue, 
 /**

@@ -37,6 +37,8 @@ export type { RecentWorkspace } from "./RecentWorkspace";
 export type { RuleKind } from "./RuleKind";
 export type { RuleView } from "./RuleView";
 export type { SandboxView } from "./SandboxView";
+export type { Snippet } from "./Snippet";
+export type { SnippetSummary } from "./SnippetSummary";
 export type { Stats } from "./Stats";
 export type { StatsQuery } from "./StatsQuery";
 export type { StatusCounts } from "./StatusCounts";

@@ -20,10 +20,11 @@ interface Props {
   onConversationsChanged: () => void;
 }
 
-const NAV: { view: View; key: "navChat" | "navHistory" | "navStats" | "navSettings"; shortcut: string }[] = [
+const NAV: { view: View; key: "navChat" | "navHistory" | "navStats" | "navSnippets" | "navSettings"; shortcut: string }[] = [
   { view: "chat", key: "navChat", shortcut: "Ctrl+1" },
   { view: "history", key: "navHistory", shortcut: "Ctrl+2" },
   { view: "stats", key: "navStats", shortcut: "Ctrl+3" },
+  { view: "snippets", key: "navSnippets", shortcut: "Ctrl+4" },
   { view: "settings", key: "navSettings", shortcut: "Ctrl+," },
 ];
 

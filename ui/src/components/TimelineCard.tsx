@@ -1,4 +1,5 @@
-// One tool call on the timeline: tool, short arguments, state, time; expands to everything.
+// One tool call on the timeline: tool, short arguments, state, time, and below them what the
+// tool does and when the call started; expands to everything.
 import { memo } from "react";
 import type { ApprovalRecord } from "../bindings";
 import { summarizeArguments } from "../format";
@@ -6,6 +7,7 @@ import { useI18n, type Translate } from "../i18n";
 import { argumentsText, type CallView } from "../state/chat";
 import { ArgumentsSection, ErrorSection, ResultText } from "./CallParts";
 import { CopyButton } from "./CopyButton";
+import { formatClock, formatFull } from "./history/query";
 import { CallTime, StatusIcon } from "./Status";
 
 interface Props {
@@ -24,7 +26,7 @@ function approvalText(t: Translate, approval: ApprovalRecord): string {
 }
 
 export const TimelineCard = memo(function TimelineCard({ call, expanded, selected, onToggle, onShowInChat }: Props) {
-  const { t } = useI18n();
+  const { t, lang } = useI18n();
   const summary = summarizeArguments(call.arguments, call.argumentsText);
   const result = call.result ?? "";
   return (
@@ -41,6 +43,18 @@ export const TimelineCard = memo(function TimelineCard({ call, expanded, selecte
         </span>
         <span className="card-state">{t(`phase_${call.phase}`)}</span>
         <CallTime call={call} />
+        {(call.description || call.startedMs !== undefined) && (
+          <span className="card-sub">
+            <span className="card-desc" title={call.description}>
+              {call.description}
+            </span>
+            {call.startedMs !== undefined && (
+              <time className="card-start" dateTime={new Date(call.startedMs).toISOString()} title={t("startedAt", { time: formatFull(call.startedMs, lang) })}>
+                {formatClock(call.startedMs, lang)}
+              </time>
+            )}
+          </span>
+        )}
       </button>
       {expanded && (
         <div className="card-body">

@@ -129,6 +129,20 @@ describe("TimelineCard", () => {
     expect(screen.getByText("[failed] missing.md was not found")).toBeInTheDocument();
     expect(screen.getAllByRole("button", { name: /Copy/ })).toHaveLength(2);
   });
+
+  it("shows what the tool does and when the call started, with the full time on hover, even when stopped before it finished", () => {
+    const started = new Date(2024, 4, 3, 14, 5, 9).getTime();
+    const b = new StreamBuilder("conv_1", started).start("t", "q");
+    b.callDelta(1, 0, "c1", "count_lines", { path: "." }).started(1, "c1", "count_lines", { path: "." }).tick(300).finish("cancelled", 1, "");
+    const stopped = applyEvents(emptyChat, b.events).calls.c1!;
+    expect(stopped.phase).toBe("cancelled");
+    inEnglish(<TimelineCard call={stopped} expanded={false} selected={false} onToggle={() => {}} onShowInChat={() => {}} />);
+    expect(screen.getByText("The count_lines tool.")).toBeInTheDocument();
+    const time = screen.getByText("14:05:09");
+    expect(time.tagName).toBe("TIME");
+    expect(time).toHaveAttribute("datetime", new Date(started).toISOString());
+    expect(time.getAttribute("title")).toMatch(/^Started 3 May 2024,? 14:05:09$/);
+  });
 });
 
 describe("Sidebar", () => {

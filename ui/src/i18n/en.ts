@@ -1,11 +1,13 @@
 // English strings. Every string the window shows lives here and in zh.ts.
 import { historyEn } from "./history";
 import { settingsEn } from "./settings";
+import { snippetsEn } from "./snippets";
 import { usageEn } from "./usage";
 
 export const en = {
   ...historyEn,
   ...settingsEn,
+  ...snippetsEn,
   ...usageEn,
   appName: "Tooltrail",
   openFolder: "Open folder…",
@@ -67,6 +69,7 @@ export const en = {
   showInChat: "Show in chat",
   showInTimeline: "Show in timeline",
   round: "round {round}",
+  startedAt: "Started {time}",
   truncatedForModel: "The model saw a shortened result.",
   resultCut: "Showing the first {shown} of {total} characters.",
   showAll: "Show all",

@@ -2,11 +2,13 @@
 import type { MessageKey } from "./en";
 import { historyZh } from "./history";
 import { settingsZh } from "./settings";
+import { snippetsZh } from "./snippets";
 import { usageZh } from "./usage";
 
 export const zh: Record<MessageKey, string> = {
   ...historyZh,
   ...settingsZh,
+  ...snippetsZh,
   ...usageZh,
   appName: "Tooltrail",
   openFolder: "打开文件夹…",
@@ -68,6 +70,7 @@ export const zh: Record<MessageKey, string> = {
   showInChat: "在对话中查看",
   showInTimeline: "在时间线中查看",
   round: "第 {round} 轮",
+  startedAt: "开始于 {time}",
   truncatedForModel: "模型看到的是截断后的结果。",
   resultCut: "显示前 {shown} 个字符，共 {total} 个。",
   showAll: "全部显示",

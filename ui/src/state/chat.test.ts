@@ -107,6 +107,21 @@ describe("applyEvent", () => {
     expect(replay(cancelledTurn()).calls.call_count!.phase).toBe("cancelled");
   });
 
+  it("knows what a call's tool does from its start, so a call stopped while running keeps it", () => {
+    const b = new StreamBuilder("conv_1", 1_000).start("t", "q");
+    b.callDelta(1, 0, "a", "count_lines", { path: "." }).tick(5).started(1, "a", "count_lines", { path: "." });
+    expect(replay(b).calls.a).toMatchObject({ phase: "running", description: "The count_lines tool.", startedMs: 1_005 });
+    b.tick(400).finish("cancelled", 1, "");
+    expect(replay(b).calls.a).toMatchObject({ phase: "cancelled", description: "The count_lines tool.", startedMs: 1_005, durationMs: 400 });
+  });
+
+  it("keeps the description a call stopped while it waited for approval ends with", () => {
+    const b = new StreamBuilder("conv_1", 1_000).start("t", "q");
+    b.callDelta(1, 0, "a", "execute_bash", { command: "sleep 10" }).ask("a", "execute_bash", { command: "sleep 10" }, "sleep 10", "unknown program");
+    b.tick(500).finished(1, "a", "execute_bash", { command: "sleep 10" }, "cancelled", 0, "the user stopped the answer before this call ran");
+    expect(replay(b).calls.a).toMatchObject({ phase: "cancelled", description: "The execute_bash tool.", startedMs: 1_500 });
+  });
+
   it("redraws a stored turn, which has the assistant's messages instead of text pieces", () => {
     const b = new StreamBuilder().start("t", "q");
     b.push({ type: "message_added", message: { role: "assistant", content: "", tool_calls: [{ id: "a", name: "read_file", arguments: "{}" }] } });

@@ -303,6 +303,8 @@ function fold(draft: Draft, event: Event) {
       setArguments(call, event.arguments);
       call.phase = "running";
       call.startedMs = event.time_ms;
+      // Known from the start, so a call stopped before it finished still says what it does.
+      if (event.description) call.description = event.description;
       call.approval = event.approval;
       if (event.source.kind === "mcp") call.server = event.source.server;
       stopWaiting(draft, event.call_id);
@@ -327,7 +329,7 @@ function fold(draft: Draft, event: Event) {
       if (event.source.kind === "mcp") call.server = event.source.server;
       call.finishedMs = event.time_ms;
       call.startedMs ??= event.time_ms - event.duration_ms;
-      call.description = event.description;
+      if (event.description || call.description === undefined) call.description = event.description;
       call.result = event.result;
       call.truncatedForModel = event.truncated_for_model;
       call.approval = event.approval;

@@ -96,8 +96,16 @@ export function CallDetail({ row, onClose, onOpenCall }: Props) {
           <dd>{row.source.kind === "mcp" ? t("detailMcp", { server: row.source.server }) : t("detailBuiltin")}</dd>
           <dt>{t("detailStatus")}</dt>
           <dd className={`status-text status-${row.status}`}>{t(`phase_${row.status}`)}</dd>
+          <dt>{t("detailDescription")}</dt>
+          <dd className="detail-description" data-testid="detail-description">
+            {row.description || <span className="muted">{t("detailNoDescription")}</span>}
+          </dd>
           <dt>{t("detailStarted")}</dt>
-          <dd>{formatFull(row.started_ms, lang)}</dd>
+          <dd>
+            <time dateTime={new Date(row.started_ms).toISOString()} title={new Date(row.started_ms).toISOString()}>
+              {formatFull(row.started_ms, lang)}
+            </time>
+          </dd>
           <dt>{t("detailDuration")}</dt>
           <dd>{duration}</dd>
           <dt>{t("detailRound")}</dt>

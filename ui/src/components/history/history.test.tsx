@@ -199,6 +199,23 @@ describe("CallDetail", () => {
     expect(onClose).toHaveBeenCalled();
   });
 
+  it("shows what the tool does and the start time, with the exact timestamp on hover", async () => {
+    const stopped = row({ status: "cancelled", description: "Counts lines in files.", error: { code: "cancelled", message: "Tooltrail stopped before this call finished." } });
+    vi.spyOn(api, "toolCall").mockResolvedValue({ ...stopped, result: "", rule: null });
+    inEnglish(<CallDetail row={stopped} onClose={() => {}} onOpenCall={() => {}} />);
+    expect(screen.getByTestId("detail-description")).toHaveTextContent("Counts lines in files.");
+    const time = screen.getByText(/^3 May 2024,? 14:05:09$/);
+    expect(time).toHaveAttribute("title", new Date(stopped.started_ms).toISOString());
+    await screen.findByText("(no output)");
+  });
+
+  it("says when an old record kept no description", async () => {
+    vi.spyOn(api, "toolCall").mockResolvedValue({ ...row(), result: "", rule: null });
+    inEnglish(<CallDetail row={row()} onClose={() => {}} onOpenCall={() => {}} />);
+    expect(screen.getByTestId("detail-description")).toHaveTextContent("Not recorded");
+    await screen.findByTestId("decision");
+  });
+
   it("says so when the result cannot be loaded", async () => {
     vi.spyOn(api, "toolCall").mockRejectedValue({ code: "not_found", message: "No tool call has the id tc_1." });
     inEnglish(<CallDetail row={row()} onClose={() => {}} onOpenCall={() => {}} />);

@@ -205,6 +205,11 @@ export function formatWhen(ms: number, lang: string, now = Date.now()): string {
   return (date.getFullYear() === today.getFullYear() ? dayFormat(locale) : yearFormat(locale)).format(date);
 }
 
+/** "14:05:09", the time of day alone: a timeline card's start, with the date on hover. */
+export function formatClock(ms: number, lang: string): string {
+  return timeFormat(lang === "zh" ? "zh-CN" : "en-GB").format(new Date(ms));
+}
+
 /** The full date and time, for the detail. */
 export function formatFull(ms: number, lang: string): string {
   return fullFormat(lang === "zh" ? "zh-CN" : "en-GB").format(new Date(ms));
