@@ -487,16 +487,16 @@ mod tests {
             "mock-settings.ts",
             "mock-snippets.ts",
         ]
-            .iter()
-            .flat_map(|file| {
-                read(&format!("ui/tests/{file}"))
-                    .split("case \"")
-                    .skip(1)
-                    .filter_map(|after| after.find('"').map(|end| after[..end].to_string()))
-                    .collect::<Vec<_>>()
-            })
-            .filter(|name| !name.starts_with("plugin:"))
-            .collect()
+        .iter()
+        .flat_map(|file| {
+            read(&format!("ui/tests/{file}"))
+                .split("case \"")
+                .skip(1)
+                .filter_map(|after| after.find('"').map(|end| after[..end].to_string()))
+                .collect::<Vec<_>>()
+        })
+        .filter(|name| !name.starts_with("plugin:"))
+        .collect()
     }
 
     #[test]
