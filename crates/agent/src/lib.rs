@@ -38,6 +38,7 @@
 //! ```
 
 mod approval;
+mod budget;
 mod cap;
 mod conversation;
 mod dispatch;

@@ -4,13 +4,16 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
-use tooltrail_llm::{ChatRequest, LlmClient, LlmError, StreamDelta, ToolMode};
+use tooltrail_llm::{
+    ChatRequest, FinishReason, LlmClient, LlmError, StreamDelta, ToolMode, WindowSource,
+};
 use tooltrail_protocol::{
     ErrorCode, EventBody, Message, ToolCall, ToolChoice, ToolSpec, TurnEnd, sentence,
 };
 use tooltrail_tools::{ToolContext, ToolRegistry};
 
 use crate::approval::{Approver, DenyAll, RuleBook};
+use crate::budget::{self, TooSmall};
 use crate::conversation::Conversation;
 use crate::dispatch::{Dispatcher, RoundOutcome};
 use crate::prompt;
@@ -207,12 +210,20 @@ impl Agent {
                 .unwrap_or_else(|| prompt::system_prompt(&self.workspace_name()));
             add_message(conversation, &emitter, Message::system(system));
         }
+        let turn_start = conversation.messages.len();
         for message in input {
             add_message(conversation, &emitter, message);
         }
 
         let outcome = self
-            .rounds(conversation, options, &emitter, approver, cancel)
+            .rounds(
+                conversation,
+                turn_start,
+                options,
+                &emitter,
+                approver,
+                cancel,
+            )
             .await;
         emitter.emit(EventBody::TurnFinished {
             reason: outcome.end,
@@ -225,6 +236,7 @@ impl Agent {
     async fn rounds(
         &self,
         conversation: &mut Conversation,
+        turn_start: usize,
         options: &TurnOptions,
         emitter: &Emitter<'_>,
         approver: &dyn Approver,
@@ -266,6 +278,8 @@ impl Agent {
             offered.as_ref(),
         );
         let mut seen_calls: HashMap<String, (u32, u32)> = HashMap::new();
+        let window = self.llm.context_window(cancel).await;
+        let room = budget::request_room(window.tokens, max_tokens);
         let mut model_calls = 0;
         let mut tool_rounds = 0;
         // The tool mode of the last answer, to say when it changes.
@@ -286,6 +300,59 @@ impl Agent {
                 }),
                 temperature,
                 max_tokens,
+            };
+            // What goes is the conversation fitted to the window; the conversation itself
+            // keeps every result whole.
+            let request = match budget::fit(request, turn_start, room, &|request| {
+                self.llm.estimate_request(request)
+            }) {
+                Ok(fitted) => {
+                    emitter.emit(EventBody::ContextUsage {
+                        round: model_calls,
+                        used_tokens: fitted.used,
+                        window_tokens: window.tokens,
+                    });
+                    fitted.request
+                }
+                // A window nobody named is a guess: better to try than to refuse.
+                Err(TooSmall {
+                    request,
+                    needed,
+                    room,
+                }) if window.source == WindowSource::Default => {
+                    emitter.emit(EventBody::ContextUsage {
+                        round: model_calls,
+                        used_tokens: needed,
+                        window_tokens: window.tokens,
+                    });
+                    emitter.emit(EventBody::Error {
+                        code: ErrorCode::BadRequest,
+                        message: format!(
+                            "This request takes about {needed} tokens, more than the {room} a {}-token context window leaves; the server did not say how large its window is, so it is sent all the same. Set context_window to the model's window to be sure.",
+                            window.tokens
+                        ),
+                        fatal: false,
+                    });
+                    request
+                }
+                Err(TooSmall { needed, room, .. }) => {
+                    let message = format!(
+                        "The question, the system prompt and the tool descriptions take about {needed} tokens, more than the model's {}-token context window leaves for a request ({room} tokens; the rest is kept for the answer). Ask a shorter question, turn tools off, or use a model with a larger window (the window was {}).",
+                        window.tokens,
+                        window.source.describe()
+                    );
+                    emitter.emit(EventBody::Error {
+                        code: ErrorCode::BadRequest,
+                        message: message.clone(),
+                        fatal: true,
+                    });
+                    return outcome(
+                        TurnEnd::Error,
+                        String::new(),
+                        model_calls - 1,
+                        Some(message),
+                    );
+                }
             };
             let mut partial = String::new();
             let streamed = {
@@ -343,6 +410,9 @@ impl Agent {
             };
             if let Some(usage) = response.usage {
                 emitter.emit(EventBody::Usage(usage));
+            }
+            if response.finish_reason == Some(FinishReason::Length) {
+                emitter.emit(EventBody::AnswerTruncated { round: model_calls });
             }
             if offer_tools && mode_used != Some(response.tool_mode_used) {
                 mode_used = Some(response.tool_mode_used);

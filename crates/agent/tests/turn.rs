@@ -245,6 +245,7 @@ async fn a_two_round_turn_keeps_order_and_the_model_sees_every_result() {
             "turn_started",
             "message_added", // system
             "message_added", // user
+            "context_usage",
             "usage",
             "tool_mode_used", // native, said once
             "message_added",  // assistant with two calls
@@ -254,6 +255,7 @@ async fn a_two_round_turn_keeps_order_and_the_model_sees_every_result() {
             "tool_call_finished",
             "message_added", // tool result 1
             "message_added", // tool result 2
+            "context_usage",
             "usage",
             "message_added", // final answer
             "turn_finished",
@@ -262,7 +264,7 @@ async fn a_two_round_turn_keeps_order_and_the_model_sees_every_result() {
     let seqs: Vec<u64> = events.iter().map(|e| e.seq).collect();
     assert_eq!(seqs, (0..events.len() as u64).collect::<Vec<_>>());
 
-    let requests = h.server.requests();
+    let requests = h.server.chat_requests();
     assert_eq!(requests.len(), 2);
     // The first request offers the tools as OpenAI function tools.
     let tools = requests[0].body["tools"].as_array().unwrap();
@@ -384,7 +386,7 @@ async fn bad_calls_become_error_results_and_the_turn_goes_on() {
             ("flaky".into(), ToolStatus::Error, Some(ToolErrorCode::Io)),
         ]
     );
-    let results = tool_messages(&h.server.requests()[1].body);
+    let results = tool_messages(&h.server.chat_requests()[1].body);
     assert_eq!(
         results[0].1,
         "error [tool_not_found]: tool not found: no_such_tool"
@@ -440,7 +442,7 @@ async fn calls_that_need_approval_are_denied_or_allowed() {
         )]
     );
     assert!(kinds(&events).contains(&"approval_requested"));
-    let denied = &tool_messages(&h.server.requests()[1].body)[0].1;
+    let denied = &tool_messages(&h.server.chat_requests()[1].body)[0].1;
     assert!(
         denied.starts_with(
             "error [denied]: the user denied this call: calls that need approval are turned off"
@@ -530,7 +532,7 @@ async fn allow_for_this_conversation_is_not_asked_again() {
         vec![ApprovalBy::User, ApprovalBy::Conversation, ApprovalBy::User]
     );
     // The second turn's request carries the whole first turn.
-    let roles: Vec<String> = h.server.requests()[2].body["messages"]
+    let roles: Vec<String> = h.server.chat_requests()[2].body["messages"]
         .as_array()
         .unwrap()
         .iter()
@@ -565,7 +567,7 @@ async fn the_round_limit_asks_for_a_last_answer_without_tools() {
             .iter()
             .any(|e| e.body == EventBody::RoundLimitReached { limit: 2 })
     );
-    let requests = h.server.requests();
+    let requests = h.server.chat_requests();
     assert_eq!(requests.len(), 3);
     assert!(requests[1].body.get("tools").is_some());
     assert!(
@@ -602,7 +604,7 @@ async fn identical_calls_are_flagged_then_refused() {
     )
     .await;
     let (_, events, _) = ask(&h, "read it", &DenyAll).await;
-    let requests = h.server.requests();
+    let requests = h.server.chat_requests();
     let second = tool_messages(&requests[2].body);
     assert!(
         second[1]
@@ -647,7 +649,7 @@ async fn long_results_are_cut_for_the_model_but_kept_whole_in_events() {
         .unwrap();
     assert_eq!(result.len(), 100_000);
     assert!(truncated);
-    let sent = &tool_messages(&h.server.requests()[1].body)[0].1;
+    let sent = &tool_messages(&h.server.chat_requests()[1].body)[0].1;
     assert!(sent.len() < 1200, "{}", sent.len());
     assert!(sent.ends_with("[output cut: showing 1000 of 100000 bytes. Ask for less (a narrower pattern, an offset and limit) to see the rest.]"), "{sent}");
 }

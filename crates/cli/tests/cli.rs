@@ -69,7 +69,7 @@ async fn ask_prints_the_answer_and_one_line_per_tool_call() {
         lines[1]
     );
     assert_eq!(lines[2], "There are 2 Go files.");
-    assert_eq!(server.requests()[0].body["model"], "scripted");
+    assert_eq!(server.chat_requests()[0].body["model"], "scripted");
 }
 
 #[tokio::test]
@@ -175,7 +175,7 @@ async fn without_a_model_the_endpoints_first_model_is_used() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert_eq!(text(&out.stdout), "hello\n");
     let chat: Vec<_> = server
-        .requests()
+        .chat_requests()
         .into_iter()
         .filter(|r| r.path.ends_with("/chat/completions"))
         .collect();
@@ -205,7 +205,7 @@ async fn settings_come_from_flags_then_environment_then_the_config_file() {
         "{}",
         text(&out.stderr)
     );
-    assert_eq!(from_file.requests()[0].body["model"], "file-model");
+    assert_eq!(from_file.chat_requests()[0].body["model"], "file-model");
 
     let out = tooltrail(
         &["ask", "-w", dir, "hi"],
@@ -222,7 +222,7 @@ async fn settings_come_from_flags_then_environment_then_the_config_file() {
         "{}",
         text(&out.stderr)
     );
-    assert_eq!(from_env.requests()[0].body["model"], "env-model");
+    assert_eq!(from_env.chat_requests()[0].body["model"], "env-model");
 
     std::fs::write(config.path().join("config.toml"), "base_url = 42\n").unwrap();
     let out = tooltrail(&["ask", "-w", dir, "hi"], config.path(), &[]).await;

@@ -54,6 +54,7 @@ impl Assembler {
                 on_delta(StreamDelta::Usage(usage));
             }
         }
+        let truncated = chunk.truncated == Some(true);
         let choices = chunk.choices.unwrap_or_default();
         // One answer is asked for (n = 1): its choice is index 0, or the first one.
         if let Some(choice) = choices
@@ -66,6 +67,11 @@ impl Assembler {
             if let Some(word) = choice.finish_reason.filter(|word| !word.is_empty()) {
                 self.finish_reason = Some(FinishReason::parse(&word));
             }
+        }
+        // llama.cpp's word for an answer that ran into the end of the window, whatever
+        // finish reason came with it.
+        if truncated && self.finish_reason.is_some() {
+            self.finish_reason = Some(FinishReason::Length);
         }
         Ok(())
     }
@@ -95,6 +101,9 @@ impl Assembler {
             .finish_reason
             .filter(|word| !word.is_empty())
             .map(|word| FinishReason::parse(&word));
+        if completion.truncated == Some(true) {
+            assembler.finish_reason = Some(FinishReason::Length);
+        }
         if let Some(usage) = assembler.usage {
             on_delta(StreamDelta::Usage(usage));
         }

@@ -1,8 +1,8 @@
 //! The client: the public entry points, each one request with its retries, sent with tools
 //! offered natively or in the prompt as the tool mode says.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::{Arc, Mutex};
 
 use reqwest::Method;
 use tokio_util::sync::CancellationToken;
@@ -14,8 +14,10 @@ use crate::error::LlmError;
 use crate::prompt_mode::{self, PromptAnswer};
 use crate::request::ChatRequest;
 use crate::response::{ChatResponse, StreamDelta};
+use crate::tokens::{Calibration, estimate_body};
 use crate::tools_refused::tools_refused;
 use crate::transport::{read_body, send};
+use crate::window::ContextWindow;
 use crate::wire::WireModels;
 use tooltrail_protocol::ToolMode;
 
@@ -36,6 +38,10 @@ pub struct LlmClient {
     /// In auto mode: whether the server took native tools or refused them. Once refused, every
     /// later request goes in prompt mode at once instead of being refused again.
     detected: Arc<AtomicU8>,
+    /// The context window the server named, once asked (see [`LlmClient::context_window`]).
+    window: Arc<Mutex<Option<ContextWindow>>>,
+    /// How the server's token counts compare with the estimates.
+    calibration: Arc<Calibration>,
 }
 
 impl LlmClient {
@@ -57,7 +63,50 @@ impl LlmClient {
             config,
             http,
             detected: Arc::new(AtomicU8::new(UNKNOWN)),
+            window: Arc::new(Mutex::new(None)),
+            calibration: Arc::new(Calibration::default()),
         })
+    }
+
+    pub(crate) fn http(&self) -> &reqwest::Client {
+        &self.http
+    }
+
+    pub(crate) fn learned_window(&self) -> Option<ContextWindow> {
+        match self.window.lock() {
+            Ok(window) => *window,
+            Err(poisoned) => *poisoned.into_inner(),
+        }
+    }
+
+    pub(crate) fn learn_window(&self, window: ContextWindow) {
+        match self.window.lock() {
+            Ok(mut slot) => *slot = Some(window),
+            Err(poisoned) => *poisoned.into_inner() = Some(window),
+        }
+    }
+
+    /// The estimated number of tokens `request` puts before the model, in the tool mode it
+    /// would be sent in (the larger of the two while auto mode has not found out), corrected
+    /// by what the server reported for earlier requests. See [`crate::estimate_tokens`].
+    pub fn estimate_request(&self, request: &ChatRequest) -> u32 {
+        let model = &self.config.model;
+        let native = || estimate_body(&request.to_body(model, true));
+        let prompt = || estimate_body(&prompt_mode::request_body(request, model, true));
+        let raw = match (self.config.tool_mode, self.detected.load(Ordering::Relaxed)) {
+            (ToolMode::Native, _) | (ToolMode::Auto, NATIVE) => native(),
+            (ToolMode::Prompt, _) | (ToolMode::Auto, PROMPT) => prompt(),
+            (ToolMode::Auto, _) => native().max(prompt()),
+        };
+        self.calibration.apply(raw)
+    }
+
+    /// Learns from the usage the server reported for `body`.
+    fn calibrate(&self, body: &serde_json::Value, response: &ChatResponse) {
+        if let Some(usage) = response.usage {
+            self.calibration
+                .observe(estimate_body(body), usage.prompt_tokens);
+        }
     }
 
     pub fn config(&self) -> &LlmConfig {
@@ -213,7 +262,9 @@ impl LlmClient {
     ) -> Result<ChatResponse, LlmError> {
         let body = request.to_body(&self.config.model, stream);
         let response = self.post_chat(&body, cancel).await?;
-        read_answer(response, &self.config, cancel, on_delta).await
+        let answer = read_answer(response, &self.config, cancel, on_delta).await?;
+        self.calibrate(&body, &answer);
+        Ok(answer)
     }
 
     async fn run_prompt(
@@ -230,6 +281,7 @@ impl LlmClient {
             answer.delta(delta, &mut *on_delta);
         })
         .await?;
+        self.calibrate(&body, &assembled);
         Ok(answer.finish(assembled, on_delta))
     }
 }

@@ -31,6 +31,9 @@ pub struct LlmConfig {
     /// from what an earlier answer's [`ChatResponse::tool_mode_used`](crate::ChatResponse)
     /// showed for this provider and model.
     pub tool_mode: ToolMode,
+    /// The model's context window in tokens, when the user set it; `None` asks the server
+    /// (see [`LlmClient::context_window`](crate::LlmClient::context_window)).
+    pub context_window: Option<u32>,
 }
 
 impl LlmConfig {
@@ -45,6 +48,7 @@ impl LlmConfig {
             retry_base_delay: Duration::from_millis(500),
             max_retry_delay: Duration::from_secs(30),
             tool_mode: ToolMode::Auto,
+            context_window: None,
         }
     }
 
@@ -79,6 +83,7 @@ impl fmt::Debug for LlmConfig {
             .field("retry_base_delay", &self.retry_base_delay)
             .field("max_retry_delay", &self.max_retry_delay)
             .field("tool_mode", &self.tool_mode)
+            .field("context_window", &self.context_window)
             .finish()
     }
 }

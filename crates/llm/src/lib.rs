@@ -36,6 +36,13 @@
 //!   and [`LlmClient::detected_tool_mode`] tell the caller, to remember per provider and
 //!   model.
 //!
+//! - **the context window** ([`LlmClient::context_window`]): as configured, else asked of the
+//!   server once (llama.cpp's `/props`, Ollama's `/api/show` and `/api/ps`, the model list of
+//!   vLLM, LM Studio and OpenRouter), else a default for where the server is.
+//!   [`LlmClient::estimate_request`] estimates the tokens a request takes in the mode it goes
+//!   in, corrected by the counts the server reported for earlier ones, so that a caller can
+//!   keep every request inside the window.
+//!
 //! A stream that ends with neither a finish reason nor `[DONE]` is [`LlmError::Incomplete`]:
 //! nothing from it should run. Every [`LlmError`] displays as one sentence a user can act on.
 //!
@@ -83,8 +90,10 @@ mod request;
 mod response;
 mod retry;
 mod sse;
+mod tokens;
 mod tools_refused;
 mod transport;
+mod window;
 mod wire;
 
 pub use client::LlmClient;
@@ -92,4 +101,8 @@ pub use config::LlmConfig;
 pub use error::LlmError;
 pub use request::ChatRequest;
 pub use response::{ChatResponse, DroppedCall, FinishReason, StreamDelta};
+pub use tokens::{estimate_message, estimate_tokens};
 pub use tooltrail_protocol::{ToolMode, UnknownToolMode};
+pub use window::{
+    ContextWindow, LOCAL_DEFAULT_WINDOW, REMOTE_DEFAULT_WINDOW, WindowSource, default_window,
+};

@@ -24,6 +24,9 @@ pub(crate) struct WireCompletion {
     pub object: Option<String>,
     #[serde(default)]
     pub message: Option<Value>,
+    /// llama.cpp's flag for an answer cut because the context window was full.
+    #[serde(default)]
+    pub truncated: Option<bool>,
 }
 
 #[derive(Debug, Default, Deserialize)]

@@ -166,8 +166,9 @@ pub enum EventBody {
     /// Token counts the server reported for one model call.
     Usage(Usage),
     /// How much of the model's context window the next request takes, estimated before it is
-    /// sent: one per request to the model. `used_tokens` never exceeds `window_tokens` minus
-    /// the room kept for the answer.
+    /// sent: one per request to the model. `used_tokens` stays within `window_tokens` minus
+    /// the room kept for the answer, unless the server did not say how large its window is
+    /// (a warning then says the request went all the same).
     ContextUsage {
         round: u32,
         used_tokens: u32,
