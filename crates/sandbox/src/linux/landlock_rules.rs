@@ -37,6 +37,11 @@ const ETC: &[&str] = &[
     "/etc/timezone",
     "/etc/alternatives",
     "/etc/ssl/certs",
+    // OpenSSL's settings, read by Node, Python and curl on start (not /etc/ssl/private).
+    "/etc/ssl/openssl.cnf",
+    "/etc/pki/tls/openssl.cnf",
+    "/etc/pki/tls/certs",
+    "/etc/pki/ca-trust",
     "/etc/ca-certificates",
     "/etc/ca-certificates.conf",
     "/etc/hosts",
