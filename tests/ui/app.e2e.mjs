@@ -2,7 +2,9 @@
 // copy of the fixture folder given as its argument, asks a question of the scripted model
 // server, approves a command, and finds the answer and the timeline cards in their final states;
 // it runs MCP tools and honours a standing rule; and it filters the recorded history and keeps a
-// provider's API key in the real Secret Service (run under tests/ui/with-keyring).
+// provider's API key in the real Secret Service (run under tests/ui/with-keyring); and it lists,
+// shows and deletes the snippets the command line saved, with each call's tool description and
+// start time on the timeline, in English and Chinese, light and dark.
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -384,6 +386,118 @@ test("history filters the record, and a provider's API key is kept in the Secret
   } finally {
     await session?.end();
     driver.child.kill();
+    model.child.kill();
+  }
+});
+
+test("snippets saved from the command line are listed, shown and deleted in the app; timeline cards say what each tool does and when it started; English and Chinese, light and dark", async () => {
+  const folder = join(mkdtempSync(join(tmpdir(), "tooltrail-e2e-")), "demo-project");
+  cpSync(join(repo, "tests/ui/fixtures/demo-project"), folder, { recursive: true });
+  const configDir = mkdtempSync(join(tmpdir(), "tooltrail-config-"));
+  const env = { ...process.env, TOOLTRAIL_CONFIG_DIR: configDir, TOOLTRAIL_DATA_DIR: join(configDir, "data") };
+  delete env.TOOLTRAIL_BASE_URL;
+  delete env.TOOLTRAIL_API_KEY;
+  const save = (snippet) => execFileSync(cli, ["tool", "snippet_save", "-w", folder, "--args", JSON.stringify(snippet)], { env, encoding: "utf8" });
+  save({ name: "build", content: "go build ./...\ngo test ./...", language: "sh", description: "Build and test the service" });
+  save({ name: "health_handler", content: "func health(w http.ResponseWriter, r *http.Request) {\n\tw.WriteHeader(http.StatusOK)\n\tfmt.Fprintln(w, \"ok\") // the load balancer reads this\n}", language: "go", description: "The /health handler" });
+  save({ name: "scratch", content: "to delete from the app" });
+  const listed = () => JSON.parse(execFileSync(cli, ["snippets", "list", "-w", folder, "--json"], { env, encoding: "utf8" })).map((s) => s.name);
+  assert.deepEqual(listed(), ["build", "health_handler", "scratch"]);
+
+  const script = join(configDir, "script.json");
+  writeFileSync(
+    script,
+    JSON.stringify([
+      { tool_calls: [{ name: "snippet_load", arguments: { name: "build" } }, { name: "count_lines", arguments: { path: ".", pattern: "*.go" } }] },
+      { text: "The saved build snippet runs go build and go test; the Go files are counted on the timeline." },
+    ]),
+  );
+  const model = await startScriptedModel(scriptedModel, script);
+  const cards = (session) =>
+    session.script(
+      "return [...document.querySelectorAll('.timeline-card[data-call-id]')].map(c => ({ tool: c.querySelector('.card-tool').textContent, phase: c.className.match(/phase-(\\w+)/)[1], description: c.querySelector('.card-desc')?.textContent ?? '', time: c.querySelector('.card-start')?.textContent ?? '', title: c.querySelector('.card-start')?.getAttribute('title') ?? '' }))",
+    );
+  const setLanguage = async (session, lang) => choose(session, await session.find(".language select"), lang);
+  const shoot = async (session, name) => {
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    writeFileSync(join(screenshots, `app-e2e-${name}.png`), await session.screenshot());
+  };
+  try {
+    for (const theme of ["light", "dark"]) {
+      // GTK's dark variant is what WebKitGTK reports as prefers-color-scheme: dark.
+      const driver = await startDriver({
+        ...env,
+        TAURI_WEBVIEW_AUTOMATION: "true",
+        TOOLTRAIL_BASE_URL: model.url,
+        TOOLTRAIL_MODEL: "scripted",
+        GTK_THEME: theme === "dark" ? "Adwaita:dark" : "Adwaita",
+      });
+      let session;
+      try {
+        session = await Session.start(driver.base, app, [folder]);
+        const box = await session.waitFor(".composer textarea");
+        assert.equal(await session.script("return matchMedia('(prefers-color-scheme: dark)').matches"), theme === "dark");
+        if (theme === "light") {
+          await session.type(box, "How do I build it, and how big is it?\uE007");
+          await session.until("the answer", async () => (await session.text(await session.find('[data-testid="chat"]'))).includes("saved build snippet"));
+        } else {
+          // The conversation redrawn from the record: descriptions and start times come back too.
+          await session.click(await session.until("the recorded conversation", async () => (await session.findAll(".side-list .side-item"))[0]));
+        }
+        const shown = await session.until("two finished cards", async () => {
+          const list = await cards(session);
+          return list.length === 2 && list.every((card) => card.phase === "success") && list;
+        });
+        assert.deepEqual(shown.map((card) => card.tool).sort(), ["count_lines", "snippet_load"]);
+        for (const card of shown) {
+          assert.ok(card.description.length > 10, `${card.tool} has its description: ${JSON.stringify(card)}`);
+          assert.match(card.time, /^\d\d:\d\d:\d\d$/);
+          assert.match(card.title, /^Started \d+ \w+ \d{4},? \d\d:\d\d:\d\d$/);
+        }
+        assert.match(shown.find((card) => card.tool === "snippet_load").description, /snippet/i);
+        await shoot(session, `timeline-${theme}-en`);
+
+        // The snippets the command line saved, in the same folder and database.
+        await openView(session, "Snippets");
+        await session.until("three snippets listed", async () => (await session.findAll(".snippet-item")).length === (theme === "light" ? 3 : 2));
+        for (const item of await session.findAll(".snippet-item")) {
+          if ((await session.text(item)).startsWith("health_handler")) await session.click(item);
+        }
+        const detail = await session.waitFor('[data-testid="snippet-detail"] code.language-go');
+        assert.match(await session.text(detail), /WriteHeader\(http\.StatusOK\)/);
+        await shoot(session, `snippets-${theme}-en`);
+
+        if (theme === "light") {
+          // Deleted from the keyboard after a yes; the command line no longer lists it.
+          for (const item of await session.findAll(".snippet-item")) {
+            if ((await session.text(item)).startsWith("scratch")) await session.click(item);
+          }
+          await session.waitFor('[data-testid="snippet-detail"] h2');
+          await session.until("scratch shown", async () => (await session.text(await session.find('[data-testid="snippet-detail"] h2'))) === "scratch");
+          await session.type(await session.find('.snippet-item[aria-selected="true"]'), "\uE017"); // Delete
+          const ask = await session.waitFor(".snippet-confirm");
+          assert.match(await session.text(ask), /Delete the snippet “scratch”\?/);
+          await shoot(session, "snippets-delete-confirm");
+          await clickButton(session, ".snippet-confirm button", "Delete");
+          await session.until("two snippets left", async () => (await session.findAll(".snippet-item")).length === 2);
+          assert.deepEqual(listed(), ["build", "health_handler"]);
+        }
+
+        // 简体中文
+        await setLanguage(session, "zh");
+        await session.until("the Chinese screen", async () => (await session.text(await session.find(".page h1"))) === "片段");
+        await shoot(session, `snippets-${theme}-zh`);
+        await openView(session, "对话");
+        await session.until("the timeline in Chinese", async () => /^开始于 /.test((await cards(session))[0]?.title ?? ""));
+        await shoot(session, `timeline-${theme}-zh`);
+        // The language is remembered; the next window starts in English again.
+        await setLanguage(session, "en");
+      } finally {
+        await session?.end();
+        driver.child.kill();
+      }
+    }
+  } finally {
     model.child.kill();
   }
 });
