@@ -46,29 +46,9 @@ fn view_of(settings: &SandboxSettings, workspace: &Path) -> View {
     )
 }
 
-/// The order folders are listed in: what the command changes first, then what it reads.
-fn rank(grant: &Grant) -> u8 {
-    match grant.reason {
-        Reason::Workspace => 0,
-        Reason::Temp => 1,
-        Reason::Cache => 2,
-        Reason::Toolchain(_) => 3,
-        Reason::Extra => 4,
-        Reason::Processes => 5,
-        Reason::System => 6,
-        Reason::Devices => 7,
-    }
-}
-
-/// The folders a command sees, with `/proc` only where it gets its own.
+/// The folders a command sees, as listed.
 fn listed<'a>(seen: &'a View, status: &SandboxStatus) -> Vec<&'a Grant> {
-    let mut folders: Vec<&Grant> = seen
-        .folders
-        .iter()
-        .filter(|grant| grant.reason != Reason::Processes || status.own_processes)
-        .collect();
-    folders.sort_by_key(|grant| rank(grant));
-    folders
+    seen.shown(status.own_processes)
 }
 
 fn detail(grant: &Grant) -> String {
@@ -106,6 +86,10 @@ fn view_report(seen: &View, status: &SandboxStatus, workspace: &Path) -> String 
         workspace.display()
     ));
     let folders = listed(seen, status);
+    // The chosen entries of /etc on one line: they are many, and all alike.
+    let (etc, folders): (Vec<&Grant>, Vec<&Grant>) = folders
+        .into_iter()
+        .partition(|grant| grant.reason == Reason::System && grant.path.starts_with("/etc"));
     let width = folders
         .iter()
         .map(|grant| grant.path.as_os_str().len())
@@ -118,6 +102,17 @@ fn view_report(seen: &View, status: &SandboxStatus, workspace: &Path) -> String 
             grant.access.as_str(),
             grant.path.display(),
             detail(grant),
+        ));
+    }
+    if !etc.is_empty() {
+        let names: Vec<String> = etc
+            .iter()
+            .filter_map(|grant| grant.path.strip_prefix("/etc").ok())
+            .map(|name| name.display().to_string())
+            .collect();
+        out.push_str(&format!(
+            "  read   /etc: {}  system settings (not shadow, sudoers, ssh, ...)\n",
+            names.join(" ")
         ));
     }
     if !status.own_processes {
@@ -267,7 +262,7 @@ mod tests {
         let text = view_report(&seen, &status, &workspace);
         let line = |needle: &str| {
             text.lines()
-                .find(|line| line.contains(needle))
+                .find(|line| line.starts_with("  ") && line.contains(needle))
                 .unwrap_or_else(|| panic!("no line with {needle} in\n{text}"))
                 .to_string()
         };
@@ -281,7 +276,10 @@ mod tests {
         assert!(line("credentials.toml").contains("(credentials)"));
         assert!(line(".netrc").contains("netrc logins"));
         assert!(line("/proc").contains("own processes"));
-        assert!(line("~/gone").is_empty() || line("gone").contains("it does not exist"));
+        assert!(text.contains(&format!(
+            "Left out of [sandbox] read_only_folders: {} (it does not exist)",
+            home.join("gone").display()
+        )));
         assert!(!text.contains(&format!("{}  ", home.join(".ssh").display())));
 
         let value = view_json(&seen, &status, &workspace);

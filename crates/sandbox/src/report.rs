@@ -54,8 +54,9 @@ impl SandboxStatus {
         }
         if status.enforced {
             out.push_str(
-                "Commands see the workspace and system folders only, and no network. Commands that \
-                 ran without asking see the workspace read-only; approved ones may change it.\n",
+                "Commands see the workspace, system folders and the user's toolchains (read-only, \
+                 secrets left out), and no network. Commands that ran without asking see the \
+                 workspace read-only; approved ones may change it.\n",
             );
         } else {
             out.push_str("Every command will be asked about before it runs.\n");

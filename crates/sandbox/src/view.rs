@@ -371,6 +371,34 @@ pub fn view(
     }
 }
 
+impl View {
+    /// The folders as reports list them: what the command changes first, then toolchains and
+    /// extra folders, then the system's; only those that exist (the private temp folder is
+    /// made per call); `/proc` only where the command gets its own.
+    pub fn shown(&self, own_processes: bool) -> Vec<&Grant> {
+        let rank = |grant: &Grant| match grant.reason {
+            Reason::Workspace => 0,
+            Reason::Temp => 1,
+            Reason::Cache => 2,
+            Reason::Toolchain(_) => 3,
+            Reason::Extra => 4,
+            Reason::Processes => 5,
+            Reason::System => 6,
+            Reason::Devices => 7,
+        };
+        let mut folders: Vec<&Grant> = self
+            .folders
+            .iter()
+            .filter(|grant| grant.reason != Reason::Processes || own_processes)
+            .filter(|grant| {
+                matches!(grant.reason, Reason::Temp | Reason::Cache) || grant.path.exists()
+            })
+            .collect();
+        folders.sort_by_key(|grant| rank(grant));
+        folders
+    }
+}
+
 /// `~` and `~/...` mean the home folder; other relative paths are taken as they are (and will
 /// not exist, since the helper needs absolute paths).
 pub fn expand_home(path: &Path, home: Option<&Path>) -> PathBuf {
@@ -551,7 +579,13 @@ mod tests {
                 vars: Default::default(),
             },
         };
-        let view = view(&settings, &workspace, true, &temp, std::slice::from_ref(&workspace));
+        let view = view(
+            &settings,
+            &workspace,
+            true,
+            &temp,
+            std::slice::from_ref(&workspace),
+        );
         let readable: Vec<&Path> = view
             .grants
             .iter()
