@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use tooltrail_mcp::{
-    McpConfig, McpManager, McpOptions, ServerState, ServerStatus, ToolSummary, Transport,
+    McpConfig, McpError, McpManager, McpOptions, ServerState, ServerStatus, ToolSummary, Transport,
 };
 use tooltrail_tools::ToolRegistry;
 
@@ -70,10 +70,14 @@ pub async fn add_tools(registry: &mut ToolRegistry, workspace: &Path) -> Option<
     };
     let manager = McpManager::new(config, McpOptions::for_workspace(workspace));
     for failure in manager.register_into(registry).await {
-        eprintln!(
-            "warning: going on without MCP server {:?}: {}",
-            failure.server, failure.error
-        );
+        match &failure.error {
+            // The server runs; one of its tools is left out, and the sentence says which.
+            McpError::NameTaken(clash) => eprintln!("warning: {clash}"),
+            other => eprintln!(
+                "warning: going on without MCP server {:?}: {other}",
+                failure.server
+            ),
+        }
     }
     Some(manager)
 }
