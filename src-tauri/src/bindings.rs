@@ -42,6 +42,8 @@ pub fn render() -> Result<Vec<(String, String)>, ts_rs::ExportError> {
     files.visit::<crate::records::HistoryPage>();
     files.visit::<crate::records::StatsQuery>();
     files.visit::<tooltrail_store::Stats>();
+    files.visit::<crate::records::TokensQuery>();
+    files.visit::<tooltrail_store::DayTokens>();
     files.visit::<crate::records::ToolCallDetail>();
     files.visit::<tooltrail_store::Format>();
     files.visit::<crate::records::ExportResult>();
@@ -50,6 +52,8 @@ pub fn render() -> Result<Vec<(String, String)>, ts_rs::ExportError> {
     files.visit::<tooltrail_store::Snippet>();
     files.visit::<tooltrail_store::SnippetSummary>();
     files.visit::<tooltrail_host::McpOverview>();
+    files.visit::<tooltrail_host::TurnChanges>();
+    files.visit::<tooltrail_host::UndoReport>();
     files.visit::<crate::preferences::AppSettings>();
     files.visit::<crate::preferences::ProviderInput>();
     files.visit::<crate::preferences::ConnectionTest>();

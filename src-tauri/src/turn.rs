@@ -8,8 +8,11 @@ use tooltrail_host::Host;
 use tooltrail_protocol::Event;
 use tooltrail_settings::Overrides;
 
+use std::sync::Arc;
+
 use crate::approvals::WindowApprover;
 use crate::error::{CommandError, CommandResult};
+use crate::questions::WindowAsker;
 use crate::turns::RunningTurns;
 use crate::workspace::WorkspaceState;
 
@@ -37,6 +40,7 @@ pub async fn start(
         return Err(CommandError::new("empty", "The question is empty."));
     }
     let (ctx, _) = app.state::<WorkspaceState>().context()?;
+    let ctx = ctx.with_user(Arc::new(WindowAsker { app: app.clone() }));
     let host = app.state::<Host>();
     let engine = host.engine(&Overrides::default(), ctx).await?;
     let mut conversation = host.begin(conversation_id.as_deref())?;

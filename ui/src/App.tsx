@@ -36,8 +36,8 @@ export function App() {
 
   const [mcp, setMcp] = useState<McpOverview>(NO_SERVERS);
   const [view, setView] = useState<View>("chat");
-
   const [timelineMode, setTimelineMode] = useTimelineMode();
+
   const refreshConversations = useCallback(() => {
     api.listConversations().then(setConversations, () => {});
   }, []);
@@ -225,6 +225,9 @@ export function App() {
           reveal={revealInChat}
           onSelectCall={selectFromChat}
           onAnswer={session.answer}
+          onAnswerQuestion={session.answerQuestion}
+          changes={session.changes}
+          onUndo={session.undo}
           onRetry={session.retry}
         />
         <Composer folder={workspace.name} busy={session.busy} onSend={session.send} onStop={session.stop} status={<ContextMeter turns={session.chat.turns} />} />

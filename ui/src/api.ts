@@ -10,6 +10,7 @@ import type {
   CommandError,
   ConnectionTest,
   ConversationSummary,
+  DayTokens,
   Event,
   ExportFormat,
   ExportResult,
@@ -32,7 +33,10 @@ import type {
   SnippetSummary,
   Stats,
   StatsQuery,
+  TokensQuery,
   ToolCallDetail,
+  TurnChanges,
+  UndoReport,
   WorkspaceInfo,
 } from "./bindings";
 
@@ -61,6 +65,13 @@ export const api = {
   },
   cancelTurn: (conversationId: string) => invoke<boolean>("cancel_turn", { conversationId }),
   answerApproval: (callId: string, reply: ApprovalReply) => invoke<void>("answer_approval", { callId, reply }),
+  /** Answers an `ask_user` question; `null` dismisses it. */
+  answerQuestion: (callId: string, answer: string | null) => invoke<void>("answer_question", { callId, answer }),
+  /** The turns of a conversation that wrote files, oldest first. */
+  turnChanges: (conversationId: string) => invoke<TurnChanges[]>("turn_changes", { conversationId }),
+  /** Puts back what a turn (or, without `turnId`, the whole conversation) wrote. */
+  undoChanges: (conversationId: string, turnId: string | null, force: boolean) =>
+    invoke<UndoReport>("undo_changes", { conversationId, turnId, force }),
   listConversations: () => invoke<ConversationSummary[]>("list_conversations"),
   loadConversation: (conversationId: string) => invoke<LoadedConversation>("load_conversation", { conversationId }),
   mcpServers: () => invoke<McpOverview>("mcp_servers"),
@@ -72,6 +83,7 @@ export const api = {
   // History, stats and conversations
   historyCalls: (query: HistoryQuery) => invoke<HistoryPage>("history_calls", { query }),
   historyStats: (query: StatsQuery) => invoke<Stats>("history_stats", { query }),
+  historyTokens: (query: TokensQuery) => invoke<DayTokens[]>("history_tokens", { query }),
   toolCall: (id: string) => invoke<ToolCallDetail>("tool_call", { id }),
   /** Writes the filtered calls to `path`, or where the native save dialog says; null when it was closed. */
   exportHistory: (query: HistoryQuery, format: ExportFormat, path?: string) =>
@@ -105,6 +117,7 @@ export const api = {
   saveLimits: (limits: Limits) => invoke<Limits>("save_limits", { limits }),
   setToolEnabled: (name: string, enabled: boolean) => invoke<void>("set_tool_enabled", { name, enabled }),
   sandboxStatus: () => invoke<SandboxView>("sandbox_status"),
+  saveReadOnlyFolders: (folders: string[]) => invoke<SandboxView>("save_read_only_folders", { folders }),
   mcpConfig: () => invoke<McpConfigView>("mcp_config"),
   /** Adds a server, or replaces `previousName` (which may differ when renamed). */
   saveMcpServer: (previousName: string | null, server: McpServerConfig) => invoke<void>("save_mcp_server", { previousName, server }),

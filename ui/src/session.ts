@@ -2,7 +2,7 @@
 // actions the window offers — send, stop, answer an approval, switch conversations.
 import { useCallback, useEffect, useReducer, useRef, useState } from "react";
 import { api, errorMessage } from "./api";
-import type { ApprovalReply, Event } from "./bindings";
+import type { ApprovalReply, Event, TurnChanges, UndoReport } from "./bindings";
 import { recordTextLatency } from "./perf";
 import { applyEvents, emptyChat, runningTurn, type ChatState } from "./state/chat";
 
@@ -31,6 +31,12 @@ export interface Session {
   retry: () => void;
   stop: () => void;
   answer: (callId: string, reply: ApprovalReply) => Promise<void>;
+  /** Answers a question the model asked; `null` dismisses it. */
+  answerQuestion: (callId: string, answer: string | null) => Promise<void>;
+  /** The turns of this conversation that wrote files, by turn id. */
+  changes: Record<string, TurnChanges>;
+  /** Puts back what a turn wrote; `force` overwrites files changed since. */
+  undo: (turnId: string, force: boolean) => Promise<UndoReport>;
   open: (conversationId: string) => Promise<void>;
   reset: () => void;
   /** The last question asked, for retrying a failed turn. */
@@ -40,6 +46,7 @@ export interface Session {
 export function useSession(onTurnFinished: () => void): Session {
   const [chat, dispatch] = useReducer(reducer, emptyChat);
   const [outgoing, setOutgoing] = useState<Outgoing | null>(null);
+  const [changes, setChanges] = useState<Record<string, TurnChanges>>({});
   const queue = useRef<Event[]>([]);
   const scheduled = useRef(false);
   // Events of a conversation the window has left are dropped; each view gets a new token.
@@ -50,6 +57,14 @@ export function useSession(onTurnFinished: () => void): Session {
     chatRef.current = chat;
     finishedRef.current = onTurnFinished;
   });
+
+  // Which turns wrote files (for "Undo these changes"); stale answers for a conversation the
+  // window has left are dropped.
+  const loadChanges = useCallback(async (conversationId: string) => {
+    const token = view.current;
+    const turns = await api.turnChanges(conversationId).catch(() => []);
+    if (token === view.current) setChanges(Object.fromEntries(turns.map((turn) => [turn.turn_id, turn])));
+  }, []);
 
   const flush = useCallback(() => {
     scheduled.current = false;
@@ -66,8 +81,12 @@ export function useSession(onTurnFinished: () => void): Session {
         for (const time of textTimes) recordTextLatency(time, now);
       });
     }
-    if (events.some((e) => e.type === "turn_finished")) finishedRef.current();
-  }, []);
+    if (events.some((e) => e.type === "turn_finished")) {
+      finishedRef.current();
+      const id = events.find((e) => e.type === "turn_finished")?.conversation_id;
+      if (id) void loadChanges(id);
+    }
+  }, [loadChanges]);
 
   const enqueue = useCallback(
     (token: number, event: Event) => {
@@ -105,6 +124,23 @@ export function useSession(onTurnFinished: () => void): Session {
     await api.answerApproval(callId, reply);
   }, []);
 
+  const answerQuestion = useCallback(async (callId: string, text: string | null) => {
+    await api.answerQuestion(callId, text);
+  }, []);
+
+  const undo = useCallback(
+    async (turnId: string, force: boolean) => {
+      const id = chatRef.current.conversationId;
+      if (!id) throw new Error("no conversation");
+      try {
+        return await api.undoChanges(id, turnId, force);
+      } finally {
+        await loadChanges(id);
+      }
+    },
+    [loadChanges],
+  );
+
   const open = useCallback(async (conversationId: string) => {
     const loaded = await api.loadConversation(conversationId);
     view.current += 1;
@@ -114,12 +150,15 @@ export function useSession(onTurnFinished: () => void): Session {
     const state = applyEvents(emptyChat, loaded.events);
     performance.measure("tooltrail:fold-conversation", { start: started });
     dispatch({ kind: "reset", state });
-  }, []);
+    setChanges({});
+    void loadChanges(conversationId);
+  }, [loadChanges]);
 
   const reset = useCallback(() => {
     view.current += 1;
     queue.current = [];
     setOutgoing(null);
+    setChanges({});
     dispatch({ kind: "reset", state: emptyChat });
   }, []);
 
@@ -130,5 +169,5 @@ export function useSession(onTurnFinished: () => void): Session {
   }, [lastQuestion, send]);
 
   const busy = Boolean(runningTurn(chat)) || (outgoing !== null && outgoing.error === undefined);
-  return { chat, outgoing, busy, send, retry, stop, answer, open, reset, lastQuestion };
+  return { chat, outgoing, busy, send, retry, stop, answer, answerQuestion, changes, undo, open, reset, lastQuestion };
 }

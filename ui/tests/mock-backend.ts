@@ -18,6 +18,11 @@ interface Config extends HistoryConfig, SettingsConfig, SnippetsConfig {
   mcp?: unknown;
   /** When set, send_message fails with this error. */
   sendError?: { code: string; message: string } | null;
+  /** What turn_changes answers: the turns that wrote files. */
+  turnChanges?: unknown[];
+  /** When set, undo_changes fails with this error. */
+  undoError?: { code: string; message: string } | null;
+  undoReport?: unknown;
 }
 
 interface Invocation {
@@ -89,6 +94,13 @@ mockIPC((cmd, payload) => {
       return true;
     case "answer_approval":
       return null;
+    case "answer_question":
+      return null;
+    case "turn_changes":
+      return config.turnChanges ?? [];
+    case "undo_changes":
+      if (config.undoError) return Promise.reject(config.undoError);
+      return config.undoReport ?? { restored: [], removed: [] };
     case "plugin:event|listen": {
       const list = listeners.get(String(args.event)) ?? [];
       list.push(Number(args.handler));

@@ -4,6 +4,7 @@ import { useEffect, useRef, useState } from "react";
 import type { ApprovalReply } from "../bindings";
 import { useI18n } from "../i18n";
 import { argumentsText, type CallView } from "../state/chat";
+import { DiffView } from "./DiffView";
 
 interface Props {
   call: CallView;
@@ -25,6 +26,7 @@ export function ApprovalCard({ call, primary, onAnswer }: Props) {
   const reasonRef = useRef<HTMLInputElement>(null);
   const cardRef = useRef<HTMLElement>(null);
   const ask = call.ask;
+  const onceOnly = ask?.onceOnly === true;
 
   const answer = (reply: ApprovalReply) => {
     setSent(true);
@@ -57,10 +59,10 @@ export function ApprovalCard({ call, primary, onAnswer }: Props) {
       if (key === "y" || code === "KeyY") {
         event.preventDefault();
         answer({ decision: "allow_once" });
-      } else if (key === "a" || code === "KeyA") {
+      } else if (!onceOnly && (key === "a" || code === "KeyA")) {
         event.preventDefault();
         answer({ decision: "allow_for_conversation" });
-      } else if (ask?.rule && (key === "w" || code === "KeyW")) {
+      } else if (!onceOnly && ask?.rule && (key === "w" || code === "KeyW")) {
         event.preventDefault();
         answer({ decision: "allow_in_workspace" });
       } else if (key === "n" || code === "KeyN") {
@@ -84,7 +86,9 @@ export function ApprovalCard({ call, primary, onAnswer }: Props) {
           {ask.cwd === "." || ask.cwd === "" ? t("approvalFolderRoot") : t("approvalFolder", { cwd: ask.cwd })}
         </div>
       )}
+      {ask?.change && <DiffView change={ask.change} />}
       {ask?.reason && <div className="approval-reason">{t("approvalWhy", { reason: ask.reason })}</div>}
+      {onceOnly && <div className="approval-once muted">{t("approvalOnceOnly")}</div>}
       {failure && <div className="approval-failure">{failure}</div>}
       {denying ? (
         <form
@@ -120,10 +124,12 @@ export function ApprovalCard({ call, primary, onAnswer }: Props) {
           <button type="button" className="primary" disabled={sent} onClick={() => answer({ decision: "allow_once" })}>
             {t("allowOnce")} <kbd>Y</kbd>
           </button>
-          <button type="button" disabled={sent} onClick={() => answer({ decision: "allow_for_conversation" })}>
-            {t("allowConversation")} <kbd>A</kbd>
-          </button>
-          {ask?.rule && (
+          {!onceOnly && (
+            <button type="button" disabled={sent} onClick={() => answer({ decision: "allow_for_conversation" })}>
+              {t("allowConversation")} <kbd>A</kbd>
+            </button>
+          )}
+          {!onceOnly && ask?.rule && (
             <button
               type="button"
               disabled={sent}
@@ -140,7 +146,9 @@ export function ApprovalCard({ call, primary, onAnswer }: Props) {
       )}
       {sent && <div className="approval-sent">{t("approvalSent")}</div>}
       {!sent && !denying && ask?.rule && <div className="approval-rule">{t("allowWorkspaceHint", { rule: ask.rule })}</div>}
-      {!sent && !denying && <div className="approval-keys muted">{t(ask?.rule ? "approvalKeysRule" : "approvalKeys")}</div>}
+      {!sent && !denying && (
+        <div className="approval-keys muted">{t(onceOnly ? "approvalKeysOnce" : ask?.rule ? "approvalKeysRule" : "approvalKeys")}</div>
+      )}
     </section>
   );
 }

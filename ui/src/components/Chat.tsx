@@ -1,12 +1,14 @@
 // The conversation: each question, the answer as it streams (markdown, block by block), the
 // calls each round made (linked to the timeline), approval cards in place, errors with a retry.
 import { memo, useEffect, useLayoutEffect, useRef, useState, type ReactNode } from "react";
-import type { ApprovalReply } from "../bindings";
+import type { ApprovalReply, TurnChanges, UndoReport } from "../bindings";
 import { summarizeArguments } from "../format";
 import { useI18n } from "../i18n";
 import type { Outgoing } from "../session";
 import type { CallView, ChatState, RoundView, TurnView } from "../state/chat";
 import { ApprovalCard } from "./ApprovalCard";
+import { QuestionCard } from "./QuestionCard";
+import { UndoChanges } from "./UndoChanges";
 import { Markdown } from "./Markdown";
 import { formatCount } from "./history/query";
 import { CallTime, StatusIcon } from "./Status";
@@ -20,10 +22,14 @@ interface Props {
   reveal: number;
   onSelectCall: (callId: string) => void;
   onAnswer: (callId: string, reply: ApprovalReply) => Promise<void>;
+  onAnswerQuestion: (callId: string, answer: string | null) => Promise<void>;
+  /** The turns that wrote files, by turn id. */
+  changes: Record<string, TurnChanges>;
+  onUndo: (turnId: string, force: boolean) => Promise<UndoReport>;
   onRetry: () => void;
 }
 
-export function Chat({ chat, outgoing, folder, selected, reveal, onSelectCall, onAnswer, onRetry }: Props) {
+export function Chat({ chat, outgoing, folder, selected, reveal, onSelectCall, onAnswer, onAnswerQuestion, changes, onUndo, onRetry }: Props) {
   const { t } = useI18n();
   const scroller = useRef<HTMLDivElement>(null);
   const stickToBottom = useRef(true);
@@ -65,6 +71,9 @@ export function Chat({ chat, outgoing, folder, selected, reveal, onSelectCall, o
           selected={selected}
           onSelectCall={onSelectCall}
           onAnswer={onAnswer}
+          onAnswerQuestion={onAnswerQuestion}
+          changes={changes[turn.id]}
+          onUndo={onUndo}
           onRetry={onRetry}
         />
       ))}
@@ -98,10 +107,13 @@ interface TurnProps {
   selected: string | null;
   onSelectCall: (callId: string) => void;
   onAnswer: (callId: string, reply: ApprovalReply) => Promise<void>;
+  onAnswerQuestion: (callId: string, answer: string | null) => Promise<void>;
+  changes: TurnChanges | undefined;
+  onUndo: (turnId: string, force: boolean) => Promise<UndoReport>;
   onRetry: () => void;
 }
 
-const Turn = memo(function Turn({ turn, calls, isLast, firstWaiting, selected, onSelectCall, onAnswer, onRetry }: TurnProps) {
+const Turn = memo(function Turn({ turn, calls, isLast, firstWaiting, selected, onSelectCall, onAnswer, onAnswerQuestion, changes, onUndo, onRetry }: TurnProps) {
   const { t, lang } = useI18n();
   const [expanded, setExpanded] = useState(false);
   const hasText = turn.rounds.some((round) => round.text.length > 0);
@@ -141,6 +153,9 @@ const Turn = memo(function Turn({ turn, calls, isLast, firstWaiting, selected, o
                         <CallTime call={call} />
                       </button>
                       {call.phase === "waiting" && <ApprovalCard call={call} primary={firstWaiting === callId} onAnswer={onAnswer} />}
+                      {call.phase === "running" && call.question && (
+                        <QuestionCard call={call} primary={firstWaiting === undefined} onAnswer={onAnswerQuestion} />
+                      )}
                     </li>
                   );
                 })}
@@ -169,6 +184,7 @@ const Turn = memo(function Turn({ turn, calls, isLast, firstWaiting, selected, o
           </div>
         ))}
         {turn.status === "cancelled" && <div className="turn-note">{t("stopped")}</div>}
+        {changes && turn.status !== "running" && <UndoChanges changes={changes} onUndo={onUndo} />}
         {turn.usage.total_tokens > 0 && (
           <div
             className="turn-tokens muted"

@@ -1,10 +1,12 @@
 // English strings. Every string the window shows lives here and in zh.ts.
+import { editsEn } from "./edits";
 import { historyEn } from "./history";
 import { settingsEn } from "./settings";
 import { snippetsEn } from "./snippets";
 import { usageEn } from "./usage";
 
 export const en = {
+  ...editsEn,
   ...historyEn,
   ...settingsEn,
   ...snippetsEn,

@@ -1,11 +1,13 @@
 // 简体中文。
 import type { MessageKey } from "./en";
+import { editsZh } from "./edits";
 import { historyZh } from "./history";
 import { settingsZh } from "./settings";
 import { snippetsZh } from "./snippets";
 import { usageZh } from "./usage";
 
 export const zh: Record<MessageKey, string> = {
+  ...editsZh,
   ...historyZh,
   ...settingsZh,
   ...snippetsZh,

@@ -1,7 +1,7 @@
 // The chat's state and the pure reducer that folds protocol events into it. The window applies
 // live events and replays stored ones through the same function, so a redrawn conversation
 // looks exactly like the live one did.
-import type { ApprovalRecord, ErrorCode, Event, JsonValue, ToolError, ToolMode, ToolStatus, TurnEnd, Usage } from "../bindings";
+import type { ApprovalRecord, ErrorCode, Event, FileChange, JsonValue, ToolError, ToolMode, ToolStatus, TurnEnd, Usage } from "../bindings";
 
 /** Where a tool call is: its arguments streaming, waiting for approval, running, or ended. */
 export type CallPhase = "streaming" | "waiting" | "running" | ToolStatus;
@@ -12,6 +12,16 @@ export interface ApprovalAsk {
   reason: string;
   /** The rule "always allow in this folder" would keep, when the call can have one. */
   rule?: string;
+  /** The file change to approve, as a diff (`file_write`). */
+  change?: FileChange;
+  /** Only "allow once" or "deny": no rule or conversation allowance applies. */
+  onceOnly?: boolean;
+}
+
+/** A question a running call (`ask_user`) puts to the user. */
+export interface QuestionView {
+  text: string;
+  choices: string[];
 }
 
 export interface CallView {
@@ -34,6 +44,8 @@ export interface CallView {
   error?: ToolError;
   approval?: ApprovalRecord;
   ask?: ApprovalAsk;
+  /** The question the call asks the user, while and after it waits for the answer. */
+  question?: QuestionView;
   truncatedForModel?: boolean;
   /** The MCP server the tool belongs to (built-in tools have none). */
   server?: string;
@@ -293,8 +305,16 @@ function fold(draft: Draft, event: Event) {
         reason: event.reason,
         ...(event.cwd !== undefined ? { cwd: event.cwd } : {}),
         ...(event.rule !== undefined ? { rule: event.rule } : {}),
+        ...(event.change !== undefined ? { change: event.change } : {}),
+        ...(event.once_only ? { onceOnly: true } : {}),
       };
       if (!draft.state.waiting.includes(event.call_id)) draft.waiting().push(event.call_id);
+      return;
+    }
+    case "user_question": {
+      const call = draft.state.calls[event.call_id];
+      if (!call) return;
+      draft.call(event.call_id)!.question = { text: event.question, choices: event.choices };
       return;
     }
     case "tool_call_started": {

@@ -69,6 +69,12 @@ export function ToolsSection({ tools, onToggled }: Props) {
                 </label>
                 <p id={descriptionId} className="muted small-text cfg-description">
                   {about ? t(about) : tool.description}
+                  {tool.off_by_default && (
+                    <>
+                      {" "}
+                      <strong>{t("toolOffByDefault")}</strong>
+                    </>
+                  )}
                 </p>
               </div>
             </li>

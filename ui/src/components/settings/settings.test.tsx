@@ -51,8 +51,8 @@ function appSettings(partial: Partial<AppSettings> = {}): AppSettings {
     providers: [local, openai],
     limits: { max_rounds: 10, max_result_bytes: 32 * 1024, request_timeout_secs: 120, command_timeout_secs: 30 },
     tools: [
-      { name: "read_file", description: "Read a text file.", enabled: true },
-      { name: "execute_bash", description: "Run a bash command.", enabled: true },
+      { name: "read_file", description: "Read a text file.", enabled: true, off_by_default: false },
+      { name: "execute_bash", description: "Run a bash command.", enabled: true, off_by_default: false },
     ],
     config_path: "/c/config.toml",
     endpoint,
@@ -425,7 +425,7 @@ describe("ToolsSection", () => {
   it("describes the built-in tools in Chinese, and others in the backend's words", () => {
     render(
       <I18nProvider initial="zh">
-        <ToolsSection tools={[...appSettings().tools, { name: "future_tool", description: "Does something new.", enabled: false }]} onToggled={() => {}} />
+        <ToolsSection tools={[...appSettings().tools, { name: "future_tool", description: "Does something new.", enabled: false, off_by_default: false }]} onToggled={() => {}} />
       </I18nProvider>,
     );
     expect(screen.getByRole("switch", { name: "read_file" })).toHaveAccessibleDescription("读取工作区中的文本文件。");
