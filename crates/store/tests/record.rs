@@ -497,6 +497,53 @@ fn a_call_still_running_when_its_turn_ends_is_cancelled() {
 }
 
 #[test]
+fn a_call_stopped_while_it_waited_for_approval_is_recorded_with_its_description() {
+    let (_dir, store) = open();
+    let mut script = Script::new("conv_1", "turn_1", T0);
+    let args = json!({"command": "sleep 10"});
+    script
+        .start(WS, "q")
+        .push(EventBody::ApprovalRequested {
+            call_id: "call_1".into(),
+            tool: "execute_bash".into(),
+            arguments: args.clone(),
+            summary: "sleep 10".into(),
+            cwd: None,
+            reason: "unknown program".into(),
+            rule: None,
+            change: None,
+            once_only: false,
+        })
+        .finished(
+            1,
+            "call_1",
+            "execute_bash",
+            args,
+            CallEnd {
+                status: ToolStatus::Cancelled,
+                result: "error [cancelled]: the user stopped the answer before this call ran"
+                    .into(),
+                error: Some(ToolError::new(
+                    ToolErrorCode::Cancelled,
+                    "the user stopped the answer before this call ran",
+                )),
+                approval: ApprovalRecord {
+                    allowed: false,
+                    by: ApprovalBy::User,
+                    reason: Some("the answer was stopped".into()),
+                },
+            },
+        );
+    record(&store, &script);
+    let rows = all(&store, HistoryFilter::default());
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0].status, CallStatus::Cancelled);
+    assert_eq!(rows[0].description, "The execute_bash tool.");
+    // With no start of its own, it started its duration before it ended.
+    assert_eq!(rows[0].started_ms, T0 + 14 - 12);
+}
+
+#[test]
 fn a_refused_event_is_reported_and_does_not_lose_its_neighbours() {
     let (_dir, store) = open();
     let mut script = Script::new("conv_1", "turn_1", T0);
