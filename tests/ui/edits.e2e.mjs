@@ -1,0 +1,108 @@
+// The real app in a real window (Xvfb, WebKitWebDriver): the model asks the user a question on
+// the chat's question card, answered from the keyboard; then proposes an edit whose diff waits
+// on the approval card, approved with the keyboard; the file changes on disk; and "Undo these
+// changes" puts it back. Once in English and light, once in Chinese and dark, with screenshots.
+import assert from "node:assert/strict";
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { repo, run, screenshots, test } from "./lib.mjs";
+import { Session, startDriver, startScriptedModel } from "./webdriver.mjs";
+
+const app = process.env.TOOLTRAIL_APP ?? join(repo, "target/debug/tooltrail-app");
+const scriptedModel = process.env.SCRIPTED_MODEL ?? join(repo, "target/debug/scripted-model");
+// Screenshots need WebKit's DMA-BUF renderer (see app.e2e.mjs).
+process.env.WEBKIT_DISABLE_DMABUF_RENDERER ??= "0";
+
+const shoot = async (session, name) => {
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  writeFileSync(join(screenshots, `app-e2e-${name}.png`), await session.screenshot());
+};
+
+for (const [lang, theme] of [
+  ["en", "light"],
+  ["zh", "dark"],
+]) {
+  test(`a question answered on its card, an edit approved from its diff and undone (${lang}, ${theme})`, async () => {
+    const folder = join(mkdtempSync(join(tmpdir(), "tooltrail-e2e-")), "demo-project");
+    cpSync(join(repo, "tests/ui/fixtures/demo-project"), folder, { recursive: true });
+    const mainGo = join(folder, "main.go");
+    const before = readFileSync(mainGo, "utf8");
+    const after = before.replace('":8080"', '":9090"');
+    assert.notEqual(after, before);
+
+    const configDir = mkdtempSync(join(tmpdir(), "tooltrail-config-"));
+    // file_write is off until turned on.
+    writeFileSync(join(configDir, "config.toml"), 'enabled_tools = ["file_write"]\n');
+    const script = join(configDir, "script.json");
+    writeFileSync(
+      script,
+      JSON.stringify([
+        { tool_calls: [{ name: "ask_user", arguments: { question: "Which port should the service listen on?", choices: ["8080", "9090"] } }] },
+        { tool_calls: [{ name: "file_write", arguments: { path: "main.go", content: after } }] },
+        { text: "The service now listens on port 9090." },
+      ]),
+    );
+    const model = await startScriptedModel(scriptedModel, script);
+    const driver = await startDriver({
+      ...process.env,
+      TAURI_WEBVIEW_AUTOMATION: "true",
+      TOOLTRAIL_BASE_URL: model.url,
+      TOOLTRAIL_MODEL: "scripted",
+      TOOLTRAIL_CONFIG_DIR: configDir,
+      TOOLTRAIL_DATA_DIR: join(configDir, "data"),
+      GTK_THEME: theme === "dark" ? "Adwaita:dark" : "Adwaita",
+    });
+    let session;
+    try {
+      session = await Session.start(driver.base, app, [folder]);
+      const box = await session.waitFor(".composer textarea");
+      if (lang === "zh") {
+        await session.script(
+          "const s = document.querySelector('.language select'); s.value = 'zh'; s.dispatchEvent(new Event('change', { bubbles: true }));",
+        );
+      }
+      await session.type(box, "Move the service to another port.\uE007");
+
+      // The question waits on its card, with the choices; "2" picks the second.
+      const question = await session.waitFor(".question-card");
+      assert.match(await session.text(question), /Which port should the service listen on\?/);
+      await shoot(session, `question-${theme}-${lang}`);
+      await session.type(await session.find(".question-card input"), "2");
+
+      // The edit waits with its diff; nothing is written yet.
+      const card = await session.waitFor(".approval-card .diff");
+      const rows = await session.script(
+        "return [...document.querySelectorAll('.approval-card tr.diff-line')].filter(r => !r.classList.contains('diff-context')).map(r => [...r.querySelectorAll('td')].map(c => c.textContent).join('|'))",
+      );
+      assert.deepEqual(rows, ['11||−|\tlog.Fatal(http.ListenAndServe(":8080", nil))', '|11|+|\tlog.Fatal(http.ListenAndServe(":9090", nil))']);
+      assert.equal(await session.script("return document.querySelectorAll('.approval-card .approval-actions button').length"), 2);
+      assert.equal(readFileSync(mainGo, "utf8"), before);
+      assert.ok(card);
+      await shoot(session, `diff-${theme}-${lang}`);
+
+      // Approved with the keyboard: the file changes on disk.
+      await session.type(await session.find(".approval-card"), "y");
+      await session.until("the answer", async () => (await session.text(await session.find('[data-testid="chat"]'))).includes("port 9090"));
+      assert.equal(readFileSync(mainGo, "utf8"), after);
+      const asked = await session.script(
+        "return [...document.querySelectorAll('.timeline-card[data-call-id]')].map(c => c.querySelector('.card-tool').textContent + ':' + c.className.match(/phase-(\\w+)/)[1])",
+      );
+      assert.deepEqual(asked.sort(), ["ask_user:success", "file_write:success"]);
+
+      // Undone from the app.
+      const undo = await session.waitFor('[data-testid="turn-undo"] button');
+      await shoot(session, `undo-${theme}-${lang}`);
+      await session.click(undo);
+      await session.until("the undone note", async () => /undone|已撤销/i.test(await session.text(await session.find('[data-testid="turn-undo"]'))));
+      assert.equal(readFileSync(mainGo, "utf8"), before);
+      await shoot(session, `undone-${theme}-${lang}`);
+    } finally {
+      await session?.end();
+      driver.child.kill();
+      model.child.kill();
+    }
+  });
+}
+
+process.exit((await run()) ? 1 : 0);
