@@ -23,7 +23,6 @@ mod commands;
 mod error;
 mod mcp;
 mod preferences;
-mod questions;
 mod recent;
 mod records;
 mod settings;
@@ -67,7 +66,6 @@ pub fn run() -> anyhow::Result<()> {
         .manage(host)
         .manage(turns::RunningTurns::default())
         .manage(approvals::PendingApprovals::default())
-        .manage(questions::PendingQuestions::default())
         .setup(move |app| {
             if let Some(folder) = folder {
                 // A folder that cannot be opened leaves the window on its start screen.
@@ -88,9 +86,6 @@ pub fn run() -> anyhow::Result<()> {
             commands::send_message,
             commands::cancel_turn,
             commands::answer_approval,
-            commands::answer_question,
-            commands::turn_changes,
-            commands::undo_changes,
             commands::list_conversations,
             commands::load_conversation,
             commands::mcp_servers,
@@ -117,7 +112,6 @@ pub fn run() -> anyhow::Result<()> {
             commands::save_limits,
             commands::set_tool_enabled,
             commands::sandbox_status,
-            commands::save_read_only_folders,
             commands::mcp_config,
             commands::save_mcp_server,
             commands::remove_mcp_server,

@@ -14,7 +14,6 @@ use tooltrail_settings::keychain::{KeyStore, OsKeychain};
 use tooltrail_settings::tool_modes::{LearnedToolMode, LearnedToolModes};
 use tooltrail_settings::{ConfigEditor, ConfigFile, Limits, Provider, config_path};
 use tooltrail_tools::ToolRegistry;
-use tooltrail_tools::builtin::OFF_BY_DEFAULT;
 use ts_rs::TS;
 
 use crate::error::{CommandError, CommandResult, sentence};
@@ -33,6 +32,14 @@ pub struct ProviderView {
     pub active: bool,
     /// How tools are offered to its models; `None` follows the file (auto by default).
     pub tool_mode: Option<ToolMode>,
+    /// US dollars per million prompt tokens, when the user gave a price.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub price_input_per_mtok: Option<f64>,
+    /// US dollars per million answer tokens, when the user gave a price.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub price_output_per_mtok: Option<f64>,
 }
 
 #[derive(Debug, Clone, Serialize, TS)]
@@ -40,8 +47,6 @@ pub struct ToolToggle {
     pub name: String,
     pub description: String,
     pub enabled: bool,
-    /// Off until the user turns it on (it changes files: `file_write`).
-    pub off_by_default: bool,
 }
 
 #[derive(Debug, Clone, Serialize, TS)]
@@ -81,6 +86,10 @@ pub struct ProviderInput {
     pub api_key: Option<String>,
     /// `None` follows the file's `tool_mode` (auto by default).
     pub tool_mode: Option<ToolMode>,
+    /// US dollars per million prompt tokens; `None` for no price.
+    pub price_input_per_mtok: Option<f64>,
+    /// US dollars per million answer tokens; `None` for no price.
+    pub price_output_per_mtok: Option<f64>,
 }
 
 fn path() -> CommandResult<PathBuf> {
@@ -113,18 +122,15 @@ pub fn load() -> CommandResult<AppSettings> {
             base_url: p.base_url.clone(),
             model: p.model.clone(),
             tool_mode: p.tool_mode,
+            price_input_per_mtok: p.price_input_per_mtok,
+            price_output_per_mtok: p.price_output_per_mtok,
         })
         .collect();
     let tools = ToolRegistry::with_builtins()
         .specs()
         .into_iter()
         .map(|spec| ToolToggle {
-            enabled: if OFF_BY_DEFAULT.contains(&spec.name.as_str()) {
-                file.enabled_tools.contains(&spec.name)
-            } else {
-                !file.disabled_tools.contains(&spec.name)
-            },
-            off_by_default: OFF_BY_DEFAULT.contains(&spec.name.as_str()),
+            enabled: !file.disabled_tools.contains(&spec.name),
             description: first_sentence(&spec.description),
             name: spec.name,
         })
@@ -179,6 +185,8 @@ pub fn save_provider(input: ProviderInput, activate: bool) -> CommandResult<Prov
         base_url: input.base_url,
         model: input.model,
         tool_mode: input.tool_mode,
+        price_input_per_mtok: input.price_input_per_mtok,
+        price_output_per_mtok: input.price_output_per_mtok,
     })?;
     let key_stored = match input.api_key.as_deref().map(str::trim) {
         None => matches!(OsKeychain.get(&stored.id), Ok(Some(_))),
@@ -203,6 +211,8 @@ pub fn save_provider(input: ProviderInput, activate: bool) -> CommandResult<Prov
         base_url: stored.base_url,
         model: stored.model,
         tool_mode: stored.tool_mode,
+        price_input_per_mtok: stored.price_input_per_mtok,
+        price_output_per_mtok: stored.price_output_per_mtok,
     })
 }
 
@@ -244,11 +254,7 @@ pub fn set_tool_enabled(name: &str, enabled: bool) -> CommandResult<()> {
         ));
     }
     edit(|editor| {
-        if OFF_BY_DEFAULT.contains(&name) {
-            editor.set_tool_turned_on(name, enabled);
-        } else {
-            editor.set_tool_enabled(name, enabled);
-        }
+        editor.set_tool_enabled(name, enabled);
         Ok(())
     })
 }

@@ -9,6 +9,7 @@ use tooltrail_store::{
     ApprovalRule, CallStatus, Cursor, Format, HistoryFilter, HistoryRow, MessageSearch, RuleKind,
     Stats, StatsFilter, Store, StoreError, ToolCallRecord,
 };
+use tooltrail_store::{DayTokens, TokenFilter};
 use ts_rs::TS;
 
 use crate::error::{CommandError, CommandResult, sentence};
@@ -135,6 +136,33 @@ pub struct StatsQuery {
     pub all_workspaces: bool,
     pub since: Option<i64>,
     pub until: Option<i64>,
+}
+
+/// Which requests' tokens the stats screen adds up. Every field may be left out.
+#[derive(Debug, Clone, Default, Deserialize, TS)]
+#[serde(default)]
+#[ts(optional_fields = nullable)]
+pub struct TokensQuery {
+    #[ts(optional, as = "Option<bool>")]
+    pub all_workspaces: bool,
+    pub since: Option<i64>,
+    pub until: Option<i64>,
+    /// Minutes to add to UTC for the user's local time, whose calendar days are counted.
+    #[ts(optional, as = "Option<i32>")]
+    pub utc_offset_minutes: i32,
+}
+
+pub fn tokens(
+    store: &Store,
+    workspace: &str,
+    query: &TokensQuery,
+) -> CommandResult<Vec<DayTokens>> {
+    Ok(store.tokens_per_day(&TokenFilter {
+        workspace: (!query.all_workspaces).then(|| workspace.to_string()),
+        since: query.since,
+        until: query.until,
+        utc_offset_minutes: query.utc_offset_minutes,
+    })?)
 }
 
 pub fn stats(store: &Store, workspace: &str, query: &StatsQuery) -> CommandResult<Stats> {

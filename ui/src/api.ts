@@ -35,8 +35,6 @@ import type {
   StatsQuery,
   TokensQuery,
   ToolCallDetail,
-  TurnChanges,
-  UndoReport,
   WorkspaceInfo,
 } from "./bindings";
 
@@ -65,13 +63,6 @@ export const api = {
   },
   cancelTurn: (conversationId: string) => invoke<boolean>("cancel_turn", { conversationId }),
   answerApproval: (callId: string, reply: ApprovalReply) => invoke<void>("answer_approval", { callId, reply }),
-  /** Answers an `ask_user` question; `null` dismisses it. */
-  answerQuestion: (callId: string, answer: string | null) => invoke<void>("answer_question", { callId, answer }),
-  /** The turns of a conversation that wrote files, oldest first. */
-  turnChanges: (conversationId: string) => invoke<TurnChanges[]>("turn_changes", { conversationId }),
-  /** Puts back what a turn (or, without `turnId`, the whole conversation) wrote. */
-  undoChanges: (conversationId: string, turnId: string | null, force: boolean) =>
-    invoke<UndoReport>("undo_changes", { conversationId, turnId, force }),
   listConversations: () => invoke<ConversationSummary[]>("list_conversations"),
   loadConversation: (conversationId: string) => invoke<LoadedConversation>("load_conversation", { conversationId }),
   mcpServers: () => invoke<McpOverview>("mcp_servers"),
@@ -117,7 +108,6 @@ export const api = {
   saveLimits: (limits: Limits) => invoke<Limits>("save_limits", { limits }),
   setToolEnabled: (name: string, enabled: boolean) => invoke<void>("set_tool_enabled", { name, enabled }),
   sandboxStatus: () => invoke<SandboxView>("sandbox_status"),
-  saveReadOnlyFolders: (folders: string[]) => invoke<SandboxView>("save_read_only_folders", { folders }),
   mcpConfig: () => invoke<McpConfigView>("mcp_config"),
   /** Adds a server, or replaces `previousName` (which may differ when renamed). */
   saveMcpServer: (previousName: string | null, server: McpServerConfig) => invoke<void>("save_mcp_server", { previousName, server }),

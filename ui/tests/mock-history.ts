@@ -5,6 +5,7 @@ import type {
   CallStatus,
   CommandError,
   ConversationSummary,
+  DayTokens,
   ExportFormat,
   HistoryQuery,
   HistoryRow,
@@ -13,6 +14,7 @@ import type {
   Stats,
   StatsQuery,
   StatusCounts,
+  TokensQuery,
   ToolStats,
 } from "../src/api";
 
@@ -36,6 +38,8 @@ export interface HistoryConfig {
   exportError?: CommandError | null;
   /** The open folder's messages that search_messages finds among (by their snippet). */
   messages?: MessageHitView[];
+  /** What history_tokens answers: tokens per day and model, oldest first. */
+  tokens?: DayTokens[];
 }
 
 /** What the shared config holds that these commands read (declared in the other modules). */
@@ -206,6 +210,11 @@ function historyCalls(query: HistoryQuery, config: HistoryConfig & Shared) {
   return later(config, { items, next });
 }
 
+function historyTokens(query: TokensQuery, config: HistoryConfig): DayTokens[] | Promise<DayTokens[]> {
+  const days = (config.tokens ?? []).filter((day) => (query.since == null || day.day_start_ms >= query.since) && (query.until == null || day.day_start_ms < query.until));
+  return later(config, days);
+}
+
 function emptyCounts(): StatusCounts {
   return { running: 0, success: 0, error: 0, denied: 0, cancelled: 0, timeout: 0 };
 }
@@ -312,6 +321,8 @@ export function historyCommand(cmd: string, args: Record<string, unknown>, confi
       return historyCalls((args.query ?? {}) as HistoryQuery, state);
     case "history_stats":
       return historyStats((args.query ?? {}) as StatsQuery, state);
+    case "history_tokens":
+      return historyTokens((args.query ?? {}) as TokensQuery, state);
     case "tool_call":
       return toolCall(String(args.id), state);
     case "export_history":

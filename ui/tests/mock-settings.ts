@@ -50,14 +50,13 @@ export const BUILTIN_TOOLS = [
   { name: "search_text", description: "Search file contents for a regular expression or plain text." },
   { name: "count_lines", description: "Count lines (as wc -l) in a file, or in every file below a folder." },
   { name: "execute_bash", description: "Run a bash command in the workspace; anything that could change files waits for approval." },
-  { name: "file_write", description: "Write a text file in the workspace: overwrite (default), create (fails if it exists) or append." },
 ];
 
 function defaultSettings(): AppSettings {
   return {
     providers: [{ id: "local-ollama", name: "Local Ollama", base_url: DEFAULT_BASE_URL, model: "qwen2.5-coder:7b", key_stored: false, active: true, tool_mode: null }],
     limits: { max_rounds: 10, max_result_bytes: 32 * 1024, request_timeout_secs: 120, command_timeout_secs: 30 },
-    tools: BUILTIN_TOOLS.map((tool) => ({ ...tool, enabled: tool.name !== "file_write", off_by_default: tool.name === "file_write" })),
+    tools: BUILTIN_TOOLS.map((tool) => ({ ...tool, enabled: true })),
     config_path: "/home/me/.config/tooltrail/config.toml",
     endpoint: { base_url: DEFAULT_BASE_URL, model: "qwen2.5-coder:7b", api_key_set: false, config_path: "/home/me/.config/tooltrail/config.toml", problem: null, key_problem: null },
     keychain: { available: true, message: null },
@@ -130,6 +129,12 @@ function saveProvider(config: SettingsConfig, input: ProviderInput, makeActive: 
   provider.model = input.model?.trim() || null;
   // null (or left out): the default, auto; the backend leaves tool_mode out of the provider.
   provider.tool_mode = input.tool_mode ?? null;
+  // Left out: no price (the backend leaves it out of the file and of the view).
+  for (const key of ["price_input_per_mtok", "price_output_per_mtok"] as const) {
+    const price = input[key];
+    if (price === undefined || price === null) delete provider[key];
+    else provider[key] = price;
+  }
   if (apiKey === "") {
     delete keys(config)[provider.id];
     provider.key_stored = false;

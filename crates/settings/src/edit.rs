@@ -14,7 +14,7 @@ use crate::{
 };
 
 /// A model endpoint the user set up. Its API key, if any, is in the OS keychain under its id.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Provider {
     pub id: String,
     pub name: String,
@@ -25,6 +25,13 @@ pub struct Provider {
     /// default).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_mode: Option<ToolMode>,
+    /// What a million prompt tokens cost at this provider, in US dollars: the stats screen
+    /// turns the tokens it counts into a cost with it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price_input_per_mtok: Option<f64>,
+    /// What a million answer (completion) tokens cost, in US dollars.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price_output_per_mtok: Option<f64>,
 }
 
 /// The limits a user may change.
@@ -119,6 +126,19 @@ impl ConfigEditor {
             ));
         }
         check_base_url(&provider.base_url)?;
+        for price in [
+            provider.price_input_per_mtok,
+            provider.price_output_per_mtok,
+        ]
+        .into_iter()
+        .flatten()
+        {
+            if !price.is_finite() || price < 0.0 {
+                return Err(SettingsError::BadValue(
+                    "a price per million tokens must be a number of dollars, 0 or more".to_string(),
+                ));
+            }
+        }
         let providers = self.providers_mut()?;
         if provider.id.is_empty() {
             let taken: Vec<String> = providers.iter().filter_map(table_id).collect();
@@ -142,6 +162,15 @@ impl ConfigEditor {
             Some(mode) => table.insert("tool_mode", value(mode.as_str())),
             None => table.remove("tool_mode"),
         };
+        for (key, price) in [
+            ("price_input_per_mtok", provider.price_input_per_mtok),
+            ("price_output_per_mtok", provider.price_output_per_mtok),
+        ] {
+            match price {
+                Some(price) => table.insert(key, value(price)),
+                None => table.remove(key),
+            };
+        }
         match index.and_then(|i| providers.get_mut(i)) {
             Some(slot) => *slot = table,
             None => providers.push(table),
@@ -205,19 +234,9 @@ impl ConfigEditor {
 
     /// Turns a tool off (it is then not offered to the model) or back on.
     pub fn set_tool_enabled(&mut self, tool: &str, enabled: bool) {
-        self.set_listed("disabled_tools", tool, !enabled);
-    }
-
-    /// Turns on (or off again) a tool that is off until turned on (`enabled_tools`).
-    pub fn set_tool_turned_on(&mut self, tool: &str, on: bool) {
-        self.set_listed("enabled_tools", tool, on);
-    }
-
-    /// Puts `tool` in the list `key` or takes it out; an empty list leaves the file.
-    fn set_listed(&mut self, key: &str, tool: &str, listed: bool) {
         let mut names: Vec<String> = self
             .doc
-            .get(key)
+            .get("disabled_tools")
             .and_then(Item::as_array)
             .map(|list| {
                 list.iter()
@@ -226,14 +245,15 @@ impl ConfigEditor {
             })
             .unwrap_or_default();
         names.retain(|name| name != tool);
-        if listed {
+        if !enabled {
             names.push(tool.to_string());
             names.sort();
         }
         if names.is_empty() {
-            self.doc.remove(key);
+            self.doc.remove("disabled_tools");
         } else {
-            self.doc.insert(key, value(names.iter().collect::<Array>()));
+            self.doc
+                .insert("disabled_tools", value(names.iter().collect::<Array>()));
         }
     }
 
@@ -342,7 +362,49 @@ mod tests {
             base_url: url.to_string(),
             model: None,
             tool_mode: None,
+            price_input_per_mtok: None,
+            price_output_per_mtok: None,
         }
+    }
+
+    #[test]
+    fn prices_are_written_read_back_and_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        let mut editor = ConfigEditor::open(&path).unwrap();
+        let stored = editor
+            .upsert_provider(Provider {
+                price_input_per_mtok: Some(0.15),
+                price_output_per_mtok: Some(0.6),
+                ..provider("OpenAI", "https://api.openai.com/v1")
+            })
+            .unwrap();
+        editor.save().unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let config = crate::read_config_text(&text, &path).unwrap();
+        assert_eq!(config.providers[0].price_input_per_mtok, Some(0.15));
+        assert_eq!(config.providers[0].price_output_per_mtok, Some(0.6));
+
+        let mut editor = ConfigEditor::open(&path).unwrap();
+        editor
+            .upsert_provider(Provider {
+                price_output_per_mtok: None,
+                ..stored.clone()
+            })
+            .unwrap();
+        editor.save().unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(!text.contains("price_output_per_mtok"), "{text}");
+
+        let mut editor = ConfigEditor::open(&path).unwrap();
+        let refused = editor.upsert_provider(Provider {
+            price_input_per_mtok: Some(-1.0),
+            ..stored
+        });
+        assert!(
+            matches!(refused, Err(SettingsError::BadValue(ref m)) if m.contains("0 or more")),
+            "{refused:?}"
+        );
     }
 
     #[test]

@@ -83,6 +83,7 @@ mod snippets;
 mod stats;
 mod status;
 mod store;
+mod tokens;
 mod writer;
 
 pub use conversations::{ConversationFilter, ConversationSummary, NewConversation};
@@ -106,4 +107,5 @@ pub use snippets::{NewSnippet, SavedSnippet, Snippet, SnippetSummary};
 pub use stats::{Stats, StatsFilter, StatusCounts, ToolStats};
 pub use status::CallStatus;
 pub use store::Store;
+pub use tokens::{DayTokens, TokenFilter};
 pub use writer::PREVIEW_BYTES;

@@ -17,4 +17,12 @@ api_key?: string | null,
 /**
  * `None` follows the file's `tool_mode` (auto by default).
  */
-tool_mode?: ToolMode | null, };
+tool_mode?: ToolMode | null, 
+/**
+ * US dollars per million prompt tokens; `None` for no price.
+ */
+price_input_per_mtok?: number | null, 
+/**
+ * US dollars per million answer tokens; `None` for no price.
+ */
+price_output_per_mtok?: number | null, };

@@ -17,4 +17,12 @@ active: boolean,
 /**
  * How tools are offered to its models; `None` follows the file (auto by default).
  */
-tool_mode: ToolMode | null, };
+tool_mode: ToolMode | null, 
+/**
+ * US dollars per million prompt tokens, when the user gave a price.
+ */
+price_input_per_mtok?: number, 
+/**
+ * US dollars per million answer tokens, when the user gave a price.
+ */
+price_output_per_mtok?: number, };

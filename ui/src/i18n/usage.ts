@@ -30,6 +30,7 @@ export const usageEn = {
   statsTokensTitle: "Tokens per day",
   statsTokensEmpty: "No token counts recorded in this period.",
   statsColDay: "Day",
+  statsColModel: "Model",
   statsColPrompt: "Prompt",
   statsColCompletion: "Answer",
   statsColTokens: "Total",
@@ -37,6 +38,12 @@ export const usageEn = {
   statsCostHint: "From the prices per million tokens set for the provider in Settings → Providers.",
   statsCostUnknown: "No price set",
   statsTokensTableLabel: "Tokens per day",
+
+  // Settings → Providers: prices
+  cfgPriceInput: "Price of prompt tokens (USD per million)",
+  cfgPriceOutput: "Price of answer tokens (USD per million)",
+  cfgPriceHint: "Optional. The Stats screen turns this provider's tokens into a cost with it.",
+  cfgPriceInvalid: "Enter a number of dollars, 0 or more.",
 };
 
 export const usageZh: Record<keyof typeof usageEn, string> = {
@@ -66,6 +73,7 @@ export const usageZh: Record<keyof typeof usageEn, string> = {
   statsTokensTitle: "每日词元",
   statsTokensEmpty: "这段时间没有记录词元数。",
   statsColDay: "日期",
+  statsColModel: "模型",
   statsColPrompt: "提示",
   statsColCompletion: "回答",
   statsColTokens: "合计",
@@ -73,4 +81,9 @@ export const usageZh: Record<keyof typeof usageEn, string> = {
   statsCostHint: "按设置 → 提供方中为该提供方设定的每百万词元价格计算。",
   statsCostUnknown: "未设价格",
   statsTokensTableLabel: "每日词元",
+
+  cfgPriceInput: "提示词元价格（美元/百万）",
+  cfgPriceOutput: "回答词元价格（美元/百万）",
+  cfgPriceHint: "可选。统计页面据此把该提供方的词元换算成费用。",
+  cfgPriceInvalid: "请输入不小于 0 的美元金额。",
 };

@@ -4,6 +4,7 @@ import { api, errorMessage, type Stats, type WorkspaceInfo } from "../../api";
 import { formatDuration } from "../../format";
 import { useI18n, type Translate } from "../../i18n";
 import { failures, formatCount, formatRate, STATS_RANGES, statsQuery, successRate, weightedAverage, type StatsRange } from "./query";
+import { TokensPerDay } from "./TokensPerDay";
 
 interface Props {
   workspace: WorkspaceInfo;
@@ -28,6 +29,8 @@ export function StatsView({ workspace }: Props) {
   const [range, setRange] = useState<StatsRange>("all");
   const [loaded, setLoaded] = useState<Loaded>({ key: "", stats: null, error: null });
   const key = JSON.stringify([workspace.path, allWorkspaces, range]);
+  // "Last 7 days" up to when the period was picked, for the tokens as for the calls.
+  const [rangeStart, setRangeStart] = useState(() => Date.now());
 
   useEffect(() => {
     let gone = false;
@@ -59,7 +62,10 @@ export function StatsView({ workspace }: Props) {
       </header>
       <div className="hist-segmented" role="radiogroup" aria-label={t("statsPeriod")}>
         {STATS_RANGES.map((option) => (
-          <button key={option} type="button" role="radio" aria-checked={range === option} className={range === option ? "active" : ""} onClick={() => setRange(option)}>
+          <button key={option} type="button" role="radio" aria-checked={range === option} className={range === option ? "active" : ""} onClick={() => {
+              setRange(option);
+              setRangeStart(Date.now());
+            }}>
             {t(RANGE_LABELS[option])}
           </button>
         ))}
@@ -77,6 +83,7 @@ export function StatsView({ workspace }: Props) {
       ) : (
         <StatsTable t={t} lang={lang} stats={stats} />
       )}
+      <TokensPerDay allWorkspaces={allWorkspaces} since={statsQuery(allWorkspaces, range, rangeStart).since ?? null} />
     </main>
   );
 }

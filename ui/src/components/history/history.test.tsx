@@ -1,6 +1,6 @@
 import { act, fireEvent, render, screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { api, type ConversationSummary, type HistoryRow, type RuleView, type Stats, type StatusCounts } from "../../api";
 import { I18nProvider, translate } from "../../i18n";
 import { CallDetail } from "./CallDetail";
@@ -224,6 +224,12 @@ describe("CallDetail", () => {
 });
 
 describe("StatsView", () => {
+  // The tokens per day ask too; tokens.test.tsx tests them.
+  beforeEach(() => {
+    vi.spyOn(api, "historyTokens").mockResolvedValue([]);
+    vi.spyOn(api, "getSettings").mockRejectedValue(new Error("no settings here"));
+  });
+
   it("shows calls, success rate, errors, denied and durations per tool, with totals", async () => {
     const stats: Stats = {
       total: 14,

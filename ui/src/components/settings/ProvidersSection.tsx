@@ -343,6 +343,12 @@ export function ProvidersSection({ settings, onChanged }: Props) {
                 </select>
               )}
             </Field>
+            <Field label={t("cfgPriceInput")} hint={t("cfgPriceHint")} problem={problems.price_input ?? null}>
+              {(control) => <input {...control} inputMode="decimal" className="cfg-mono cfg-price" value={form.price_input} onChange={(e) => update({ price_input: e.target.value })} autoComplete="off" placeholder="0.15" />}
+            </Field>
+            <Field label={t("cfgPriceOutput")} problem={problems.price_output ?? null}>
+              {(control) => <input {...control} inputMode="decimal" className="cfg-mono cfg-price" value={form.price_output} onChange={(e) => update({ price_output: e.target.value })} autoComplete="off" placeholder="0.60" />}
+            </Field>
           </div>
 
           <div className="cfg-test">

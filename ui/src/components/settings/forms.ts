@@ -56,12 +56,27 @@ export interface ProviderForm {
   needsKey: boolean | null;
   /** How tools are offered to its models; null: the default, auto. */
   tool_mode: ToolMode | null;
+  /** US dollars per million prompt and answer tokens, as typed; empty for no price. */
+  price_input: string;
+  price_output: string;
 }
 
-export const EMPTY_PROVIDER_FORM: ProviderForm = { id: null, name: "", base_url: "", model: "", api_key: "", removeKey: false, needsKey: null, tool_mode: null };
+export const EMPTY_PROVIDER_FORM: ProviderForm = { id: null, name: "", base_url: "", model: "", api_key: "", removeKey: false, needsKey: null, tool_mode: null, price_input: "", price_output: "" };
 
 export function providerFormFrom(provider: ProviderView): ProviderForm {
-  return { id: provider.id, name: provider.name, base_url: provider.base_url, model: provider.model ?? "", api_key: "", removeKey: false, needsKey: null, tool_mode: provider.tool_mode };
+  return { id: provider.id, name: provider.name, base_url: provider.base_url, model: provider.model ?? "", api_key: "", removeKey: false, needsKey: null, tool_mode: provider.tool_mode, price_input: priceText(provider.price_input_per_mtok), price_output: priceText(provider.price_output_per_mtok) };
+}
+
+function priceText(price: number | null | undefined): string {
+  return price === undefined || price === null ? "" : String(price);
+}
+
+/** A typed price: a number of dollars, 0 or more; `null` when the field is empty; NaN when it is not a price. */
+export function parsePrice(text: string): number | null {
+  const trimmed = text.trim();
+  if (!trimmed) return null;
+  const price = Number(trimmed);
+  return Number.isFinite(price) && price >= 0 ? price : Number.NaN;
 }
 
 /** The tool modes offered in the provider form, the default first. */
@@ -101,11 +116,16 @@ export function applyPreset(form: ProviderForm, preset: ProviderPreset, takenNam
     needsKey: preset.needsKey,
     // Another endpoint may do function calling or not: back to the default.
     tool_mode: null,
+    // Another endpoint charges other prices, if any.
+    price_input: "",
+    price_output: "",
   };
 }
 
-export function validateProvider(form: ProviderForm, providers: readonly ProviderView[]): Problems<"name" | "base_url"> {
-  const problems: Problems<"name" | "base_url"> = {};
+export function validateProvider(form: ProviderForm, providers: readonly ProviderView[]): Problems<"name" | "base_url" | "price_input" | "price_output"> {
+  const problems: Problems<"name" | "base_url" | "price_input" | "price_output"> = {};
+  if (Number.isNaN(parsePrice(form.price_input))) problems.price_input = { key: "cfgPriceInvalid" };
+  if (Number.isNaN(parsePrice(form.price_output))) problems.price_output = { key: "cfgPriceInvalid" };
   const name = form.name.trim();
   if (!name) problems.name = { key: "cfgNameRequired" };
   else if (providers.some((p) => p.id !== form.id && p.name.trim().toLowerCase() === name.toLowerCase())) {
@@ -129,7 +149,15 @@ export function providerInput(form: ProviderForm): ProviderInput {
     model: form.model.trim() || null,
     api_key: form.removeKey ? "" : key || null,
     tool_mode: form.tool_mode,
+    // Left out when empty: the provider then has no price.
+    ...(priceOf(form.price_input) !== null ? { price_input_per_mtok: priceOf(form.price_input) } : {}),
+    ...(priceOf(form.price_output) !== null ? { price_output_per_mtok: priceOf(form.price_output) } : {}),
   };
+}
+
+function priceOf(text: string): number | null {
+  const price = parsePrice(text);
+  return price === null || Number.isNaN(price) ? null : price;
 }
 
 /**
