@@ -37,6 +37,8 @@ export type { ProviderView } from "./ProviderView";
 export type { RecentWorkspace } from "./RecentWorkspace";
 export type { RuleKind } from "./RuleKind";
 export type { RuleView } from "./RuleView";
+export type { SandboxFolder } from "./SandboxFolder";
+export type { SandboxSecret } from "./SandboxSecret";
 export type { SandboxView } from "./SandboxView";
 export type { Snippet } from "./Snippet";
 export type { SnippetSummary } from "./SnippetSummary";

@@ -1,7 +1,111 @@
-// Whether the OS confines the commands the model runs, and how.
+// Whether the OS confines the commands the model runs, how, what a command sees (and why),
+// and the extra folders commands may read.
 import { useEffect, useState } from "react";
 import { api, errorMessage, type SandboxView } from "../../api";
+import type { SandboxFolder } from "../../bindings";
 import { useI18n } from "../../i18n";
+import type { MessageKey } from "../../i18n/en";
+
+const KIND_LABEL: Record<string, MessageKey> = {
+  workspace: "cfgSandboxKindWorkspace",
+  temp: "cfgSandboxKindTemp",
+  cache: "cfgSandboxKindCache",
+  toolchain: "cfgSandboxKindToolchain",
+  extra: "cfgSandboxKindExtra",
+  processes: "cfgSandboxKindProcesses",
+  system: "cfgSandboxKindSystem",
+  device: "cfgSandboxKindDevice",
+};
+
+/** System folders and devices are many and alike: they fold away. */
+function isSystem(folder: SandboxFolder): boolean {
+  return folder.kind === "system" || folder.kind === "device";
+}
+
+function FolderRow({ folder }: { folder: SandboxFolder }) {
+  const { t } = useI18n();
+  const label = KIND_LABEL[folder.kind];
+  // The toolchain's name follows "toolchain: " in the backend's reason.
+  const name = folder.reason.replace(/^toolchain: /, "");
+  return (
+    <li className="cfg-sandbox-folder" data-testid="cfg-sandbox-folder">
+      <span className={`cfg-badge ${folder.access === "write" ? "cfg-badge-accent" : "cfg-badge-muted"}`}>
+        {folder.access === "write" ? t("cfgSandboxWrite") : t("cfgSandboxRead")}
+      </span>
+      <code className="cfg-command">{folder.path}</code>
+      <span className="cfg-hint">{label ? t(label, { name }) : folder.reason}</span>
+    </li>
+  );
+}
+
+function ExtraFolders({ status, onSaved }: { status: SandboxView; onSaved: (view: SandboxView) => void }) {
+  const { t } = useI18n();
+  const [text, setText] = useState(() => status.read_only_folders.join("\n"));
+  const [saving, setSaving] = useState(false);
+  const [saved, setSaved] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const folders = text
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => line.length > 0);
+  const unchanged = folders.join("\n") === status.read_only_folders.join("\n");
+
+  const save = () => {
+    setSaving(true);
+    setError(null);
+    api.saveReadOnlyFolders(folders).then(
+      (view) => {
+        setSaving(false);
+        setSaved(true);
+        setText(view.read_only_folders.join("\n"));
+        onSaved(view);
+      },
+      (failure: unknown) => {
+        setSaving(false);
+        setError(errorMessage(failure));
+      },
+    );
+  };
+
+  return (
+    <form
+      className="cfg-form cfg-form-plain"
+      aria-label={t("cfgSandboxExtra")}
+      onSubmit={(event) => {
+        event.preventDefault();
+        save();
+      }}
+    >
+      <label className="cfg-field">
+        <span className="cfg-label">{t("cfgSandboxExtra")}</span>
+        <textarea
+          rows={3}
+          spellCheck={false}
+          value={text}
+          placeholder="~/notes"
+          data-testid="cfg-sandbox-extra"
+          onChange={(event) => {
+            setText(event.target.value);
+            setSaved(false);
+          }}
+        />
+        <span className="cfg-hint">{t("cfgSandboxExtraHint")}</span>
+      </label>
+      {status.skipped.map((line) => (
+        <p key={line} className="turn-error">
+          {line}
+        </p>
+      ))}
+      {error && <p className="turn-error">{error}</p>}
+      {saved && !error && <p className="muted small-text">{t("cfgSandboxExtraSaved")}</p>}
+      <div className="cfg-actions">
+        <button type="submit" disabled={saving || unchanged}>
+          {t("cfgSave")}
+        </button>
+      </div>
+    </form>
+  );
+}
 
 export function SandboxSection() {
   const { t } = useI18n();
@@ -25,20 +129,55 @@ export function SandboxSection() {
 
   if (error) return <p className="turn-error">{t("cfgLoadFailed", { message: error })}</p>;
   if (!status) return <p className="muted">{t("cfgLoading")}</p>;
+  const own = status.folders.filter((folder) => !isSystem(folder));
+  const system = status.folders.filter(isSystem);
   return (
-    <div className={`cfg-sandbox ${status.enforced ? "cfg-sandbox-on" : "cfg-sandbox-off"}`} data-testid="cfg-sandbox">
-      <div className="cfg-item-title">
-        <span className={`cfg-badge ${status.enforced ? "cfg-badge-ok" : "cfg-badge-err"}`}>{status.enforced ? t("cfgSandboxEnforced") : t("cfgSandboxNotEnforced")}</span>
-        <span>{status.summary}</span>
+    <div className="cfg-sandbox-section">
+      <div className={`cfg-sandbox ${status.enforced ? "cfg-sandbox-on" : "cfg-sandbox-off"}`} data-testid="cfg-sandbox">
+        <div className="cfg-item-title">
+          <span className={`cfg-badge ${status.enforced ? "cfg-badge-ok" : "cfg-badge-err"}`}>{status.enforced ? t("cfgSandboxEnforced") : t("cfgSandboxNotEnforced")}</span>
+          <span>{status.summary}</span>
+        </div>
+        <p className="muted small-text">{status.enforced ? t("cfgSandboxOnHint") : t("cfgSandboxOffHint")}</p>
+        {status.details.length > 0 && (
+          <ul className="cfg-details">
+            {status.details.map((line) => (
+              <li key={line}>{line}</li>
+            ))}
+          </ul>
+        )}
       </div>
-      <p className="muted small-text">{status.enforced ? t("cfgSandboxOnHint") : t("cfgSandboxOffHint")}</p>
-      {status.details.length > 0 && (
-        <ul className="cfg-details">
-          {status.details.map((line) => (
-            <li key={line}>{line}</li>
+      <h3 className="cfg-subtitle">{t("cfgSandboxSees")}</h3>
+      <p className="cfg-hint">{t("cfgSandboxSeesHint")}</p>
+      <ul className="cfg-list cfg-sandbox-folders">
+        {own.map((folder) => (
+          <FolderRow key={`${folder.kind}:${folder.path}`} folder={folder} />
+        ))}
+      </ul>
+      {system.length > 0 && (
+        <details className="cfg-sandbox-system">
+          <summary>{t("cfgSandboxSystemFolders", { count: system.length })}</summary>
+          <ul className="cfg-list cfg-sandbox-folders">
+            {system.map((folder) => (
+              <FolderRow key={`${folder.kind}:${folder.path}`} folder={folder} />
+            ))}
+          </ul>
+        </details>
+      )}
+      <h3 className="cfg-subtitle">{t("cfgSandboxHidden")}</h3>
+      {status.hidden.length === 0 ? (
+        <p className="cfg-hint">{t("cfgSandboxHiddenNone")}</p>
+      ) : (
+        <ul className="cfg-list" data-testid="cfg-sandbox-hidden">
+          {status.hidden.map((secret) => (
+            <li key={secret.path} className="cfg-sandbox-folder">
+              <code className="cfg-command">{secret.path}</code>
+              <span className="cfg-hint">{secret.what}</span>
+            </li>
           ))}
         </ul>
       )}
+      <ExtraFolders key={status.read_only_folders.join("\n")} status={status} onSaved={setStatus} />
     </div>
   );
 }
