@@ -38,6 +38,7 @@ const COMMANDS: &[&str] = &[
     "save_limits",
     "set_tool_enabled",
     "sandbox_status",
+    "save_read_only_folders",
     "mcp_config",
     "save_mcp_server",
     "remove_mcp_server",

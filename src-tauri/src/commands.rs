@@ -349,18 +349,32 @@ pub fn set_tool_enabled(name: String, enabled: bool) -> CommandResult<()> {
     preferences::set_tool_enabled(&name, enabled)
 }
 
-/// What the OS sandbox enforces on this machine, as `tooltrail doctor` says it.
+/// What the OS sandbox enforces on this machine and what a command in the open folder sees,
+/// as `tooltrail doctor` says it.
 #[tauri::command]
 pub async fn sandbox_status(workspace: State<'_, WorkspaceState>) -> CommandResult<SandboxView> {
     let ctx = workspace.context().ok().map(|(ctx, _)| ctx);
     blocking(move || {
-        let report = match ctx {
-            Some(ctx) => ctx.sandbox().status().clone(),
-            None => tooltrail_sandbox::Sandbox::detect().status().clone(),
+        let (report, root) = match ctx {
+            Some(ctx) => (
+                ctx.sandbox().status().clone(),
+                Some(ctx.workspace.root().to_path_buf()),
+            ),
+            None => (tooltrail_sandbox::Sandbox::detect().status().clone(), None),
         };
-        Ok(SandboxView::of(&report))
+        Ok(SandboxView::of(&report, root.as_deref()))
     })
     .await
+}
+
+/// Sets the extra folders commands may read, then says what commands see now.
+#[tauri::command]
+pub async fn save_read_only_folders(
+    workspace: State<'_, WorkspaceState>,
+    folders: Vec<String>,
+) -> CommandResult<SandboxView> {
+    blocking(move || preferences::save_read_only_folders(&folders)).await?;
+    sandbox_status(workspace).await
 }
 
 #[tauri::command]

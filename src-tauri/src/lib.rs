@@ -112,6 +112,7 @@ pub fn run() -> anyhow::Result<()> {
             commands::save_limits,
             commands::set_tool_enabled,
             commands::sandbox_status,
+            commands::save_read_only_folders,
             commands::mcp_config,
             commands::save_mcp_server,
             commands::remove_mcp_server,

@@ -2,7 +2,7 @@
 //! and off, the sandbox's status, and the servers of `mcp.json`. Every change is written to the
 //! same files the `tooltrail` command line reads, and applies from the next question.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -310,7 +310,8 @@ pub async fn test_connection(input: ProviderInput) -> ConnectionTest {
     }
 }
 
-/// The sandbox's status as the settings screen shows it.
+/// The sandbox's status as the settings screen shows it, with what a command in the open
+/// folder sees (as `tooltrail doctor` lists it).
 #[derive(Debug, Clone, Serialize, TS)]
 pub struct SandboxView {
     pub enforced: bool,
@@ -318,22 +319,110 @@ pub struct SandboxView {
     pub summary: String,
     /// Its other lines.
     pub details: Vec<String>,
+    /// What an approved command in the open folder can read and change, and why; without an
+    /// open folder, all but the workspace and its caches.
+    pub folders: Vec<SandboxFolder>,
+    /// Secrets left out of those folders.
+    pub hidden: Vec<SandboxSecret>,
+    /// `[sandbox] read_only_folders` as written in `config.toml`.
+    pub read_only_folders: Vec<String>,
+    /// Configured folders left out, each with why, in a sentence.
+    pub skipped: Vec<String>,
+}
+
+/// One folder (or file) commands may use.
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct SandboxFolder {
+    pub path: String,
+    /// `read` or `write`.
+    pub access: String,
+    /// `workspace`, `temp`, `cache`, `toolchain`, `extra`, `processes`, `system` or `device`.
+    pub kind: String,
+    /// Why, in words (`toolchain: rustup`).
+    pub reason: String,
+}
+
+/// A secret left out of a folder commands may read.
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct SandboxSecret {
+    pub path: String,
+    /// What it is (`SSH keys`).
+    pub what: String,
 }
 
 impl SandboxView {
-    pub fn of(status: &tooltrail_sandbox::SandboxStatus) -> Self {
+    /// The status, and what a command in `workspace` sees with the settings as they are.
+    pub fn of(status: &tooltrail_sandbox::SandboxStatus, workspace: Option<&Path>) -> Self {
         let report = status.report();
         let mut lines = report
             .lines()
             .map(str::trim)
             .filter(|line| !line.is_empty());
         let summary = lines.next().unwrap_or_default().to_string();
+        let configured = path()
+            .ok()
+            .and_then(|path| ConfigFile::read(&path).ok())
+            .map(|file| file.sandbox.read_only_folders)
+            .unwrap_or_default();
+        let settings = tooltrail_host::sandbox_settings_from(&configured);
+        let temp = std::env::temp_dir().join("tooltrail-home-XXXXXX");
+        let root = workspace.map_or_else(|| temp.join("workspace"), Path::to_path_buf);
+        let seen = tooltrail_sandbox::view::view(
+            &settings,
+            &root,
+            true,
+            &temp,
+            std::slice::from_ref(&root),
+        );
+        let folders = seen
+            .shown(status.own_processes)
+            .into_iter()
+            .filter(|grant| {
+                workspace.is_some()
+                    || !matches!(
+                        grant.reason,
+                        tooltrail_sandbox::Reason::Workspace | tooltrail_sandbox::Reason::Cache
+                    )
+            })
+            .map(|grant| SandboxFolder {
+                path: grant.path.display().to_string(),
+                access: grant.access.as_str().to_string(),
+                kind: grant.reason.key().to_string(),
+                reason: grant.reason.describe(),
+            })
+            .collect();
         Self {
             enforced: status.enforced,
             summary,
             details: lines.map(str::to_string).collect(),
+            folders,
+            hidden: seen
+                .hidden
+                .iter()
+                .map(|hidden| SandboxSecret {
+                    path: hidden.path.display().to_string(),
+                    what: hidden.what.to_string(),
+                })
+                .collect(),
+            read_only_folders: configured,
+            skipped: seen
+                .skipped
+                .iter()
+                .map(|skipped| {
+                    sentence(&format!(
+                        "{} is left out: {}",
+                        skipped.path.display(),
+                        skipped.why
+                    ))
+                })
+                .collect(),
         }
     }
+}
+
+/// Sets the extra folders commands may read (`[sandbox] read_only_folders`).
+pub fn save_read_only_folders(folders: &[String]) -> CommandResult<()> {
+    edit(|editor| Ok(editor.set_read_only_folders(folders)?))
 }
 
 // ---- mcp.json ----

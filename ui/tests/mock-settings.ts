@@ -68,7 +68,36 @@ const DEFAULT_SANDBOX: SandboxView = {
   enforced: true,
   summary: "enforced (Landlock ABI 5 and seccomp)",
   details: ["Writes are confined to the workspace and the temporary folder.", "Network access is blocked for commands.", "At most 256 processes per command (pids cgroup)."],
+  folders: [
+    { path: WORKSPACE, access: "write", kind: "workspace", reason: "workspace" },
+    { path: "/tmp/tooltrail-home-XXXXXX", access: "write", kind: "temp", reason: "private temp and home folder of the call" },
+    { path: "/home/me/.local/share/tooltrail/sandbox-cache/demo-0123456789abcdef", access: "write", kind: "cache", reason: "build caches of this workspace" },
+    { path: "/home/me/.rustup", access: "read", kind: "toolchain", reason: "toolchain: rustup" },
+    { path: "/home/me/.cargo", access: "read", kind: "toolchain", reason: "toolchain: cargo" },
+    { path: "/proc", access: "read", kind: "processes", reason: "the command's own processes" },
+    { path: "/usr", access: "read", kind: "system", reason: "system folder" },
+    { path: "/dev/null", access: "write", kind: "device", reason: "device" },
+  ],
+  hidden: [{ path: "/home/me/.cargo/credentials.toml", what: "credentials" }],
+  read_only_folders: [],
+  skipped: [],
 };
+
+/** Sets [sandbox] read_only_folders as the backend does: full paths or ~/..., else a sentence. */
+function saveReadOnlyFolders(config: SettingsConfig, folders: string[]): SandboxView | Promise<never> {
+  const kept = folders.map((folder) => folder.trim()).filter((folder) => folder.length > 0);
+  const bad = kept.find((folder) => !(folder.startsWith("/") || folder === "~" || folder.startsWith("~/")));
+  if (bad) return reject("settings", `The read-only folder "${bad}" must be a full path or start with ~/.`);
+  const now = config.sandbox ?? structuredClone(DEFAULT_SANDBOX);
+  const home = "/home/me";
+  now.read_only_folders = kept;
+  now.folders = [
+    ...now.folders.filter((folder) => folder.kind !== "extra"),
+    ...kept.map((folder) => ({ path: folder.replace(/^~/, home), access: "read", kind: "extra", reason: "extra folder from config.toml" })),
+  ];
+  config.sandbox = now;
+  return structuredClone(now);
+}
 
 function reject(code: string, message: string): Promise<never> {
   return Promise.reject({ code, message });
@@ -313,6 +342,8 @@ export function settingsCommand(cmd: string, args: Record<string, unknown>, conf
     }
     case "sandbox_status":
       return config.sandbox ?? DEFAULT_SANDBOX;
+    case "save_read_only_folders":
+      return saveReadOnlyFolders(config, (args.folders as string[]) ?? []);
     case "mcp_config":
       return structuredClone(mcpState(config));
     case "save_mcp_server":
