@@ -52,6 +52,8 @@ pub fn render() -> Result<Vec<(String, String)>, ts_rs::ExportError> {
     files.visit::<tooltrail_store::Snippet>();
     files.visit::<tooltrail_store::SnippetSummary>();
     files.visit::<tooltrail_host::McpOverview>();
+    files.visit::<tooltrail_host::TurnChanges>();
+    files.visit::<tooltrail_host::UndoReport>();
     files.visit::<crate::preferences::AppSettings>();
     files.visit::<crate::preferences::ProviderInput>();
     files.visit::<crate::preferences::ConnectionTest>();

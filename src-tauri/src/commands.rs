@@ -7,8 +7,8 @@ use serde::Serialize;
 use tauri::ipc::Channel;
 use tauri::{AppHandle, Manager, State};
 use tauri_plugin_dialog::DialogExt;
-use tooltrail_host::{Host, McpOverview};
-use tooltrail_protocol::{ApprovalReply, Event, RuleKind};
+use tooltrail_host::{Host, McpOverview, TurnChanges, UndoError, UndoReport};
+use tooltrail_protocol::{ApprovalReply, Event, RuleKind, sentence};
 use tooltrail_settings::Limits;
 use tooltrail_store::{ConversationFilter, DayTokens, Format, Stats};
 use ts_rs::TS;
@@ -19,6 +19,7 @@ use crate::preferences::{
     self, AppSettings, ConnectionTest, McpConfigView, McpServerConfig, ProviderInput, ProviderView,
     SandboxView,
 };
+use crate::questions::PendingQuestions;
 use crate::recent::{self, RecentWorkspace};
 use crate::records::TokensQuery;
 use crate::records::{
@@ -98,6 +99,47 @@ pub async fn send_message(
 #[tauri::command]
 pub fn cancel_turn(turns: State<'_, RunningTurns>, conversation_id: String) -> bool {
     turns.cancel(&conversation_id)
+}
+
+/// The user's answer to an `ask_user` question; `None` dismisses it.
+#[tauri::command]
+pub fn answer_question(
+    pending: State<'_, PendingQuestions>,
+    call_id: String,
+    answer: Option<String>,
+) -> CommandResult<()> {
+    pending.answer(&call_id, answer)
+}
+
+/// The turns of a conversation that wrote files, for "Undo these changes".
+#[tauri::command]
+pub fn turn_changes(
+    host: State<'_, Host>,
+    conversation_id: String,
+) -> CommandResult<Vec<TurnChanges>> {
+    tooltrail_host::turn_changes(host.store(), &conversation_id).map_err(undo_error)
+}
+
+/// Puts back the files a turn (or the whole conversation) wrote. A file changed since stops
+/// it, changing nothing, unless `force`.
+#[tauri::command]
+pub fn undo_changes(
+    host: State<'_, Host>,
+    conversation_id: String,
+    turn_id: Option<String>,
+    force: bool,
+) -> CommandResult<UndoReport> {
+    tooltrail_host::undo(host.store(), &conversation_id, turn_id.as_deref(), force)
+        .map_err(undo_error)
+}
+
+fn undo_error(error: UndoError) -> CommandError {
+    let code = match &error {
+        UndoError::ChangedSince(_) => "changed_since",
+        UndoError::Nothing(_) => "nothing_to_undo",
+        UndoError::Folder(_) | UndoError::Io { .. } | UndoError::Store(_) => "undo",
+    };
+    CommandError::new(code, sentence(&error.to_string()))
 }
 
 #[tauri::command]

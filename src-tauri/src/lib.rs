@@ -23,6 +23,7 @@ mod commands;
 mod error;
 mod mcp;
 mod preferences;
+mod questions;
 mod recent;
 mod records;
 mod settings;
@@ -66,6 +67,7 @@ pub fn run() -> anyhow::Result<()> {
         .manage(host)
         .manage(turns::RunningTurns::default())
         .manage(approvals::PendingApprovals::default())
+        .manage(questions::PendingQuestions::default())
         .setup(move |app| {
             if let Some(folder) = folder {
                 // A folder that cannot be opened leaves the window on its start screen.
@@ -86,6 +88,9 @@ pub fn run() -> anyhow::Result<()> {
             commands::send_message,
             commands::cancel_turn,
             commands::answer_approval,
+            commands::answer_question,
+            commands::turn_changes,
+            commands::undo_changes,
             commands::list_conversations,
             commands::load_conversation,
             commands::mcp_servers,

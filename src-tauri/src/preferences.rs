@@ -14,6 +14,7 @@ use tooltrail_settings::keychain::{KeyStore, OsKeychain};
 use tooltrail_settings::tool_modes::{LearnedToolMode, LearnedToolModes};
 use tooltrail_settings::{ConfigEditor, ConfigFile, Limits, Provider, config_path};
 use tooltrail_tools::ToolRegistry;
+use tooltrail_tools::builtin::OFF_BY_DEFAULT;
 use ts_rs::TS;
 
 use crate::error::{CommandError, CommandResult, sentence};
@@ -47,6 +48,8 @@ pub struct ToolToggle {
     pub name: String,
     pub description: String,
     pub enabled: bool,
+    /// Off until the user turns it on (it changes files: `file_write`).
+    pub off_by_default: bool,
 }
 
 #[derive(Debug, Clone, Serialize, TS)]
@@ -130,7 +133,12 @@ pub fn load() -> CommandResult<AppSettings> {
         .specs()
         .into_iter()
         .map(|spec| ToolToggle {
-            enabled: !file.disabled_tools.contains(&spec.name),
+            enabled: if OFF_BY_DEFAULT.contains(&spec.name.as_str()) {
+                file.enabled_tools.contains(&spec.name)
+            } else {
+                !file.disabled_tools.contains(&spec.name)
+            },
+            off_by_default: OFF_BY_DEFAULT.contains(&spec.name.as_str()),
             description: first_sentence(&spec.description),
             name: spec.name,
         })
@@ -254,7 +262,11 @@ pub fn set_tool_enabled(name: &str, enabled: bool) -> CommandResult<()> {
         ));
     }
     edit(|editor| {
-        editor.set_tool_enabled(name, enabled);
+        if OFF_BY_DEFAULT.contains(&name) {
+            editor.set_tool_turned_on(name, enabled);
+        } else {
+            editor.set_tool_enabled(name, enabled);
+        }
         Ok(())
     })
 }

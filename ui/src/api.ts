@@ -35,6 +35,8 @@ import type {
   StatsQuery,
   TokensQuery,
   ToolCallDetail,
+  TurnChanges,
+  UndoReport,
   WorkspaceInfo,
 } from "./bindings";
 
@@ -63,6 +65,13 @@ export const api = {
   },
   cancelTurn: (conversationId: string) => invoke<boolean>("cancel_turn", { conversationId }),
   answerApproval: (callId: string, reply: ApprovalReply) => invoke<void>("answer_approval", { callId, reply }),
+  /** Answers an `ask_user` question; `null` dismisses it. */
+  answerQuestion: (callId: string, answer: string | null) => invoke<void>("answer_question", { callId, answer }),
+  /** The turns of a conversation that wrote files, oldest first. */
+  turnChanges: (conversationId: string) => invoke<TurnChanges[]>("turn_changes", { conversationId }),
+  /** Puts back what a turn (or, without `turnId`, the whole conversation) wrote. */
+  undoChanges: (conversationId: string, turnId: string | null, force: boolean) =>
+    invoke<UndoReport>("undo_changes", { conversationId, turnId, force }),
   listConversations: () => invoke<ConversationSummary[]>("list_conversations"),
   loadConversation: (conversationId: string) => invoke<LoadedConversation>("load_conversation", { conversationId }),
   mcpServers: () => invoke<McpOverview>("mcp_servers"),

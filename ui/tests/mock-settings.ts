@@ -50,13 +50,14 @@ export const BUILTIN_TOOLS = [
   { name: "search_text", description: "Search file contents for a regular expression or plain text." },
   { name: "count_lines", description: "Count lines (as wc -l) in a file, or in every file below a folder." },
   { name: "execute_bash", description: "Run a bash command in the workspace; anything that could change files waits for approval." },
+  { name: "file_write", description: "Write a text file in the workspace: overwrite (default), create (fails if it exists) or append." },
 ];
 
 function defaultSettings(): AppSettings {
   return {
     providers: [{ id: "local-ollama", name: "Local Ollama", base_url: DEFAULT_BASE_URL, model: "qwen2.5-coder:7b", key_stored: false, active: true, tool_mode: null }],
     limits: { max_rounds: 10, max_result_bytes: 32 * 1024, request_timeout_secs: 120, command_timeout_secs: 30 },
-    tools: BUILTIN_TOOLS.map((tool) => ({ ...tool, enabled: true })),
+    tools: BUILTIN_TOOLS.map((tool) => ({ ...tool, enabled: tool.name !== "file_write", off_by_default: tool.name === "file_write" })),
     config_path: "/home/me/.config/tooltrail/config.toml",
     endpoint: { base_url: DEFAULT_BASE_URL, model: "qwen2.5-coder:7b", api_key_set: false, config_path: "/home/me/.config/tooltrail/config.toml", problem: null, key_problem: null },
     keychain: { available: true, message: null },

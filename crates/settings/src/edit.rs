@@ -234,9 +234,19 @@ impl ConfigEditor {
 
     /// Turns a tool off (it is then not offered to the model) or back on.
     pub fn set_tool_enabled(&mut self, tool: &str, enabled: bool) {
+        self.set_listed("disabled_tools", tool, !enabled);
+    }
+
+    /// Turns on (or off again) a tool that is off until turned on (`enabled_tools`).
+    pub fn set_tool_turned_on(&mut self, tool: &str, on: bool) {
+        self.set_listed("enabled_tools", tool, on);
+    }
+
+    /// Puts `tool` in the list `key` or takes it out; an empty list leaves the file.
+    fn set_listed(&mut self, key: &str, tool: &str, listed: bool) {
         let mut names: Vec<String> = self
             .doc
-            .get("disabled_tools")
+            .get(key)
             .and_then(Item::as_array)
             .map(|list| {
                 list.iter()
@@ -245,15 +255,14 @@ impl ConfigEditor {
             })
             .unwrap_or_default();
         names.retain(|name| name != tool);
-        if !enabled {
+        if listed {
             names.push(tool.to_string());
             names.sort();
         }
         if names.is_empty() {
-            self.doc.remove("disabled_tools");
+            self.doc.remove(key);
         } else {
-            self.doc
-                .insert("disabled_tools", value(names.iter().collect::<Array>()));
+            self.doc.insert(key, value(names.iter().collect::<Array>()));
         }
     }
 
