@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useState } from "react";
+import { Suspense, useCallback, useEffect, useRef, useState } from "react";
 import { api, errorMessage, type AppInfo, type ConversationSummary, type McpOverview, type RecentWorkspace, type WorkspaceInfo } from "./api";
 import { Chat } from "./components/Chat";
 import { Composer } from "./components/Composer";
@@ -7,10 +7,7 @@ import { Sidebar } from "./components/Sidebar";
 import { Timeline } from "./components/Timeline";
 import { useTimelineMode } from "./components/timelineMode";
 import { Welcome } from "./components/Welcome";
-import { HistoryView } from "./components/history/HistoryView";
-import { StatsView } from "./components/history/StatsView";
-import { SettingsView } from "./components/settings/SettingsView";
-import { SnippetsView } from "./components/snippets/SnippetsView";
+import { HistoryView, SettingsView, SnippetsView, StatsView } from "./components/lazy";
 import { useI18n } from "./i18n";
 import { useSession } from "./session";
 
@@ -200,10 +197,14 @@ export function App() {
         onView={setView}
         onConversationsChanged={refreshConversations}
       />
-      {view === "history" && <HistoryView workspace={workspace} onOpenCall={openCall} />}
-      {view === "stats" && <StatsView workspace={workspace} />}
-      {view === "snippets" && <SnippetsView workspace={workspace} />}
-      {view === "settings" && <SettingsView workspace={workspace} onChanged={settingsChanged} />}
+      {view !== "chat" && (
+        <Suspense fallback={<main className="page" aria-busy="true" />}>
+          {view === "history" && <HistoryView workspace={workspace} onOpenCall={openCall} />}
+          {view === "stats" && <StatsView workspace={workspace} />}
+          {view === "snippets" && <SnippetsView workspace={workspace} />}
+          {view === "settings" && <SettingsView workspace={workspace} onChanged={settingsChanged} />}
+        </Suspense>
+      )}
       {view === "chat" && (
       <>
       <main className="chat">

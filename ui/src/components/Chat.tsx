@@ -9,7 +9,7 @@ import type { CallView, ChatState, RoundView, TurnView } from "../state/chat";
 import { ApprovalCard } from "./ApprovalCard";
 import { QuestionCard } from "./QuestionCard";
 import { UndoChanges } from "./UndoChanges";
-import { Markdown } from "./Markdown";
+import { Markdown } from "./lazy";
 import { formatCount } from "./history/query";
 import { CallTime, StatusIcon } from "./Status";
 

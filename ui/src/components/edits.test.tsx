@@ -72,10 +72,11 @@ describe("DiffView", () => {
 });
 
 describe("ApprovalCard for a file write", () => {
-  it("shows the diff and offers only allow once or deny, from the keyboard too", () => {
+  it("shows the diff and offers only allow once or deny, from the keyboard too", async () => {
     const onAnswer = vi.fn(() => Promise.resolve());
     inEnglish(<ApprovalCard call={writeCall()} primary onAnswer={onAnswer} />);
-    expect(screen.getByText("Changes to src/main.rs")).toBeInTheDocument();
+    // The diff view (and its highlighter) loads when a card first needs it.
+    expect(await screen.findByText("Changes to src/main.rs")).toBeInTheDocument();
     expect(screen.queryByRole("button", { name: /Allow for this conversation/ })).toBeNull();
     expect(screen.getByText("Y allow once · N deny")).toBeInTheDocument();
     act(() => {
