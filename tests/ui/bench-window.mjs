@@ -1,6 +1,8 @@
 // Benchmark (not a test) of the real app in a window (run under Xvfb):
 //  - idle memory of all the app's processes (the app and its WebKit helpers) after it opened a
-//    folder, as PSS (shared pages split between the processes that share them) and RSS;
+//    folder, as PSS (shared pages split between the processes that share them) and RSS, against
+//    the same figure for an empty Tauri window on the same WebKitGTK (tests/fixtures/blank-window):
+//    what WebKit costs anyway, and what the app adds above it;
 //  - the time from a streamed piece of text reaching Rust (the event's timestamp) to the frame
 //    that shows it, over a long streamed answer.
 import { spawn } from "node:child_process";
@@ -11,6 +13,7 @@ import { repo } from "./lib.mjs";
 import { Session, sleep, startDriver, startScriptedModel } from "./webdriver.mjs";
 
 const app = process.env.TOOLTRAIL_APP ?? join(repo, "target/release/tooltrail-app");
+const blank = process.env.BLANK_WINDOW ?? join(repo, "target/release/tooltrail-blank-window");
 const scriptedModel = process.env.SCRIPTED_MODEL ?? join(repo, "target/debug/scripted-model");
 const folder = join(repo, "tests/ui/fixtures/demo-project");
 const configDir = mkdtempSync(join(tmpdir(), "tooltrail-bench-"));
@@ -31,30 +34,65 @@ function descendants(root) {
   return out;
 }
 
+const mib = (kib) => +(kib / 1024).toFixed(1);
+
+/** PSS and RSS of the processes, in all and per process (split into anonymous and file pages). */
 function memory(pids) {
   let pss = 0;
   let rss = 0;
-  const names = [];
+  const processes = [];
   for (const pid of pids) {
     try {
       const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, "utf8");
-      pss += Number(/^Pss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0);
-      rss += Number(/^Rss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0);
-      names.push(readFileSync(`/proc/${pid}/comm`, "utf8").trim());
+      const field = (name) => Number(new RegExp(`^${name}:\\s+(\\d+)`, "m").exec(rollup)?.[1] ?? 0);
+      pss += field("Pss");
+      rss += field("Rss");
+      // WebKit's helpers are all "WebKitWebProces", "WebKitNetworkPr": name them by role.
+      const comm = readFileSync(`/proc/${pid}/comm`, "utf8").trim();
+      const role = comm.startsWith("WebKitWeb") ? "web" : comm.startsWith("WebKitNet") ? "network" : "app";
+      processes.push({ role, comm, pssMiB: mib(field("Pss")), anonMiB: mib(field("Pss_Anon")), fileMiB: mib(field("Pss_File")), shmemMiB: mib(field("Pss_Shmem")) });
     } catch {
       // gone
     }
   }
-  return { pssMiB: +(pss / 1024).toFixed(1), rssMiB: +(rss / 1024).toFixed(1), processes: names };
+  return { pssMiB: mib(pss), rssMiB: mib(rss), processes };
 }
 
-// 1. Idle memory: the app alone (no WebDriver), 15 s after it opened the folder.
+/** Starts `binary`, waits `settleMs`, measures all its processes, stops it. */
+async function idleMemory(binary, args, env, settleMs) {
+  const child = spawn(binary, args, { env, stdio: "ignore" });
+  await sleep(settleMs);
+  const measured = memory(descendants(child.pid));
+  child.kill();
+  await sleep(1000);
+  return measured;
+}
+
+/** The per-role difference of two measurements, in MiB. */
+function byRole(app, floor) {
+  const sum = (m, role, key) => m.processes.filter((p) => p.role === role).reduce((n, p) => n + p[key], 0);
+  const out = {};
+  for (const role of ["app", "web", "network"]) {
+    out[role] = {};
+    for (const key of ["pssMiB", "anonMiB", "fileMiB", "shmemMiB"]) out[role][key] = +(sum(app, role, key) - sum(floor, role, key)).toFixed(1);
+  }
+  return out;
+}
+
+// 1. Idle memory: the app alone (no WebDriver), 15 s after it opened the folder, and the blank
+// window 15 s after it started; twice each, alternating, the lower of each pair kept (the
+// machine is shared; the lower is the one less disturbed).
 const env = { ...process.env, TOOLTRAIL_CONFIG_DIR: configDir, TOOLTRAIL_DATA_DIR: join(configDir, "data") };
-const child = spawn(app, [folder], { env, stdio: "ignore" });
-await sleep(15_000);
-const idle = memory(descendants(child.pid));
-child.kill();
-await sleep(500);
+const floors = [];
+const idles = [];
+for (let round = 0; round < 2; round++) {
+  floors.push(await idleMemory(blank, [], env, 15_000));
+  idles.push(await idleMemory(app, [folder], env, 15_000));
+}
+const lowest = (list) => list.reduce((a, b) => (b.pssMiB < a.pssMiB ? b : a));
+const floor = lowest(floors);
+const idle = lowest(idles);
+const aboveFloor = { pssMiB: +(idle.pssMiB - floor.pssMiB).toFixed(1), byProcess: byRole(idle, floor), runs: { floorPssMiB: floors.map((m) => m.pssMiB), appPssMiB: idles.map((m) => m.pssMiB) } };
 
 // 2. Latency: a long answer streamed in 400 small pieces, 15 ms apart.
 const pieces = Array.from({ length: 400 }, (_, i) => ({ choices: [{ index: 0, delta: { content: i % 40 === 39 ? `word${i}\n\n` : `word${i} ` } }] }));
@@ -81,4 +119,4 @@ try {
   model.child.kill();
 }
 
-console.log(JSON.stringify({ app, idleMemory: idle, streamLatency: latency }, null, 2));
+console.log(JSON.stringify({ app, blankWindow: blank, idleMemory: idle, blankWindowMemory: floor, appAboveBlankWindow: aboveFloor, streamLatency: latency }, null, 2));
