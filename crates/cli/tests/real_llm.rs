@@ -39,7 +39,7 @@ async fn ask_in(mode: ToolMode) {
     // set it: every schema costs the model tokens and attention on every request.
     std::fs::write(
         config.path().join("config.toml"),
-        "disabled_tools = [\"execute_bash\", \"code_query\", \"snippet_save\", \"snippet_load\", \"snippet_list\"]\n",
+        "disabled_tools = [\"execute_bash\", \"code_query\", \"snippet_save\", \"snippet_load\", \"snippet_list\", \"ask_user\"]\n",
     )
     .unwrap();
     let root = folder.path().to_str().unwrap();
