@@ -60,6 +60,13 @@ fn read(path: &Path) -> String {
     std::fs::read_to_string(path).unwrap()
 }
 
+/// `tooltrail tool file_write` in `dir` with `flags` before the arguments.
+async fn file_write(config: &Path, dir: &str, flags: &[&str], args: &str) -> std::process::Output {
+    let mut command = vec!["tool", "file_write", "-w", dir, "--args", args];
+    command.extend_from_slice(flags);
+    tooltrail(&command, config, &[]).await
+}
+
 #[tokio::test]
 async fn file_write_is_off_until_turned_on_and_shows_its_diff() {
     let config = tempfile::tempdir().unwrap();
@@ -67,34 +74,17 @@ async fn file_write_is_off_until_turned_on_and_shows_its_diff() {
     std::fs::write(ws.path().join("notes.txt"), "one\ntwo\nthree\n").unwrap();
     let dir = ws.path().to_str().unwrap();
     let args = r#"{"path":"notes.txt","content":"one\n2\nthree\n"}"#;
+    let enabled = ["--enable", "file_write"];
+    let approved = ["--enable", "file_write", "--approve", "all"];
 
-    let off = tooltrail(
-        &["tool", "file_write", "-w", dir, "--args", args],
-        config.path(),
-        &[],
-    )
-    .await;
+    let off = file_write(config.path(), dir, &[], args).await;
     assert_eq!(off.status.code(), Some(2));
     assert_eq!(
         text(&off.stderr),
         "error: file_write is off until you turn it on: pass --enable file_write, or add it to enabled_tools in config.toml\n"
     );
 
-    let denied = tooltrail(
-        &[
-            "tool",
-            "file_write",
-            "--enable",
-            "file_write",
-            "-w",
-            dir,
-            "--args",
-            args,
-        ],
-        config.path(),
-        &[],
-    )
-    .await;
+    let denied = file_write(config.path(), dir, &enabled, args).await;
     assert_eq!(denied.status.code(), Some(1));
     assert_eq!(
         text(&denied.stderr),
@@ -104,23 +94,7 @@ async fn file_write_is_off_until_turned_on_and_shows_its_diff() {
     assert_eq!(result["error"]["code"], "approval_required");
     assert_eq!(read(&ws.path().join("notes.txt")), "one\ntwo\nthree\n");
 
-    let written = tooltrail(
-        &[
-            "tool",
-            "file_write",
-            "--enable",
-            "file_write",
-            "--approve",
-            "all",
-            "-w",
-            dir,
-            "--args",
-            args,
-        ],
-        config.path(),
-        &[],
-    )
-    .await;
+    let written = file_write(config.path(), dir, &approved, args).await;
     assert_eq!(written.status.code(), Some(0), "{}", text(&written.stderr));
     let result: Value = serde_json::from_slice(&written.stdout).unwrap();
     assert_eq!(
@@ -135,23 +109,7 @@ async fn file_write_is_off_until_turned_on_and_shows_its_diff() {
         (".git/hooks/pre-commit", "denied"),
     ] {
         let args = format!(r#"{{"path":"{path}","content":"x"}}"#);
-        let out = tooltrail(
-            &[
-                "tool",
-                "file_write",
-                "--enable",
-                "file_write",
-                "--approve",
-                "all",
-                "-w",
-                dir,
-                "--args",
-                &args,
-            ],
-            config.path(),
-            &[],
-        )
-        .await;
+        let out = file_write(config.path(), dir, &approved, &args).await;
         let result: Value = serde_json::from_slice(&out.stdout).unwrap();
         assert_eq!(result["error"]["code"], code, "{path}: {result}");
     }
