@@ -33,6 +33,10 @@ pub struct ProviderView {
     pub active: bool,
     /// How tools are offered to its models; `None` follows the file (auto by default).
     pub tool_mode: Option<ToolMode>,
+    /// The context window of its models in tokens, when set; otherwise the server is asked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub context_window: Option<u32>,
     /// US dollars per million prompt tokens, when the user gave a price.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
@@ -89,6 +93,8 @@ pub struct ProviderInput {
     pub api_key: Option<String>,
     /// `None` follows the file's `tool_mode` (auto by default).
     pub tool_mode: Option<ToolMode>,
+    /// The context window in tokens; `None` keeps the one stored (or none).
+    pub context_window: Option<u32>,
     /// US dollars per million prompt tokens; `None` for no price.
     pub price_input_per_mtok: Option<f64>,
     /// US dollars per million answer tokens; `None` for no price.
@@ -125,6 +131,7 @@ pub fn load() -> CommandResult<AppSettings> {
             base_url: p.base_url.clone(),
             model: p.model.clone(),
             tool_mode: p.tool_mode,
+            context_window: p.context_window,
             price_input_per_mtok: p.price_input_per_mtok,
             price_output_per_mtok: p.price_output_per_mtok,
         })
@@ -187,12 +194,22 @@ fn edit(change: impl FnOnce(&mut ConfigEditor) -> CommandResult<()>) -> CommandR
 /// leaves everything as it was. Blocking.
 pub fn save_provider(input: ProviderInput, activate: bool) -> CommandResult<ProviderView> {
     let mut editor = ConfigEditor::open(&path()?)?;
+    // The window is set in config.toml; a form that does not show it keeps it.
+    let stored_window = input.id.as_deref().and_then(|id| {
+        ConfigFile::read(&path().ok()?)
+            .ok()?
+            .providers
+            .into_iter()
+            .find(|p| p.id == id)?
+            .context_window
+    });
     let stored = editor.upsert_provider(Provider {
         id: input.id.clone().unwrap_or_default(),
         name: input.name,
         base_url: input.base_url,
         model: input.model,
         tool_mode: input.tool_mode,
+        context_window: input.context_window.or(stored_window),
         price_input_per_mtok: input.price_input_per_mtok,
         price_output_per_mtok: input.price_output_per_mtok,
     })?;
@@ -219,6 +236,7 @@ pub fn save_provider(input: ProviderInput, activate: bool) -> CommandResult<Prov
         base_url: stored.base_url,
         model: stored.model,
         tool_mode: stored.tool_mode,
+        context_window: stored.context_window,
         price_input_per_mtok: stored.price_input_per_mtok,
         price_output_per_mtok: stored.price_output_per_mtok,
     })

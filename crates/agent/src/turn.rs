@@ -152,6 +152,12 @@ impl Agent {
         &self.llm.config().model
     }
 
+    /// The model's context window, as the turns fit their requests to it (see
+    /// [`LlmClient::context_window`]).
+    pub async fn context_window(&self, cancel: &CancellationToken) -> tooltrail_llm::ContextWindow {
+        self.llm.context_window(cancel).await
+    }
+
     /// Answers `user_message` in `conversation`, which gains every message the model saw.
     /// Never panics and never returns early without a `turn_finished` event.
     pub async fn run_turn(

@@ -15,11 +15,15 @@ use tooltrail_tools::ToolContext;
 
 use crate::answer::CommandLineAsker;
 use crate::approve::TerminalApprover;
+use crate::context_note::{ContextWatch, SharedSink};
 use crate::render::{JsonLines, Timeline};
 use crate::{ApproveMode, AskArgs};
 
 /// Exit status after Ctrl-C, as shells report it.
 const INTERRUPTED: u8 = 130;
+/// Exit status of an answer cut short by the model's token limit or context window: the
+/// answer is printed, but a script should not take it for a whole one.
+const CUT_SHORT: u8 = 3;
 
 pub async fn run(args: AskArgs) -> anyhow::Result<ExitCode> {
     let question = args.question.join(" ");
@@ -83,6 +87,7 @@ pub async fn run(args: AskArgs) -> anyhow::Result<ExitCode> {
         max_rounds: args.max_rounds,
         tool_mode: args.tool_mode,
         enabled_tools: args.enable.clone(),
+        context_window: args.context_window,
     };
     let engine = host.engine(&overrides, ctx).await?;
     if let Some(problem) = &engine.settings.key_problem {
@@ -111,7 +116,8 @@ pub async fn run(args: AskArgs) -> anyhow::Result<ExitCode> {
     } else {
         Box::new(Timeline::new())
     };
-    let sink = host.sink(screen);
+    let watch = Arc::new(ContextWatch::new(screen));
+    let sink = host.sink(Box::new(SharedSink(Arc::clone(&watch))));
 
     let cancel = CancellationToken::new();
     let on_interrupt = cancel.clone();
@@ -134,12 +140,27 @@ pub async fn run(args: AskArgs) -> anyhow::Result<ExitCode> {
     let id = conversation.id.clone();
     host.end(conversation);
     host.shutdown().await;
+    // Asked before the turn, so this is the window the turn used.
+    let window = engine.agent.context_window(&CancellationToken::new()).await;
+    let cut_short = watch.truncated();
+    if cut_short {
+        eprintln!("{}", watch.truncated_notice(window));
+    }
     match outcome.end {
         TurnEnd::Completed | TurnEnd::RoundLimit => {
+            if !args.json
+                && let Some(line) = watch.usage_line(window)
+            {
+                eprintln!("{line}");
+            }
             if !args.json && recorded {
                 eprintln!("· conversation {id}; carry on with: tooltrail ask -c {id} \"…\"");
             }
-            Ok(ExitCode::SUCCESS)
+            Ok(if cut_short {
+                ExitCode::from(CUT_SHORT)
+            } else {
+                ExitCode::SUCCESS
+            })
         }
         TurnEnd::Cancelled => Ok(ExitCode::from(INTERRUPTED)),
         TurnEnd::Error => {

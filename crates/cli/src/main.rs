@@ -15,6 +15,7 @@ macro_rules! outln {
 mod answer;
 mod approve;
 mod ask;
+mod context_note;
 mod doctor;
 mod history_cmd;
 mod mcp_cmd;
@@ -120,6 +121,10 @@ pub struct AskArgs {
     /// [default: auto, or TOOLTRAIL_TOOL_MODE, or the provider's setting].
     #[arg(long, value_name = "MODE", value_parser = parse_tool_mode)]
     pub tool_mode: Option<tooltrail_protocol::ToolMode>,
+    /// The model's context window in tokens; every request is fitted to it [default: the
+    /// provider's context_window, TOOLTRAIL_CONTEXT_WINDOW, or what the server says].
+    #[arg(long, value_name = "TOKENS")]
+    pub context_window: Option<u32>,
     /// What to do with calls that need approval.
     #[arg(long, value_enum)]
     pub approve: Option<ApproveMode>,

@@ -23,6 +23,8 @@ struct Key {
     idle_timeout: Duration,
     /// As configured, before what was learned is applied.
     tool_mode: ToolMode,
+    /// As configured; `None` asks the server (once per client).
+    context_window: Option<u32>,
 }
 
 struct Current {
@@ -50,6 +52,7 @@ impl Models {
             api_key: settings.api_key.clone(),
             idle_timeout: Duration::from_secs(settings.request_timeout_secs),
             tool_mode: settings.tool_mode,
+            context_window: settings.context_window,
         };
         let mut current = self.current.lock().await;
         if let Some(current) = current.as_ref()
@@ -103,6 +106,7 @@ async fn connect(
     let mut config = LlmConfig::new(key.base_url.clone(), key.model.clone().unwrap_or_default());
     config.api_key = key.api_key.clone();
     config.idle_timeout = key.idle_timeout;
+    config.context_window = key.context_window;
     if key.model.is_none() {
         // Local servers usually serve one model; ask which.
         let lister = LlmClient::new(config.clone()).map_err(model_error)?;

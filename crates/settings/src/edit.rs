@@ -10,7 +10,7 @@ use tooltrail_protocol::ToolMode;
 
 use crate::{
     DEFAULT_COMMAND_TIMEOUT_SECS, DEFAULT_MAX_RESULT_BYTES, DEFAULT_MAX_ROUNDS,
-    DEFAULT_REQUEST_TIMEOUT_SECS, SettingsError, check_base_url,
+    DEFAULT_REQUEST_TIMEOUT_SECS, SettingsError, check_base_url, check_context_window,
 };
 
 /// A model endpoint the user set up. Its API key, if any, is in the OS keychain under its id.
@@ -25,6 +25,9 @@ pub struct Provider {
     /// default).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_mode: Option<ToolMode>,
+    /// The context window of its models in tokens; `None` asks the server.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_window: Option<u32>,
     /// What a million prompt tokens cost at this provider, in US dollars: the stats screen
     /// turns the tokens it counts into a cost with it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -126,6 +129,9 @@ impl ConfigEditor {
             ));
         }
         check_base_url(&provider.base_url)?;
+        if let Some(tokens) = provider.context_window {
+            check_context_window(tokens)?;
+        }
         for price in [
             provider.price_input_per_mtok,
             provider.price_output_per_mtok,
@@ -161,6 +167,10 @@ impl ConfigEditor {
         match provider.tool_mode {
             Some(mode) => table.insert("tool_mode", value(mode.as_str())),
             None => table.remove("tool_mode"),
+        };
+        match provider.context_window {
+            Some(tokens) => table.insert("context_window", value(i64::from(tokens))),
+            None => table.remove("context_window"),
         };
         for (key, price) in [
             ("price_input_per_mtok", provider.price_input_per_mtok),
@@ -371,6 +381,7 @@ mod tests {
             base_url: url.to_string(),
             model: None,
             tool_mode: None,
+            context_window: None,
             price_input_per_mtok: None,
             price_output_per_mtok: None,
         }

@@ -61,6 +61,8 @@ pub struct ConfigFile {
     pub enabled_tools: Vec<String>,
     /// How tools are offered: `native`, `prompt` or `auto` (the default).
     pub tool_mode: Option<ToolMode>,
+    /// The model's context window in tokens; unset, the server is asked.
+    pub context_window: Option<u32>,
     /// What commands may see besides the workspace (`[sandbox]`).
     pub sandbox: SandboxConfig,
 }
@@ -112,6 +114,8 @@ pub struct Overrides {
     pub tool_mode: Option<ToolMode>,
     /// Tools turned on for this run on top of `enabled_tools` (`--enable file_write`).
     pub enabled_tools: Vec<String>,
+    /// The model's context window in tokens (`--context-window`).
+    pub context_window: Option<u32>,
 }
 
 /// Settings after every source is merged.
@@ -138,6 +142,9 @@ pub struct Settings {
     /// file). In `auto`, what a server was found to need is remembered per endpoint and model
     /// in [`tool_modes`].
     pub tool_mode: ToolMode,
+    /// The model's context window in tokens, as configured (flag, `TOOLTRAIL_CONTEXT_WINDOW`,
+    /// the provider, the file); `None` leaves it to the server to say.
+    pub context_window: Option<u32>,
     /// The config file consulted (it need not exist).
     pub config_path: PathBuf,
     /// Extra folders commands may read, as written in `[sandbox] read_only_folders`.
@@ -160,6 +167,7 @@ impl std::fmt::Debug for Settings {
             .field("disabled_tools", &self.disabled_tools)
             .field("enabled_tools", &self.enabled_tools)
             .field("tool_mode", &self.tool_mode)
+            .field("context_window", &self.context_window)
             .field("config_path", &self.config_path)
             .field("read_only_folders", &self.read_only_folders)
             .finish()
@@ -199,6 +207,19 @@ pub fn check_base_url(base_url: &str) -> Result<(), SettingsError> {
     } else {
         Err(SettingsError::BadBaseUrl(base_url.to_string()))
     }
+}
+
+/// The smallest context window accepted: less holds no question with its tools.
+pub const MIN_CONTEXT_WINDOW: u32 = 1024;
+
+/// Refuses a context window too small to hold a question, in a sentence.
+pub fn check_context_window(tokens: u32) -> Result<(), SettingsError> {
+    if tokens < MIN_CONTEXT_WINDOW {
+        return Err(SettingsError::BadValue(format!(
+            "the context window must be at least {MIN_CONTEXT_WINDOW} tokens ({tokens} was given)"
+        )));
+    }
+    Ok(())
 }
 
 /// The folder the config files live in: `TOOLTRAIL_CONFIG_DIR`, else the OS config folder.
@@ -305,6 +326,23 @@ impl Settings {
                     .unwrap_or_default(),
             },
         };
+        let context_window = match overrides.context_window {
+            Some(tokens) => Some(tokens),
+            None => match env("TOOLTRAIL_CONTEXT_WINDOW") {
+                Some(word) => Some(word.trim().parse::<u32>().map_err(|_| {
+                    SettingsError::BadValue(format!(
+                        "TOOLTRAIL_CONTEXT_WINDOW: {word:?} is not a number of tokens"
+                    ))
+                })?),
+                None => provider
+                    .as_ref()
+                    .and_then(|p| p.context_window)
+                    .or(file.context_window),
+            },
+        };
+        if let Some(tokens) = context_window {
+            check_context_window(tokens)?;
+        }
         let file_model = match &provider {
             Some(provider) => provider.model.clone(),
             None => file.model.clone(),
@@ -331,6 +369,7 @@ impl Settings {
                 .chain(overrides.enabled_tools.iter().cloned())
                 .collect(),
             tool_mode,
+            context_window,
             config_path,
             read_only_folders: file.sandbox.read_only_folders,
         })
@@ -507,6 +546,48 @@ model = "qwen"
                 .to_string()
                 .starts_with("the config file c.toml is not valid")
         );
+    }
+
+    #[test]
+    fn the_context_window_comes_from_the_flag_then_the_environment_then_the_provider_then_the_file()
+    {
+        let file = "context_window = 2048\nactive_provider = \"p\"\n[[providers]]\nid = \"p\"\nname = \"P\"\nbase_url = \"http://p/v1\"\ncontext_window = 16384";
+        let window = |overrides: &Overrides, file: &str, env: &dyn Fn(&str) -> Option<String>| {
+            merge(overrides, file, env).map(|settings| settings.context_window)
+        };
+        assert_eq!(window(&Overrides::default(), "", &no_env).unwrap(), None);
+        assert_eq!(
+            window(&Overrides::default(), "context_window = 2048", &no_env).unwrap(),
+            Some(2048)
+        );
+        assert_eq!(
+            window(&Overrides::default(), file, &no_env).unwrap(),
+            Some(16384)
+        );
+        let env = |name: &str| (name == "TOOLTRAIL_CONTEXT_WINDOW").then(|| "8192".to_string());
+        assert_eq!(
+            window(&Overrides::default(), file, &env).unwrap(),
+            Some(8192)
+        );
+        let flag = Overrides {
+            context_window: Some(4096),
+            ..Overrides::default()
+        };
+        assert_eq!(window(&flag, file, &env).unwrap(), Some(4096));
+        let bad = |name: &str| (name == "TOOLTRAIL_CONTEXT_WINDOW").then(|| "lots".to_string());
+        let error = window(&Overrides::default(), "", &bad)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("\"lots\" is not a number of tokens"),
+            "{error}"
+        );
+        let small = Overrides {
+            context_window: Some(100),
+            ..Overrides::default()
+        };
+        let error = window(&small, "", &no_env).unwrap_err().to_string();
+        assert!(error.contains("at least 1024 tokens"), "{error}");
     }
 
     #[test]

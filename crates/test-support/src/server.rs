@@ -39,13 +39,16 @@ pub struct ServerOptions {
     pub port: u16,
     /// Append every request received to this file as one JSON line.
     pub record: Option<PathBuf>,
+    /// Answer `GET /props` as llama.cpp's server does, with this context window (`n_ctx`).
+    pub n_ctx: Option<u32>,
 }
 
 /// A scripted OpenAI-compatible server on `127.0.0.1`.
 ///
 /// `POST /v1/chat/completions` is answered with the next [`Reply`] of the script; once the
 /// script is used up, with HTTP 500 and a message saying so. `GET /v1/models` lists
-/// [`SCRIPTED_MODEL`]. Any other path is a 404 with OpenAI's error shape. Every request is
+/// [`SCRIPTED_MODEL`]. `GET /props` answers as llama.cpp does when
+/// [`ServerOptions::n_ctx`] is set. Any other path is a 404 with OpenAI's error shape. Every request is
 /// recorded. The server stops when dropped, breaking any connection still open.
 #[derive(Debug)]
 pub struct ScriptedServer {
@@ -61,6 +64,7 @@ struct Shared {
     scripted: AtomicUsize,
     requests: Mutex<Vec<RecordedRequest>>,
     record: Option<Mutex<std::fs::File>>,
+    n_ctx: Option<u32>,
     /// Tool calls given a generated id so far.
     calls: AtomicUsize,
 }
@@ -116,6 +120,7 @@ impl ScriptedServer {
             replies: Mutex::new(replies.into()),
             requests: Mutex::new(Vec::new()),
             record,
+            n_ctx: options.n_ctx,
             calls: AtomicUsize::new(0),
         });
         let task = tokio::spawn(serve(listener, Arc::clone(&shared)));
@@ -261,6 +266,10 @@ async fn handle(
             json!({ "object": "list", "data": [
                 { "id": SCRIPTED_MODEL, "object": "model", "created": 0, "owned_by": "tooltrail" }
             ] }),
+        ),
+        ("GET", "/props") if shared.n_ctx.is_some() => json_reply(
+            200,
+            json!({ "default_generation_settings": { "n_ctx": shared.n_ctx }, "total_slots": 1 }),
         ),
         (method, path) => error_reply(
             404,

@@ -19,6 +19,10 @@ api_key?: string | null,
  */
 tool_mode?: ToolMode | null, 
 /**
+ * The context window in tokens; `None` keeps the one stored (or none).
+ */
+context_window?: number | null, 
+/**
  * US dollars per million prompt tokens; `None` for no price.
  */
 price_input_per_mtok?: number | null, 

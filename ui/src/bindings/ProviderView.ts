@@ -19,6 +19,10 @@ active: boolean,
  */
 tool_mode: ToolMode | null, 
 /**
+ * The context window of its models in tokens, when set; otherwise the server is asked.
+ */
+context_window?: number, 
+/**
  * US dollars per million prompt tokens, when the user gave a price.
  */
 price_input_per_mtok?: number, 

@@ -31,6 +31,9 @@ struct Args {
     /// Append each request received to this file as one JSON line.
     #[arg(long, value_name = "FILE.jsonl")]
     record: Option<PathBuf>,
+    /// Answer `GET /props` as llama.cpp does, with this context window in tokens.
+    #[arg(long, value_name = "TOKENS")]
+    n_ctx: Option<u32>,
 }
 
 #[tokio::main(flavor = "current_thread")]
@@ -42,6 +45,7 @@ async fn main() -> anyhow::Result<()> {
         ServerOptions {
             port: args.port,
             record: args.record,
+            n_ctx: args.n_ctx,
         },
     )
     .await?;

@@ -39,15 +39,15 @@ impl CodeQuery {
         Self {
             spec: ToolSpec {
                 name: NAME.to_string(),
-                description: "Find definitions (functions, types, variables) by name, from \
-                    syntax trees. Returns `path:line: signature [kind]`, at most 100."
+                description: "Find definitions (functions, types, variables) by name: \
+                    `path:line: signature [kind]`, at most 100."
                     .to_string(),
                 parameters: json!({
                     "type": "object",
                     "properties": {
                         "name": {
                             "type": "string",
-                            "description": "Exact identifier, or a prefix ending in `*` (`parse*`)."
+                            "description": "Identifier, or a prefix ending in `*`."
                         },
                         "kind": {"enum": ["function", "type", "variable", "any"]},
                         "language": {"enum": languages},

@@ -45,25 +45,21 @@ impl CountLines {
         Self {
             spec: ToolSpec {
                 name: NAME.to_string(),
-                description: "Count lines (as `wc -l`) in a file, or in every file below a \
-                    folder, optionally only files matching a glob. Returns the total, the number \
-                    of files, and the largest files first. Binary files and files ignored by \
-                    .gitignore are skipped."
+                description: "Count lines (like `wc -l`) in a file or folder; largest files first."
                     .to_string(),
                 parameters: json!({
                     "type": "object",
                     "properties": {
                         "path": {
                             "type": "string",
-                            "description": "File or folder, relative to the workspace root; `.` for the whole workspace."
+                            "description": "File or folder; `.` for all."
                         },
                         "pattern": {
                             "type": "string",
-                            "description": "Only count files matching this glob, e.g. `*.go` or `src/**/*.rs`."
+                            "description": "Glob filter."
                         },
                         "include_ignored": {
-                            "type": "boolean",
-                            "description": "Also count files ignored by .gitignore/.ignore. Default false."
+                            "type": "boolean"
                         }
                     },
                     "required": ["path"]

@@ -38,12 +38,8 @@ impl ExecuteBash {
         Self {
             spec: ToolSpec {
                 name: NAME.to_string(),
-                description: "Run a bash command in the workspace and return its stdout, stderr, \
-                    exit code and duration. Read-only commands (ls, cat, grep, rg, find, wc, head, \
-                    git status/log/diff/show, ...) joined by |, &&, ||, ; run at once; anything \
-                    else (redirections, variables, other programs) waits for the user's approval; \
-                    destructive commands (rm -rf /, sudo, mkfs, ...) are refused. No network, no \
-                    input; prefer the file tools for reading and searching."
+                description: "Run a bash command in the workspace, without network. Commands that \
+                    may change something ask the user first. Returns stdout, stderr, exit code."
                     .to_string(),
                 parameters: json!({
                     "type": "object",
@@ -51,16 +47,15 @@ impl ExecuteBash {
                         "command": {
                             "type": "string",
                             "minLength": 1,
-                            "description": "The bash command, e.g. `find . -name '*.go' | wc -l`."
+                            "description": "e.g. `find . -name '*.go' | wc -l`."
                         },
                         "timeout": {
                             "type": "integer",
                             "minimum": 1,
-                            "description": "Seconds before the command is stopped. Default 30, at most 120."
+                            "description": "Seconds. Default 30, at most 120."
                         },
                         "cwd": {
-                            "type": "string",
-                            "description": "Working folder relative to the workspace root. Default: the workspace root."
+                            "type": "string"
                         }
                     },
                     "required": ["command"]

@@ -39,29 +39,23 @@ impl ListDir {
         Self {
             spec: ToolSpec {
                 name: NAME.to_string(),
-                description: "List a folder's entries with their type (file, dir, symlink), size \
-                    and modification time, sorted. Optionally recursive and filtered by a glob. \
-                    At most 100 entries, with the total. Entries ignored by .gitignore are left \
-                    out unless include_ignored is true."
+                description: "List a folder: type, size, modified time; at most 100 entries."
                     .to_string(),
                 parameters: json!({
                     "type": "object",
                     "properties": {
                         "path": {
-                            "type": "string",
-                            "description": "Folder relative to the workspace root. Default: the workspace root."
+                            "type": "string"
                         },
                         "recursive": {
-                            "type": "boolean",
-                            "description": "List everything below the folder, not only its direct entries. Default false."
+                            "type": "boolean"
                         },
                         "pattern": {
                             "type": "string",
-                            "description": "Only entries matching this glob, e.g. `*.rs`."
+                            "description": "Glob filter."
                         },
                         "include_ignored": {
-                            "type": "boolean",
-                            "description": "Also list entries ignored by .gitignore/.ignore. Default false."
+                            "type": "boolean"
                         }
                     }
                 }),

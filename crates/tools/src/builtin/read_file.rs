@@ -36,31 +36,31 @@ impl ReadFile {
         Self {
             spec: ToolSpec {
                 name: NAME.to_string(),
-                description: "Read a text file of the workspace. Returns the lines with their \
-                    numbers, the file's total line count, and whether more lines follow (read on \
-                    with `offset`). Reads at most 1 MB of a file; binary files are refused."
-                    .to_string(),
+                description:
+                    "Read a text file: numbered lines, the total, and the `offset` to read \
+                    on from."
+                        .to_string(),
                 parameters: json!({
                     "type": "object",
                     "properties": {
                         "path": {
                             "type": "string",
-                            "description": "File path relative to the workspace root (an absolute path must lie inside the workspace)."
+                            "description": "Relative to the workspace."
                         },
                         "offset": {
                             "type": "integer",
                             "minimum": 1,
-                            "description": "First line to return, 1-based. Default 1."
+                            "description": "First line, 1-based."
                         },
                         "limit": {
                             "type": "integer",
                             "minimum": 1,
                             "maximum": MAX_LIMIT,
-                            "description": "Number of lines to return. Default 100."
+                            "description": "Lines. Default 100."
                         },
                         "encoding": {
                             "type": "string",
-                            "description": "Text encoding: utf-8 (default), gbk, gb18030, big5, shift_jis, euc-jp, euc-kr, utf-16le, utf-16be, latin1, ascii, windows-1252, ..."
+                            "description": "Default utf-8; e.g. gbk."
                         }
                     },
                     "required": ["path"]

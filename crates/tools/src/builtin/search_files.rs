@@ -40,26 +40,21 @@ impl SearchFiles {
         Self {
             spec: ToolSpec {
                 name: NAME.to_string(),
-                description: "Find files by glob pattern. A pattern without `/` matches file \
-                    names at any depth (`*.go` finds `a/b/c.go`); a pattern with `/` matches the \
-                    path from the search folder (`src/**/*.ts`). Returns workspace-relative paths, \
-                    sorted, at most 100, with the total count. Files ignored by .gitignore or \
-                    .ignore are skipped unless include_ignored is true."
+                description: "Find files by glob (`*.go` at any depth, `src/**/*.ts` from the \
+                    folder). At most 100."
                     .to_string(),
                 parameters: json!({
                     "type": "object",
                     "properties": {
                         "pattern": {
                             "type": "string",
-                            "description": "Glob, e.g. `*.go`, `**/*.rs`, `src/**/test_*.py`, `*.{ts,tsx}`."
+                            "description": "Glob, e.g. `**/*.rs`."
                         },
                         "path": {
-                            "type": "string",
-                            "description": "Folder to search, relative to the workspace root. Default: the whole workspace."
+                            "type": "string"
                         },
                         "include_ignored": {
-                            "type": "boolean",
-                            "description": "Also search files ignored by .gitignore/.ignore. Default false."
+                            "type": "boolean"
                         }
                     },
                     "required": ["pattern"]

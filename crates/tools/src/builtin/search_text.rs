@@ -36,37 +36,33 @@ impl SearchText {
         Self {
             spec: ToolSpec {
                 name: NAME.to_string(),
-                description: "Search file contents for a regular expression (Rust regex syntax, \
-                    as ripgrep) or plain text. Returns `path:line: text` for each matching line, \
-                    in path order, at most 100. Binary files and files ignored by .gitignore are \
-                    skipped."
-                    .to_string(),
+                description:
+                    "Search file contents for a regex or text. Returns `path:line: text`, \
+                    at most 100."
+                        .to_string(),
                 parameters: json!({
                     "type": "object",
                     "properties": {
                         "pattern": {
                             "type": "string",
-                            "description": "Regex, e.g. `func main`, `fn \\w+_test`, `TODO|FIXME`. Text that is not a valid regex is searched for literally."
+                            "description": "Regex, e.g. `fn \\w+_test`."
                         },
                         "path": {
-                            "type": "string",
-                            "description": "File or folder to search, relative to the workspace root. Default: the whole workspace."
+                            "type": "string"
                         },
                         "glob": {
                             "type": "string",
-                            "description": "Only search files matching this glob, e.g. `*.go` or `src/**/*.ts`."
+                            "description": "Glob filter, e.g. `*.go`."
                         },
                         "ignore_case": {
-                            "type": "boolean",
-                            "description": "Match case-insensitively. Default false."
+                            "type": "boolean"
                         },
                         "fixed_strings": {
                             "type": "boolean",
-                            "description": "Treat the pattern as plain text, not a regex. Default false."
+                            "description": "Pattern is plain text."
                         },
                         "include_ignored": {
-                            "type": "boolean",
-                            "description": "Also search files ignored by .gitignore/.ignore. Default false."
+                            "type": "boolean"
                         }
                     },
                     "required": ["pattern"]
