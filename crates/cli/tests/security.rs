@@ -79,6 +79,15 @@ struct Lab {
     victim: std::process::Child,
     /// Files of the toolchain and extra folders: readable by commands, never changed.
     toolchain_files: BTreeMap<PathBuf, String>,
+    /// The mode, owner and modification time of every canary and toolchain file.
+    stamps: BTreeMap<PathBuf, (u32, u32, i64)>,
+}
+
+/// A file's mode, owner and modification time.
+fn stamp(path: &Path) -> Option<(u32, u32, i64)> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::symlink_metadata(path).ok()?;
+    Some((meta.mode(), meta.uid(), meta.mtime()))
 }
 
 impl Lab {
@@ -255,6 +264,11 @@ impl Lab {
             .arg("600")
             .spawn()
             .unwrap();
+        let stamps = canaries
+            .keys()
+            .chain(toolchain_files.keys())
+            .map(|path| (path.clone(), stamp(path).unwrap()))
+            .collect();
         Self {
             _root: root,
             _tmp: tmp,
@@ -266,6 +280,7 @@ impl Lab {
             secrets,
             listener: Listener::start(),
             victim,
+            stamps,
             toolchain_files,
         }
     }
@@ -307,6 +322,21 @@ impl Lab {
                 Ok(now) if &now == contents => {}
                 Ok(_) => found.push(format!("{} was changed", path.display())),
                 Err(_) => found.push(format!("{} is gone", path.display())),
+            }
+        }
+        // Landlock does not cover a file's mode, owner and times: checked apart.
+        for (path, before) in &self.stamps {
+            let now = stamp(path);
+            if now.as_ref() != Some(before) {
+                found.push(format!(
+                    "{} has another mode, owner or time ({before:?} -> {now:?})",
+                    path.display()
+                ));
+                // Put it back, so one breach does not hide the checks of the next attacks.
+                let _ = std::fs::set_permissions(
+                    path,
+                    std::os::unix::fs::PermissionsExt::from_mode(before.0),
+                );
             }
         }
         for (path, contents) in &self.toolchain_files {
@@ -564,6 +594,16 @@ const COMMAND_ATTACKS: &[(&str, &str, bool)] = &[
         true,
     ),
     ("chmod the key", "chmod 000 {HOME}/.ssh/id_rsa", true),
+    (
+        "chmod, touch and chown files it cannot read",
+        "chmod 777 {HOME}/.ssh/id_rsa {HOME}/.cargo/credentials.toml; chmod 000 {HOME}/.bashrc {HOME}/.cargo/env; touch -d 2001-01-01 {HOME}/.aws/credentials {TMPC} {SIBLING}/secret.txt; chown 0:0 {HOME}/.npmrc",
+        true,
+    ),
+    (
+        "chmod a toolchain through a planted link",
+        "chmod 000 cargo_link/env cargo_link/bin/cargo-tool; touch -d 2001-01-01 cargo_creds_link",
+        true,
+    ),
     (
         "authorized_keys",
         "echo 'ssh-rsa AAAA evil' >> {HOME}/.ssh/authorized_keys",
@@ -1041,6 +1081,10 @@ async fn the_checks_catch_an_unconfined_attack() {
     for (template, expected) in [
         ("cat {HOME}/.ssh/id_rsa", "output shows CANARY-SSH-4f1c"),
         ("echo x >> {HOME}/.bashrc", "was changed"),
+        (
+            "chmod 600 {HOME}/.bashrc",
+            "has another mode, owner or time",
+        ),
         (
             "curl -s -m 3 -d hi http://127.0.0.1:{PORT}/",
             "reached the listener",

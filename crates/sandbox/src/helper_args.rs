@@ -16,6 +16,9 @@ pub const HELPER_ARG: &str = "__sandbox-exec";
 pub(crate) const CONFINE_ARG: &str = "__sandbox-confine";
 /// First argument of the self-test `Sandbox::detect` runs.
 pub(crate) const PROBE_ARG: &str = "__sandbox-probe";
+/// First argument of the throwaway check that user namespaces can be made (see
+/// `linux/namespaces.rs`).
+pub(crate) const USERNS_CHECK_ARG: &str = "__sandbox-userns-check";
 
 /// What one sandboxed run may do.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -26,4 +26,5 @@ mod supervise;
 
 pub(crate) use confine::{confine, probe};
 pub(crate) use landlock_rules::readable_system_paths;
+pub(crate) use namespaces::user_namespace_check;
 pub(crate) use supervise::supervise;

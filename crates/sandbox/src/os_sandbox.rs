@@ -11,7 +11,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use crate::helper_args::{CONFINE_ARG, HELPER_ARG, PROBE_ARG};
+use crate::helper_args::{CONFINE_ARG, HELPER_ARG, PROBE_ARG, USERNS_CHECK_ARG};
 
 /// The program that serves the helper modes in this process, once registered.
 static HELPER: OnceLock<PathBuf> = OnceLock::new();
@@ -39,6 +39,7 @@ fn run_mode(mode: &str, args: &[std::ffi::OsString]) -> Option<i32> {
         HELPER_ARG => Some(crate::linux::supervise(args)),
         CONFINE_ARG => Some(crate::linux::confine(args)),
         PROBE_ARG => Some(crate::linux::probe()),
+        USERNS_CHECK_ARG => Some(crate::linux::user_namespace_check()),
         _ => None,
     }
 }
@@ -46,7 +47,7 @@ fn run_mode(mode: &str, args: &[std::ffi::OsString]) -> Option<i32> {
 #[cfg(not(target_os = "linux"))]
 fn run_mode(mode: &str, _args: &[std::ffi::OsString]) -> Option<i32> {
     match mode {
-        HELPER_ARG | CONFINE_ARG | PROBE_ARG => {
+        HELPER_ARG | CONFINE_ARG | PROBE_ARG | USERNS_CHECK_ARG => {
             eprintln!("tooltrail: the sandbox helper only exists on Linux");
             Some(126)
         }

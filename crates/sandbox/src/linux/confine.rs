@@ -16,6 +16,7 @@ use rustix::thread::{
 
 use super::cgroup::{self, CGROUP_ENV};
 use super::landlock_rules::{abi_version, restrict};
+use super::namespaces;
 use super::seccomp;
 use super::supervise::REFUSED;
 use crate::helper_args::HelperSpec;
@@ -39,17 +40,26 @@ pub(crate) fn confine(args: &[OsString]) -> i32 {
     if let Ok(current) = getpriority_process(None) {
         let _ = setpriority_process(None, current.saturating_add(COMMAND_NICENESS).min(19));
     }
-    if let Err(message) = limit_resources(spec.timeout_secs) {
+    let user_namespace = namespaces::user_namespace_from_env();
+    if let Err(message) = limit_resources(spec.timeout_secs, user_namespace.is_some()) {
         return refuse(&message);
     }
     // The command's own /proc, where it is the first process of a PID namespace (see
     // `supervise`): `ps` and `/proc/self` work and show its processes only. Without one, /proc
     // stays out of reach, since the machine's would show every process of every user.
     let mut read = spec.read.clone();
-    if !own_proc() {
+    if own_proc() {
+        // In its own mount namespace: nothing but what it may write stays writable, so no
+        // chmod, chown or touch reaches the user's other files either.
+        let _ = namespaces::read_only_but(&spec.write);
+    } else {
         read.retain(|path| !path.starts_with("/proc"));
     }
-    drop_root_capabilities();
+    // As root of a user namespace made for an ordinary user: the user again from here on.
+    if let Some((uid, gid)) = user_namespace {
+        let _ = namespaces::become_user_again(uid, gid);
+    }
+    drop_root_capabilities(user_namespace.is_some());
     if set_no_new_privs(true).is_err() {
         return refuse("the sandbox could not forbid gaining privileges");
     }
@@ -62,6 +72,7 @@ pub(crate) fn confine(args: &[OsString]) -> i32 {
     let error = Command::new(&spec.program)
         .args(&spec.args)
         .env_remove(CGROUP_ENV)
+        .env_remove(namespaces::USER_NAMESPACE_ENV)
         .exec();
     eprintln!(
         "tooltrail: {} could not be started ({})",
@@ -82,7 +93,7 @@ pub(crate) fn probe() -> i32 {
     } else {
         "rlimit"
     };
-    let pid_namespace = super::namespaces::available();
+    let pid_namespace = namespaces::available();
     let _ = set_no_new_privs(true);
     let landlock = restrict(&[], &[]);
     let abi = landlock.as_ref().ok().and_then(abi_version).unwrap_or(0);
@@ -102,7 +113,7 @@ pub(crate) fn probe() -> i32 {
 
 /// Mounts a fresh /proc when this process is the first of its own PID namespace.
 fn own_proc() -> bool {
-    std::process::id() == 1 && super::namespaces::mount_own_proc()
+    std::process::id() == 1 && namespaces::mount_own_proc()
 }
 
 fn refuse(message: &str) -> i32 {
@@ -112,7 +123,9 @@ fn refuse(message: &str) -> i32 {
 
 /// File size, CPU time, core dumps, and the number of processes (for an ordinary user
 /// `RLIMIT_NPROC` counts all their processes, so the limit is what they have plus the cap).
-fn limit_resources(timeout_secs: u64) -> Result<(), String> {
+/// `user_namespace`: this process is root only of a user namespace made for an ordinary user,
+/// whose processes count as its own.
+fn limit_resources(timeout_secs: u64, user_namespace: bool) -> Result<(), String> {
     let set = |resource: Resource, value: u64| {
         setrlimit(
             resource,
@@ -127,7 +140,7 @@ fn limit_resources(timeout_secs: u64) -> Result<(), String> {
     set(Resource::Cpu, timeout_secs.saturating_add(CPU_GRACE_SECS))?;
     set(Resource::Core, 0)?;
     let uid = geteuid();
-    if !uid.is_root() {
+    if !uid.is_root() || user_namespace {
         let own = processes_of(uid.as_raw());
         let wanted = own.saturating_add(MAX_PROCESSES);
         let current = rustix::process::getrlimit(Resource::Nproc);
@@ -152,8 +165,10 @@ fn processes_of(uid: u32) -> u64 {
 /// Root keeps its user id but loses every capability, and cannot get them back by running a
 /// program: Landlock still hides the machine from it, and it cannot override file permissions,
 /// load modules or change the system clock either.
-fn drop_root_capabilities() {
-    if !geteuid().is_root() {
+/// In a user namespace made for an ordinary user (`user_namespace`), the capabilities it gave
+/// go too.
+fn drop_root_capabilities(user_namespace: bool) {
+    if !geteuid().is_root() && !user_namespace {
         return;
     }
     let _ = set_capabilities_secure_bits(

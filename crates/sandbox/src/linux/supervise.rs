@@ -10,6 +10,7 @@ use rustix::event::{PollFd, PollFlags, Timespec, poll};
 use rustix::process::{Signal, WaitStatus, getpid, kill_process, set_child_subreaper};
 
 use super::cgroup::{CGROUP_ENV, PidsCgroup};
+use super::namespaces::{PidNamespace, USER_NAMESPACE_ENV};
 use super::processes::{descendants, kill_all, reap};
 use crate::helper_args::{CONFINE_ARG, HelperSpec};
 use crate::limits::MAX_PROCESSES;
@@ -42,7 +43,7 @@ pub(crate) fn supervise(args: &[OsString]) -> i32 {
     let cgroup = PidsCgroup::create(MAX_PROCESSES);
     // The command starts a PID namespace of its own where the system allows one: it sees its
     // own processes only, and when its first process ends, the kernel ends the rest.
-    super::namespaces::new_pid_namespace_for_children();
+    let pid_namespace = super::namespaces::new_pid_namespace_for_children(&exe);
     let mut command = Command::new(exe);
     command
         .arg(CONFINE_ARG)
@@ -51,6 +52,9 @@ pub(crate) fn supervise(args: &[OsString]) -> i32 {
         .process_group(0);
     if let Some(cgroup) = &cgroup {
         command.env(CGROUP_ENV, cgroup.dir());
+    }
+    if let PidNamespace::User { uid, gid } = pid_namespace {
+        command.env(USER_NAMESPACE_ENV, format!("{uid}:{gid}"));
     }
     let child = command.spawn();
     let child = match child {
