@@ -183,7 +183,7 @@ export function App() {
   const changedPaths = [...changed].filter(([, at]) => at >= since).map(([path]) => path);
   const changedCount = changedPaths.length;
   return (
-    <div className="layout">
+    <div className={view === "chat" && timelineMode === "waterfall" ? "layout wide-timeline" : "layout"}>
       <Sidebar
         workspace={workspace}
         conversations={conversations}

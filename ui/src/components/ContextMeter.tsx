@@ -38,15 +38,7 @@ export function ContextMeter({ turns }: { turns: readonly TurnView[] }) {
           </span>
           <span className="context-text">{t("contextMeterValue", { used: n(context.usedTokens), window: n(context.windowTokens) })}</span>
         </span>
-      ) : (
-        turns.length > 0 && (
-          <span className="context-meter level-none muted" title={t("contextMeterNone")}>
-            <span className="context-bar" aria-hidden="true">
-              <span style={{ width: 0 }} />
-            </span>
-          </span>
-        )
-      )}
+      ) : null}
     </div>
   );
 }

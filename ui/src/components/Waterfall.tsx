@@ -133,7 +133,8 @@ function RowContent({ row, turn, span, calls, now, selected, t, onSelect, onHove
             {turn.question}
           </span>
           <span className="wf-track wf-axis" aria-hidden="true">
-            {axisTicks(span).map((at) => (
+            {/* The total sits at the right end; ticks near it would run into it. */}
+            {axisTicks(span).filter((at) => at / total < 0.8).map((at) => (
               <span key={at} className="wf-tick" style={{ left: `${(at / total) * 100}%` }}>
                 {formatDuration(at)}
               </span>
