@@ -5,7 +5,8 @@
 //! in the record); only the copy sent is. What gives way, in order:
 //!
 //! 1. tool results of earlier rounds and turns, oldest first, become one-line summaries that
-//!    say what the call returned and that it can be made again;
+//!    say what the call returned and that it can be made again, and the text of earlier
+//!    answers is shortened to its beginning (their calls stay, to match their results);
 //! 2. earlier turns, oldest first, are left out whole;
 //! 3. the latest results, the ones the model asked for just now, are cut to share what is
 //!    left, each with a marker that says how much was cut and how to read the rest.
@@ -71,11 +72,23 @@ pub(crate) fn fit(
             return Ok(Fitted { request, used });
         }
         let mut over = used - room;
-        // 1. Earlier results become summaries, oldest first.
+        // 1. Earlier results become summaries and earlier answers shrink, oldest first.
         let latest = latest_results(&request.messages);
-        for index in 0..latest.start {
+        for index in 0..latest.start.saturating_sub(1) {
             if over == 0 {
                 break;
+            }
+            if let Message::Assistant {
+                content,
+                tool_calls,
+            } = &request.messages[index]
+                && let Some(short) = shortened_answer(content)
+            {
+                over = over.saturating_sub(
+                    estimate_tokens(content).saturating_sub(estimate_tokens(&short)),
+                );
+                request.messages[index] = Message::assistant(short, tool_calls.clone());
+                continue;
             }
             let Message::Tool {
                 tool_call_id,
@@ -169,6 +182,28 @@ fn oldest_turn(messages: &[Message], turn_start: usize) -> Option<std::ops::Rang
         .position(|message| matches!(message, Message::User { .. }))
         .map_or(turn_start, |length| first + 1 + length);
     Some(first..next_user)
+}
+
+/// An answer's text longer than this many tokens is shortened to its beginning.
+const ANSWER_KEPT_TOKENS: u32 = 60;
+/// How a shortened answer ends, so that it is not shortened again.
+const ANSWER_CUT: &str = " […the rest of this answer is left out to fit the context window]";
+
+/// The beginning of a long answer with a note in place of the rest; `None` for a short one.
+fn shortened_answer(content: &str) -> Option<String> {
+    if content.ends_with(ANSWER_CUT) || estimate_tokens(content) <= ANSWER_KEPT_TOKENS * 2 {
+        return None;
+    }
+    let mut end = 0;
+    let mut tokens = 0;
+    for (at, c) in content.char_indices() {
+        tokens += if c.is_ascii() { 1 } else { 3 };
+        if tokens > ANSWER_KEPT_TOKENS * 3 {
+            break;
+        }
+        end = at + c.len_utf8();
+    }
+    Some(format!("{}{ANSWER_CUT}", &content[..end]))
 }
 
 /// How a summary begins, so that it is not summarised again.
@@ -353,6 +388,34 @@ mod tests {
             content, &big,
             "the latest result stays whole when the summary is enough"
         );
+    }
+
+    #[test]
+    fn earlier_long_answers_keep_their_beginning_and_their_calls() {
+        let rambling = "I will look at the files now. ".repeat(60);
+        let messages = vec![
+            Message::system("s"),
+            Message::user("q"),
+            Message::assistant(rambling.clone(), vec![call("a")]),
+            Message::tool("a", "read_file", "A"),
+            Message::assistant("", vec![call("b")]),
+            Message::tool("b", "read_file", "B"),
+        ];
+        let room = raw(&ChatRequest::new(messages.clone())) - 300;
+        let fitted = fit(ChatRequest::new(messages), 1, room, &raw).unwrap();
+        let Message::Assistant {
+            content,
+            tool_calls,
+        } = &fitted.request.messages[2]
+        else {
+            panic!()
+        };
+        assert!(
+            content.starts_with("I will look at the files now."),
+            "{content}"
+        );
+        assert!(content.ends_with(ANSWER_CUT), "{content}");
+        assert_eq!(tool_calls, &vec![call("a")]);
     }
 
     #[test]

@@ -22,6 +22,14 @@ pub fn round_limit_note(limit: u32) -> String {
     )
 }
 
+/// Sent as a user message when the turn's messages leave no room in the context window for
+/// the tools, before the last call without them.
+pub fn window_full_note() -> String {
+    "[Tooltrail] The context window is full. Tools are no longer available. Answer now from \
+     what you have found, and say what you could not check."
+        .to_string()
+}
+
 /// Added to the result of a call the model already made with the same arguments in this turn.
 pub fn repeated_call_note(previous_round: u32) -> String {
     format!(

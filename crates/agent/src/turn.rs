@@ -288,11 +288,15 @@ impl Agent {
         let room = budget::request_room(window.tokens, max_tokens);
         let mut model_calls = 0;
         let mut tool_rounds = 0;
+        // Set once the turn's own messages leave no room for the tools: the model answers
+        // from what it has, as at the round limit.
+        let mut window_full = false;
         // The tool mode of the last answer, to say when it changes.
         let mut mode_used: Option<ToolMode> = None;
         loop {
             model_calls += 1;
-            let offer_tools = tool_rounds < self.config.max_rounds && !specs.is_empty();
+            let offer_tools =
+                !window_full && tool_rounds < self.config.max_rounds && !specs.is_empty();
             let request = ChatRequest {
                 messages: conversation.messages.clone(),
                 tools: if offer_tools {
@@ -341,9 +345,28 @@ impl Agent {
                     });
                     request
                 }
+                // Without the tools' descriptions the answer may still fit: ask for it.
+                Err(TooSmall { .. }) if offer_tools => {
+                    window_full = true;
+                    model_calls -= 1;
+                    emitter.emit(EventBody::Error {
+                        code: ErrorCode::BadRequest,
+                        message: format!(
+                            "The model's {}-token context window is full; it is asked to answer from what it has, without tools.",
+                            window.tokens
+                        ),
+                        fatal: false,
+                    });
+                    add_message(
+                        conversation,
+                        emitter,
+                        Message::user(prompt::window_full_note()),
+                    );
+                    continue;
+                }
                 Err(TooSmall { needed, room, .. }) => {
                     let message = format!(
-                        "The question, the system prompt and the tool descriptions take about {needed} tokens, more than the model's {}-token context window leaves for a request ({room} tokens; the rest is kept for the answer). Ask a shorter question, turn tools off, or use a model with a larger window (the window was {}).",
+                        "The request takes about {needed} tokens even with earlier results and turns left out: more than the {room} tokens the model's {}-token context window leaves for a request (the rest is kept for the answer). Ask a shorter question, turn tools off, or use a model with a larger window (the window was {}).",
                         window.tokens,
                         window.source.describe()
                     );

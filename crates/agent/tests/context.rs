@@ -272,3 +272,46 @@ fn the_built_in_tool_schemas_stay_small() {
         schemas.len() / 4
     );
 }
+
+/// With every built-in tool, a 2,048-token window has no room for their descriptions beside the
+/// question: the model is asked to answer without tools rather than not asked at all.
+#[tokio::test]
+async fn a_window_too_small_for_the_tools_gets_an_answer_without_them() {
+    let ws = big_workspace();
+    let server = ScriptedServer::start(vec![Reply::text("From what I know: three files.")]).await;
+    let agent = agent_for(&server, ws.path(), Some(2048)).await;
+    let sink = CollectingSink::default();
+    let outcome = agent
+        .run_turn(
+            &mut Conversation::new(),
+            "What is here?",
+            &sink,
+            &DenyAll,
+            &CancellationToken::new(),
+        )
+        .await;
+    assert_eq!(outcome.end, TurnEnd::Completed, "{:?}", outcome.error);
+    assert_eq!(outcome.text, "From what I know: three files.");
+    let requests = server.chat_requests();
+    assert_eq!(requests.len(), 1);
+    assert!(requests[0].body.get("tools").is_none());
+    let last = requests[0].body["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(last["role"], "user");
+    assert!(
+        last["content"]
+            .as_str()
+            .unwrap()
+            .starts_with("[Tooltrail] The context window is full."),
+        "{last}"
+    );
+    assert!(estimate_tokens(&requests[0].body.to_string()) <= 2048);
+    assert!(sink.events().iter().any(|event| matches!(
+        &event.body,
+        EventBody::Error { fatal: false, message, .. } if message.contains("context window is full")
+    )));
+}
