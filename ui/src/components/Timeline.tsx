@@ -35,7 +35,8 @@ export const Timeline = memo(function Timeline({ calls, timeline, selected, reve
   const list = mode === "list";
 
   const virtualizer = useVirtualizer({
-    count: ids.length,
+    // The waterfall has rows of its own; the list's are not laid out meanwhile.
+    count: list ? ids.length : 0,
     getScrollElement: () => scroller.current,
     estimateSize: () => 40,
     overscan: 8,

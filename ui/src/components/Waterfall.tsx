@@ -59,13 +59,16 @@ export default memo(function Waterfall({ turns: turnList, calls, selected, revea
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [reveal]);
 
-  // The axis of each turn, worked out once per drawing for the turns in view.
-  const spans = new Map<string, Span>();
-  const spanOf = (turn: TurnView) => {
-    let span = spans.get(turn.id);
-    if (!span) spans.set(turn.id, (span = turnSpan(turn, calls, now)));
-    return span;
-  };
+  // The axis of each turn, worked out for the turns in view and kept while scrolling: working it
+  // out walks every call of the turn. A turn's new events make a new turn object, and a new map.
+  const spanOf = useMemo(() => {
+    const spans = new WeakMap<TurnView, Span>();
+    return (turn: TurnView) => {
+      let span = spans.get(turn);
+      if (!span) spans.set(turn, (span = turnSpan(turn, calls, now)));
+      return span;
+    };
+  }, [calls, now]);
 
   const onScroll = () => {
     const el = scroller.current;
