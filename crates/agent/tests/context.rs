@@ -315,3 +315,71 @@ async fn a_window_too_small_for_the_tools_gets_an_answer_without_them() {
         EventBody::Error { fatal: false, message, .. } if message.contains("context window is full")
     )));
 }
+
+/// Prompt mode puts the tools in the system prompt and the results in user messages; the same
+/// fitting keeps those requests inside the window.
+#[tokio::test]
+async fn prompt_mode_requests_fit_the_window_too() {
+    let ws = big_workspace();
+    let call = |path: &str| {
+        Reply::text(format!(
+            "<tool_use><name>read_file</name><arguments>{{\"path\":\"{path}\",\"limit\":1000}}</arguments></tool_use>"
+        ))
+    };
+    let server = ScriptedServer::start(vec![
+        call("a.rs"),
+        call("b.rs"),
+        Reply::text("Two files of small functions."),
+    ])
+    .await;
+    let mut config = LlmConfig::new(server.base_url(), "scripted")
+        .with_tool_mode(tooltrail_protocol::ToolMode::Prompt);
+    config.context_window = Some(WINDOW);
+    let agent = Agent::new(
+        LlmClient::new(config).unwrap(),
+        Arc::new(ToolRegistry::with_builtins()),
+        ToolContext::open(ws.path()).unwrap(),
+        AgentConfig::default(),
+    );
+    let outcome = agent
+        .run_turn(
+            &mut Conversation::new(),
+            "What do a.rs and b.rs hold?",
+            &CollectingSink::default(),
+            &DenyAll,
+            &CancellationToken::new(),
+        )
+        .await;
+    assert_eq!(outcome.end, TurnEnd::Completed, "{:?}", outcome.error);
+    let requests = server.chat_requests();
+    assert_eq!(requests.len(), 3);
+    for request in &requests {
+        assert!(
+            request.body.get("tools").is_none(),
+            "prompt mode sends no tools field"
+        );
+        let tokens = estimate_tokens(&request.body.to_string());
+        assert!(
+            tokens <= WINDOW,
+            "a request of about {tokens} tokens was sent"
+        );
+    }
+    // The results went back as <tool_use_result> blocks in user messages: the earlier one a
+    // summary, the latest cut with its marker.
+    let sent: Vec<String> = requests[2].body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|message| message["role"] == "user")
+        .map(|message| message["content"].as_str().unwrap().to_string())
+        .collect();
+    let earlier = sent.iter().find(|text| {
+        text.contains("<name>read_file</name><result>[earlier result of read_file, left out")
+    });
+    assert!(earlier.is_some(), "{sent:#?}");
+    let latest = sent.last().unwrap();
+    assert!(
+        latest.contains("Read on with read_file offset="),
+        "{latest:.300}"
+    );
+}
