@@ -315,13 +315,41 @@ test("a built-in tool switches off, and the sandbox says whether it is enforced"
   assert.equal(await sandbox.evaluate((el) => el.classList.contains("cfg-sandbox-on")), true);
   await context.close();
 
-  const off = await openSettings(full({ sandbox: { enforced: false, summary: "not enforced: Landlock is not available on this kernel", details: ["Kernel 5.10 has no Landlock."] } }));
+  const off = await openSettings(
+    full({ sandbox: { enforced: false, summary: "not enforced: Landlock is not available on this kernel", details: ["Kernel 5.10 has no Landlock."], folders: [], hidden: [], read_only_folders: [], skipped: [] } }),
+  );
   const offBox = off.page.getByTestId("cfg-sandbox");
   assert.match(await offBox.innerText(), /Not enforced\s+not enforced: Landlock is not available/);
   const badge = offBox.locator(".cfg-badge");
   assert.equal(await badge.evaluate((el) => getComputedStyle(el).color), "rgb(194, 65, 12)");
   assert.deepEqual([...problems, ...off.problems], []);
   await off.context.close();
+});
+
+test("the sandbox lists what a command sees and saves extra read-only folders", async () => {
+  const { page, problems, context } = await openSettings(full());
+  await section(page, "sandbox").scrollIntoViewIfNeeded();
+  const rows = page.getByTestId("cfg-sandbox-folder");
+  await rows.first().waitFor();
+  const visible = await rows.evaluateAll((els) => els.filter((el) => el.offsetParent !== null).map((el) => el.innerText.replace(/\s+/g, " ").trim()));
+  assert.deepEqual(visible.slice(0, 4), [
+    "write /home/me/demo Workspace",
+    "write /tmp/tooltrail-home-XXXXXX Private temp folder of the call",
+    "write /home/me/.local/share/tooltrail/sandbox-cache/demo-0123456789abcdef Build caches of this workspace",
+    "read /home/me/.rustup Toolchain: rustup",
+  ]);
+  assert.match(await page.getByTestId("cfg-sandbox-hidden").innerText(), /\/home\/me\/\.cargo\/credentials\.toml\s+credentials/);
+  const extra = page.getByTestId("cfg-sandbox-extra");
+  await extra.fill("datasets");
+  await page.getByRole("form", { name: "Extra read-only folders" }).getByRole("button", { name: "Save" }).click();
+  await page.getByText('The read-only folder "datasets" must be a full path or start with ~/.').waitFor();
+  await extra.fill("~/datasets\n/opt/sdk");
+  await page.getByRole("form", { name: "Extra read-only folders" }).getByRole("button", { name: "Save" }).click();
+  await page.getByText("Saved. Commands see these folders from the next one on.").waitFor();
+  assert.deepEqual(await calls(page, "save_read_only_folders"), [{ folders: ["datasets"] }, { folders: ["~/datasets", "/opt/sdk"] }]);
+  await page.getByText("/home/me/datasets").waitFor();
+  assert.deepEqual([...problems], []);
+  await context.close();
 });
 
 test("approval rules: added, refused with the reason, revoked", async () => {

@@ -177,7 +177,7 @@ export function SandboxSection() {
           ))}
         </ul>
       )}
-      <ExtraFolders key={status.read_only_folders.join("\n")} status={status} onSaved={setStatus} />
+      <ExtraFolders status={status} onSaved={setStatus} />
     </div>
   );
 }

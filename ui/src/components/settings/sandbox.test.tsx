@@ -72,5 +72,6 @@ describe("Settings → Sandbox", () => {
     const rows = await screen.findAllByTestId("cfg-sandbox-folder");
     expect(rows.some((row) => row.textContent === "read/home/me/notesExtra folder")).toBe(true);
     expect((screen.getByTestId("cfg-sandbox-extra") as HTMLTextAreaElement).value).toBe("~/notes");
+    expect(screen.getByText("Saved. Commands see these folders from the next one on.")).toBeTruthy();
   });
 });
