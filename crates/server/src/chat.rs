@@ -337,11 +337,15 @@ pub fn end_error(outcome: &TurnOutcome, summary: &Summary) -> Option<ApiError> {
     }
 }
 
-pub fn finish_reason(outcome: &TurnOutcome) -> &'static str {
-    if outcome.pending_calls.is_empty() {
-        "stop"
-    } else {
+/// `length` when the final answer was cut by the token limit or the context window, as the
+/// model server said it.
+pub fn finish_reason(outcome: &TurnOutcome, summary: &Summary) -> &'static str {
+    if !outcome.pending_calls.is_empty() {
         "tool_calls"
+    } else if summary.truncated_round == Some(outcome.rounds) {
+        "length"
+    } else {
+        "stop"
     }
 }
 
@@ -365,7 +369,7 @@ fn completion(running: &Running, summary: &Summary, outcome: &TurnOutcome) -> Va
         "choices": [{
             "index": 0,
             "message": message,
-            "finish_reason": finish_reason(outcome),
+            "finish_reason": finish_reason(outcome, summary),
         }],
         "usage": summary.usage,
         "tool_execution": summary.execution(running.session_id.clone(), running.conversation_id.clone()),

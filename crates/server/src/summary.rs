@@ -28,6 +28,8 @@ pub struct Summary {
     pub usage: Usage,
     /// The error that ended the turn: its code and sentence.
     pub fatal: Option<(String, String)>,
+    /// The last round whose answer was cut by the token limit or the context window.
+    pub truncated_round: Option<u32>,
 }
 
 impl Summary {
@@ -67,8 +69,8 @@ impl Summary {
             | EventBody::ToolModeUsed { .. }
             | EventBody::RoundLimitReached { .. }
             | EventBody::ContextUsage { .. }
-            | EventBody::AnswerTruncated { .. }
             | EventBody::TurnFinished { .. } => {}
+            EventBody::AnswerTruncated { round } => self.truncated_round = Some(*round),
         }
     }
 

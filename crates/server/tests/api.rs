@@ -252,6 +252,30 @@ fn tools_tooltrail_knows_run_on_the_server_and_the_model_sees_their_results() {
 }
 
 #[test]
+fn an_answer_cut_by_the_model_s_length_limit_finishes_with_length() {
+    isolated(
+        "an_answer_cut_by_the_model_s_length_limit_finishes_with_length",
+        || async {
+            let api = start(
+                vec![Reply::text("It is a demo").finish_reason("length")],
+                |_, _| {},
+            )
+            .await;
+            let (status, body) = api
+                .chat(&json!({
+                    "model": "llama3.2",
+                    "messages": [{"role": "user", "content": "What is this project?"}]
+                }))
+                .await;
+            assert_eq!(status, 200, "{body}");
+            assert_eq!(body["choices"][0]["message"]["content"], "It is a demo");
+            assert_eq!(body["choices"][0]["finish_reason"], "length");
+            api.shutdown().await;
+        },
+    );
+}
+
+#[test]
 fn a_path_outside_the_workspace_is_refused_and_the_model_is_told() {
     isolated(
         "a_path_outside_the_workspace_is_refused_and_the_model_is_told",
