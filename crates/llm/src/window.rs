@@ -234,7 +234,13 @@ impl<'a> Probe<'a> {
                 "api/show",
                 Some(&json!({ "model": self.model })),
             )
-            .await?;
+            .await
+            // Ollama's answer describes the model; anything else is some other server's.
+            .filter(|shown| {
+                ["model_info", "details", "parameters"]
+                    .iter()
+                    .any(|key| shown.get(key).is_some())
+            })?;
         let window = |tokens| ContextWindow {
             tokens,
             source: WindowSource::Ollama,
