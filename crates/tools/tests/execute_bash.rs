@@ -121,22 +121,53 @@ async fn environment_is_cleared() {
         "SHLVL",
         "_",
         "OLDPWD",
+        // Where the workspace's caches go, and that nothing is fetched.
+        "XDG_CACHE_HOME",
+        "npm_config_cache",
+        "npm_config_offline",
+        "npm_config_update_notifier",
+        "PIP_CACHE_DIR",
+        "PIP_NO_INPUT",
+        "PIP_DISABLE_PIP_VERSION_CHECK",
+        "UV_CACHE_DIR",
+        "UV_OFFLINE",
+        "GOCACHE",
+        "GOPROXY",
+        "GOTOOLCHAIN",
+        "GOTELEMETRY",
+        // Where the toolchains found in the home folder are.
+        "RUSTUP_HOME",
+        "RUSTUP_AUTO_INSTALL",
+        "CARGO_HOME",
+        "CARGO_NET_OFFLINE",
+        "NVM_DIR",
+        "FNM_DIR",
+        "VOLTA_HOME",
+        "PYENV_ROOT",
+        "PIPX_HOME",
+        "UV_PYTHON_INSTALL_DIR",
+        "SDKMAN_DIR",
+        "GOROOT",
+        "GOPATH",
+        "GOMODCACHE",
+        "JAVA_HOME",
+        "BUN_INSTALL",
     ]
     .into_iter()
     .map(String::from)
     .collect();
     let extra: Vec<&String> = keys.difference(&allowed).collect();
     assert!(extra.is_empty(), "unexpected variables: {extra:?}");
-    // Home is a private folder, not the user's.
+    // Home is a private folder, not the user's: it holds only the call's own cache folder.
     let out = fx
         .ok(
             "execute_bash",
-            json!({"command": "echo $HOME; ls -A $HOME | wc -l"}),
+            json!({"command": "echo $HOME; ls -A $HOME"}),
         )
         .await;
     let stdout = out.data["stdout"].as_str().unwrap();
     assert!(stdout.contains("tooltrail-home-"), "{stdout}");
-    assert!(stdout.ends_with("0\n"), "{stdout}");
+    assert!(stdout.ends_with("\ncache\n"), "{stdout}");
 }
 
 #[tokio::test]
