@@ -7,7 +7,7 @@ import { launchBrowser, openApp } from "./lib.mjs";
 const COUNT = Number(process.env.BENCH_CALLS ?? 10_000);
 const WATERFALL = process.env.BENCH_TIMELINE_VIEW === "waterfall";
 // What shows a drawn call, and what scrolls, in each view.
-const ROW = WATERFALL ? ".wf-call" : ".timeline-card";
+const ROW = WATERFALL ? "button.wf-call" : ".timeline-card";
 const SCROLLER = WATERFALL ? ".waterfall-scroll" : '[data-testid="timeline-scroll"]';
 const browser = await launchBrowser();
 const { page, context } = await openApp(browser, {

@@ -58,9 +58,8 @@ for (const [lang, theme] of [
     try {
       session = await Session.start(driver.base, app, [folder]);
       const box = await session.waitFor(".composer textarea");
-      if (lang === "zh") {
-        await session.script("const s = document.querySelector('.language select'); s.value = 'zh'; s.dispatchEvent(new Event('change', { bubbles: true }));");
-      }
+      // The window remembers the language; each run picks its own.
+      await session.script(`const s = document.querySelector('.language select'); s.value = '${lang}'; s.dispatchEvent(new Event('change', { bubbles: true }));`);
       await session.click(await session.find('.timeline-modes button[role="radio"]:last-child'));
       await session.type(box, "What does this project do?\uE007");
 
@@ -75,20 +74,23 @@ for (const [lang, theme] of [
 
       // Two reads side by side, then the command: its wait, then its run, on one axis.
       const bars = await session.script(`
-        const rows = [...document.querySelectorAll('.waterfall .wf-call')];
+        const rows = [...document.querySelectorAll('.waterfall button.wf-call')];
         return rows.map((row) => ({
           tool: row.querySelector('.wf-tool').textContent,
           bars: [...row.querySelectorAll('.wf-bar')].map((b) => ({ kind: b.dataset.kind, left: parseFloat(b.style.left), width: parseFloat(b.style.width) })),
         }));`);
       assert.deepEqual(bars.map((row) => row.tool), ["read_file", "search_text", "execute_bash"]);
       const [read, search, bash] = bars.map((row) => row.bars);
-      assert.ok(read[0].left < search[0].left + search[0].width && search[0].left < read[0].left + read[0].width, `the reads overlap: ${JSON.stringify([read, search])}`);
+      // Real reads of a small folder take a millisecond or two: they start together (one
+      // dispatch) rather than one after the other's round trip to the model. (The browser spec
+      // checks the overlap of longer calls exactly.)
+      assert.ok(Math.abs(read[0].left - search[0].left) < 1, `the reads start together: ${JSON.stringify([read, search])}`);
       assert.deepEqual(bash.map((b) => b.kind), ["wait", "run"]);
       assert.ok(bash[0].width > 0, "the wait shows");
       assert.ok(Math.abs(bash[0].left + bash[0].width - bash[1].left) < 0.5, `the run begins where the wait ends: ${JSON.stringify(bash)}`);
 
       // The meter: the latest request's share of the window, and the conversation's tokens.
-      const meter = await session.text(await session.find('[data-testid="context-meter"]'));
+      const meter = (await session.text(await session.find('[data-testid="context-meter"]'))).trim();
       assert.match(meter, lang === "zh" ? /^[\d,]+ \/ [\d,]+ 词元$/ : /^[\d,]+ \/ [\d,]+ tokens$/);
       assert.match(await session.text(await session.find('[data-testid="conversation-tokens"]')), lang === "zh" ? /本对话共 [\d,]+ 词元/ : /[\d,]+ tokens in this conversation/);
       await shoot(session, `waterfall-${theme}-${lang}`);
