@@ -202,8 +202,14 @@ impl CargoHome {
                 continue;
             }
             let _ = std::fs::remove_file(&link);
+            // Another call in the same workspace may have just made it.
             #[cfg(unix)]
-            std::os::unix::fs::symlink(&target, &link)?;
+            match std::os::unix::fs::symlink(&target, &link) {
+                Err(error) if error.kind() != std::io::ErrorKind::AlreadyExists => {
+                    return Err(error);
+                }
+                _ => {}
+            }
         }
         Ok(())
     }
