@@ -82,7 +82,9 @@ function byRole(app, floor) {
 // 1. Idle memory: the app alone (no WebDriver), 15 s after it opened the folder, and the blank
 // window 15 s after it started; twice each, alternating, the lower of each pair kept (the
 // machine is shared; the lower is the one less disturbed).
-const env = { ...process.env, TOOLTRAIL_CONFIG_DIR: configDir, TOOLTRAIL_DATA_DIR: join(configDir, "data") };
+// A fresh WebKit data folder too: the window remembers its language and views there, and a
+// Chinese window draws from a larger font than an English one.
+const env = { ...process.env, TOOLTRAIL_CONFIG_DIR: configDir, TOOLTRAIL_DATA_DIR: join(configDir, "data"), XDG_DATA_HOME: join(configDir, "xdg-data"), XDG_CACHE_HOME: join(configDir, "xdg-cache") };
 const floors = [];
 const idles = [];
 for (let round = 0; round < 2; round++) {
