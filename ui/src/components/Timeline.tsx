@@ -2,13 +2,21 @@
 // waterfall on a time axis (loaded when first shown). Virtualised: only the cards in view exist
 // in the page, so ten thousand calls scroll like ten.
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { lazy, memo, Suspense, useCallback, useEffect, useLayoutEffect, useRef, useState } from "react";
+import { memo, useCallback, useEffect, useLayoutEffect, useRef, useState } from "react";
 import { useI18n } from "../i18n";
 import type { CallView, TurnView } from "../state/chat";
 import { TimelineCard } from "./TimelineCard";
 import type { TimelineMode } from "./timelineMode";
 
-const Waterfall = lazy(() => import("./Waterfall"));
+type WaterfallView = (typeof import("./Waterfall"))["default"];
+// Loaded once, then drawn at once: with Suspense, React holds a revealed boundary back for up
+// to 300 ms, which a conversation opened in the waterfall would wait for every first time.
+let loadedWaterfall: WaterfallView | null = null;
+const loadWaterfall = () =>
+  import("./Waterfall").then((module) => {
+    loadedWaterfall = module.default;
+    return module.default;
+  });
 
 interface Props {
   calls: Record<string, CallView>;
@@ -33,6 +41,11 @@ export const Timeline = memo(function Timeline({ calls, timeline, selected, reve
   const stickToBottom = useRef(true);
   const ids = timeline;
   const list = mode === "list";
+  // With the waterfall chosen, its code loads at once (it is small), not with the first call.
+  const [Waterfall, setWaterfall] = useState<WaterfallView | null>(() => loadedWaterfall);
+  useEffect(() => {
+    if (!list && !Waterfall) void loadWaterfall().then((view) => setWaterfall(() => view));
+  }, [list, Waterfall]);
 
   const virtualizer = useVirtualizer({
     // The waterfall has rows of its own; the list's are not laid out meanwhile.
@@ -101,9 +114,11 @@ export const Timeline = memo(function Timeline({ calls, timeline, selected, reve
       {ids.length === 0 && (turns ?? []).length === 0 ? (
         <p className="muted timeline-empty">{t("timelineEmpty")}</p>
       ) : !list ? (
-        <Suspense fallback={<p className="muted timeline-empty">…</p>}>
+        Waterfall ? (
           <Waterfall turns={turns ?? []} calls={calls} selected={selected} reveal={reveal} onSelect={onSelect} />
-        </Suspense>
+        ) : (
+          <p className="muted timeline-empty">…</p>
+        )
       ) : (
         <div className="timeline-scroll" ref={scroller} onScroll={onScroll} data-testid="timeline-scroll">
           <div style={{ height: virtualizer.getTotalSize(), position: "relative" }}>
