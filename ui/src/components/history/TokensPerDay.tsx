@@ -97,7 +97,7 @@ export function TokensPerDay({ allWorkspaces, since }: Props) {
           <tfoot>
             <tr>
               <th scope="row" colSpan={2}>
-                {t("statsTotal")}
+                {t("statsTokensTotal")}
               </th>
               <td className="num">{n(sum((day) => day.prompt_tokens))}</td>
               <td className="num">{n(sum((day) => day.completion_tokens))}</td>
