@@ -83,8 +83,13 @@ async fn ask_in(mode: ToolMode) {
                 assert_eq!(out.status.code(), Some(1), "{stderr}");
                 assert!(stderr.starts_with("error: "), "{stderr}");
             }
+            // An answer the model's token limit cut short ends with status 3 and says so.
             TurnEnd::Completed | TurnEnd::RoundLimit => {
-                assert_eq!(out.status.code(), Some(0), "{stderr}")
+                let cut = events
+                    .iter()
+                    .any(|event| matches!(event.body, EventBody::AnswerTruncated { .. }));
+                assert_eq!(out.status.code(), Some(if cut { 3 } else { 0 }), "{stderr}");
+                assert_eq!(stderr.contains("the answer was cut short"), cut, "{stderr}");
             }
             TurnEnd::Cancelled => panic!("nothing cancelled the turn: {stderr}"),
         }
