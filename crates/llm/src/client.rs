@@ -17,7 +17,7 @@ use crate::response::{ChatResponse, StreamDelta};
 use crate::tokens::{Calibration, estimate_body};
 use crate::tools_refused::tools_refused;
 use crate::transport::{read_body, send};
-use crate::window::ContextWindow;
+use crate::window::{ContextWindow, WindowSource, is_ollama_port};
 use crate::wire::WireModels;
 use tooltrail_protocol::ToolMode;
 
@@ -242,15 +242,38 @@ impl LlmClient {
         body: &serde_json::Value,
         cancel: &CancellationToken,
     ) -> Result<reqwest::Response, LlmError> {
+        let with_window = self.ollama_window().map(|tokens| {
+            let mut body = body.clone();
+            if let Some(fields) = body.as_object_mut() {
+                fields.insert("options".into(), serde_json::json!({ "num_ctx": tokens }));
+            }
+            body
+        });
         send(
             &self.http,
             &self.config,
             Method::POST,
             "chat/completions",
-            Some(body),
+            Some(with_window.as_ref().unwrap_or(body)),
             cancel,
         )
         .await
+    }
+
+    /// The window to ask Ollama for in each request (`options.num_ctx`): Ollama loads a model
+    /// with the window a request names and cuts a longer prompt without a word, so it is asked
+    /// for the window Tooltrail fits requests to. Only Ollama gets the field (its port, or a
+    /// window it reported); other servers are left as they are.
+    fn ollama_window(&self) -> Option<u32> {
+        let learned = self.learned_window();
+        let ollama = learned.is_some_and(|window| window.source == WindowSource::Ollama)
+            || is_ollama_port(&self.config.base_url);
+        if !ollama {
+            return None;
+        }
+        self.config
+            .context_window
+            .or(learned.map(|window| window.tokens))
     }
 
     async fn run_native(

@@ -11,9 +11,10 @@
 //! service elsewhere, all of which offer at least that. A default is a guess, so a caller
 //! should not refuse a request for exceeding it.
 //!
-//! Ollama's OpenAI-compatible endpoint takes no window per request (it ignores
-//! `options.num_ctx`), so for Ollama the window it runs the model with is read, never set: a
-//! model given more with `OLLAMA_CONTEXT_LENGTH` or a Modelfile's `num_ctx` is seen with it.
+//! For Ollama, the window it runs the model with is read (a model given more with
+//! `OLLAMA_CONTEXT_LENGTH` or a Modelfile's `num_ctx` is seen with it), and every request also
+//! asks for the window (`options.num_ctx`, see the client), so that a configured window larger
+//! than Ollama's default is the one the model is loaded with, where Ollama takes the field.
 
 use std::net::IpAddr;
 use std::time::Duration;
@@ -127,6 +128,14 @@ fn is_local(host: &str) -> bool {
     }
 }
 
+/// Whether `base_url` is on Ollama's port.
+pub(crate) fn is_ollama_port(base_url: &str) -> bool {
+    reqwest::Url::parse(base_url)
+        .ok()
+        .and_then(|url| url.port())
+        == Some(11434)
+}
+
 /// Asks the server, most likely kind first; `None` when none of them says.
 async fn discover(
     http: &reqwest::Client,
@@ -134,10 +143,7 @@ async fn discover(
     cancel: &CancellationToken,
 ) -> Option<ContextWindow> {
     let probe = Probe::new(http, config, cancel);
-    let ollama_port = reqwest::Url::parse(&config.base_url)
-        .ok()
-        .and_then(|url| url.port())
-        == Some(11434);
+    let ollama_port = is_ollama_port(&config.base_url);
     if ollama_port && let Some(window) = probe.ollama().await {
         return Some(window);
     }

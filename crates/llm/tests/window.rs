@@ -196,3 +196,58 @@ async fn a_configured_window_asks_nothing() {
     );
     assert!(seen.lock().unwrap().is_empty());
 }
+
+#[tokio::test]
+async fn ollama_is_asked_for_the_window_in_each_request_and_other_servers_are_not() {
+    let completion = json!({
+        "id": "c1",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "m",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": "ok"}, "finish_reason": "stop"}]
+    });
+    let chat_body = |seen: &Arc<Mutex<Vec<String>>>| -> Value {
+        let seen = seen.lock().unwrap();
+        let line = seen
+            .iter()
+            .find(|line| line.starts_with("POST /v1/chat/completions "))
+            .unwrap();
+        serde_json::from_str(line.trim_start_matches("POST /v1/chat/completions ")).unwrap()
+    };
+    let ask = |url: String, window: Option<u32>| async move {
+        let mut config = LlmConfig::new(url, "qwen2.5:7b");
+        config.context_window = window;
+        let client = LlmClient::new(config).unwrap();
+        let cancel = CancellationToken::new();
+        client.context_window(&cancel).await;
+        let request =
+            tooltrail_llm::ChatRequest::new(vec![tooltrail_protocol::Message::user("hi")]);
+        client.complete(&request, &cancel).await.unwrap();
+    };
+
+    // Ollama (it answered /api/show): the window it reported.
+    let show = json!({
+        "parameters": "num_ctx 16384",
+        "model_info": {"qwen2.context_length": 32768},
+        "details": {"family": "qwen2"}
+    });
+    let (url, seen) = server(vec![
+        ("POST /api/show", show),
+        ("POST /v1/chat/completions", completion.clone()),
+    ])
+    .await;
+    ask(url, None).await;
+    assert_eq!(chat_body(&seen)["options"], json!({"num_ctx": 16384}));
+
+    // llama.cpp gets no such field.
+    let (url, seen) = server(vec![
+        (
+            "GET /props",
+            json!({"default_generation_settings": {"n_ctx": 4096}}),
+        ),
+        ("POST /v1/chat/completions", completion.clone()),
+    ])
+    .await;
+    ask(url, None).await;
+    assert_eq!(chat_body(&seen).get("options"), None);
+}
