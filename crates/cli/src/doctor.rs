@@ -16,7 +16,8 @@ pub fn run(as_json: bool) -> anyhow::Result<ExitCode> {
     let workspace = std::env::current_dir()?;
     let workspace = workspace.canonicalize().unwrap_or(workspace);
     let config = tooltrail_settings::ConfigFile::read(&tooltrail_settings::config_path()?)?;
-    let settings = tooltrail_host::sandbox_settings_from(&config.sandbox.read_only_folders);
+    let mut settings = tooltrail_host::sandbox_settings_from(&config.sandbox.read_only_folders);
+    settings.network_commands = tooltrail_host::network_commands(&config.sandbox.network_commands);
     let seen = view_of(&settings, &workspace);
     let mut out = std::io::stdout().lock();
     if as_json {
@@ -25,7 +26,11 @@ pub fn run(as_json: bool) -> anyhow::Result<ExitCode> {
         writeln!(out, "{}", serde_json::to_string_pretty(&value)?)?;
     } else {
         write!(out, "{}", status.report())?;
-        write!(out, "{}", view_report(&seen, status, &workspace))?;
+        write!(
+            out,
+            "{}",
+            view_report(&seen, status, &workspace, &settings.network_commands)
+        )?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -73,7 +78,12 @@ fn detail(grant: &Grant) -> String {
 }
 
 /// The view as `tooltrail doctor` prints it.
-fn view_report(seen: &View, status: &SandboxStatus, workspace: &Path) -> String {
+fn view_report(
+    seen: &View,
+    status: &SandboxStatus,
+    workspace: &Path,
+    network_commands: &[Vec<String>],
+) -> String {
     let mut out = String::new();
     if !status.enforced {
         out.push_str(
@@ -139,7 +149,7 @@ fn view_report(seen: &View, status: &SandboxStatus, workspace: &Path) -> String 
         "Everything else is invisible: the rest of the home folder (SSH keys, cloud \
          credentials, keychains, browser profiles, shell histories), other users' files, /tmp.\n",
     );
-    out.push_str("Network: off for every command (no network sockets).\n");
+    out.push_str(&network_line(network_commands));
     if let Some((_, path)) = seen.env.iter().find(|(name, _)| name == "PATH") {
         out.push_str(&format!("PATH: {}\n", path.to_string_lossy()));
     }
@@ -148,6 +158,22 @@ fn view_report(seen: &View, status: &SandboxStatus, workspace: &Path) -> String 
          Settings → Sandbox.\n",
     );
     out
+}
+
+/// Whether any command gets the network, and which.
+fn network_line(network_commands: &[Vec<String>]) -> String {
+    if network_commands.is_empty() {
+        return "Network: off for every command (no network sockets).\n".to_string();
+    }
+    let rules: Vec<String> = network_commands
+        .iter()
+        .map(|words| format!("`{}`", words.join(" ")))
+        .collect();
+    format!(
+        "Network: off for every command, but open for an approved command made only of \
+         commands starting with {} ([sandbox] network_commands).\n",
+        rules.join(", ")
+    )
 }
 
 fn view_json(seen: &View, status: &SandboxStatus, workspace: &Path) -> serde_json::Value {
@@ -248,6 +274,7 @@ mod tests {
         std::fs::create_dir_all(&workspace).unwrap();
         let settings = SandboxSettings {
             read_only_folders: vec![PathBuf::from("~/notes"), PathBuf::from("~/gone")],
+            network_commands: Vec::new(),
             cache_root: Some(base.join("data")),
             host: HostEnv {
                 home: Some(home.clone()),
@@ -259,7 +286,7 @@ mod tests {
         let mut status = Sandbox::unavailable("x").status().clone();
         status.enforced = true;
         status.own_processes = true;
-        let text = view_report(&seen, &status, &workspace);
+        let text = view_report(&seen, &status, &workspace, &[]);
         let line = |needle: &str| {
             text.lines()
                 .find(|line| line.starts_with("  ") && line.contains(needle))
@@ -304,5 +331,22 @@ mod tests {
             ]
         );
         assert_eq!(value["hidden"].as_array().unwrap().len(), 2);
+    }
+
+    #[test]
+    fn the_network_line_lists_the_network_rules() {
+        assert_eq!(
+            network_line(&[]),
+            "Network: off for every command (no network sockets).\n"
+        );
+        let rules = [
+            vec!["npm".to_string(), "install".to_string()],
+            vec!["cargo".to_string(), "fetch".to_string()],
+        ];
+        assert_eq!(
+            network_line(&rules),
+            "Network: off for every command, but open for an approved command made only of \
+             commands starting with `npm install`, `cargo fetch` ([sandbox] network_commands).\n"
+        );
     }
 }

@@ -63,9 +63,9 @@ pub async fn run(args: ToolArgs) -> anyhow::Result<ExitCode> {
     )));
     // Commands see the toolchains and the extra folders of config.toml, as in `ask`.
     let config = tooltrail_settings::ConfigFile::read(&tooltrail_settings::config_path()?)?;
-    ctx = ctx.with_sandbox_settings(tooltrail_host::sandbox_settings_from(
-        &config.sandbox.read_only_folders,
-    ));
+    let mut sandbox = tooltrail_host::sandbox_settings_from(&config.sandbox.read_only_folders);
+    sandbox.network_commands = tooltrail_host::network_commands(&config.sandbox.network_commands);
+    ctx = ctx.with_sandbox_settings(sandbox);
     // Only the snippet tools need the history database; the others run without opening it.
     if matches!(
         tool.spec().name.as_str(),

@@ -290,6 +290,7 @@ impl Lab {
     fn sandbox_settings(&self) -> SandboxSettings {
         SandboxSettings {
             read_only_folders: vec![PathBuf::from("~/.config"), PathBuf::from("~/.local/share")],
+            network_commands: Vec::new(),
             cache_root: None,
             host: HostEnv {
                 home: Some(self.home.clone()),
@@ -941,6 +942,7 @@ async fn attacks_through_the_sandbox_and_the_file_tools_are_all_blocked() {
                 helper: helper(),
                 workspace: lab.workspace.clone(),
                 writable: *writable,
+                network: false,
             }),
             sandbox: lab.sandbox_settings(),
         };
@@ -974,6 +976,7 @@ async fn attacks_through_the_sandbox_and_the_file_tools_are_all_blocked() {
             helper: helper(),
             workspace: lab.workspace.clone(),
             writable: true,
+            network: false,
         }),
         sandbox: lab.sandbox_settings(),
     };
@@ -1166,6 +1169,7 @@ async fn timeout_and_cancel_stop_everything_the_command_started() {
             helper: helper(),
             workspace: workspace.clone(),
             writable: true,
+            network: false,
         }),
         sandbox: SandboxSettings::default(),
     };

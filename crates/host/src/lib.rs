@@ -55,6 +55,6 @@ pub use error::HostError;
 pub use history::{History, RecordingSink};
 pub use host::{Engine, Host, tools_off};
 pub use rules::WorkspaceRules;
-pub use sandbox::{CACHE_FOLDER, sandbox_settings, sandbox_settings_from};
+pub use sandbox::{CACHE_FOLDER, network_commands, sandbox_settings, sandbox_settings_from};
 pub use snippets::StoreSnippets;
 pub use toolbox::{McpOverview, McpServerState, McpServerView, Toolbox};

@@ -1,5 +1,5 @@
 //! The hidden command line of the sandbox helper: `<binary> __sandbox-exec <timeout>
-//! [--read <path> | --write <path>]... -- <program> <args>...`.
+//! [--network] [--read <path> | --write <path>]... -- <program> <args>...`.
 //!
 //! The caller works out every folder the command may use (see [`crate::view`]); the helper
 //! applies the lists as they are. Paths travel as `OsString`s, so a workspace whose name is
@@ -24,6 +24,8 @@ pub(crate) const USERNS_CHECK_ARG: &str = "__sandbox-userns-check";
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct HelperSpec {
     pub timeout_secs: u64,
+    /// Network sockets are allowed (a network rule covers the approved command).
+    pub network: bool,
     /// Folders and files the command may read.
     pub read: Vec<PathBuf>,
     /// Folders and files it may read and change.
@@ -37,6 +39,7 @@ impl HelperSpec {
     pub(crate) fn of(
         view: &View,
         timeout_secs: u64,
+        network: bool,
         program: OsString,
         args: Vec<OsString>,
     ) -> Self {
@@ -49,6 +52,7 @@ impl HelperSpec {
         };
         Self {
             timeout_secs,
+            network,
             read: paths(Access::Read),
             write: paths(Access::Write),
             program,
@@ -58,6 +62,9 @@ impl HelperSpec {
 
     pub(crate) fn encode(&self) -> Vec<OsString> {
         let mut out = vec![OsString::from(self.timeout_secs.to_string())];
+        if self.network {
+            out.push(OsString::from("--network"));
+        }
         for (flag, paths) in [("--read", &self.read), ("--write", &self.write)] {
             for path in paths {
                 out.push(OsString::from(flag));
@@ -78,6 +85,12 @@ impl HelperSpec {
             .to_str()
             .and_then(|text| text.parse::<u64>().ok())
             .ok_or_else(|| "the sandbox helper was given an invalid timeout".to_string())?;
+        let network = rest
+            .first()
+            .is_some_and(|flag| flag == OsStr::new("--network"));
+        if network {
+            rest = &rest[1..];
+        }
         let mut read = Vec::new();
         let mut write = Vec::new();
         loop {
@@ -99,6 +112,7 @@ impl HelperSpec {
                 [separator, program, more @ ..] if separator == OsStr::new("--") => {
                     return Ok(Self {
                         timeout_secs,
+                        network,
                         read,
                         write,
                         program: program.clone(),
@@ -122,6 +136,7 @@ mod tests {
     fn spec() -> HelperSpec {
         HelperSpec {
             timeout_secs: 30,
+            network: false,
             read: vec![PathBuf::from("/usr"), PathBuf::from("/home/me/.cargo/bin")],
             write: vec![
                 PathBuf::from("/home/me/project with space"),
@@ -136,6 +151,11 @@ mod tests {
     fn round_trips() {
         let spec = spec();
         assert_eq!(HelperSpec::decode(&spec.encode()), Ok(spec));
+        let open = HelperSpec {
+            network: true,
+            ..self::spec()
+        };
+        assert_eq!(HelperSpec::decode(&open.encode()), Ok(open));
     }
 
     #[test]

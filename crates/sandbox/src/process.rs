@@ -51,6 +51,9 @@ pub struct Confinement {
     pub workspace: PathBuf,
     /// The user approved the command, so it may change the workspace.
     pub writable: bool,
+    /// The user approved the command and a network rule covers it, so it may open network
+    /// sockets (see [`crate::rules::network_rule`]).
+    pub network: bool,
 }
 
 /// Bash and its arguments for `script`.
@@ -105,13 +108,21 @@ pub async fn run_bash(
         Some(confinement) => (confinement.workspace.as_path(), confinement.writable),
         None => (command.cwd.as_path(), true),
     };
-    let view = crate::view::view(
+    let mut view = crate::view::view(
         &command.sandbox,
         workspace,
         writable,
         home.path(),
         &command.untrusted,
     );
+    // Unconfined (approved, no OS sandbox) the network is open anyway.
+    if command
+        .confinement
+        .as_ref()
+        .is_none_or(|confinement| confinement.network)
+    {
+        view.open_network();
+    }
     prepare_caches(&view).map_err(|err| RunError::Cache(err.kind()))?;
     let (program, args) = match &command.confinement {
         Some(confinement) => confined(confinement, command, &view),
@@ -234,6 +245,7 @@ fn confined(
     let spec = crate::helper_args::HelperSpec::of(
         view,
         command.timeout.as_secs().max(1),
+        confinement.network,
         OsString::from(BASH),
         bash_args(&command.script),
     );

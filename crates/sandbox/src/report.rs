@@ -55,7 +55,8 @@ impl SandboxStatus {
         if status.enforced {
             out.push_str(
                 "Commands see the workspace, system folders and the user's toolchains (read-only, \
-                 secrets left out), and no network. Commands that ran without asking see the \
+                 secrets left out), and no network unless a network rule opens it for an approved \
+                 command. Commands that ran without asking see the \
                  workspace read-only; approved ones may change it.\n",
             );
         } else {

@@ -165,6 +165,31 @@ pub fn decide<'a>(rules: &'a [CommandRule], command: &str) -> Option<&'a Command
         .find(|rule| !rule.prefix.is_empty() && starts_with(&words, &rule.prefix))
 }
 
+/// The words a network rule (`[sandbox] network_commands` in `config.toml`) stores for
+/// `command`, or why it cannot be one (one sentence): plain words of one simple command.
+pub fn network_prefix(command: &str) -> Result<Vec<String>, String> {
+    let words = plain_words(command)?;
+    if words.is_empty() {
+        return Err("the command is empty".to_string());
+    }
+    Ok(words)
+}
+
+/// The network rule that opens the network for `command`: found only when every simple
+/// command in it starts with the words of some rule (so `npm install && curl ...` gets none
+/// unless `curl` has a rule too). The rule returned is the one the first command matched.
+pub fn network_rule<'a>(rules: &'a [Vec<String>], command: &str) -> Option<&'a [String]> {
+    if rules.is_empty() || command.trim().is_empty() {
+        return None;
+    }
+    let mut first = None;
+    for words in all_commands(command) {
+        let rule = rules.iter().find(|prefix| starts_with(&words, prefix))?;
+        first.get_or_insert(rule.as_slice());
+    }
+    first
+}
+
 fn starts_with(words: &[String], prefix: &[String]) -> bool {
     !prefix.is_empty() && words.len() >= prefix.len() && words[..prefix.len()] == *prefix
 }
@@ -290,6 +315,31 @@ mod tests {
             kind,
             prefix: command.split(' ').map(str::to_string).collect(),
         }
+    }
+
+    #[test]
+    fn the_network_opens_only_when_every_command_matches_a_rule() {
+        let rules = vec![
+            network_prefix("npm install").unwrap(),
+            network_prefix("cargo fetch").unwrap(),
+        ];
+        let matched = |command: &str| network_rule(&rules, command).map(|rule| rule.join(" "));
+        assert_eq!(
+            matched("npm install left-pad"),
+            Some("npm install".to_string())
+        );
+        assert_eq!(
+            matched("cargo fetch && npm install"),
+            Some("cargo fetch".to_string())
+        );
+        assert_eq!(matched("npm install && curl https://example.com"), None);
+        assert_eq!(matched("npm install $(curl https://example.com)"), None);
+        assert_eq!(matched("npm ci"), None);
+        assert_eq!(matched("npm"), None);
+        assert_eq!(matched(""), None);
+        assert_eq!(network_rule(&[], "npm install"), None);
+        assert!(network_prefix("npm install && curl x").is_err());
+        assert!(network_prefix("  ").is_err());
     }
 
     #[test]

@@ -27,6 +27,10 @@ const DEFAULT_PATH: &str = "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin";
 pub struct SandboxSettings {
     /// Extra folders commands may read (`[sandbox] read_only_folders` in `config.toml`).
     pub read_only_folders: Vec<PathBuf>,
+    /// The network rules (`[sandbox] network_commands` in `config.toml`): the words an
+    /// approved command must start with to run with the network open (see
+    /// [`crate::rules::network_rule`]).
+    pub network_commands: Vec<Vec<String>>,
     /// Where each workspace's build caches are kept (in Tooltrail's data folder); `None` keeps
     /// them in the call's private temp folder, removed after the call.
     pub cache_root: Option<PathBuf>,
@@ -39,6 +43,7 @@ impl Default for SandboxSettings {
     fn default() -> Self {
         Self {
             read_only_folders: Vec::new(),
+            network_commands: Vec::new(),
             cache_root: None,
             host: HostEnv::current(),
         }
@@ -175,6 +180,23 @@ pub struct View {
     pub cargo_home: Option<CargoHome>,
     /// The command's whole environment.
     pub env: Vec<(String, OsString)>,
+}
+
+/// The variables that tell package managers there is no network, left out when a network
+/// rule opened it for the command (`npm install` must fetch).
+const OFFLINE_VARIABLES: &[&str] = &[
+    "npm_config_offline",
+    "UV_OFFLINE",
+    "GOPROXY",
+    "CARGO_NET_OFFLINE",
+];
+
+impl View {
+    /// Drops the variables that say there is no network: a network rule opened it.
+    pub fn open_network(&mut self) {
+        self.env
+            .retain(|(name, _)| !OFFLINE_VARIABLES.contains(&name.as_str()));
+    }
 }
 
 /// The command's own `CARGO_HOME`, made of links into the real one.
@@ -570,6 +592,7 @@ mod tests {
         let temp = base.join("tmp");
         let settings = SandboxSettings {
             read_only_folders: vec![PathBuf::from("~/notes"), PathBuf::from("~/missing")],
+            network_commands: Vec::new(),
             cache_root: Some(base.join("data/sandbox-cache")),
             host: HostEnv {
                 home: Some(home.clone()),
@@ -650,6 +673,7 @@ mod tests {
     fn the_cache_folder_is_stable_per_workspace() {
         let settings = SandboxSettings {
             read_only_folders: Vec::new(),
+            network_commands: Vec::new(),
             cache_root: Some(PathBuf::from("/data/cache")),
             host: HostEnv::default(),
         };

@@ -8,6 +8,11 @@ use serde::{Deserialize, Serialize};
 use toml_edit::{Array, ArrayOfTables, DocumentMut, Item, Table, value};
 use tooltrail_protocol::ToolMode;
 
+/// Characters of shell syntax a network rule cannot hold: it is plain words of one command.
+const SHELL_SYNTAX: &[char] = &[
+    ';', '&', '|', '<', '>', '$', '`', '(', ')', '\'', '"', '\\', '*', '?', '[', '{', '#', '~',
+];
+
 use crate::{
     DEFAULT_COMMAND_TIMEOUT_SECS, DEFAULT_MAX_RESULT_BYTES, DEFAULT_MAX_ROUNDS,
     DEFAULT_REQUEST_TIMEOUT_SECS, SettingsError, check_base_url, check_context_window,
@@ -292,9 +297,36 @@ impl ConfigEditor {
                 )));
             }
         }
-        if folders.is_empty() {
+        self.set_sandbox_list(
+            "read_only_folders",
+            folders.into_iter().map(str::to_string).collect(),
+        )
+    }
+
+    /// Sets the network rules (`[sandbox] network_commands`): the words an approved command
+    /// must start with to run with the network open. Each must be plain words of one command
+    /// (no `;`, `&&`, `|`, redirections, quotes or `$`); an empty list removes the setting.
+    pub fn set_network_commands(&mut self, commands: &[String]) -> Result<(), SettingsError> {
+        let commands: Vec<String> = commands
+            .iter()
+            .map(|command| command.split_whitespace().collect::<Vec<_>>().join(" "))
+            .filter(|command| !command.is_empty())
+            .collect();
+        for command in &commands {
+            if let Some(bad) = command.chars().find(|ch| SHELL_SYNTAX.contains(ch)) {
+                return Err(SettingsError::BadValue(format!(
+                    "the network rule {command:?} must be plain words of one command, without `{bad}`"
+                )));
+            }
+        }
+        self.set_sandbox_list("network_commands", commands)
+    }
+
+    /// Sets `[sandbox] key` to `items`; an empty list removes it (and an empty table).
+    fn set_sandbox_list(&mut self, key: &str, items: Vec<String>) -> Result<(), SettingsError> {
+        if items.is_empty() {
             if let Some(table) = self.doc.get_mut("sandbox").and_then(Item::as_table_mut) {
-                table.remove("read_only_folders");
+                table.remove(key);
                 if table.is_empty() {
                     self.doc.remove("sandbox");
                 }
@@ -309,10 +341,7 @@ impl ConfigEditor {
             .ok_or_else(|| {
                 SettingsError::BadValue("`sandbox` in the config file is not a table".to_string())
             })?;
-        table.insert(
-            "read_only_folders",
-            value(folders.into_iter().collect::<Array>()),
-        );
+        table.insert(key, value(items.into_iter().collect::<Array>()));
         Ok(())
     }
 
@@ -520,6 +549,37 @@ mod tests {
         editor.set_read_only_folders(&[]).unwrap();
         editor.save().unwrap();
         assert!(!std::fs::read_to_string(&path).unwrap().contains("sandbox"));
+    }
+
+    #[test]
+    fn network_commands_are_plain_words_in_the_sandbox_table() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        let mut editor = ConfigEditor::open(&path).unwrap();
+        editor
+            .set_read_only_folders(&["~/notes".to_string()])
+            .unwrap();
+        editor
+            .set_network_commands(&[" npm   install ".to_string(), "cargo fetch".to_string()])
+            .unwrap();
+        editor.save().unwrap();
+        let file = crate::ConfigFile::read(&path).unwrap();
+        assert_eq!(
+            file.sandbox.network_commands,
+            ["npm install", "cargo fetch"]
+        );
+        let error = editor
+            .set_network_commands(&["npm install && curl x".to_string()])
+            .unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "the network rule \"npm install && curl x\" must be plain words of one command, without `&`"
+        );
+        editor.set_network_commands(&[]).unwrap();
+        editor.save().unwrap();
+        let file = crate::ConfigFile::read(&path).unwrap();
+        assert!(file.sandbox.network_commands.is_empty());
+        assert_eq!(file.sandbox.read_only_folders, ["~/notes"]);
     }
 
     #[test]

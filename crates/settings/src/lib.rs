@@ -75,6 +75,9 @@ pub struct SandboxConfig {
     /// toolchains found in the home folder (`~` is the home folder). Secrets inside them stay
     /// hidden.
     pub read_only_folders: Vec<String>,
+    /// Network rules: the words an approved command must start with to run with the network
+    /// open (`npm install`); a command of several commands needs every one covered.
+    pub network_commands: Vec<String>,
 }
 
 impl ConfigFile {
@@ -149,6 +152,8 @@ pub struct Settings {
     pub config_path: PathBuf,
     /// Extra folders commands may read, as written in `[sandbox] read_only_folders`.
     pub read_only_folders: Vec<String>,
+    /// The network rules, as written in `[sandbox] network_commands`.
+    pub network_commands: Vec<String>,
 }
 
 impl std::fmt::Debug for Settings {
@@ -170,6 +175,7 @@ impl std::fmt::Debug for Settings {
             .field("context_window", &self.context_window)
             .field("config_path", &self.config_path)
             .field("read_only_folders", &self.read_only_folders)
+            .field("network_commands", &self.network_commands)
             .finish()
     }
 }
@@ -372,6 +378,7 @@ impl Settings {
             context_window,
             config_path,
             read_only_folders: file.sandbox.read_only_folders,
+            network_commands: file.sandbox.network_commands,
         })
     }
 }
@@ -523,9 +530,10 @@ model = "qwen"
 
     #[test]
     fn extra_read_only_folders_come_from_the_sandbox_table() {
-        let file = "[sandbox]\nread_only_folders = [\"~/notes\", \"/opt/sdk\"]\n";
+        let file = "[sandbox]\nread_only_folders = [\"~/notes\", \"/opt/sdk\"]\nnetwork_commands = [\"npm install\"]\n";
         let settings = merge(&Overrides::default(), file, no_env).unwrap();
         assert_eq!(settings.read_only_folders, ["~/notes", "/opt/sdk"]);
+        assert_eq!(settings.network_commands, ["npm install"]);
         let settings = merge(&Overrides::default(), "", no_env).unwrap();
         assert!(settings.read_only_folders.is_empty());
     }

@@ -64,6 +64,34 @@ async fn gate_follows_the_policy() {
 }
 
 #[tokio::test]
+async fn the_card_says_when_a_network_rule_opens_the_network() {
+    let fx = fixture();
+    let mut settings = fx.ctx.sandbox_settings.clone();
+    settings.network_commands = vec![vec!["npm".to_string(), "install".to_string()]];
+    let ctx = fx.ctx.clone().with_sandbox_settings(settings);
+    let gate = |command: &str| {
+        let (tool, args) = fx
+            .registry
+            .prepare("execute_bash", &json!({ "command": command }).to_string())
+            .unwrap();
+        tool.gate(&args, &ctx)
+    };
+    match gate("npm install left-pad") {
+        Gate::Ask { reason, .. } => assert!(
+            reason.ends_with(
+                "; the network is open for it: config.toml's network rule `npm install`"
+            ),
+            "{reason}"
+        ),
+        other => panic!("{other:?}"),
+    }
+    match gate("npm install left-pad && curl https://example.com") {
+        Gate::Ask { reason, .. } => assert!(!reason.contains("network"), "{reason}"),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[tokio::test]
 async fn without_a_sandbox_an_unapproved_command_never_runs() {
     let fx = fixture();
     let ctx = fx.ctx.clone().approved(false);

@@ -63,10 +63,10 @@ pub(crate) fn confine(args: &[OsString]) -> i32 {
     if set_no_new_privs(true).is_err() {
         return refuse("the sandbox could not forbid gaining privileges");
     }
-    if let Err(message) = restrict(&read, &spec.write) {
+    if let Err(message) = restrict(&read, &spec.write, spec.network) {
         return refuse(&message);
     }
-    if let Err(message) = seccomp::apply() {
+    if let Err(message) = seccomp::apply(spec.network) {
         return refuse(&message);
     }
     let error = Command::new(&spec.program)
@@ -95,11 +95,11 @@ pub(crate) fn probe() -> i32 {
     };
     let pid_namespace = namespaces::available();
     let _ = set_no_new_privs(true);
-    let landlock = restrict(&[], &[]);
+    let landlock = restrict(&[], &[], false);
     let abi = landlock.as_ref().ok().and_then(abi_version).unwrap_or(0);
     let landlock_enforced = landlock.is_ok() && std::fs::read_dir("/").is_err();
     let seccomp_enforced =
-        seccomp::apply().is_ok() && std::net::UdpSocket::bind(("127.0.0.1", 0)).is_err();
+        seccomp::apply(false).is_ok() && std::net::UdpSocket::bind(("127.0.0.1", 0)).is_err();
     println!("landlock_abi={abi}");
     println!("landlock={landlock_enforced}");
     println!("seccomp={seccomp_enforced}");

@@ -83,18 +83,26 @@ pub(crate) fn readable_system_paths() -> Vec<PathBuf> {
 
 /// Restricts this process (and everything it runs) to reading `read` and reading and
 /// changing `write` (files or folders, with everything below them). Both are empty for the
-/// self-test.
-pub(crate) fn restrict(read: &[PathBuf], write: &[PathBuf]) -> Result<RestrictionStatus, String> {
+/// self-test. TCP is refused unless `network` (a network rule covers the approved command).
+pub(crate) fn restrict(
+    read: &[PathBuf],
+    write: &[PathBuf],
+    network: bool,
+) -> Result<RestrictionStatus, String> {
     let all = AccessFs::from_all(ABI_WANTED);
     let read_access = AccessFs::from_read(ABI_WANTED);
     let failed = |_| "the Landlock rules could not be built".to_string();
-    let ruleset = Ruleset::default()
+    let mut ruleset = Ruleset::default()
         .set_compatibility(CompatLevel::BestEffort)
         .handle_access(all)
-        .map_err(failed)?
+        .map_err(failed)?;
+    if !network {
         // No TCP bind or connect (seccomp refuses the sockets too, on kernels without this).
-        .handle_access(AccessNet::from_all(ABI_WANTED))
-        .map_err(failed)?
+        ruleset = ruleset
+            .handle_access(AccessNet::from_all(ABI_WANTED))
+            .map_err(failed)?;
+    }
+    let ruleset = ruleset
         // No signals to processes outside the sandbox, no abstract UNIX sockets outside it.
         .scope(Scope::from_all(ABI_WANTED))
         .map_err(failed)?

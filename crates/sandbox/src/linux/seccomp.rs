@@ -48,8 +48,9 @@ const REFUSED: &[libc::c_long] = &[
     libc::SYS_syslog,
 ];
 
-/// Builds the filter for this machine's architecture.
-pub(crate) fn filter() -> Result<BpfProgram, String> {
+/// Builds the filter for this machine's architecture; `network` leaves `socket()` alone (a
+/// network rule covers the approved command).
+pub(crate) fn filter(network: bool) -> Result<BpfProgram, String> {
     let arch = TargetArch::try_from(std::env::consts::ARCH)
         .map_err(|_| format!("seccomp is not supported on {}", std::env::consts::ARCH))?;
     let mut rules: BTreeMap<i64, Vec<SeccompRule>> = REFUSED
@@ -65,7 +66,9 @@ pub(crate) fn filter() -> Result<BpfProgram, String> {
     )
     .and_then(|condition| SeccompRule::new(vec![condition]))
     .map_err(|_| "the seccomp socket rule could not be built".to_string())?;
-    rules.insert(libc::SYS_socket, vec![not_local]);
+    if !network {
+        rules.insert(libc::SYS_socket, vec![not_local]);
+    }
     let filter = SeccompFilter::new(
         rules,
         SeccompAction::Allow,
@@ -78,8 +81,8 @@ pub(crate) fn filter() -> Result<BpfProgram, String> {
 
 /// Installs the filter on this process (inherited by everything it runs). Needs
 /// `no_new_privs`, which Landlock has set by then.
-pub(crate) fn apply() -> Result<(), String> {
-    let program = filter()?;
+pub(crate) fn apply(network: bool) -> Result<(), String> {
+    let program = filter(network)?;
     seccompiler::apply_filter(&program)
         .map_err(|_| "the seccomp filter could not be installed".to_string())
 }
@@ -90,8 +93,11 @@ mod tests {
 
     #[test]
     fn the_filter_compiles_for_this_machine() {
-        let program = filter();
+        let program = filter(false);
         assert!(program.is_ok(), "{program:?}");
-        assert!(program.map(|p| p.len()).unwrap_or(0) > REFUSED.len());
+        let closed = program.map(|p| p.len()).unwrap_or(0);
+        assert!(closed > REFUSED.len());
+        let open = filter(true).map(|p| p.len()).unwrap_or(0);
+        assert!(open > REFUSED.len() && open < closed);
     }
 }

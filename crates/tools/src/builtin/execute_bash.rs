@@ -1,7 +1,7 @@
 //! `execute_bash(command, timeout?, cwd?)`: one shell command, judged by the command policy and
 //! run with process hygiene (see `tooltrail_sandbox::run_bash`) inside the OS sandbox: the
 //! workspace read-only unless the call was approved, nothing else of the machine visible, no
-//! network. Where no sandbox is enforced, every command needs approval, read-only or not.
+//! network unless the call was approved and `config.toml`'s network rules cover it. Where no sandbox is enforced, every command needs approval, read-only or not.
 
 use std::time::Duration;
 
@@ -10,6 +10,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use tooltrail_protocol::{ToolError, ToolErrorCode, ToolOutput, ToolSpec};
 use tooltrail_sandbox::policy::{Verdict, classify};
+use tooltrail_sandbox::rules::network_rule;
 use tooltrail_sandbox::{BashCommand, BashOutput, Confinement, ResolvedPath, run_bash};
 
 use crate::args::{cancelled, parse};
@@ -88,11 +89,22 @@ impl Tool for ExecuteBash {
                 cwd: Some(cwd.relative().to_string()),
                 reason: capitalise(UNSANDBOXED),
             },
-            Verdict::Ask { reason } => Gate::Ask {
-                summary: args.command,
-                cwd: Some(cwd.relative().to_string()),
-                reason: capitalise(&reason),
-            },
+            Verdict::Ask { reason } => {
+                let reason =
+                    match network_rule(&ctx.sandbox_settings.network_commands, &args.command) {
+                        Some(rule) => format!(
+                            "{}; the network is open for it: config.toml's network rule `{}`",
+                            capitalise(&reason),
+                            rule.join(" ")
+                        ),
+                        None => capitalise(&reason),
+                    };
+                Gate::Ask {
+                    summary: args.command,
+                    cwd: Some(cwd.relative().to_string()),
+                    reason,
+                }
+            }
             Verdict::Deny { reason } => Gate::Refuse(denied(&reason)),
         }
     }
@@ -109,11 +121,17 @@ impl Tool for ExecuteBash {
         if let Verdict::Deny { reason } = classify(&args.command) {
             return Err(denied(&reason));
         }
+        // The network opens only for an approved command that asks (never for one that runs
+        // without asking) and that network rules cover entirely.
+        let network = ctx.approved
+            && !classify(&args.command).is_read_only()
+            && network_rule(&ctx.sandbox_settings.network_commands, &args.command).is_some();
         let confinement = match ctx.sandbox().helper() {
             Some(helper) => Some(Confinement {
                 helper: helper.to_path_buf(),
                 workspace: ctx.workspace.root().to_path_buf(),
                 writable: ctx.approved,
+                network,
             }),
             // Checked here too, so that no caller runs a command unconfined unasked.
             None if !ctx.approved => {
