@@ -42,6 +42,7 @@ const COMMANDS: &[&str] = &[
     "set_tool_enabled",
     "sandbox_status",
     "save_read_only_folders",
+    "save_network_commands",
     "mcp_config",
     "save_mcp_server",
     "remove_mcp_server",

@@ -419,6 +419,16 @@ pub async fn save_read_only_folders(
     sandbox_status(workspace).await
 }
 
+/// Sets the commands that get the network once approved, then says what commands see now.
+#[tauri::command]
+pub async fn save_network_commands(
+    workspace: State<'_, WorkspaceState>,
+    commands: Vec<String>,
+) -> CommandResult<SandboxView> {
+    blocking(move || preferences::save_network_commands(&commands)).await?;
+    sandbox_status(workspace).await
+}
+
 #[tauri::command]
 pub fn mcp_config() -> CommandResult<McpConfigView> {
     preferences::mcp_config()

@@ -118,6 +118,7 @@ pub fn run() -> anyhow::Result<()> {
             commands::set_tool_enabled,
             commands::sandbox_status,
             commands::save_read_only_folders,
+            commands::save_network_commands,
             commands::mcp_config,
             commands::save_mcp_server,
             commands::remove_mcp_server,

@@ -356,6 +356,9 @@ pub struct SandboxView {
     pub hidden: Vec<SandboxSecret>,
     /// `[sandbox] read_only_folders` as written in `config.toml`.
     pub read_only_folders: Vec<String>,
+    /// `[sandbox] network_commands` as written in `config.toml`: approved commands starting
+    /// with these words run with the network open.
+    pub network_commands: Vec<String>,
     /// Configured folders left out, each with why, in a sentence.
     pub skipped: Vec<String>,
 }
@@ -389,11 +392,12 @@ impl SandboxView {
             .map(str::trim)
             .filter(|line| !line.is_empty());
         let summary = lines.next().unwrap_or_default().to_string();
-        let configured = path()
+        let sandbox = path()
             .ok()
             .and_then(|path| ConfigFile::read(&path).ok())
-            .map(|file| file.sandbox.read_only_folders)
+            .map(|file| file.sandbox)
             .unwrap_or_default();
+        let configured = sandbox.read_only_folders;
         let settings = tooltrail_host::sandbox_settings_from(&configured);
         let temp = std::env::temp_dir().join("tooltrail-home-XXXXXX");
         let root = workspace.map_or_else(|| temp.join("workspace"), Path::to_path_buf);
@@ -435,6 +439,7 @@ impl SandboxView {
                 })
                 .collect(),
             read_only_folders: configured,
+            network_commands: sandbox.network_commands,
             skipped: seen
                 .skipped
                 .iter()
@@ -453,6 +458,11 @@ impl SandboxView {
 /// Sets the extra folders commands may read (`[sandbox] read_only_folders`).
 pub fn save_read_only_folders(folders: &[String]) -> CommandResult<()> {
     edit(|editor| Ok(editor.set_read_only_folders(folders)?))
+}
+
+/// Sets the commands that get the network once approved (`[sandbox] network_commands`).
+pub fn save_network_commands(commands: &[String]) -> CommandResult<()> {
+    edit(|editor| Ok(editor.set_network_commands(commands)?))
 }
 
 // ---- mcp.json ----

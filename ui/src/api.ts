@@ -118,6 +118,7 @@ export const api = {
   setToolEnabled: (name: string, enabled: boolean) => invoke<void>("set_tool_enabled", { name, enabled }),
   sandboxStatus: () => invoke<SandboxView>("sandbox_status"),
   saveReadOnlyFolders: (folders: string[]) => invoke<SandboxView>("save_read_only_folders", { folders }),
+  saveNetworkCommands: (commands: string[]) => invoke<SandboxView>("save_network_commands", { commands }),
   mcpConfig: () => invoke<McpConfigView>("mcp_config"),
   /** Adds a server, or replaces `previousName` (which may differ when renamed). */
   saveMcpServer: (previousName: string | null, server: McpServerConfig) => invoke<void>("save_mcp_server", { previousName, server }),

@@ -81,6 +81,7 @@ const DEFAULT_SANDBOX: SandboxView = {
   ],
   hidden: [{ path: "/home/me/.cargo/credentials.toml", what: "credentials" }],
   read_only_folders: [],
+  network_commands: [],
   skipped: [],
 };
 
@@ -96,6 +97,19 @@ function saveReadOnlyFolders(config: SettingsConfig, folders: string[]): Sandbox
     ...now.folders.filter((folder) => folder.kind !== "extra"),
     ...kept.map((folder) => ({ path: folder.replace(/^~/, home), access: "read", kind: "extra", reason: "extra folder from config.toml" })),
   ];
+  config.sandbox = now;
+  return structuredClone(now);
+}
+
+/** Sets [sandbox] network_commands as the backend does: plain words of one command, else a sentence. */
+function saveNetworkCommands(config: SettingsConfig, commands: string[]): SandboxView | Promise<never> {
+  const kept = commands.map((command) => command.trim().split(/\s+/).join(" ")).filter((command) => command.length > 0);
+  for (const command of kept) {
+    const bad = [...command].find((ch) => ";&|<>$`()'\"\\*?[{#~".includes(ch));
+    if (bad) return reject("settings", `The network rule "${command}" must be plain words of one command, without \`${bad}\`.`);
+  }
+  const now = config.sandbox ?? structuredClone(DEFAULT_SANDBOX);
+  now.network_commands = kept;
   config.sandbox = now;
   return structuredClone(now);
 }
@@ -345,6 +359,8 @@ export function settingsCommand(cmd: string, args: Record<string, unknown>, conf
       return config.sandbox ?? DEFAULT_SANDBOX;
     case "save_read_only_folders":
       return saveReadOnlyFolders(config, (args.folders as string[]) ?? []);
+    case "save_network_commands":
+      return saveNetworkCommands(config, (args.commands as string[]) ?? []);
     case "mcp_config":
       return structuredClone(mcpState(config));
     case "save_mcp_server":

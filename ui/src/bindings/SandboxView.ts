@@ -29,6 +29,11 @@ hidden: Array<SandboxSecret>,
  */
 read_only_folders: Array<string>, 
 /**
+ * `[sandbox] network_commands` as written in `config.toml`: approved commands starting
+ * with these words run with the network open.
+ */
+network_commands: Array<string>, 
+/**
  * Configured folders left out, each with why, in a sentence.
  */
 skipped: Array<string>, };

@@ -155,6 +155,9 @@ export const settingsEn = {
   cfgSandboxExtra: "Extra read-only folders",
   cfgSandboxExtraHint: "One folder per line, a full path or one starting with ~/. Commands may read them; secrets inside stay hidden. Saved as [sandbox] read_only_folders in config.toml.",
   cfgSandboxExtraSaved: "Saved. Commands see these folders from the next one on.",
+  cfgSandboxNetwork: "Commands that get the network",
+  cfgSandboxNetworkHint: "One rule per line, the words a command starts with (npm install). An approved command gets the network only when every command in it starts with a rule; the approval card says so. Commands that run without asking never get it. Saved as [sandbox] network_commands in config.toml.",
+  cfgSandboxNetworkSaved: "Saved. Applies from the next command on.",
 
   // Rules
   cfgRules: "Approval rules",
@@ -371,6 +374,9 @@ export const settingsZh: Record<keyof typeof settingsEn, string> = {
   cfgSandboxExtra: "额外的只读文件夹",
   cfgSandboxExtraHint: "每行一个文件夹，填写完整路径或以 ~/ 开头的路径。命令可以读取它们，其中的机密仍然隐藏。保存在 config.toml 的 [sandbox] read_only_folders 中。",
   cfgSandboxExtraSaved: "已保存。从下一条命令起生效。",
+  cfgSandboxNetwork: "可以联网的命令",
+  cfgSandboxNetworkHint: "每行一条规则，即命令开头的词（如 npm install）。只有经过批准、且其中每条命令都以某条规则开头的命令才能联网；审批卡片会注明。无需询问即运行的命令永远不能联网。保存在 config.toml 的 [sandbox] network_commands 中。",
+  cfgSandboxNetworkSaved: "已保存。从下一条命令起生效。",
 
   cfgRules: "审批规则",
   cfgRulesIntro: "在 {folder} 中无需询问即可运行、或永远不运行的命令。拒绝规则优先于允许规则；有些命令永远不能被允许。",

@@ -1,5 +1,5 @@
 // Whether the OS confines the commands the model runs, how, what a command sees (and why),
-// and the extra folders commands may read.
+// the extra folders commands may read, and the commands that get the network once approved.
 import { useEffect, useState } from "react";
 import { api, errorMessage, type SandboxView } from "../../api";
 import type { SandboxFolder } from "../../bindings";
@@ -38,27 +38,45 @@ function FolderRow({ folder }: { folder: SandboxFolder }) {
   );
 }
 
-function ExtraFolders({ status, onSaved }: { status: SandboxView; onSaved: (view: SandboxView) => void }) {
+/** A list kept in `[sandbox]` of config.toml, one entry a line, saved as a whole. */
+function LinesForm({
+  saved: savedLines,
+  label,
+  hint,
+  savedNote,
+  placeholder,
+  testId,
+  save: store,
+  children,
+}: {
+  saved: string[];
+  label: string;
+  hint: string;
+  savedNote: string;
+  placeholder: string;
+  testId: string;
+  save: (lines: string[]) => Promise<string[]>;
+  children?: React.ReactNode;
+}) {
   const { t } = useI18n();
-  const [text, setText] = useState(() => status.read_only_folders.join("\n"));
+  const [text, setText] = useState(() => savedLines.join("\n"));
   const [saving, setSaving] = useState(false);
   const [saved, setSaved] = useState(false);
   const [error, setError] = useState<string | null>(null);
-  const folders = text
+  const lines = text
     .split("\n")
     .map((line) => line.trim())
     .filter((line) => line.length > 0);
-  const unchanged = folders.join("\n") === status.read_only_folders.join("\n");
+  const unchanged = lines.join("\n") === savedLines.join("\n");
 
   const save = () => {
     setSaving(true);
     setError(null);
-    api.saveReadOnlyFolders(folders).then(
-      (view) => {
+    store(lines).then(
+      (now) => {
         setSaving(false);
         setSaved(true);
-        setText(view.read_only_folders.join("\n"));
-        onSaved(view);
+        setText(now.join("\n"));
       },
       (failure: unknown) => {
         setSaving(false);
@@ -70,40 +88,82 @@ function ExtraFolders({ status, onSaved }: { status: SandboxView; onSaved: (view
   return (
     <form
       className="cfg-form cfg-form-plain"
-      aria-label={t("cfgSandboxExtra")}
+      aria-label={label}
       onSubmit={(event) => {
         event.preventDefault();
         save();
       }}
     >
       <label className="cfg-field">
-        <span className="cfg-label">{t("cfgSandboxExtra")}</span>
+        <span className="cfg-label">{label}</span>
         <textarea
           rows={3}
           spellCheck={false}
           value={text}
-          placeholder="~/notes"
-          data-testid="cfg-sandbox-extra"
+          placeholder={placeholder}
+          data-testid={testId}
           onChange={(event) => {
             setText(event.target.value);
             setSaved(false);
           }}
         />
-        <span className="cfg-hint">{t("cfgSandboxExtraHint")}</span>
+        <span className="cfg-hint">{hint}</span>
       </label>
-      {status.skipped.map((line) => (
-        <p key={line} className="turn-error">
-          {line}
-        </p>
-      ))}
+      {children}
       {error && <p className="turn-error">{error}</p>}
-      {saved && !error && <p className="muted small-text">{t("cfgSandboxExtraSaved")}</p>}
+      {saved && !error && <p className="muted small-text">{savedNote}</p>}
       <div className="cfg-actions">
         <button type="submit" disabled={saving || unchanged}>
           {t("cfgSave")}
         </button>
       </div>
     </form>
+  );
+}
+
+function ExtraFolders({ status, onSaved }: { status: SandboxView; onSaved: (view: SandboxView) => void }) {
+  const { t } = useI18n();
+  return (
+    <LinesForm
+      saved={status.read_only_folders}
+      label={t("cfgSandboxExtra")}
+      hint={t("cfgSandboxExtraHint")}
+      savedNote={t("cfgSandboxExtraSaved")}
+      placeholder="~/notes"
+      testId="cfg-sandbox-extra"
+      save={(folders) =>
+        api.saveReadOnlyFolders(folders).then((view) => {
+          onSaved(view);
+          return view.read_only_folders;
+        })
+      }
+    >
+      {status.skipped.map((line) => (
+        <p key={line} className="turn-error">
+          {line}
+        </p>
+      ))}
+    </LinesForm>
+  );
+}
+
+function NetworkCommands({ status, onSaved }: { status: SandboxView; onSaved: (view: SandboxView) => void }) {
+  const { t } = useI18n();
+  return (
+    <LinesForm
+      saved={status.network_commands}
+      label={t("cfgSandboxNetwork")}
+      hint={t("cfgSandboxNetworkHint")}
+      savedNote={t("cfgSandboxNetworkSaved")}
+      placeholder="npm install"
+      testId="cfg-sandbox-network"
+      save={(commands) =>
+        api.saveNetworkCommands(commands).then((view) => {
+          onSaved(view);
+          return view.network_commands;
+        })
+      }
+    />
   );
 }
 
@@ -178,6 +238,7 @@ export function SandboxSection() {
         </ul>
       )}
       <ExtraFolders status={status} onSaved={setStatus} />
+      <NetworkCommands status={status} onSaved={setStatus} />
     </div>
   );
 }

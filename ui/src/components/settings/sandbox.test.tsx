@@ -21,6 +21,7 @@ function view(partial: Partial<SandboxView> = {}): SandboxView {
     ],
     hidden: [{ path: "/home/me/.cargo/credentials.toml", what: "credentials" }],
     read_only_folders: [],
+    network_commands: [],
     skipped: [],
     ...partial,
   };
@@ -63,15 +64,43 @@ describe("Settings → Sandbox", () => {
     );
     const box = await screen.findByTestId("cfg-sandbox-extra");
     await user.type(box, "notes");
-    await user.click(screen.getByRole("button", { name: "Save" }));
+    await user.click(within(screen.getByRole("form", { name: "Extra read-only folders" })).getByRole("button", { name: "Save" }));
     expect(await screen.findByText('The read-only folder "notes" must be a full path or start with ~/.')).toBeTruthy();
     await user.clear(box);
     await user.type(box, "  ~/notes  {enter}");
-    await user.click(screen.getByRole("button", { name: "Save" }));
+    await user.click(within(screen.getByRole("form", { name: "Extra read-only folders" })).getByRole("button", { name: "Save" }));
     await waitFor(() => expect(save).toHaveBeenLastCalledWith(["~/notes"]));
     const rows = await screen.findAllByTestId("cfg-sandbox-folder");
     expect(rows.some((row) => row.textContent === "read/home/me/notesExtra folder")).toBe(true);
     expect((screen.getByTestId("cfg-sandbox-extra") as HTMLTextAreaElement).value).toBe("~/notes");
     expect(screen.getByText("Saved. Commands see these folders from the next one on.")).toBeTruthy();
+  });
+
+  it("saves the commands that get the network, or shows the sentence that refused them", async () => {
+    vi.spyOn(api, "sandboxStatus").mockResolvedValue(view());
+    const save = vi.spyOn(api, "saveNetworkCommands").mockImplementation(async (commands) => {
+      if (commands.some((command) => command.includes("&"))) {
+        throw { code: "settings", message: 'The network rule "npm install && curl x" must be plain words of one command, without `&`.' };
+      }
+      return view({ network_commands: commands });
+    });
+    const user = userEvent.setup();
+    render(
+      <I18nProvider initial="en">
+        <SandboxSection />
+      </I18nProvider>,
+    );
+    const box = await screen.findByTestId("cfg-sandbox-network");
+    const form = screen.getByRole("form", { name: "Commands that get the network" });
+    await user.type(box, "npm install && curl x");
+    await user.click(within(form).getByRole("button", { name: "Save" }));
+    expect(await screen.findByText('The network rule "npm install && curl x" must be plain words of one command, without `&`.')).toBeTruthy();
+    await user.clear(box);
+    await user.type(box, "npm install{enter}  cargo fetch ");
+    await user.click(within(form).getByRole("button", { name: "Save" }));
+    await waitFor(() => expect(save).toHaveBeenLastCalledWith(["npm install", "cargo fetch"]));
+    expect(await screen.findByText("Saved. Applies from the next command on.")).toBeTruthy();
+    expect((screen.getByTestId("cfg-sandbox-network") as HTMLTextAreaElement).value).toBe("npm install\ncargo fetch");
+    expect((screen.getByTestId("cfg-sandbox-extra") as HTMLTextAreaElement).value).toBe("");
   });
 });
