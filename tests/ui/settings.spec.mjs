@@ -316,7 +316,7 @@ test("a built-in tool switches off, and the sandbox says whether it is enforced"
   await context.close();
 
   const off = await openSettings(
-    full({ sandbox: { enforced: false, summary: "not enforced: Landlock is not available on this kernel", details: ["Kernel 5.10 has no Landlock."], folders: [], hidden: [], read_only_folders: [], skipped: [] } }),
+    full({ sandbox: { enforced: false, summary: "not enforced: Landlock is not available on this kernel", details: ["Kernel 5.10 has no Landlock."], folders: [], hidden: [], read_only_folders: [], network_commands: [], skipped: [] } }),
   );
   const offBox = off.page.getByTestId("cfg-sandbox");
   assert.match(await offBox.innerText(), /Not enforced\s+not enforced: Landlock is not available/);
@@ -348,6 +348,18 @@ test("the sandbox lists what a command sees and saves extra read-only folders", 
   await page.getByText("Saved. Commands see these folders from the next one on.").waitFor();
   assert.deepEqual(await calls(page, "save_read_only_folders"), [{ folders: ["datasets"] }, { folders: ["~/datasets", "/opt/sdk"] }]);
   await page.getByText("/home/me/datasets").waitFor();
+
+  const network = page.getByTestId("cfg-sandbox-network");
+  const networkForm = page.getByRole("form", { name: "Commands that get the network" });
+  await network.fill("npm install && curl x");
+  await networkForm.getByRole("button", { name: "Save" }).click();
+  await page.getByText('The network rule "npm install && curl x" must be plain words of one command, without `&`.').waitFor();
+  await network.fill("npm install\ncargo fetch");
+  await networkForm.getByRole("button", { name: "Save" }).click();
+  await page.getByText("Saved. Applies from the next command on.").waitFor();
+  assert.deepEqual(await calls(page, "save_network_commands"), [{ commands: ["npm install && curl x"] }, { commands: ["npm install", "cargo fetch"] }]);
+  await networkForm.scrollIntoViewIfNeeded();
+  await shot(page, "settings-sandbox-network");
   assert.deepEqual([...problems], []);
   await context.close();
 });
