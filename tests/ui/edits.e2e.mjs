@@ -51,17 +51,24 @@ for (const [lang, theme] of [
       TOOLTRAIL_MODEL: "scripted",
       TOOLTRAIL_CONFIG_DIR: configDir,
       TOOLTRAIL_DATA_DIR: join(configDir, "data"),
+      // A window of its own: no language or timeline view remembered from another run.
+      XDG_DATA_HOME: join(configDir, "xdg-data"),
+      XDG_CACHE_HOME: join(configDir, "xdg-cache"),
       GTK_THEME: theme === "dark" ? "Adwaita:dark" : "Adwaita",
     });
     let session;
     try {
       session = await Session.start(driver.base, app, [folder]);
       const box = await session.waitFor(".composer textarea");
-      if (lang === "zh") {
-        await session.script(
-          "const s = document.querySelector('.language select'); s.value = 'zh'; s.dispatchEvent(new Event('change', { bubbles: true }));",
-        );
-      }
+      await session.script(
+        "const s = document.querySelector('.language select'); s.value = arguments[0]; s.dispatchEvent(new Event('change', { bubbles: true }));",
+        [lang],
+      );
+      // A fresh window starts with the timeline as a list.
+      const listLabel = lang === "zh" ? "列表" : "List";
+      await session.until(`the ${listLabel} view`, async () =>
+        (await session.script("return document.querySelector('.timeline-modes [aria-checked=\"true\"]')?.textContent")) === listLabel,
+      );
       await session.type(box, "Move the service to another port.\uE007");
 
       // The question waits on its card, with the choices; "2" picks the second.
