@@ -28,26 +28,33 @@ async fn llama(replies: Vec<Reply>, n_ctx: u32) -> ScriptedServer {
     .unwrap()
 }
 
+/// `tooltrail ask` in `ws` against `server` with `args` (flags, then the question).
+async fn ask(
+    server: &ScriptedServer,
+    ws: &std::path::Path,
+    config: &std::path::Path,
+    args: &[&str],
+) -> std::process::Output {
+    let base_url = server.base_url();
+    let mut command = vec![
+        "ask",
+        "-w",
+        ws.to_str().unwrap(),
+        "--base-url",
+        &base_url,
+        "--model",
+        "scripted",
+    ];
+    command.extend_from_slice(args);
+    tooltrail(&command, config, &[]).await
+}
+
 #[tokio::test]
 async fn ask_says_how_much_of_the_learned_window_the_question_took() {
     let server = llama(vec![Reply::text("Two Go files.")], 8192).await;
     let ws = workspace();
     let config = tempfile::tempdir().unwrap();
-    let out = tooltrail(
-        &[
-            "ask",
-            "-w",
-            ws.path().to_str().unwrap(),
-            "--base-url",
-            &server.base_url(),
-            "--model",
-            "scripted",
-            "How many Go files?",
-        ],
-        config.path(),
-        &[],
-    )
-    .await;
+    let out = ask(&server, ws.path(), config.path(), &["How many Go files?"]).await;
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     let line = stderr
@@ -70,21 +77,11 @@ async fn an_answer_cut_by_the_window_is_reported_and_the_exit_status_says_so() {
     .await;
     let ws = workspace();
     let config = tempfile::tempdir().unwrap();
-    let out = tooltrail(
-        &[
-            "ask",
-            "-w",
-            ws.path().to_str().unwrap(),
-            "--base-url",
-            &server.base_url(),
-            "--model",
-            "scripted",
-            "--context-window",
-            "4096",
-            "How many Go files?",
-        ],
+    let out = ask(
+        &server,
+        ws.path(),
         config.path(),
-        &[],
+        &["--context-window", "4096", "How many Go files?"],
     )
     .await;
     let stdout = text(&out.stdout);
@@ -121,22 +118,7 @@ async fn json_lines_carry_context_usage_and_answer_truncated() {
         "disabled_tools = [\"ask_user\", \"code_query\", \"count_lines\", \"execute_bash\", \"list_dir\", \"search_text\", \"snippet_list\", \"snippet_load\", \"snippet_save\"]\n",
     )
     .unwrap();
-    let out = tooltrail(
-        &[
-            "ask",
-            "-w",
-            ws.path().to_str().unwrap(),
-            "--base-url",
-            &server.base_url(),
-            "--model",
-            "scripted",
-            "--json",
-            "hi",
-        ],
-        config.path(),
-        &[],
-    )
-    .await;
+    let out = ask(&server, ws.path(), config.path(), &["--json", "hi"]).await;
     let stderr = text(&out.stderr);
     let events: Vec<Event> = text(&out.stdout)
         .lines()
