@@ -1,10 +1,11 @@
 // Calls per tool, success rate, average and p95 duration.
-import { useEffect, useState } from "react";
-import { api, errorMessage, type Stats, type WorkspaceInfo } from "../../api";
+import { useState } from "react";
+import { api, type Stats, type WorkspaceInfo } from "../../api";
 import { formatDuration } from "../../format";
 import { useI18n, type Translate } from "../../i18n";
 import { failures, formatCount, formatRate, STATS_RANGES, statsQuery, successRate, weightedAverage, type StatsRange } from "./query";
 import { TokensPerDay } from "./TokensPerDay";
+import { useKeyedLoad } from "./useKeyedLoad";
 
 interface Props {
   workspace: WorkspaceInfo;
@@ -17,36 +18,17 @@ const RANGE_LABELS: Record<StatsRange, "statsDay" | "statsWeek" | "statsMonth" |
   all: "statsAllTime",
 };
 
-interface Loaded {
-  key: string;
-  stats: Stats | null;
-  error: string | null;
-}
-
 export function StatsView({ workspace }: Props) {
   const { t, lang } = useI18n();
   const [allWorkspaces, setAllWorkspaces] = useState(false);
   const [range, setRange] = useState<StatsRange>("all");
-  const [loaded, setLoaded] = useState<Loaded>({ key: "", stats: null, error: null });
   const key = JSON.stringify([workspace.path, allWorkspaces, range]);
   // "Last 7 days" up to when the period was picked, for the tokens as for the calls.
   const [rangeStart, setRangeStart] = useState(() => Date.now());
 
-  useEffect(() => {
-    let gone = false;
-    // "Last 7 days" means up to now, whenever the period was picked.
-    const [, all, period] = JSON.parse(key) as [string, boolean, StatsRange];
-    api.historyStats(statsQuery(all, period, Date.now())).then(
-      (stats) => !gone && setLoaded({ key, stats, error: null }),
-      (error: unknown) => !gone && setLoaded({ key, stats: null, error: errorMessage(error) }),
-    );
-    return () => {
-      gone = true;
-    };
-  }, [key]);
-
-  const current = loaded.key === key ? loaded : null;
-  const stats = current?.stats ?? null;
+  // "Last 7 days" means up to now, whenever the period was picked.
+  const current = useKeyedLoad(key, (): Promise<Stats> => api.historyStats(statsQuery(allWorkspaces, range, Date.now())));
+  const stats = current?.value ?? null;
 
   return (
     <main className="page stats-page" aria-label={t("navStats")}>

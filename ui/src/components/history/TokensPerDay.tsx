@@ -1,24 +1,18 @@
 // The stats screen's tokens per day and model, with their cost where Settings has prices.
 import { useEffect, useState } from "react";
-import { api, errorMessage, type DayTokens, type ProviderView } from "../../api";
+import { api, type DayTokens, type ProviderView } from "../../api";
 import { useI18n } from "../../i18n";
 import { formatCount } from "./query";
 import { formatDay, formatUsd, priceDays } from "./tokens";
+import { useKeyedLoad } from "./useKeyedLoad";
 
 interface Props {
   allWorkspaces: boolean;
   since: number | null;
 }
 
-interface Loaded {
-  key: string;
-  days: DayTokens[] | null;
-  error: string | null;
-}
-
 export function TokensPerDay({ allWorkspaces, since }: Props) {
   const { t, lang } = useI18n();
-  const [loaded, setLoaded] = useState<Loaded>({ key: "", days: null, error: null });
   const [providers, setProviders] = useState<readonly ProviderView[]>([]);
   const key = JSON.stringify([allWorkspaces, since]);
 
@@ -26,23 +20,12 @@ export function TokensPerDay({ allWorkspaces, since }: Props) {
     api.getSettings().then((settings) => setProviders(settings.providers), () => {});
   }, []);
 
-  useEffect(() => {
-    let gone = false;
-    const [all, from] = JSON.parse(key) as [boolean, number | null];
+  const current = useKeyedLoad(key, () =>
     // Days as the user's calendar has them.
-    const utcOffset = -new Date().getTimezoneOffset();
-    api.historyTokens({ all_workspaces: all, since: from, until: null, utc_offset_minutes: utcOffset }).then(
-      (days) => !gone && setLoaded({ key, days, error: null }),
-      (error: unknown) => !gone && setLoaded({ key, days: null, error: errorMessage(error) }),
-    );
-    return () => {
-      gone = true;
-    };
-  }, [key]);
-
-  const current = loaded.key === key ? loaded : null;
+    api.historyTokens({ all_workspaces: allWorkspaces, since, until: null, utc_offset_minutes: -new Date().getTimezoneOffset() }),
+  );
   const n = (count: number) => formatCount(count, lang);
-  const days = current?.days ? priceDays(current.days, providers) : [];
+  const days = current?.value ? priceDays(current.value, providers) : [];
   const priced = days.some((day) => day.cost !== null);
   const sum = (pick: (day: DayTokens) => number) => days.reduce((total, day) => total + pick(day), 0);
   const totalCost = days.reduce((total, day) => total + (day.cost ?? 0), 0);
