@@ -8,5 +8,8 @@
 //!   stopped when idle.
 
 pub mod detect;
+pub mod error;
 pub mod models;
 pub mod supervisor;
+
+pub use error::RuntimeError;
