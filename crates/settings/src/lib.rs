@@ -65,6 +65,10 @@ pub struct ConfigFile {
     pub context_window: Option<u32>,
     /// What commands may see besides the workspace (`[sandbox]`).
     pub sandbox: SandboxConfig,
+    /// More addresses to look for model servers at (`tooltrail providers detect`, the first-run
+    /// guide), besides the default ports of Ollama, LM Studio, llama.cpp, vLLM and Jan on this
+    /// machine: OpenAI-compatible base URLs such as `http://192.168.1.20:8080/v1`.
+    pub detect_urls: Vec<String>,
 }
 
 /// The `[sandbox]` table of `config.toml`.
