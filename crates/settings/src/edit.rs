@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
-use toml_edit::{Array, ArrayOfTables, DocumentMut, Item, Table, value};
+use toml_edit::{Array, ArrayOfTables, DocumentMut, Item, Table, Value, value};
 use tooltrail_protocol::ToolMode;
 
 /// Characters of shell syntax a network rule cannot hold: it is plain words of one command.
@@ -15,7 +15,8 @@ const SHELL_SYNTAX: &[char] = &[
 
 use crate::{
     DEFAULT_COMMAND_TIMEOUT_SECS, DEFAULT_MAX_RESULT_BYTES, DEFAULT_MAX_ROUNDS,
-    DEFAULT_REQUEST_TIMEOUT_SECS, SettingsError, check_base_url, check_context_window,
+    DEFAULT_REQUEST_TIMEOUT_SECS, LOCAL_PROVIDER_ID, LocalConfig, SettingsError, check_base_url,
+    check_context_window,
 };
 
 /// A model endpoint the user set up. Its API key, if any, is in the OS keychain under its id.
@@ -152,7 +153,12 @@ impl ConfigEditor {
         }
         let providers = self.providers_mut()?;
         if provider.id.is_empty() {
-            let taken: Vec<String> = providers.iter().filter_map(table_id).collect();
+            // `local` is Tooltrail's own server: a new provider named "Local" gets `local-2`.
+            let taken: Vec<String> = providers
+                .iter()
+                .filter_map(table_id)
+                .chain([LOCAL_PROVIDER_ID.to_string()])
+                .collect();
             provider.id = unique_id(&provider.name, &taken);
         }
         let index = providers
@@ -207,13 +213,15 @@ impl ConfigEditor {
         removed
     }
 
-    /// Makes `id` the provider questions go to.
+    /// Makes `id` the provider questions go to: one of `[[providers]]`, or
+    /// [`LOCAL_PROVIDER_ID`], Tooltrail's own model server.
     pub fn set_active(&mut self, id: &str) -> Result<(), SettingsError> {
-        let known = self
-            .doc
-            .get("providers")
-            .and_then(Item::as_array_of_tables)
-            .is_some_and(|list| list.iter().any(|t| table_id(t).as_deref() == Some(id)));
+        let known = id == LOCAL_PROVIDER_ID
+            || self
+                .doc
+                .get("providers")
+                .and_then(Item::as_array_of_tables)
+                .is_some_and(|list| list.iter().any(|t| table_id(t).as_deref() == Some(id)));
         if !known {
             return Err(SettingsError::BadValue(format!(
                 "there is no provider {id:?}"
@@ -221,6 +229,62 @@ impl ConfigEditor {
         }
         self.doc.insert("active_provider", value(id));
         Ok(())
+    }
+
+    /// The user's own provider with this id, when `[[providers]]` has one.
+    pub fn provider_name(&self, id: &str) -> Option<String> {
+        self.doc
+            .get("providers")
+            .and_then(Item::as_array_of_tables)?
+            .iter()
+            .find(|t| table_id(t).as_deref() == Some(id))
+            .map(|t| {
+                t.get("name")
+                    .and_then(Item::as_str)
+                    .unwrap_or(id)
+                    .to_string()
+            })
+    }
+
+    /// Sets the `[local]` table (Tooltrail's own model server); unset fields are removed, and
+    /// the table with them when none is left. Other keys in the table are kept.
+    pub fn set_local(&mut self, local: &LocalConfig) -> Result<(), SettingsError> {
+        local.check()?;
+        let table = self
+            .doc
+            .entry("local")
+            .or_insert_with(toml_edit::table)
+            .as_table_mut()
+            .ok_or_else(|| {
+                SettingsError::BadValue("`local` in the config file is not a table".to_string())
+            })?;
+        let model = local
+            .model
+            .as_deref()
+            .map(|model| Value::from(model.trim()));
+        set_or_remove(table, "model", model);
+        for (key, number) in [
+            ("context_size", local.context_size),
+            ("idle_minutes", local.idle_minutes),
+        ] {
+            set_or_remove(table, key, number.map(|n| Value::from(i64::from(n))));
+        }
+        if table.is_empty() {
+            self.doc.remove("local");
+        }
+        Ok(())
+    }
+
+    /// Sets `[local] model` alone, keeping the table's other settings.
+    pub fn set_local_model(&mut self, model: &str) -> Result<(), SettingsError> {
+        let mut local = self.local()?;
+        local.model = Some(model.trim().to_string());
+        self.set_local(&local)
+    }
+
+    /// The `[local]` table as the file stands now.
+    pub fn local(&self) -> Result<LocalConfig, SettingsError> {
+        crate::read_config_text(&self.doc.to_string(), &self.path).map(|file| file.local)
     }
 
     /// The id of the provider questions go to, as the file stands now.
@@ -370,6 +434,23 @@ impl ConfigEditor {
                         .to_string(),
                 )
             })
+    }
+}
+
+/// Sets `key` to `new` keeping the comments around the old value, or removes it.
+fn set_or_remove(table: &mut Table, key: &str, new: Option<Value>) {
+    let Some(mut new) = new else {
+        table.remove(key);
+        return;
+    };
+    match table.get_mut(key).and_then(Item::as_value_mut) {
+        Some(old) => {
+            *new.decor_mut() = old.decor().clone();
+            *old = new;
+        }
+        None => {
+            table.insert(key, Item::Value(new));
+        }
     }
 }
 
@@ -617,5 +698,64 @@ mod tests {
             ConfigEditor::open(&path).is_err(),
             "a file of the wrong shape is not edited"
         );
+    }
+
+    #[test]
+    fn the_local_table_and_provider_are_written_keeping_the_rest_of_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        std::fs::write(
+            &path,
+            "# my settings\nmax_rounds = 4\n\n[local]\n# the server stops sooner\nidle_minutes = 3\n",
+        )
+        .unwrap();
+        let mut editor = ConfigEditor::open(&path).unwrap();
+        editor.set_local_model(" qwen3-1.7b ").unwrap();
+        editor.set_active(LOCAL_PROVIDER_ID).unwrap();
+        editor.save().unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains("# my settings"), "{text}");
+        assert!(text.contains("# the server stops sooner"), "{text}");
+        let file = crate::ConfigFile::read(&path).unwrap();
+        assert_eq!(file.active_provider.as_deref(), Some("local"));
+        assert_eq!(
+            file.local,
+            LocalConfig {
+                model: Some("qwen3-1.7b".into()),
+                context_size: None,
+                idle_minutes: Some(3),
+            }
+        );
+        assert_eq!(file.max_rounds, Some(4));
+
+        // Every field unset takes the table away.
+        let mut editor = ConfigEditor::open(&path).unwrap();
+        editor.set_local(&LocalConfig::default()).unwrap();
+        editor.save().unwrap();
+        assert!(!std::fs::read_to_string(&path).unwrap().contains("[local]"));
+
+        let mut editor = ConfigEditor::open(&path).unwrap();
+        let error = editor
+            .set_local(&LocalConfig {
+                idle_minutes: Some(0),
+                ..LocalConfig::default()
+            })
+            .unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "the local model server's idle time must be at least 1 minute"
+        );
+    }
+
+    #[test]
+    fn a_new_provider_named_local_does_not_take_the_built_in_id() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut editor = ConfigEditor::open(&dir.path().join("config.toml")).unwrap();
+        let stored = editor
+            .upsert_provider(provider("Local", "http://localhost:11434/v1"))
+            .unwrap();
+        assert_eq!(stored.id, "local-2");
+        assert_eq!(editor.provider_name("local-2").as_deref(), Some("Local"));
+        assert_eq!(editor.provider_name(LOCAL_PROVIDER_ID), None);
     }
 }

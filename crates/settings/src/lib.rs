@@ -8,6 +8,11 @@
 //! API keys are never kept in the file: a provider's key is in the OS keychain ([`keychain`]),
 //! and the file may name the environment variable that holds one.
 //!
+//! One provider needs no entry: [`LOCAL_PROVIDER_ID`] (`local`) is Tooltrail's own model
+//! server, configured by the `[local]` table ([`LocalConfig`]); when it is active,
+//! [`Settings::local`] is set and the host asks the runtime for its endpoint. The data folder
+//! ([`data_dir`]) is found here too, beside the config folder, for every crate that keeps data.
+//!
 //! ```no_run
 //! use tooltrail_settings::{Overrides, Settings};
 //! let settings = Settings::resolve(&Overrides::default())?;
@@ -65,6 +70,8 @@ pub struct ConfigFile {
     pub context_window: Option<u32>,
     /// What commands may see besides the workspace (`[sandbox]`).
     pub sandbox: SandboxConfig,
+    /// Tooltrail's own model server, the `local` provider (`[local]`).
+    pub local: LocalConfig,
     /// More addresses to look for model servers at (`tooltrail providers detect`, the first-run
     /// guide), besides the default ports of Ollama, LM Studio, llama.cpp, vLLM and Jan on this
     /// machine: OpenAI-compatible base URLs such as `http://192.168.1.20:8080/v1`.
@@ -82,6 +89,60 @@ pub struct SandboxConfig {
     /// Network rules: the words an approved command must start with to run with the network
     /// open (`npm install`); a command of several commands needs every one covered.
     pub network_commands: Vec<String>,
+}
+
+/// The id of the provider that is Tooltrail's own model server: llama.cpp's `llama-server` run
+/// by Tooltrail on a model of the models folder. It needs no `[[providers]]` entry; a
+/// `[[providers]]` entry with this id, written before there was such a provider, keeps meaning
+/// what it says and wins.
+pub const LOCAL_PROVIDER_ID: &str = "local";
+
+/// The `[local]` table of `config.toml`: how Tooltrail runs a model itself when the active
+/// provider is [`LOCAL_PROVIDER_ID`].
+///
+/// This table is the contract between the models folder and the runtime that serves a model
+/// (both in `tooltrail-runtime`): `tooltrail models use NAME` writes `model` and makes `local`
+/// the active provider; the host then asks the runtime for an endpoint serving that model.
+///
+/// ```toml
+/// active_provider = "local"
+///
+/// [local]
+/// model = "qwen3-1.7b"   # a name from `tooltrail models list`
+/// context_size = 8192    # tokens; unset, chosen from the model and the free memory
+/// idle_minutes = 10      # the server stops after this long without a question
+/// ```
+#[derive(Debug, Default, Clone, Deserialize, serde::Serialize, PartialEq, Eq)]
+#[serde(default)]
+pub struct LocalConfig {
+    /// The installed model to serve, by its name in the models folder.
+    pub model: Option<String>,
+    /// The context window to start the server with, in tokens.
+    pub context_size: Option<u32>,
+    /// Minutes without a request after which the server is stopped.
+    pub idle_minutes: Option<u32>,
+}
+
+impl LocalConfig {
+    /// Refuses values the runtime cannot honour, in a sentence.
+    pub fn check(&self) -> Result<(), SettingsError> {
+        if let Some(model) = &self.model
+            && model.trim().is_empty()
+        {
+            return Err(SettingsError::BadValue(
+                "the local model's name must not be empty".to_string(),
+            ));
+        }
+        if let Some(tokens) = self.context_size {
+            check_context_window(tokens)?;
+        }
+        if self.idle_minutes == Some(0) {
+            return Err(SettingsError::BadValue(
+                "the local model server's idle time must be at least 1 minute".to_string(),
+            ));
+        }
+        Ok(())
+    }
 }
 
 impl ConfigFile {
@@ -158,6 +219,12 @@ pub struct Settings {
     pub read_only_folders: Vec<String>,
     /// The network rules, as written in `[sandbox] network_commands`.
     pub network_commands: Vec<String>,
+    /// `Some` when questions go to Tooltrail's own model server (the active provider is
+    /// [`LOCAL_PROVIDER_ID`] and no flag or variable names another endpoint): the `[local]`
+    /// table. `base_url` and `api_key` then say nothing about that server, which is started on
+    /// a port and with a key of its own; a front end asks the runtime for its endpoint (the
+    /// host does) before building a client.
+    pub local: Option<LocalConfig>,
 }
 
 impl std::fmt::Debug for Settings {
@@ -180,6 +247,7 @@ impl std::fmt::Debug for Settings {
             .field("config_path", &self.config_path)
             .field("read_only_folders", &self.read_only_folders)
             .field("network_commands", &self.network_commands)
+            .field("local", &self.local)
             .finish()
     }
 }
@@ -188,6 +256,8 @@ impl std::fmt::Debug for Settings {
 pub enum SettingsError {
     #[error("could not find the user's config folder; set TOOLTRAIL_CONFIG_DIR")]
     NoConfigDir,
+    #[error("could not find the user's data folder; set TOOLTRAIL_DATA_DIR")]
+    NoDataDir,
     #[error("could not read the config file {path}: {source}")]
     Read {
         path: String,
@@ -240,6 +310,23 @@ pub fn config_dir() -> Result<PathBuf, SettingsError> {
     directories::ProjectDirs::from("", "", "tooltrail")
         .map(|dirs| dirs.config_dir().to_path_buf())
         .ok_or(SettingsError::NoConfigDir)
+}
+
+/// Overrides the data folder (tests, portable installs).
+pub const DATA_DIR_ENV: &str = "TOOLTRAIL_DATA_DIR";
+
+/// The folder Tooltrail keeps its data in (the history database, the models folder, caches):
+/// `TOOLTRAIL_DATA_DIR`, else `~/.local/share/tooltrail` on Linux,
+/// `~/Library/Application Support/tooltrail` on macOS, `%APPDATA%\tooltrail\data` on Windows.
+/// It lives here, beside [`config_dir`], so that every crate finds the same folder without
+/// depending on the store.
+pub fn data_dir() -> Result<PathBuf, SettingsError> {
+    if let Some(dir) = std::env::var_os(DATA_DIR_ENV).filter(|dir| !dir.is_empty()) {
+        return Ok(PathBuf::from(dir));
+    }
+    directories::ProjectDirs::from("", "", "tooltrail")
+        .map(|dirs| dirs.data_dir().to_path_buf())
+        .ok_or(SettingsError::NoDataDir)
 }
 
 /// The path of `config.toml`.
@@ -297,6 +384,15 @@ impl Settings {
         // The active provider speaks for the endpoint unless a flag or variable names another;
         // its key goes only to its own endpoint.
         let provider = file.active().filter(|_| explicit_url.is_none()).cloned();
+        // The built-in `local` provider: Tooltrail's own server, whose endpoint the runtime
+        // gives once it runs. A user's own provider of that id is found by `active()` above.
+        let local = (provider.is_none()
+            && explicit_url.is_none()
+            && file.active_provider.as_deref() == Some(LOCAL_PROVIDER_ID))
+        .then(|| file.local.clone());
+        if let Some(local) = &local {
+            local.check()?;
+        }
         let base_url = explicit_url
             .or_else(|| provider.as_ref().map(|p| p.base_url.clone()))
             .or_else(|| file.base_url.clone())
@@ -353,9 +449,10 @@ impl Settings {
         if let Some(tokens) = context_window {
             check_context_window(tokens)?;
         }
-        let file_model = match &provider {
-            Some(provider) => provider.model.clone(),
-            None => file.model.clone(),
+        let file_model = match (&provider, &local) {
+            (Some(provider), _) => provider.model.clone(),
+            (None, Some(local)) => local.model.clone(),
+            (None, None) => file.model.clone(),
         };
         Ok(Self {
             base_url: base_url.trim_end_matches('/').to_string(),
@@ -370,7 +467,9 @@ impl Settings {
             request_timeout_secs: limits.request_timeout_secs,
             command_timeout_secs: limits.command_timeout_secs,
             temperature: file.temperature,
-            provider: provider.map(|p| p.id),
+            provider: provider
+                .map(|p| p.id)
+                .or_else(|| local.as_ref().map(|_| LOCAL_PROVIDER_ID.to_string())),
             key_problem,
             disabled_tools: file.disabled_tools,
             enabled_tools: file
@@ -383,6 +482,7 @@ impl Settings {
             config_path,
             read_only_folders: file.sandbox.read_only_folders,
             network_commands: file.sandbox.network_commands,
+            local,
         })
     }
 }
@@ -635,5 +735,55 @@ model = "qwen"
             .unwrap_err()
             .to_string();
         assert!(error.contains("`xml` is not a tool mode"), "{error}");
+    }
+
+    #[test]
+    fn the_local_provider_takes_its_model_from_the_local_table() {
+        let file = "model = \"file-model\"\nactive_provider = \"local\"\n[local]\nmodel = \"qwen3-1.7b\"\ncontext_size = 8192\n";
+        let settings = merge(&Overrides::default(), file, no_env).unwrap();
+        assert_eq!(settings.provider.as_deref(), Some(LOCAL_PROVIDER_ID));
+        assert_eq!(settings.model.as_deref(), Some("qwen3-1.7b"));
+        assert_eq!(
+            settings.local,
+            Some(LocalConfig {
+                model: Some("qwen3-1.7b".into()),
+                context_size: Some(8192),
+                idle_minutes: None,
+            })
+        );
+        assert_eq!(settings.api_key, None);
+
+        // A variable naming another endpoint wins over it, as over any provider.
+        let other =
+            |name: &str| (name == "TOOLTRAIL_BASE_URL").then(|| "http://elsewhere/v1".to_string());
+        let settings = merge(&Overrides::default(), file, other).unwrap();
+        assert_eq!(settings.local, None);
+        assert_eq!(settings.provider, None);
+        assert_eq!(settings.model.as_deref(), Some("file-model"));
+
+        // A provider of the user's own with that id keeps meaning what it says.
+        let own = format!(
+            "{file}[[providers]]\nid = \"local\"\nname = \"Local Ollama\"\nbase_url = \"http://localhost:11434/v1\"\nmodel = \"gemma3:270m\"\n"
+        );
+        let settings = merge(&Overrides::default(), &own, no_env).unwrap();
+        assert_eq!(settings.local, None);
+        assert_eq!(settings.provider.as_deref(), Some("local"));
+        assert_eq!(settings.base_url, "http://localhost:11434/v1");
+        assert_eq!(settings.model.as_deref(), Some("gemma3:270m"));
+
+        // Other providers leave the table alone.
+        let settings = merge(&Overrides::default(), "[local]\nmodel = \"x\"\n", no_env).unwrap();
+        assert_eq!(settings.local, None);
+
+        let error = merge(
+            &Overrides::default(),
+            "active_provider = \"local\"\n[local]\ncontext_size = 10\n",
+            no_env,
+        )
+        .unwrap_err();
+        assert!(
+            error.to_string().contains("at least 1024 tokens"),
+            "{error}"
+        );
     }
 }

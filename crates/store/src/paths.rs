@@ -1,12 +1,13 @@
 //! Where the database lives: `TOOLTRAIL_DATA_DIR` when set (tests, portable installs), else the
-//! operating system's application-data folder.
+//! operating system's application-data folder. The folder itself is found by the settings crate
+//! ([`tooltrail_settings::data_dir`]), which every crate that keeps data shares.
 
 use std::path::PathBuf;
 
 use crate::error::{Result, StoreError};
 
 /// Overrides the data folder.
-pub const DATA_DIR_ENV: &str = "TOOLTRAIL_DATA_DIR";
+pub use tooltrail_settings::DATA_DIR_ENV;
 
 /// The database's file name inside the data folder.
 pub const DB_FILE_NAME: &str = "tooltrail.sqlite3";
@@ -14,12 +15,7 @@ pub const DB_FILE_NAME: &str = "tooltrail.sqlite3";
 /// The data folder: `TOOLTRAIL_DATA_DIR`, else `~/.local/share/tooltrail` on Linux,
 /// `~/Library/Application Support/tooltrail` on macOS, `%APPDATA%\tooltrail\data` on Windows.
 pub fn data_dir() -> Result<PathBuf> {
-    if let Some(dir) = std::env::var_os(DATA_DIR_ENV).filter(|dir| !dir.is_empty()) {
-        return Ok(PathBuf::from(dir));
-    }
-    directories::ProjectDirs::from("", "", "tooltrail")
-        .map(|dirs| dirs.data_dir().to_path_buf())
-        .ok_or(StoreError::NoDataDir)
+    tooltrail_settings::data_dir().map_err(|_| StoreError::NoDataDir)
 }
 
 /// The database file [`crate::Store::open_default`] opens.
