@@ -1,1 +1,380 @@
-//! (being written)
+//! llama.cpp's `llama-server` as a supervised child, one per user, shared by the app,
+//! `tooltrail ask` and `tooltrail serve`.
+//!
+//! A question for the `local` provider asks [`Runtime::ensure_running`] for an endpoint. When
+//! a runtime for that model is up (its state file says so, its supervisor holds its lock and
+//! llama-server answers `/health`), that is the answer, in a millisecond or two. Otherwise the
+//! caller starts one: the Tooltrail program it runs in (the `tooltrail` binary or the desktop
+//! app) is started again as a supervisor in a hidden mode ([`maybe_run_supervisor`]), in a
+//! session of its own, so it outlives the `ask` that started it and the next question reuses
+//! it. The supervisor starts llama-server on 127.0.0.1, on a free port, with a random API key,
+//! the model's GGUF, `--jinja`, a context size chosen from the model and the free memory
+//! ([`choose_context`]) and a thread per core, and ties llama-server's life to its own
+//! (`PR_SET_PDEATHSIG` on Linux, see `exec.rs`): kill the supervisor, even with SIGKILL, and
+//! llama-server goes too.
+//!
+//! The runtime stops by itself once no question has used it for the idle time (10 minutes
+//! unless `[local] idle_minutes` says otherwise): each question holds a [`Lease`] (a shared
+//! file lock) while it runs, and the supervisor counts idle time only while none is held
+//! (see `daemon.rs` for why leases rather than watching llama-server). `tooltrail models stop`
+//! stops it at once ([`Runtime::stop`]); `tooltrail models ps` shows it ([`Runtime::status`]).
+//! When llama-server crashes, the question in flight gets the model client's error, the
+//! supervisor clears the state and exits, and the next question starts a new runtime.
+//!
+//! Everything lives in `<data>/runtime/` ([`RuntimeDir`]): `state.json` (owner-only: it holds
+//! the key), the locks, `llama-server.log` and `supervisor.log`.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), tooltrail_runtime::supervisor::SupervisorError> {
+//! use tooltrail_runtime::supervisor::{LocalModel, Runtime, RuntimeOptions};
+//! // First thing in `main`: serve the hidden modes when started as the supervisor.
+//! tooltrail_runtime::supervisor::maybe_run_supervisor();
+//! let runtime = Runtime::new(std::path::Path::new("/home/me/.local/share/tooltrail"));
+//! let model = LocalModel::new("qwen3-1.7b", "/home/me/.local/share/tooltrail/models/qwen3-1.7b.gguf");
+//! let running = runtime.ensure_running(&model, &RuntimeOptions::default()).await?;
+//! println!("ask {} with key ****", running.endpoint.base_url);
+//! // Keep `running.lease` for as long as the question runs.
+//! # Ok(()) }
+//! ```
+
+mod binary;
+mod context;
+mod daemon;
+mod error;
+mod exec;
+mod launch;
+mod locks;
+mod probe;
+mod spec;
+mod state;
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+pub use binary::{BinarySource, LlamaServer, PINNED_VERSION, SearchPlaces};
+pub use context::{ContextInputs, DEFAULT_CONTEXT, available_memory, choose_context, threads};
+pub use error::SupervisorError;
+pub use locks::Lease;
+pub use state::{RuntimeDir, RuntimeState};
+
+use locks::Exclusive;
+use spec::{SUPERVISE_ARG, Spec};
+
+/// The idle time unless configured.
+pub const DEFAULT_IDLE: Duration = Duration::from_secs(10 * 60);
+/// How long llama-server may take to load a model unless configured.
+pub const DEFAULT_START_TIMEOUT: Duration = Duration::from_secs(180);
+/// How long [`Runtime::stop`] waits for a supervisor to stop before killing it.
+const STOP_WAIT: Duration = Duration::from_secs(8);
+
+/// The program that serves the supervisor's modes in this process, once registered.
+static PROGRAM: OnceLock<PathBuf> = OnceLock::new();
+
+/// Serves the runtime's hidden modes when this process was started as the supervisor (or as
+/// the step that becomes llama-server), and then exits; otherwise registers this program as
+/// able to serve them and returns. Call it first thing in `main`, before any thread starts.
+pub fn maybe_run_supervisor() {
+    let args: Vec<OsString> = std::env::args_os().skip(1).collect();
+    match args.first().and_then(|mode| mode.to_str()) {
+        Some(SUPERVISE_ARG) => std::process::exit(daemon::run(&args[1..])),
+        Some(exec::EXEC_ARG) => std::process::exit(exec::run(&args[1..])),
+        _ => {}
+    }
+    if let Ok(exe) = std::env::current_exe() {
+        let _ = PROGRAM.set(exe);
+    }
+}
+
+/// The model a runtime serves, with what its metadata says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LocalModel {
+    /// Its name in the models folder (llama-server serves it under this name too).
+    pub name: String,
+    pub path: PathBuf,
+    /// The context length it was trained for.
+    pub trained_context: Option<u32>,
+    /// Whether the GGUF carries a chat template.
+    pub has_chat_template: bool,
+    /// Its key-value cache per token, when the metadata tells.
+    pub kv_bytes_per_token: Option<u64>,
+}
+
+impl LocalModel {
+    /// A model known by name and file only.
+    pub fn new(name: impl Into<String>, path: impl Into<PathBuf>) -> Self {
+        Self {
+            name: name.into(),
+            path: path.into(),
+            trained_context: None,
+            has_chat_template: true,
+            kv_bytes_per_token: None,
+        }
+    }
+}
+
+/// How the runtime runs, from `[local]` in `config.toml`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RuntimeOptions {
+    /// `[local] context_size`; unset, chosen (see [`choose_context`]).
+    pub context_size: Option<u32>,
+    /// Unused this long, the runtime stops (`[local] idle_minutes`).
+    pub idle: Duration,
+    pub start_timeout: Duration,
+}
+
+impl Default for RuntimeOptions {
+    fn default() -> Self {
+        Self {
+            context_size: None,
+            idle: DEFAULT_IDLE,
+            start_timeout: DEFAULT_START_TIMEOUT,
+        }
+    }
+}
+
+/// Where a question sends its requests.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Endpoint {
+    /// `http://127.0.0.1:PORT/v1`.
+    pub base_url: String,
+    pub api_key: String,
+    /// The model's name, as llama-server serves it.
+    pub model: String,
+    pub context_size: u32,
+    /// Whether the chat template renders tools; when not, tools go in the prompt.
+    pub tools_in_template: bool,
+}
+
+impl std::fmt::Debug for Endpoint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Endpoint")
+            .field("base_url", &self.base_url)
+            .field("api_key", &"<redacted>")
+            .field("model", &self.model)
+            .field("context_size", &self.context_size)
+            .field("tools_in_template", &self.tools_in_template)
+            .finish()
+    }
+}
+
+impl From<&RuntimeState> for Endpoint {
+    fn from(state: &RuntimeState) -> Self {
+        Self {
+            base_url: state.base_url(),
+            api_key: state.api_key.clone(),
+            model: state.model.clone(),
+            context_size: state.context_size,
+            tools_in_template: state.tools_in_template,
+        }
+    }
+}
+
+/// A runtime ready for a question, held for it.
+#[derive(Debug)]
+pub struct Running {
+    pub endpoint: Endpoint,
+    /// Keeps the runtime from stopping for being idle while the question runs.
+    pub lease: Lease,
+    /// Whether this call started it (the question waited for the model to load).
+    pub started: bool,
+}
+
+/// The runtime as `tooltrail models ps` shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RuntimeStatus {
+    pub state: RuntimeState,
+    /// A question holds it now.
+    pub in_use: bool,
+    /// Resident memory of llama-server and of the supervisor, where the system tells.
+    pub server_rss: Option<u64>,
+    pub supervisor_rss: Option<u64>,
+}
+
+/// The user's runtime, found through its folder.
+#[derive(Debug, Clone)]
+pub struct Runtime {
+    dir: RuntimeDir,
+}
+
+impl Runtime {
+    /// The runtime whose files are in `<data_dir>/runtime/`.
+    pub fn new(data_dir: &Path) -> Self {
+        Self {
+            dir: RuntimeDir::in_data_dir(data_dir),
+        }
+    }
+
+    pub fn dir(&self) -> &RuntimeDir {
+        &self.dir
+    }
+
+    /// A runtime serving `model`, started when none is (see the module's docs), and held
+    /// for the question until the returned lease is dropped. A runtime serving another model,
+    /// or with another configured context size, is stopped first.
+    pub async fn ensure_running(
+        &self,
+        model: &LocalModel,
+        options: &RuntimeOptions,
+    ) -> Result<Running, SupervisorError> {
+        if cfg!(not(unix)) {
+            return Err(SupervisorError::Unsupported);
+        }
+        let program = PROGRAM.get().ok_or(SupervisorError::CannotSupervise)?;
+        if !model.path.is_file() {
+            return Err(SupervisorError::ModelFileMissing {
+                path: model.path.clone(),
+            });
+        }
+        self.dir.create()?;
+        let in_use = self.dir.in_use_lock();
+        let lease = blocking(move || Lease::acquire(&in_use)).await?;
+        if let Some(state) = self.usable(model, options).await {
+            return Ok(running(&state, lease, false));
+        }
+        let start_lock = self.dir.start_lock();
+        let starting = blocking(move || Exclusive::acquire(&start_lock)).await?;
+        // Another question may have started it while this one waited for the lock.
+        if let Some(state) = self.usable(model, options).await {
+            return Ok(running(&state, lease, false));
+        }
+        self.stop().await?;
+        let binary = SearchPlaces::from_env().find()?;
+        let spec = self.spec(model, options, &binary);
+        let state = launch::start(program, &spec, &self.dir).await?;
+        drop(starting);
+        Ok(running(&state, lease, true))
+    }
+
+    /// The running runtime, if any.
+    pub fn status(&self) -> Option<RuntimeStatus> {
+        let state = self.dir.read_state()?;
+        if !locks::is_held(&self.dir.alive_lock()) {
+            return None;
+        }
+        Some(RuntimeStatus {
+            in_use: locks::is_held(&self.dir.in_use_lock()),
+            server_rss: rss_bytes(state.server_pid),
+            supervisor_rss: rss_bytes(state.supervisor_pid),
+            state,
+        })
+    }
+
+    /// Stops the runtime now, whether or not a question uses it; returns what was stopped.
+    /// The supervisor is asked (SIGTERM) and, when it does not stop in time, killed, which
+    /// takes llama-server with it.
+    pub async fn stop(&self) -> Result<Option<RuntimeState>, SupervisorError> {
+        let state = self.dir.read_state();
+        let alive = self.dir.alive_lock();
+        let Some(pid) = supervisor_pid(&alive) else {
+            // A state file whose supervisor died without removing it (killed outright).
+            if state.is_some() {
+                let _ = std::fs::remove_file(self.dir.root().join("state.json"));
+            }
+            return Ok(None);
+        };
+        signal(pid, false);
+        let deadline = Instant::now() + STOP_WAIT;
+        while locks::is_held(&alive) && Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        if locks::is_held(&alive) {
+            signal(pid, true);
+            let deadline = Instant::now() + Duration::from_secs(2);
+            while locks::is_held(&alive) && Instant::now() < deadline {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        }
+        if let Some(state) = &state {
+            self.dir.remove_state_of(state.supervisor_pid);
+        }
+        Ok(state)
+    }
+
+    /// The runtime, when it serves `model` as configured and answers.
+    async fn usable(&self, model: &LocalModel, options: &RuntimeOptions) -> Option<RuntimeState> {
+        let state = self.status()?.state;
+        let same_context = options.context_size.is_none_or(|tokens| {
+            tokens.min(model.trained_context.unwrap_or(u32::MAX)) == state.context_size
+        });
+        if state.model_path != model.path || !same_context {
+            return None;
+        }
+        probe::healthy(&probe::client(), &state.root_url())
+            .await
+            .then_some(state)
+    }
+
+    fn spec(&self, model: &LocalModel, options: &RuntimeOptions, binary: &LlamaServer) -> Spec {
+        let model_bytes = std::fs::metadata(&model.path).map_or(0, |meta| meta.len());
+        Spec {
+            dir: self.dir.root().to_path_buf(),
+            binary: binary.path.clone(),
+            binary_source: binary.source.as_str().to_string(),
+            model: model.name.clone(),
+            model_path: model.path.clone(),
+            model_has_template: model.has_chat_template,
+            context_size: choose_context(ContextInputs {
+                configured: options.context_size,
+                trained: model.trained_context,
+                model_bytes,
+                kv_bytes_per_token: model.kv_bytes_per_token,
+                available_bytes: available_memory(),
+            }),
+            threads: threads(),
+            idle_secs: options.idle.as_secs().max(1),
+            start_timeout_secs: options.start_timeout.as_secs().max(1),
+        }
+    }
+}
+
+fn running(state: &RuntimeState, lease: Lease, started: bool) -> Running {
+    Running {
+        endpoint: Endpoint::from(state),
+        lease,
+        started,
+    }
+}
+
+/// Runs a lock wait off the async threads.
+async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, SupervisorError> + Send + 'static,
+) -> Result<T, SupervisorError> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|error| SupervisorError::Io {
+            what: "wait for the local model runtime's lock".to_string(),
+            source: std::io::Error::other(error.to_string()),
+        })?
+}
+
+/// The live supervisor's process id, written in the lock it holds.
+fn supervisor_pid(alive: &Path) -> Option<u32> {
+    if !locks::is_held(alive) {
+        return None;
+    }
+    std::fs::read_to_string(alive).ok()?.trim().parse().ok()
+}
+
+#[cfg(unix)]
+fn signal(pid: u32, kill: bool) {
+    use rustix::process::{Pid, Signal, kill_process};
+    if let Some(pid) = i32::try_from(pid).ok().and_then(Pid::from_raw) {
+        let _ = kill_process(pid, if kill { Signal::KILL } else { Signal::TERM });
+    }
+}
+
+#[cfg(not(unix))]
+fn signal(_pid: u32, _kill: bool) {}
+
+/// A process's resident memory, from `/proc` (`None` elsewhere).
+fn rss_bytes(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmRSS:"))
+        .and_then(|rest| rest.trim().strip_suffix("kB"))
+        .and_then(|kib| kib.trim().parse::<u64>().ok())
+        .map(|kib| kib * 1024)
+}
