@@ -9,15 +9,29 @@
 //!    answers is shortened to its beginning (their calls stay, to match their results);
 //! 2. earlier turns, oldest first, are left out whole;
 //! 3. the latest results, the ones the model asked for just now, are cut to share what is
-//!    left, each with a marker that says how much was cut and how to read the rest.
+//!    left, each with a marker that says how much was cut and how to read the rest;
+//! 4. the current turn's earlier rounds (a call with its results) are left out, those whose
+//!    calls the model made again later first, then the oldest;
+//! 5. the latest round's calls are left out with their results, copies first, then the
+//!    oldest, down to one;
+//! 6. the latest answer's own text, when it ran on, is shortened to its beginning.
+//!
+//! Once the turn's own rounds give way (4 and after) the model has seen too little of what it
+//! asked for to go on calling tools: the caller asks it to answer instead ([`Fitted::lost_own`]).
 //!
 //! The system prompt, the tools and the current question always go. When even they do not fit,
 //! the request is not sent: the window is too small for the question, and the user is told.
+//!
+//! What gives way goes oldest first and a step never undoes an earlier one, so a request that
+//! had to be fitted shares as long a prefix as it can with the one before it, which a server's
+//! prompt cache then serves.
 //! The same fitting serves both tool modes, since the estimate is made of the body in the mode
 //! it goes in (prompt mode's tool section included).
 
 use tooltrail_llm::{ChatRequest, estimate_message, estimate_tokens};
-use tooltrail_protocol::Message;
+use tooltrail_protocol::{Message, ToolCall};
+
+use crate::conversation::call_key;
 
 /// The least room kept for the answer, in tokens.
 const MIN_ANSWER_ROOM: u32 = 512;
@@ -32,10 +46,17 @@ const MAX_PASSES: usize = 8;
 /// the answer, which is `max_tokens` when set, else a quarter of the window, between 512 and
 /// 8,192 tokens, and never more than half the window.
 pub(crate) fn request_room(window: u32, max_tokens: Option<u32>) -> u32 {
-    let answer = max_tokens
+    window.saturating_sub(answer_room(window, max_tokens))
+}
+
+/// The room kept for the answer in a window of `window` tokens: `max_tokens` when set, else a
+/// quarter of the window, between 512 and 8,192 tokens, and never more than half the window.
+/// Every request asks for no more (`max_tokens`), so no round generates past it.
+pub(crate) fn answer_room(window: u32, max_tokens: Option<u32>) -> u32 {
+    max_tokens
         .unwrap_or_else(|| (window / 4).clamp(MIN_ANSWER_ROOM, MAX_ANSWER_ROOM))
-        .min(window / 2);
-    window.saturating_sub(answer)
+        .min(window / 2)
+        .max(1)
 }
 
 /// A request made to fit.
@@ -44,6 +65,8 @@ pub(crate) struct Fitted {
     pub request: ChatRequest,
     /// Its estimated size in tokens.
     pub used: u32,
+    /// Whether the current turn's own rounds had to give way (steps 4 to 6).
+    pub lost_own: bool,
 }
 
 /// The request does not fit even with everything that may give way gone.
@@ -60,16 +83,67 @@ pub(crate) struct TooSmall {
 /// Fits `request` into `room` tokens as `estimate` counts them. `turn_start` is the index of
 /// the current turn's first message (its question), before which everything is history.
 pub(crate) fn fit(
-    mut request: ChatRequest,
+    request: ChatRequest,
     turn_start: usize,
     room: u32,
     estimate: &dyn Fn(&ChatRequest) -> u32,
 ) -> Result<Fitted, TooSmall> {
-    let mut used = estimate(&request);
+    let (fitted, turn_start) = fit_history(request, turn_start, room, estimate);
+    let TooSmall {
+        mut request,
+        needed: mut used,
+        ..
+    } = match fitted {
+        Ok(fitted) => return Ok(fitted),
+        Err(too_small) => too_small,
+    };
+    // The turn's own rounds give way, one at a time, in the order of `own_losses`.
+    while let Some(shrunk) = give_own_way(&request, turn_start) {
+        let now = estimate(&shrunk);
+        request = shrunk;
+        used = now;
+        if used <= room {
+            return Ok(Fitted {
+                request,
+                used,
+                lost_own: true,
+            });
+        }
+    }
+    Err(TooSmall {
+        request,
+        needed: used,
+        room,
+    })
+}
+
+/// Steps 1 to 3: what came before the latest results gives way, then the latest results are
+/// cut. Also returns where the current turn now starts, once earlier turns are left out.
+fn fit_history(
+    request: ChatRequest,
+    turn_start: usize,
+    room: u32,
+    estimate: &dyn Fn(&ChatRequest) -> u32,
+) -> (Result<Fitted, TooSmall>, usize) {
     let mut turn_start = turn_start.min(request.messages.len());
+    let fitted = fit_history_at(request, &mut turn_start, room, estimate);
+    (fitted, turn_start)
+}
+
+fn fit_history_at(
+    mut request: ChatRequest,
+    turn_start: &mut usize,
+    room: u32,
+    estimate: &dyn Fn(&ChatRequest) -> u32,
+) -> Result<Fitted, TooSmall> {
+    let mut used = estimate(&request);
     for _ in 0..MAX_PASSES {
         if used <= room {
-            return Ok(Fitted { request, used });
+            return Ok(Fitted {
+                request,
+                used,
+                lost_own: false,
+            });
         }
         let mut over = used - room;
         // 1. Earlier results become summaries and earlier answers shrink, oldest first.
@@ -111,14 +185,14 @@ pub(crate) fn fit(
         }
         // 2. Earlier turns are left out, oldest first.
         while over > 0 {
-            let Some(range) = oldest_turn(&request.messages, turn_start) else {
+            let Some(range) = oldest_turn(&request.messages, *turn_start) else {
                 break;
             };
             let saved: u32 = request.messages[range.clone()]
                 .iter()
                 .map(estimate_message)
                 .sum();
-            turn_start -= range.len();
+            *turn_start -= range.len();
             request.messages.drain(range);
             over = over.saturating_sub(saved);
         }
@@ -139,7 +213,11 @@ pub(crate) fn fit(
         used = now;
     }
     if used <= room {
-        Ok(Fitted { request, used })
+        Ok(Fitted {
+            request,
+            used,
+            lost_own: false,
+        })
     } else {
         Err(TooSmall {
             request,
@@ -147,6 +225,95 @@ pub(crate) fn fit(
             room,
         })
     }
+}
+
+/// The request with one more piece of the current turn's own rounds left out (steps 4 to 6),
+/// or `None` when nothing more of them may go. The question (the turn's user message) never
+/// goes, nor the notes after the latest results.
+fn give_own_way(request: &ChatRequest, turn_start: usize) -> Option<ChatRequest> {
+    let messages = &request.messages;
+    // The turn's first answer: everything before it (the question) stays.
+    let first = turn_start.max(
+        messages
+            .iter()
+            .position(|message| !matches!(message, Message::System { .. }))
+            .unwrap_or(0),
+    );
+    let answers: Vec<usize> = (first..messages.len())
+        .filter(|&at| matches!(messages[at], Message::Assistant { .. }))
+        .collect();
+    let (&latest, earlier) = answers.split_last()?;
+    let mut out = request.clone();
+    // 4. An earlier round: the one whose calls all come again later, else the oldest.
+    if !earlier.is_empty() {
+        let keys_after = |from: usize| -> Vec<String> {
+            messages[from..]
+                .iter()
+                .filter_map(|message| match message {
+                    Message::Assistant { tool_calls, .. } => Some(tool_calls.iter().map(key)),
+                    Message::System { .. } | Message::User { .. } | Message::Tool { .. } => None,
+                })
+                .flatten()
+                .collect()
+        };
+        let repeated = earlier.iter().enumerate().find(|(rank, at)| {
+            let next = answers[rank + 1];
+            match &messages[**at] {
+                Message::Assistant { tool_calls, .. } if !tool_calls.is_empty() => {
+                    let later = keys_after(next);
+                    tool_calls.iter().all(|call| later.contains(&key(call)))
+                }
+                Message::System { .. }
+                | Message::User { .. }
+                | Message::Assistant { .. }
+                | Message::Tool { .. } => false,
+            }
+        });
+        let rank = repeated.map_or(0, |(rank, _)| rank);
+        let start = earlier[rank];
+        // The round ends where the next answer begins; a user note between them (a note about
+        // calls that could not run) belongs to it.
+        let end = answers[rank + 1];
+        out.messages.drain(start..end);
+        return Some(out);
+    }
+    // 5. A call of the latest round with its result: a copy first, else the oldest; one stays.
+    if let Message::Assistant {
+        content,
+        tool_calls,
+    } = &messages[latest]
+        && tool_calls.len() > 1
+    {
+        let keys: Vec<String> = tool_calls.iter().map(key).collect();
+        let copy = (1..keys.len()).find(|&at| keys[..at].contains(&keys[at]));
+        let gone = copy.unwrap_or(0);
+        let gone_id = tool_calls[gone].id.clone();
+        let mut kept = tool_calls.clone();
+        kept.remove(gone);
+        out.messages[latest] = Message::assistant(content.clone(), kept);
+        out.messages.retain(|message| {
+            !matches!(message, Message::Tool { tool_call_id, .. } if *tool_call_id == gone_id)
+        });
+        return Some(out);
+    }
+    // 6. The latest answer's own text, when it ran on.
+    if let Message::Assistant {
+        content,
+        tool_calls,
+    } = &messages[latest]
+        && let Some(short) = shortened_answer(content)
+    {
+        out.messages[latest] = Message::assistant(short, tool_calls.clone());
+        return Some(out);
+    }
+    None
+}
+
+/// A call's identity: its tool and its arguments once parsed.
+fn key(call: &ToolCall) -> String {
+    let arguments = serde_json::from_str::<serde_json::Value>(&call.arguments)
+        .unwrap_or_else(|_| serde_json::Value::String(call.arguments.clone()));
+    call_key(&call.name, &arguments)
 }
 
 /// The tool messages after the last assistant message: the results the model is about to
@@ -460,6 +627,57 @@ mod tests {
             panic!()
         };
         assert_eq!(content, "short");
+    }
+
+    fn call_to(id: &str, path: &str) -> ToolCall {
+        ToolCall {
+            id: id.into(),
+            name: "read_file".into(),
+            arguments: format!(r#"{{"path":"{path}"}}"#),
+        }
+    }
+
+    #[test]
+    fn the_turns_own_rounds_give_way_repeats_first_and_the_question_stays() {
+        let big = numbered(300);
+        let messages = vec![
+            Message::system("s"),
+            Message::user("the question"),
+            Message::assistant("", vec![call_to("a", "x.rs")]),
+            Message::tool("a", "read_file", "short result of x"),
+            Message::assistant("", vec![call_to("b", "y.rs")]),
+            Message::tool("b", "read_file", "short result of y"),
+            Message::assistant("", vec![call_to("c", "x.rs"), call_to("d", "z.rs")]),
+            Message::tool("c", "read_file", big.clone()),
+            Message::tool("d", "read_file", big),
+        ];
+        let first = give_own_way(&ChatRequest::new(messages.clone()), 1).unwrap();
+        assert_eq!(
+            first.messages[..4],
+            [
+                Message::system("s"),
+                Message::user("the question"),
+                Message::assistant("", vec![call_to("b", "y.rs")]),
+                Message::tool("b", "read_file", "short result of y"),
+            ],
+            "the round whose call came again goes first"
+        );
+        let second = give_own_way(&first, 1).unwrap();
+        let third = give_own_way(&second, 1).unwrap();
+        assert_eq!(
+            third.messages[..3],
+            [
+                Message::system("s"),
+                Message::user("the question"),
+                Message::assistant("", vec![call_to("d", "z.rs")]),
+            ],
+            "then the oldest, then the latest round's oldest call, down to one"
+        );
+        assert_eq!(third.messages.len(), 4);
+        let fitted = fit(ChatRequest::new(messages), 1, 120, &raw).unwrap();
+        assert!(fitted.lost_own);
+        assert!(fitted.used <= 120, "{}", fitted.used);
+        assert_eq!(fitted.request.messages[1], Message::user("the question"));
     }
 
     #[test]

@@ -122,6 +122,9 @@ impl<'a> Dispatcher<'a> {
     /// without asking are batched and run in parallel, and a call that asks first lets the
     /// batch before it finish, so calls keep their order around a call that may change files.
     /// `seen` maps a call key to (first round, times made) across the turn.
+    ///
+    /// Copies of a call within the round (same tool, same arguments) run once: each copy's
+    /// result is one line that points at the first, and it counts as no further try.
     pub(crate) async fn run_round(
         &mut self,
         round: u32,
@@ -132,9 +135,14 @@ impl<'a> Dispatcher<'a> {
     ) -> RoundOutcome {
         let mut results: Vec<Option<Message>> = vec![None; calls.len()];
         let mut batch: Vec<Ready> = Vec::new();
+        let copies = copies_of(calls);
         for (position, call) in calls.iter().enumerate() {
             if self.ctx.cancel.is_cancelled() {
                 break;
+            }
+            if let Some(first) = copies[position] {
+                results[position] = Some(self.finish_copy(round, call, &calls[first]));
+                continue;
             }
             match self.plan(round, position, call, seen) {
                 Plan::Reject(rejected) => {
@@ -500,6 +508,28 @@ impl<'a> Dispatcher<'a> {
         (position, self.finish(round, &call, finished))
     }
 
+    /// Records a copy of an earlier call of the round, which shares that call's result.
+    fn finish_copy(&self, round: u32, call: &ToolCall, first: &ToolCall) -> Message {
+        let tool = self.registry.get(&call.name);
+        let (source, description) = match &tool {
+            Some(tool) => (tool.source(), tool.spec().description.clone()),
+            None => (ToolSource::Builtin, String::new()),
+        };
+        let finished = Finished {
+            source,
+            description,
+            arguments: raw_arguments(call),
+            result: Ok(ToolOutput::new(
+                prompt::copy_result(&first.id),
+                serde_json::json!({ "copy_of": first.id }),
+            )),
+            approval: ApprovalRecord::not_needed(),
+            duration_ms: 0,
+            note: String::new(),
+        };
+        self.finish(round, call, finished)
+    }
+
     /// Records a call that never ran (invalid, refused, denied, cancelled before it ran).
     fn finish_unrun(&self, round: u32, call: &ToolCall, rejected: Rejected) -> Message {
         let (source, description) = match &rejected.tool {
@@ -560,6 +590,19 @@ impl<'a> Dispatcher<'a> {
         });
         Message::tool(call.id.clone(), call.name.clone(), model_text)
     }
+}
+
+/// For each call, the position of an earlier identical call of the same round (same tool,
+/// same arguments once parsed), if any.
+fn copies_of(calls: &[ToolCall]) -> Vec<Option<usize>> {
+    let keys: Vec<String> = calls
+        .iter()
+        .map(|call| call_key(&call.name, &raw_arguments(call)))
+        .collect();
+    keys.iter()
+        .enumerate()
+        .map(|(at, key)| keys[..at].iter().position(|earlier| earlier == key))
+        .collect()
 }
 
 /// The arguments of a call that did not validate, as the record keeps them: the JSON when it

@@ -43,6 +43,7 @@ mod cap;
 mod conversation;
 mod dispatch;
 mod prompt;
+mod repeat;
 mod sink;
 mod turn;
 

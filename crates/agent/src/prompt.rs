@@ -61,3 +61,33 @@ pub fn dropped_calls_note(reasons: &[&str]) -> String {
     );
     note
 }
+
+/// How every note of Tooltrail's to the model begins.
+pub const NOTE_MARK: &str = "[Tooltrail]";
+
+/// Sent as a user message when the model's answer was stopped for repeating a call it had
+/// already made too often, with nothing else in it: it answers from what it has.
+pub fn repeated_answer_note(tool: &str) -> String {
+    format!(
+        "{NOTE_MARK} You called `{tool}` again with the same arguments; its results are above. \
+         Tools are no longer available. Answer now from what you have found, and say what you \
+         could not check."
+    )
+}
+
+/// Added to the last result of a round whose answer was stopped for repeating itself.
+pub fn stopped_after_note(tool: Option<&str>) -> String {
+    let what = match tool {
+        Some(tool) => format!("repeated the call to `{tool}`"),
+        None => "repeated the same text".to_string(),
+    };
+    format!(
+        "\n[note: your answer {what}, so it was stopped there; the calls before that ran and \
+         their results are above. Do not repeat a call: use its result.]"
+    )
+}
+
+/// The result of a call that copies an earlier call of the same answer: it ran once.
+pub fn copy_result(first_call_id: &str) -> String {
+    format!("[same call as {first_call_id} above, which ran once: use its result]")
+}

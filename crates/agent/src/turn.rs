@@ -17,6 +17,7 @@ use crate::budget::{self, TooSmall};
 use crate::conversation::Conversation;
 use crate::dispatch::{Dispatcher, RoundOutcome};
 use crate::prompt;
+use crate::repeat::LoopWatch;
 use crate::sink::{Emitter, EventSink, NullSink};
 
 /// Limits and model settings for turns.
@@ -285,37 +286,72 @@ impl Agent {
         );
         let mut seen_calls: HashMap<String, (u32, u32)> = HashMap::new();
         let window = self.llm.context_window(cancel).await;
-        let room = budget::request_room(window.tokens, max_tokens);
+        // Every request asks for at most the answer's share of the window, so no round
+        // generates past what the budget keeps for it.
+        let answer_tokens = budget::answer_room(window.tokens, max_tokens);
+        let room = budget::request_room(window.tokens, Some(answer_tokens));
         let mut model_calls = 0;
         let mut tool_rounds = 0;
-        // Set once the turn's own messages leave no room for the tools: the model answers
-        // from what it has, as at the round limit.
-        let mut window_full = false;
+        // Set once the model must answer from what it has, as at the round limit: the turn's
+        // own messages leave no room for more results, or the model repeated a call it had
+        // made too often already.
+        let mut answer_now = false;
+        // The last resort for the answer: the request goes without the tools (a server that
+        // called tools when asked not to, or a window too small for them).
+        let mut without_tools = false;
         // The tool mode of the last answer, to say when it changes.
         let mut mode_used: Option<ToolMode> = None;
         loop {
             model_calls += 1;
             let offer_tools =
-                !window_full && tool_rounds < self.config.max_rounds && !specs.is_empty();
+                !answer_now && tool_rounds < self.config.max_rounds && !specs.is_empty();
+            // The request that asks for the answer keeps the tools, with a tool choice of
+            // `none`: its prefix is then the same as the requests' before it, byte for byte,
+            // and the server's prompt cache serves it (and the next question's first request).
+            let keep_tools = !specs.is_empty() && !without_tools;
             let request = ChatRequest {
                 messages: conversation.messages.clone(),
-                tools: if offer_tools {
+                tools: if keep_tools {
                     specs.clone()
                 } else {
                     Vec::new()
                 },
-                tool_choice: offer_tools.then(|| match &options.first_choice {
-                    Some(choice) if model_calls == 1 => choice.clone(),
-                    _ => ToolChoice::Auto,
-                }),
+                tool_choice: if offer_tools {
+                    Some(match &options.first_choice {
+                        Some(choice) if model_calls == 1 => choice.clone(),
+                        _ => ToolChoice::Auto,
+                    })
+                } else {
+                    keep_tools.then_some(ToolChoice::None)
+                },
                 temperature,
-                max_tokens,
+                max_tokens: Some(answer_tokens),
             };
             // What goes is the conversation fitted to the window; the conversation itself
             // keeps every result whole.
             let request = match budget::fit(request, turn_start, room, &|request| {
                 self.llm.estimate_request(request)
             }) {
+                // The turn's own results no longer all fit: more calls would only push out
+                // what the model asked for. It answers from what it has.
+                Ok(fitted) if fitted.lost_own && offer_tools => {
+                    answer_now = true;
+                    model_calls -= 1;
+                    emitter.emit(EventBody::Error {
+                        code: ErrorCode::BadRequest,
+                        message: format!(
+                            "The model's {}-token context window is full; it is asked to answer from what it has.",
+                            window.tokens
+                        ),
+                        fatal: false,
+                    });
+                    add_message(
+                        conversation,
+                        emitter,
+                        Message::user(prompt::window_full_note()),
+                    );
+                    continue;
+                }
                 Ok(fitted) => {
                     emitter.emit(EventBody::ContextUsage {
                         round: model_calls,
@@ -346,8 +382,9 @@ impl Agent {
                     request
                 }
                 // Without the tools' descriptions the answer may still fit: ask for it.
-                Err(TooSmall { .. }) if offer_tools => {
-                    window_full = true;
+                Err(TooSmall { .. }) if keep_tools => {
+                    answer_now = true;
+                    without_tools = true;
                     model_calls -= 1;
                     emitter.emit(EventBody::Error {
                         code: ErrorCode::BadRequest,
@@ -357,11 +394,13 @@ impl Agent {
                         ),
                         fatal: false,
                     });
-                    add_message(
-                        conversation,
-                        emitter,
-                        Message::user(prompt::window_full_note()),
-                    );
+                    if !ends_with_note(conversation) {
+                        add_message(
+                            conversation,
+                            emitter,
+                            Message::user(prompt::window_full_note()),
+                        );
+                    }
                     continue;
                 }
                 Err(TooSmall { needed, room, .. }) => {
@@ -384,31 +423,51 @@ impl Agent {
                 }
             };
             let mut partial = String::new();
+            let stop = CancellationToken::new();
+            let mut watch = LoopWatch::new(&seen_calls);
             let streamed = {
                 let round = model_calls;
-                let mut on_delta = |delta: StreamDelta| match delta {
-                    StreamDelta::Text(text) => {
-                        partial.push_str(&text);
-                        emitter.emit(EventBody::TextDelta { round, text });
+                let mut on_delta = |delta: StreamDelta| {
+                    if stop.is_cancelled() {
+                        return;
                     }
-                    StreamDelta::ToolCall {
-                        index,
-                        id,
-                        name,
-                        arguments,
-                    } => emitter.emit(EventBody::ToolCallDelta {
-                        round,
-                        index,
-                        call_id: id,
-                        tool: name,
-                        arguments_delta: arguments,
-                    }),
-                    // Usage is reported once per model call, from the assembled response.
-                    StreamDelta::Usage(_) => {}
+                    match delta {
+                        StreamDelta::Text(text) => {
+                            watch.text(&text);
+                            partial.push_str(&text);
+                            emitter.emit(EventBody::TextDelta { round, text });
+                        }
+                        StreamDelta::ToolCall {
+                            index,
+                            id,
+                            name,
+                            arguments,
+                        } => {
+                            watch.call(index, name.as_deref(), &arguments);
+                            if watch.cut().is_none() {
+                                emitter.emit(EventBody::ToolCallDelta {
+                                    round,
+                                    index,
+                                    call_id: id,
+                                    tool: name,
+                                    arguments_delta: arguments,
+                                });
+                            }
+                        }
+                        // Usage is reported once per model call, from the assembled response.
+                        StreamDelta::Usage(_) => {}
+                    }
+                    if watch.cut().is_some() {
+                        stop.cancel();
+                    }
                 };
-                self.llm.stream(&request, cancel, &mut on_delta).await
+                self.llm
+                    .stream_until(&request, cancel, &stop, &mut on_delta)
+                    .await
             };
-            let response = match streamed {
+            let cut = watch.cut().cloned();
+            drop(watch);
+            let mut response = match streamed {
                 Ok(response) => response,
                 Err(LlmError::Cancelled) => {
                     if !partial.is_empty() {
@@ -437,6 +496,23 @@ impl Agent {
                     return outcome(TurnEnd::Error, partial, model_calls, Some(message));
                 }
             };
+            if let Some(cut) = &cut {
+                // What came before the repetition is the answer: its distinct calls, and its
+                // text up to the first pass of a loop.
+                response.tool_calls.truncate(cut.keep_calls);
+                response.dropped_calls.clear();
+                let mut keep = cut.keep_text.min(response.content.len());
+                while !response.content.is_char_boundary(keep) {
+                    keep -= 1;
+                }
+                response.content.truncate(keep);
+                emitter.emit(EventBody::RepetitionStopped {
+                    round: model_calls,
+                    tool: cut.what.tool().map(str::to_string),
+                    repeats: cut.what.times(),
+                    tokens: cut.tokens,
+                });
+            }
             if let Some(usage) = response.usage {
                 emitter.emit(EventBody::Usage(usage));
             }
@@ -461,12 +537,42 @@ impl Agent {
                     fatal: false,
                 });
             }
+            // Asked to answer, the model called tools all the same (some servers ignore a tool
+            // choice of `none`): ask once more without the tools, so the turn ends in words.
+            if !offer_tools
+                && !without_tools
+                && response.content.trim().is_empty()
+                && !response.tool_calls.is_empty()
+            {
+                without_tools = true;
+                continue;
+            }
             // Calls made when no tools were offered are not run and not kept.
             let calls = if offer_tools {
                 response.tool_calls
             } else {
                 Vec::new()
             };
+            // The model stopped for repeating a call it had made too often, with nothing
+            // else to run: it answers from what it has.
+            if offer_tools
+                && calls.is_empty()
+                && response.content.trim().is_empty()
+                && cut.as_ref().and_then(|cut| cut.what.tool()).is_some()
+            {
+                answer_now = true;
+                let tool = cut
+                    .as_ref()
+                    .and_then(|cut| cut.what.tool())
+                    .unwrap_or_default()
+                    .to_string();
+                add_message(
+                    conversation,
+                    emitter,
+                    Message::user(prompt::repeated_answer_note(&tool)),
+                );
+                continue;
+            }
             if calls.is_empty()
                 && response.content.trim().is_empty()
                 && response.dropped_calls.is_empty()
@@ -516,9 +622,18 @@ impl Agent {
                 .into_iter()
                 .partition(|call| external.contains(call.name.as_str()));
             if !ours.is_empty() {
-                let RoundOutcome { results, cancelled } = dispatcher
+                let RoundOutcome {
+                    mut results,
+                    cancelled,
+                } = dispatcher
                     .run_round(model_calls, &ours, conversation, &mut seen_calls, approver)
                     .await;
+                // Said where the model reads on: its answer was stopped after these calls.
+                if let Some(cut) = &cut
+                    && let Some(Message::Tool { content, .. }) = results.last_mut()
+                {
+                    content.push_str(&prompt::stopped_after_note(cut.what.tool()));
+                }
                 for result in results {
                     add_message(conversation, emitter, result);
                 }
@@ -551,6 +666,11 @@ impl Agent {
             .map(|name| name.to_string_lossy().into_owned())
             .unwrap_or_else(|| root.display().to_string())
     }
+}
+
+/// Whether the conversation already ends with a note of Tooltrail's asking for the answer.
+fn ends_with_note(conversation: &Conversation) -> bool {
+    matches!(conversation.messages.last(), Some(Message::User { content }) if content.starts_with(prompt::NOTE_MARK))
 }
 
 fn add_message(conversation: &mut Conversation, emitter: &Emitter<'_>, message: Message) {

@@ -545,7 +545,7 @@ async fn allow_for_this_conversation_is_not_asked_again() {
 }
 
 #[tokio::test]
-async fn the_round_limit_asks_for_a_last_answer_without_tools() {
+async fn the_round_limit_asks_for_a_last_answer_with_the_same_prefix_and_no_tool_choice() {
     let h = harness(
         vec![
             Reply::tool_calls(&[("read_file", r#"{"path":"README.md"}"#)]),
@@ -570,9 +570,17 @@ async fn the_round_limit_asks_for_a_last_answer_without_tools() {
     let requests = h.server.chat_requests();
     assert_eq!(requests.len(), 3);
     assert!(requests[1].body.get("tools").is_some());
-    assert!(
-        requests[2].body.get("tools").is_none(),
-        "the last request offers no tools"
+    assert_eq!(
+        requests[2].body["tools"], requests[1].body["tools"],
+        "the last request keeps the tools, so the server's prompt cache serves its prefix"
+    );
+    assert_eq!(requests[2].body["tool_choice"], "none");
+    let before = requests[1].body["messages"].as_array().unwrap();
+    let last = requests[2].body["messages"].as_array().unwrap();
+    assert_eq!(
+        &last[..before.len()],
+        &before[..],
+        "the prefix is kept byte for byte"
     );
     let last_user = requests[2].body["messages"]
         .as_array()

@@ -138,6 +138,20 @@ impl EventSink for Timeline {
                 );
                 self.line(&mut state, &line);
             }
+            EventBody::RepetitionStopped {
+                tool,
+                repeats,
+                tokens,
+                ..
+            } => {
+                let sentence = tooltrail_protocol::repetition_sentence(
+                    tool.as_deref(),
+                    repeats,
+                    tokens,
+                );
+                let line = self.paint("33", &format!("· {sentence}"));
+                self.line(&mut state, &line);
+            }
             EventBody::Error {
                 message,
                 fatal: false,

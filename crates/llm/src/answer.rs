@@ -20,11 +20,14 @@ use crate::wire::WireCompletion;
 /// The largest non-streaming body accepted.
 const MAX_BODY: usize = 32 * 1024 * 1024;
 
-/// Reads the answer in `response`, telling `on_delta` about each piece as it arrives.
+/// Reads the answer in `response`, telling `on_delta` about each piece as it arrives. Once
+/// `stop` is cancelled (by `on_delta` itself, typically), the stream is read no further and
+/// closed, and what came so far is the answer, finished [`FinishReason::Stopped`].
 pub(crate) async fn read_answer(
     response: Response,
     config: &LlmConfig,
     cancel: &CancellationToken,
+    stop: &CancellationToken,
     on_delta: &mut (dyn FnMut(StreamDelta) + Send),
 ) -> Result<ChatResponse, LlmError> {
     let content_type = response
@@ -38,7 +41,7 @@ pub(crate) async fn read_answer(
         let completion = parse_whole(&body)?;
         Assembler::from_completion(completion, on_delta)
     } else {
-        read_stream(response, config, cancel, on_delta).await
+        read_stream(response, config, cancel, stop, on_delta).await
     }
 }
 
@@ -53,12 +56,15 @@ enum Progress {
     Continue,
     /// `[DONE]` arrived: the answer is complete, whatever else may follow.
     Done,
+    /// The caller asked to read no further.
+    Stopped,
 }
 
 async fn read_stream(
     response: Response,
     config: &LlmConfig,
     cancel: &CancellationToken,
+    stop: &CancellationToken,
     on_delta: &mut (dyn FnMut(StreamDelta) + Send),
 ) -> Result<ChatResponse, LlmError> {
     let mut reader = body_reader(response, config);
@@ -76,16 +82,22 @@ async fn read_stream(
                 }
                 decoder.feed(&chunk, &mut events);
                 saw_event |= !events.is_empty();
-                if let Progress::Done = handle(&mut events, &mut assembler, false, on_delta)? {
-                    return Ok(assembler.finish());
+                match handle(&mut events, &mut assembler, false, stop, on_delta)? {
+                    Progress::Done => return Ok(assembler.finish()),
+                    // Dropping the reader closes the connection: llama.cpp, Ollama and vLLM
+                    // stop generating when their client goes away.
+                    Progress::Stopped => return Ok(assembler.stopped()),
+                    Progress::Continue => {}
                 }
             }
             // The body ended: its last event may lack the blank line that ends it.
             None => {
                 decoder.finish(&mut events);
                 saw_event |= !events.is_empty();
-                if let Progress::Done = handle(&mut events, &mut assembler, true, on_delta)? {
-                    return Ok(assembler.finish());
+                match handle(&mut events, &mut assembler, true, stop, on_delta)? {
+                    Progress::Done => return Ok(assembler.finish()),
+                    Progress::Stopped => return Ok(assembler.stopped()),
+                    Progress::Continue => {}
                 }
                 break;
             }
@@ -111,9 +123,13 @@ fn handle(
     events: &mut Vec<SseEvent>,
     assembler: &mut Assembler,
     at_end: bool,
+    stop: &CancellationToken,
     on_delta: &mut (dyn FnMut(StreamDelta) + Send),
 ) -> Result<Progress, LlmError> {
     for event in events.drain(..) {
+        if stop.is_cancelled() {
+            return Ok(Progress::Stopped);
+        }
         let data = event.data.trim();
         if event.event == "error" {
             let message = serde_json::from_str::<Value>(data)
@@ -137,6 +153,9 @@ fn handle(
                 )));
             }
         }
+    }
+    if stop.is_cancelled() {
+        return Ok(Progress::Stopped);
     }
     Ok(Progress::Continue)
 }

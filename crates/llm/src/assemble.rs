@@ -227,8 +227,17 @@ impl Assembler {
     }
 
     /// The answer, with every call judged complete or dropped.
+    /// The answer as far as it came when the caller stopped reading it.
+    pub fn stopped(mut self) -> ChatResponse {
+        self.finish_reason = Some(FinishReason::Stopped);
+        self.finish()
+    }
+
     pub fn finish(self) -> ChatResponse {
-        let truncated = self.finish_reason == Some(FinishReason::Length);
+        let truncated = self
+            .finish_reason
+            .as_ref()
+            .is_some_and(FinishReason::cut_short);
         let mut tool_calls = Vec::new();
         let mut dropped_calls = Vec::new();
         for call in self.calls {
@@ -243,8 +252,8 @@ impl Assembler {
                 Some("the model began a tool call without naming the tool".to_string())
             } else if truncated && !parses {
                 Some(format!(
-                    "the answer reached its length limit in the middle of the call to `{name}`, \
-                     so its arguments are incomplete"
+                    "the answer stopped in the middle of the call to `{name}`, so its arguments \
+                     are incomplete"
                 ))
             } else {
                 None

@@ -9,7 +9,7 @@ use tokio_util::sync::CancellationToken;
 use tooltrail_protocol::{Message, ToolSpec};
 
 use crate::answer::read_answer;
-use crate::config::LlmConfig;
+use crate::config::{LlmConfig, MaxTokensField};
 use crate::error::LlmError;
 use crate::prompt_mode::{self, PromptAnswer};
 use crate::request::ChatRequest;
@@ -153,7 +153,14 @@ impl LlmClient {
         request: &ChatRequest,
         cancel: &CancellationToken,
     ) -> Result<ChatResponse, LlmError> {
-        self.run(request, false, cancel, &mut |_| {}).await
+        self.run(
+            request,
+            false,
+            cancel,
+            &CancellationToken::new(),
+            &mut |_| {},
+        )
+        .await
     }
 
     /// Streaming completion. `on_delta` sees every piece as it arrives; the assembled response
@@ -166,7 +173,23 @@ impl LlmClient {
         cancel: &CancellationToken,
         on_delta: &mut (dyn FnMut(StreamDelta) + Send),
     ) -> Result<ChatResponse, LlmError> {
-        self.run(request, true, cancel, on_delta).await
+        self.run(request, true, cancel, &CancellationToken::new(), on_delta)
+            .await
+    }
+
+    /// [`stream`](Self::stream) that can be stopped early: once `stop` is cancelled (from
+    /// `on_delta`, say, on seeing the model repeat itself), no more of the answer is read, the
+    /// connection is closed (the server then stops generating), and the answer so far is
+    /// returned, finished [`FinishReason::Stopped`](crate::FinishReason::Stopped). Unlike
+    /// `cancel`, this is no error: the pieces already seen are the answer.
+    pub async fn stream_until(
+        &self,
+        request: &ChatRequest,
+        cancel: &CancellationToken,
+        stop: &CancellationToken,
+        on_delta: &mut (dyn FnMut(StreamDelta) + Send),
+    ) -> Result<ChatResponse, LlmError> {
+        self.run(request, true, cancel, stop, on_delta).await
     }
 
     /// The model ids the endpoint offers (`GET /models`), in the server's order.
@@ -202,6 +225,7 @@ impl LlmClient {
         request: &ChatRequest,
         stream: bool,
         cancel: &CancellationToken,
+        stop: &CancellationToken,
         on_delta: &mut (dyn FnMut(StreamDelta) + Send),
     ) -> Result<ChatResponse, LlmError> {
         let auto = self.config.tool_mode == ToolMode::Auto;
@@ -211,15 +235,21 @@ impl LlmClient {
             ToolMode::Auto => self.detected.load(Ordering::Relaxed) == PROMPT,
         };
         if prompt {
-            return self.run_prompt(request, stream, cancel, on_delta).await;
+            return self
+                .run_prompt(request, stream, cancel, stop, on_delta)
+                .await;
         }
         let offers_tools = !request.tools.is_empty() || request.tool_choice.is_some();
-        match self.run_native(request, stream, cancel, on_delta).await {
+        match self
+            .run_native(request, stream, cancel, stop, on_delta)
+            .await
+        {
             Err(LlmError::Http {
                 status, message, ..
             }) if auto && offers_tools && tools_refused(status, &message) => {
                 self.detected.store(PROMPT, Ordering::Relaxed);
-                self.run_prompt(request, stream, cancel, on_delta).await
+                self.run_prompt(request, stream, cancel, stop, on_delta)
+                    .await
             }
             Ok(response) => {
                 if auto && offers_tools {
@@ -242,10 +272,17 @@ impl LlmClient {
         body: &serde_json::Value,
         cancel: &CancellationToken,
     ) -> Result<reqwest::Response, LlmError> {
-        let with_window = self.ollama_window().map(|tokens| {
+        let field = self.config.answer_limit_field();
+        let window = self.ollama_window();
+        let with_window = (window.is_some() || field != MaxTokensField::MaxTokens).then(|| {
             let mut body = body.clone();
             if let Some(fields) = body.as_object_mut() {
-                fields.insert("options".into(), serde_json::json!({ "num_ctx": tokens }));
+                if let Some(tokens) = window {
+                    fields.insert("options".into(), serde_json::json!({ "num_ctx": tokens }));
+                }
+                if let Some(limit) = fields.remove("max_tokens") {
+                    fields.insert(field.as_str().into(), limit);
+                }
             }
             body
         });
@@ -281,11 +318,12 @@ impl LlmClient {
         request: &ChatRequest,
         stream: bool,
         cancel: &CancellationToken,
+        stop: &CancellationToken,
         on_delta: &mut (dyn FnMut(StreamDelta) + Send),
     ) -> Result<ChatResponse, LlmError> {
         let body = request.to_body(&self.config.model, stream);
         let response = self.post_chat(&body, cancel).await?;
-        let answer = read_answer(response, &self.config, cancel, on_delta).await?;
+        let answer = read_answer(response, &self.config, cancel, stop, on_delta).await?;
         self.calibrate(&body, &answer);
         Ok(answer)
     }
@@ -295,12 +333,13 @@ impl LlmClient {
         request: &ChatRequest,
         stream: bool,
         cancel: &CancellationToken,
+        stop: &CancellationToken,
         on_delta: &mut (dyn FnMut(StreamDelta) + Send),
     ) -> Result<ChatResponse, LlmError> {
         let body = prompt_mode::request_body(request, &self.config.model, stream);
         let response = self.post_chat(&body, cancel).await?;
         let mut answer = PromptAnswer::default();
-        let assembled = read_answer(response, &self.config, cancel, &mut |delta| {
+        let assembled = read_answer(response, &self.config, cancel, stop, &mut |delta| {
             answer.delta(delta, &mut *on_delta);
         })
         .await?;

@@ -34,6 +34,36 @@ pub struct LlmConfig {
     /// The model's context window in tokens, when the user set it; `None` asks the server
     /// (see [`LlmClient::context_window`](crate::LlmClient::context_window)).
     pub context_window: Option<u32>,
+    /// The name of the field that bounds the answer's length. `None` chooses from the base
+    /// URL: OpenAI's own API wants `max_completion_tokens` (its newer models refuse
+    /// `max_tokens`), every other server `max_tokens`.
+    pub max_tokens_field: Option<MaxTokensField>,
+}
+
+/// The request field that bounds the answer's length.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MaxTokensField {
+    MaxTokens,
+    MaxCompletionTokens,
+}
+
+impl MaxTokensField {
+    /// The field's name on the wire.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::MaxTokens => "max_tokens",
+            Self::MaxCompletionTokens => "max_completion_tokens",
+        }
+    }
+
+    /// Reads `max_tokens` or `max_completion_tokens`.
+    pub fn parse(word: &str) -> Option<Self> {
+        match word.trim() {
+            "max_tokens" => Some(Self::MaxTokens),
+            "max_completion_tokens" => Some(Self::MaxCompletionTokens),
+            _ => None,
+        }
+    }
 }
 
 impl LlmConfig {
@@ -49,7 +79,24 @@ impl LlmConfig {
             max_retry_delay: Duration::from_secs(30),
             tool_mode: ToolMode::Auto,
             context_window: None,
+            max_tokens_field: None,
         }
+    }
+
+    /// The field that bounds the answer's length for this endpoint (see
+    /// [`LlmConfig::max_tokens_field`]).
+    pub fn answer_limit_field(&self) -> MaxTokensField {
+        self.max_tokens_field.unwrap_or_else(|| {
+            let openai = reqwest::Url::parse(&self.base_url)
+                .ok()
+                .and_then(|url| url.host_str().map(|host| host == "api.openai.com"))
+                .unwrap_or(false);
+            if openai {
+                MaxTokensField::MaxCompletionTokens
+            } else {
+                MaxTokensField::MaxTokens
+            }
+        })
     }
 
     /// The same config with this tool mode.
@@ -84,6 +131,7 @@ impl fmt::Debug for LlmConfig {
             .field("max_retry_delay", &self.max_retry_delay)
             .field("tool_mode", &self.tool_mode)
             .field("context_window", &self.context_window)
+            .field("max_tokens_field", &self.max_tokens_field)
             .finish()
     }
 }
@@ -91,6 +139,25 @@ impl fmt::Debug for LlmConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn openai_gets_max_completion_tokens_and_others_max_tokens() {
+        let openai = LlmConfig::new("https://api.openai.com/v1", "gpt-5-mini");
+        assert_eq!(
+            openai.answer_limit_field(),
+            MaxTokensField::MaxCompletionTokens
+        );
+        let local = LlmConfig::new("http://127.0.0.1:8080/v1", "m");
+        assert_eq!(local.answer_limit_field(), MaxTokensField::MaxTokens);
+        let chosen = LlmConfig {
+            max_tokens_field: Some(MaxTokensField::MaxCompletionTokens),
+            ..local
+        };
+        assert_eq!(
+            chosen.answer_limit_field(),
+            MaxTokensField::MaxCompletionTokens
+        );
+    }
 
     #[test]
     fn debug_never_shows_the_key() {

@@ -97,7 +97,7 @@ mod window;
 mod wire;
 
 pub use client::LlmClient;
-pub use config::LlmConfig;
+pub use config::{LlmConfig, MaxTokensField};
 pub use error::LlmError;
 pub use request::ChatRequest;
 pub use response::{ChatResponse, DroppedCall, FinishReason, StreamDelta};

@@ -73,7 +73,10 @@ impl PromptAnswer {
         mut response: ChatResponse,
         out: &mut dyn FnMut(StreamDelta),
     ) -> ChatResponse {
-        let truncated = response.finish_reason == Some(FinishReason::Length);
+        let truncated = response
+            .finish_reason
+            .as_ref()
+            .is_some_and(FinishReason::cut_short);
         let parsed = self.parser.finish(truncated, out);
         response.content = parsed.text;
         response.tool_calls.extend(parsed.calls);

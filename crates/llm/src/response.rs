@@ -11,6 +11,10 @@ pub enum FinishReason {
     ToolCalls,
     Length,
     ContentFilter,
+    /// Tooltrail stopped reading the answer before the server finished it (the model was
+    /// repeating itself; see [`LlmClient::stream_until`](crate::LlmClient::stream_until)).
+    /// Calls begun but not finished at that point are dropped, as at the length limit.
+    Stopped,
     Other(String),
 }
 
@@ -24,6 +28,11 @@ impl FinishReason {
             "content_filter" => Self::ContentFilter,
             other => Self::Other(other.to_string()),
         }
+    }
+
+    /// Whether the answer ended before the model was done: its last call may be incomplete.
+    pub fn cut_short(&self) -> bool {
+        matches!(self, Self::Length | Self::Stopped)
     }
 }
 

@@ -177,6 +177,21 @@ pub enum EventBody {
     /// The answer of this round ended because the model reached its token limit or the end of
     /// its context window (`finish_reason: "length"`), so it is cut short.
     AnswerTruncated { round: u32 },
+    /// Tooltrail stopped reading the answer of this round because the model was repeating
+    /// itself: the same call twice in one answer, a call the turn had already made twice, or
+    /// the same text (or a call's arguments) over and over. What came before the repetition is
+    /// kept; the server stops generating when the stream is closed.
+    RepetitionStopped {
+        round: u32,
+        /// The tool whose call (or arguments) repeated; `None` when the text did.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        tool: Option<String>,
+        /// How many times the repeated call or run of text had appeared.
+        repeats: u32,
+        /// About how many tokens the model had generated in this round when it was stopped.
+        tokens: u32,
+    },
     /// Something went wrong. `fatal` errors end the turn.
     Error {
         code: ErrorCode,
@@ -190,6 +205,16 @@ pub enum EventBody {
         /// The final answer text of the turn.
         text: String,
     },
+}
+
+/// What a [`EventBody::RepetitionStopped`] event says, in a sentence without a final period:
+/// "the model repeated the call to `read_file` (3 times); stopped after about 420 tokens".
+pub fn repetition_sentence(tool: Option<&str>, repeats: u32, tokens: u32) -> String {
+    let what = match tool {
+        Some(tool) => format!("the call to `{tool}`"),
+        None => "the same text".to_string(),
+    };
+    format!("the model repeated {what} ({repeats} times); stopped after about {tokens} tokens")
 }
 
 impl EventBody {
@@ -220,6 +245,7 @@ impl EventBody {
             | Self::Usage(_)
             | Self::ContextUsage { .. }
             | Self::AnswerTruncated { .. }
+            | Self::RepetitionStopped { .. }
             | Self::Error { .. }
             | Self::TurnFinished { .. } => None,
         }
@@ -242,6 +268,7 @@ impl EventBody {
             Self::Usage(_) => "usage",
             Self::ContextUsage { .. } => "context_usage",
             Self::AnswerTruncated { .. } => "answer_truncated",
+            Self::RepetitionStopped { .. } => "repetition_stopped",
             Self::Error { .. } => "error",
             Self::TurnFinished { .. } => "turn_finished",
         }

@@ -34,7 +34,7 @@ pub mod tool;
 pub mod tool_mode;
 
 pub use change::{DiffHunk, DiffLine, DiffLineKind, FileChange, WriteMode};
-pub use event::{ErrorCode, Event, EventBody, TurnEnd, Usage};
+pub use event::{ErrorCode, Event, EventBody, TurnEnd, Usage, repetition_sentence};
 pub use message::{Message, ToolCall};
 pub use tool::{
     ApprovalBy, ApprovalRecord, ApprovalReply, RuleKind, ToolChoice, ToolError, ToolErrorCode,

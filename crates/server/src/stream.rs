@@ -180,6 +180,7 @@ impl State {
             | EventBody::Usage(_)
             | EventBody::ContextUsage { .. }
             | EventBody::AnswerTruncated { .. }
+            | EventBody::RepetitionStopped { .. }
             | EventBody::Error { .. }
             | EventBody::TurnFinished { .. } => None,
         }

@@ -69,6 +69,7 @@ impl Summary {
             | EventBody::ToolModeUsed { .. }
             | EventBody::RoundLimitReached { .. }
             | EventBody::ContextUsage { .. }
+            | EventBody::RepetitionStopped { .. }
             | EventBody::TurnFinished { .. } => {}
             EventBody::AnswerTruncated { round } => self.truncated_round = Some(*round),
         }

@@ -29,6 +29,7 @@ pub(crate) enum EventKind {
     ContextUsage = 13,
     AnswerTruncated = 14,
     UserQuestion = 15,
+    RepetitionStopped = 16,
 }
 
 impl EventKind {
@@ -48,6 +49,7 @@ impl EventKind {
             EventBody::ContextUsage { .. } => Self::ContextUsage,
             EventBody::UserQuestion { .. } => Self::UserQuestion,
             EventBody::AnswerTruncated { .. } => Self::AnswerTruncated,
+            EventBody::RepetitionStopped { .. } => Self::RepetitionStopped,
             EventBody::Error { .. } => Self::Error,
             EventBody::TurnFinished { .. } => Self::TurnFinished,
         }
@@ -75,6 +77,7 @@ impl EventKind {
             13 => Self::ContextUsage,
             14 => Self::AnswerTruncated,
             15 => Self::UserQuestion,
+            16 => Self::RepetitionStopped,
             other => {
                 return Err(StoreError::Corrupt(format!("unknown event kind {other}")));
             }

@@ -345,6 +345,21 @@ pub fn render_conversation_markdown(export: &ConversationExport) -> String {
                     "_The answer was cut short: the model reached its token limit or the end of its context window._\n"
                 );
             }
+            EventBody::RepetitionStopped {
+                tool,
+                repeats,
+                tokens,
+                ..
+            } => {
+                let sentence =
+                    tooltrail_protocol::repetition_sentence(tool.as_deref(), *repeats, *tokens);
+                let mut letters = sentence.chars();
+                let capitalised: String = letters
+                    .next()
+                    .map(|first| first.to_uppercase().chain(letters).collect())
+                    .unwrap_or_default();
+                let _ = writeln!(out, "_{capitalised}._\n");
+            }
             EventBody::Error {
                 code: error_code,
                 message,

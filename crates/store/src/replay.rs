@@ -106,6 +106,7 @@ fn read_body(
         | EventKind::RoundLimitReached
         | EventKind::ContextUsage
         | EventKind::AnswerTruncated
+        | EventKind::RepetitionStopped
         | EventKind::UserQuestion
         | EventKind::Error => {
             let body = body.ok_or_else(|| missing("the body of an event", ref_id))?;

@@ -69,6 +69,7 @@ pub(crate) fn apply(conn: &Connection, writer: Option<&str>, event: &Event) -> R
         | EventBody::RoundLimitReached { .. }
         | EventBody::ContextUsage { .. }
         | EventBody::AnswerTruncated { .. }
+        | EventBody::RepetitionStopped { .. }
         | EventBody::UserQuestion { .. }
         | EventBody::Error { .. } => {
             let turn = ensure_turn(conn, writer, event)?;

@@ -67,6 +67,8 @@ struct Shared {
     n_ctx: Option<u32>,
     /// Tool calls given a generated id so far.
     calls: AtomicUsize,
+    /// Pieces of streamed bodies handed to a connection so far.
+    pieces_sent: Arc<AtomicUsize>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -122,6 +124,7 @@ impl ScriptedServer {
             record,
             n_ctx: options.n_ctx,
             calls: AtomicUsize::new(0),
+            pieces_sent: Arc::new(AtomicUsize::new(0)),
         });
         let task = tokio::spawn(serve(listener, Arc::clone(&shared)));
         Ok(Self { addr, shared, task })
@@ -153,6 +156,13 @@ impl ScriptedServer {
     pub fn push(&self, reply: Reply) {
         self.shared.scripted.fetch_add(1, Ordering::SeqCst);
         lock(&self.shared.replies).push_back(reply);
+    }
+
+    /// How many pieces of streamed bodies (SSE chunks, for a scripted stream) the server has
+    /// written so far. A client that stops reading a long stream and closes it leaves the rest
+    /// unwritten.
+    pub fn pieces_sent(&self) -> usize {
+        self.shared.pieces_sent.load(Ordering::SeqCst)
     }
 
     /// Replies not yet served.
@@ -277,7 +287,7 @@ async fn handle(
             "not_found",
         ),
     };
-    Ok(respond(rendered).await)
+    Ok(respond(rendered, Arc::clone(&shared.pieces_sent)).await)
 }
 
 impl Shared {
@@ -304,7 +314,7 @@ fn error_reply(status: u16, message: &str, kind: &str) -> Rendered {
     )
 }
 
-async fn respond(rendered: Rendered) -> Response<Body> {
+async fn respond(rendered: Rendered, sent: Arc<AtomicUsize>) -> Response<Body> {
     if !rendered.head_delay.is_zero() {
         tokio::time::sleep(rendered.head_delay).await;
     }
@@ -318,7 +328,7 @@ async fn respond(rendered: Rendered) -> Response<Body> {
             .map_err(|never| match never {})
             .boxed()
     } else {
-        pieces_body(rendered.pieces, rendered.piece_delay, rendered.cut)
+        pieces_body(rendered.pieces, rendered.piece_delay, rendered.cut, sent)
     };
     response.body(body).unwrap_or_else(|_| {
         // A scripted header that is not valid HTTP: say so rather than answer wrongly.
@@ -336,15 +346,19 @@ async fn respond(rendered: Rendered) -> Response<Body> {
 
 /// A body written piece by piece (each a network write), waiting `delay` before each, and
 /// broken off with an error after the last when `cut`.
-fn pieces_body(pieces: Vec<Vec<u8>>, delay: Duration, cut: bool) -> Body {
-    let frames = futures::stream::iter(pieces).then(move |piece| async move {
-        if delay.is_zero() {
-            // Give the connection a chance to write each piece on its own.
-            tokio::task::yield_now().await;
-        } else {
-            tokio::time::sleep(delay).await;
+fn pieces_body(pieces: Vec<Vec<u8>>, delay: Duration, cut: bool, sent: Arc<AtomicUsize>) -> Body {
+    let frames = futures::stream::iter(pieces).then(move |piece| {
+        let sent = Arc::clone(&sent);
+        async move {
+            if delay.is_zero() {
+                // Give the connection a chance to write each piece on its own.
+                tokio::task::yield_now().await;
+            } else {
+                tokio::time::sleep(delay).await;
+            }
+            sent.fetch_add(1, Ordering::SeqCst);
+            Ok::<_, std::io::Error>(Frame::data(Bytes::from(piece)))
         }
-        Ok::<_, std::io::Error>(Frame::data(Bytes::from(piece)))
     });
     let ending = futures::stream::iter(cut.then_some(())).then(|()| async {
         // Let the pieces already given reach the client before the connection breaks.

@@ -70,7 +70,19 @@ result: string,
 /**
  * The structured result, where the tool gives one.
  */
-data?: JsonValue, error?: ToolError, approval: ApprovalRecord, truncated_for_model: boolean, } | { "type": "tool_mode_used", mode: ToolMode, fell_back: boolean, } | { "type": "round_limit_reached", limit: number, } | { "type": "usage" } & Usage | { "type": "context_usage", round: number, used_tokens: number, window_tokens: number, } | { "type": "answer_truncated", round: number, } | { "type": "error", code: ErrorCode, message: string, fatal: boolean, } | { "type": "turn_finished", reason: TurnEnd, rounds: number, 
+data?: JsonValue, error?: ToolError, approval: ApprovalRecord, truncated_for_model: boolean, } | { "type": "tool_mode_used", mode: ToolMode, fell_back: boolean, } | { "type": "round_limit_reached", limit: number, } | { "type": "usage" } & Usage | { "type": "context_usage", round: number, used_tokens: number, window_tokens: number, } | { "type": "answer_truncated", round: number, } | { "type": "repetition_stopped", round: number, 
+/**
+ * The tool whose call (or arguments) repeated; `None` when the text did.
+ */
+tool?: string, 
+/**
+ * How many times the repeated call or run of text had appeared.
+ */
+repeats: number, 
+/**
+ * About how many tokens the model had generated in this round when it was stopped.
+ */
+tokens: number, } | { "type": "error", code: ErrorCode, message: string, fatal: boolean, } | { "type": "turn_finished", reason: TurnEnd, rounds: number, 
 /**
  * The final answer text of the turn.
  */

@@ -172,6 +172,13 @@ const Turn = memo(function Turn({ turn, calls, isLast, firstWaiting, selected, o
             {t("answerTruncated", { round })}
           </div>
         ))}
+        {turn.repetitions?.map((r) => (
+          <div className="turn-note truncated-note" key={`loop-${r.round}`}>
+            {r.tool
+              ? t("repeatedCall", { tool: r.tool, repeats: r.repeats, round: r.round, tokens: r.tokens })
+              : t("repeatedText", { repeats: r.repeats, round: r.round, tokens: r.tokens })}
+          </div>
+        ))}
         {turn.roundLimit !== undefined && <div className="turn-note">{t("roundLimit", { limit: turn.roundLimit })}</div>}
         {turn.errors.map((error, i) => (
           <div className="turn-error" role="alert" key={i}>

@@ -9,6 +9,8 @@ export const usageEn = {
   turnTokensTitle: "Prompt {prompt} · answer {completion} · total {total} tokens, as the server reported them for this question.",
   conversationTokens: "{tokens} tokens in this conversation",
   answerTruncated: "The answer of round {round} was cut short: the model reached its token limit or the end of its context window.",
+  repeatedCall: "The model repeated the call to {tool} ({repeats} times) in round {round}; Tooltrail stopped it after about {tokens} tokens and kept what came before.",
+  repeatedText: "The model repeated the same text ({repeats} times) in round {round}; Tooltrail stopped it after about {tokens} tokens and kept it once.",
 
   // Waterfall
   timelineList: "List",
@@ -54,6 +56,8 @@ export const usageZh: Record<keyof typeof usageEn, string> = {
   turnTokensTitle: "提示 {prompt} · 回答 {completion} · 共 {total} 词元（服务器为这个问题报告的数字）。",
   conversationTokens: "本对话共 {tokens} 词元",
   answerTruncated: "第 {round} 轮的回答被截断：模型达到了词元上限或上下文窗口的末尾。",
+  repeatedCall: "模型在第 {round} 轮重复调用 {tool}（{repeats} 次）；Tooltrail 在约 {tokens} 个词元后将其停止，保留了之前的内容。",
+  repeatedText: "模型在第 {round} 轮重复同一段文字（{repeats} 次）；Tooltrail 在约 {tokens} 个词元后将其停止，只保留一遍。",
 
   timelineList: "列表",
   timelineWaterfall: "瀑布图",

@@ -90,6 +90,8 @@ export interface TurnView {
   context?: { usedTokens: number; windowTokens: number };
   /** Rounds whose answer was cut short by the model's token limit or context window. */
   truncatedRounds?: number[];
+  /** Rounds whose answer Tooltrail stopped because the model repeated itself. */
+  repetitions?: { round: number; tool?: string; repeats: number; tokens: number }[];
   /** Assistant messages seen: the n-th is the answer of round n. */
   assistantMessages: number;
 }
@@ -392,6 +394,16 @@ function fold(draft: Draft, event: Event) {
       const turn = draft.turn(event.turn_id);
       if (turn && !(turn.truncatedRounds ?? []).includes(event.round)) {
         turn.truncatedRounds = [...(turn.truncatedRounds ?? []), event.round];
+      }
+      return;
+    }
+    case "repetition_stopped": {
+      const turn = draft.turn(event.turn_id);
+      if (turn && !(turn.repetitions ?? []).some((r) => r.round === event.round)) {
+        turn.repetitions = [
+          ...(turn.repetitions ?? []),
+          { round: event.round, tool: event.tool, repeats: event.repeats, tokens: event.tokens },
+        ];
       }
       return;
     }

@@ -4,15 +4,19 @@ use tooltrail_protocol::{ToolChoice, ToolSpec};
 
 use crate::prompt_mode::parse::{CLOSE, OPEN};
 
-/// The section appended to the system prompt, or `None` when no tool is offered (no tools,
-/// or a tool choice of `none`).
+/// The section appended to the system prompt, or `None` when no tool is offered.
+///
+/// A tool choice of `none` keeps the section as `auto` writes it, byte for byte: such a request
+/// (the last of a turn, asking for the answer) then shares its whole prefix with the requests
+/// before it, so a server's prompt cache serves it; the request's own last message says that
+/// no tool may be called, and calls made all the same are not run.
 ///
 /// Each tool is one line: its name, description and JSON-Schema parameters as compact JSON,
 /// which is what models read best for the fewest tokens. The format is shown exactly once,
 /// with a filled-in example, because small models copy examples more faithfully than they
 /// follow descriptions.
 pub(crate) fn tool_section(tools: &[ToolSpec], choice: Option<&ToolChoice>) -> Option<String> {
-    if tools.is_empty() || choice == Some(&ToolChoice::None) {
+    if tools.is_empty() {
         return None;
     }
     let mut section = String::from(
@@ -104,7 +108,11 @@ mod tests {
         assert!(required.contains("\nIn this answer you must call at least one tool.\n"));
         let named = tool_section(&tools, Some(&ToolChoice::Function("read_file".into()))).unwrap();
         assert!(named.contains("\nIn this answer you must call the tool `read_file`.\n"));
-        assert_eq!(tool_section(&tools, Some(&ToolChoice::None)), None);
+        assert_eq!(
+            tool_section(&tools, Some(&ToolChoice::None)),
+            tool_section(&tools, Some(&ToolChoice::Auto)),
+            "an answer-now request keeps the prefix of the requests before it"
+        );
         assert_eq!(tool_section(&[], Some(&ToolChoice::Required)), None);
         assert!(tool_section(&tools, None).is_some());
     }
