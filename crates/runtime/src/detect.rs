@@ -45,7 +45,8 @@
 //! **Time.** Nothing listening refuses a connection at once, so looking at every default port
 //! of an idle machine takes a few milliseconds (`scripts/bench-detect`). Connecting may take
 //! 250 ms, an answer 500 ms, Ollama's details of one model 2 s; what does not come in time is
-//! taken as not there. Servers on this machine are asked directly, never through a proxy.
+//! taken as not there. Plain-HTTP servers on this machine are asked directly, never through a
+//! proxy; the others as the model client asks them (proxy settings, verified certificates).
 
 use std::net::IpAddr;
 use std::time::Duration;
@@ -227,6 +228,11 @@ impl Target {
         self.expect
     }
 
+    /// Whether it is plain HTTP on this machine.
+    fn is_plain_local(&self) -> bool {
+        self.api.starts_with("http://") && is_loopback(&self.api)
+    }
+
     /// The same place, whatever the spelling of this machine's name.
     fn same_place(&self, other: &Self) -> bool {
         same_url(&self.api, &other.api)
@@ -336,29 +342,40 @@ pub async fn detect(targets: &[Target]) -> Vec<FoundServer> {
     servers
 }
 
-/// HTTP clients: one that goes straight to servers on this machine, and one that honours the
-/// proxy settings for servers elsewhere.
+/// HTTP clients: one for `http://` servers on this machine, which goes straight to them and
+/// holds no certificates (loading the system's takes longer than looking at every port), and
+/// one, made only when a target needs it, that honours the proxy settings and verifies
+/// certificates as the model client does.
 struct Clients {
-    direct: Client,
-    proxied: Option<Client>,
+    local: Client,
+    other: Option<Client>,
 }
 
 impl Clients {
     fn new(targets: &[Target]) -> Option<Self> {
-        let builder = || Client::builder().connect_timeout(CONNECT_TIMEOUT);
-        let direct = builder().no_proxy().build().ok()?;
-        let proxied = if targets.iter().all(|target| is_loopback(&target.api)) {
+        let local = Client::builder()
+            .connect_timeout(CONNECT_TIMEOUT)
+            .no_proxy()
+            .tls_certs_only([])
+            .build()
+            .ok()?;
+        let other = if targets.iter().all(Target::is_plain_local) {
             None
         } else {
-            Some(builder().build().ok()?)
+            Some(
+                Client::builder()
+                    .connect_timeout(CONNECT_TIMEOUT)
+                    .build()
+                    .ok()?,
+            )
         };
-        Some(Self { direct, proxied })
+        Some(Self { local, other })
     }
 
     fn for_target(&self, target: &Target) -> &Client {
-        match &self.proxied {
-            Some(proxied) if !is_loopback(&target.api) => proxied,
-            _ => &self.direct,
+        match &self.other {
+            Some(other) if !target.is_plain_local() => other,
+            _ => &self.local,
         }
     }
 }
