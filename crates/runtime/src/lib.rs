@@ -4,11 +4,14 @@
 //!   llama.cpp's server, vLLM, Jan, and any URL the user lists), probed in parallel.
 //! - [`models`]: the models folder in the data folder: pull from a Hugging Face-style hub
 //!   (resumable, verified), import a GGUF the user has, list, remove, choose.
+//! - [`gguf`]: a model file's metadata (architecture, context length, chat template,
+//!   quantization), read from its header alone.
 //! - [`supervisor`]: llama-server run as a supervised child, shared by every front end and
 //!   stopped when idle.
 
 pub mod detect;
 pub mod error;
+pub mod gguf;
 pub mod models;
 pub mod supervisor;
 

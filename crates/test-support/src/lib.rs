@@ -15,6 +15,10 @@
 //! The `scripted-model` binary serves a script file (see [`script`]) for end-to-end tests of
 //! the `tooltrail` command and the desktop app.
 //!
+//! For the models folder: [`hub::HubServer`] is a model hub on loopback laid out like Hugging
+//! Face's (the `hub-server` binary serves files from disk the same way), and
+//! [`gguf::GgufBuilder`] writes small GGUF model files.
+//!
 //! ```
 //! use tooltrail_test_support::{Reply, ScriptedServer};
 //!
@@ -34,6 +38,8 @@
 
 mod error;
 mod fixture;
+pub mod gguf;
+pub mod hub;
 mod recorded;
 mod reply;
 pub mod script;
