@@ -9,13 +9,14 @@ use anyhow::{Context, bail};
 use tokio_util::sync::CancellationToken;
 use tooltrail_agent::{AllowAll, Approver, DenyAll, EventSink};
 use tooltrail_host::{History, Host, HostError};
-use tooltrail_protocol::TurnEnd;
+use tooltrail_protocol::{ErrorCode, TurnEnd};
 use tooltrail_settings::Overrides;
 use tooltrail_tools::ToolContext;
 
 use crate::answer::CommandLineAsker;
 use crate::approve::TerminalApprover;
 use crate::context_note::{ContextWatch, SharedSink};
+use crate::first_run::Unreachable;
 use crate::render::{JsonLines, Timeline};
 use crate::{ApproveMode, AskArgs};
 
@@ -89,7 +90,16 @@ pub async fn run(args: AskArgs) -> anyhow::Result<ExitCode> {
         enabled_tools: args.enable.clone(),
         context_window: args.context_window,
     };
-    let engine = host.engine(&overrides, ctx).await?;
+    let engine = match host.engine(&overrides, ctx).await {
+        Ok(engine) => engine,
+        // Asking the endpoint for its first model found nothing there.
+        Err(HostError::Model(failure)) if failure.code == ErrorCode::Unreachable => {
+            eprintln!("error: {failure}");
+            crate::first_run::guide(&tooltrail_settings::config_path()?).await;
+            return Ok(ExitCode::from(1));
+        }
+        Err(error) => return Err(error.into()),
+    };
     if let Some(problem) = &engine.settings.key_problem {
         eprintln!("warning: {problem}");
     }
@@ -116,6 +126,8 @@ pub async fn run(args: AskArgs) -> anyhow::Result<ExitCode> {
     } else {
         Box::new(Timeline::new())
     };
+    let unreachable = Unreachable::default();
+    let screen = unreachable.watching(screen);
     let watch = Arc::new(ContextWatch::new(screen));
     let sink = host.sink(Box::new(SharedSink(Arc::clone(&watch))));
 
@@ -168,6 +180,9 @@ pub async fn run(args: AskArgs) -> anyhow::Result<ExitCode> {
                 .error
                 .unwrap_or_else(|| "the answer failed".to_string());
             eprintln!("error: {message}");
+            if unreachable.seen() {
+                crate::first_run::guide(&engine.settings.config_path).await;
+            }
             Ok(ExitCode::from(1))
         }
     }

@@ -17,8 +17,10 @@ mod approve;
 mod ask;
 mod context_note;
 mod doctor;
+mod first_run;
 mod history_cmd;
 mod mcp_cmd;
+mod providers_cmd;
 mod render;
 mod rules_cmd;
 mod serve_cmd;
@@ -79,6 +81,9 @@ enum Command {
     Snippets(snippets_cmd::SnippetsArgs),
     /// Serve the OpenAI-compatible HTTP API, with the tools run on this machine.
     Serve(serve_cmd::ServeArgs),
+    /// Where questions go: the providers of config.toml, the model servers running on this
+    /// machine (detect), and the one to use.
+    Providers(providers_cmd::ProvidersArgs),
     /// Put back the files a conversation's turns (or one turn) wrote with file_write.
     Undo(undo_cmd::UndoArgs),
     /// Per tool: calls, success rate, errors, denials and durations from the history.
@@ -203,6 +208,7 @@ fn main() -> ExitCode {
             Command::Rules(args) => rules_cmd::run(args),
             Command::Snippets(args) => snippets_cmd::run(args),
             Command::Serve(args) => serve_cmd::run(args).await,
+            Command::Providers(args) => providers_cmd::run(args).await,
             Command::Stats(args) => stats_cmd::run(args),
             Command::Undo(args) => undo_cmd::run(args),
             Command::Doctor { json } => doctor::run(json),

@@ -11,7 +11,7 @@ pub enum HostError {
     Settings(#[from] SettingsError),
     /// The model endpoint could not be reached or refused; the sentence is the client's.
     #[error("{0}")]
-    Model(String),
+    Model(ModelFailure),
     #[error(
         "no model is set and {base_url} lists none; set `model` in {} or TOOLTRAIL_MODEL, or pass --model",
         config_path.display()
@@ -39,5 +39,20 @@ impl HostError {
             Self::Busy => "busy",
             Self::Store(_) => "store",
         }
+    }
+}
+
+/// A failure of the model endpoint: the client's sentence, and its code, by which a front end
+/// tells an endpoint that cannot be reached (and offers the servers it finds instead) from one
+/// that refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModelFailure {
+    pub code: tooltrail_protocol::ErrorCode,
+    pub message: String,
+}
+
+impl std::fmt::Display for ModelFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
     }
 }

@@ -51,7 +51,7 @@ pub mod toolbox;
 
 pub use changes::{StoreChanges, TurnChanges, UndoError, UndoReport, turn_changes, undo};
 pub use conversations::Conversations;
-pub use error::HostError;
+pub use error::{HostError, ModelFailure};
 pub use history::{History, RecordingSink};
 pub use host::{Engine, Host, tools_off};
 pub use rules::WorkspaceRules;

@@ -131,5 +131,8 @@ async fn connect(
 }
 
 fn model_error(error: LlmError) -> HostError {
-    HostError::Model(error.to_string())
+    HostError::Model(crate::error::ModelFailure {
+        code: error.code(),
+        message: error.to_string(),
+    })
 }
