@@ -4,6 +4,9 @@
 fn main() -> std::process::ExitCode {
     // The OS sandbox's helper is this binary in a hidden mode; this returns at once otherwise.
     tooltrail_tools::maybe_run_helper();
+    // So is the supervisor of the local model runtime, which a question to the `local`
+    // provider starts from here as from the command line.
+    tooltrail_host::maybe_run_supervisor();
     #[cfg(target_os = "linux")]
     software_rendering_without_a_gpu();
     match tooltrail_app::run() {

@@ -23,6 +23,7 @@ pub fn run(as_json: bool) -> anyhow::Result<ExitCode> {
     if as_json {
         let mut value = to_json(status);
         value["view"] = view_json(&seen, status, &workspace);
+        value["local_runtime"] = crate::runtime_cmd::doctor_json();
         writeln!(out, "{}", serde_json::to_string_pretty(&value)?)?;
     } else {
         write!(out, "{}", status.report())?;
@@ -31,6 +32,7 @@ pub fn run(as_json: bool) -> anyhow::Result<ExitCode> {
             "{}",
             view_report(&seen, status, &workspace, &settings.network_commands)
         )?;
+        write!(out, "{}", crate::runtime_cmd::doctor_text())?;
     }
     Ok(ExitCode::SUCCESS)
 }

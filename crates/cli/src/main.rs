@@ -23,6 +23,7 @@ mod mcp_cmd;
 mod providers_cmd;
 mod render;
 mod rules_cmd;
+mod runtime_cmd;
 mod serve_cmd;
 mod snippets_cmd;
 mod stats_cmd;
@@ -84,6 +85,9 @@ enum Command {
     /// Where questions go: the providers of config.toml, the model servers running on this
     /// machine (detect), and the one to use.
     Providers(providers_cmd::ProvidersArgs),
+    /// The local models (the `local` provider): the one running now (ps), stop it (stop).
+    #[command(subcommand)]
+    Models(ModelsCommand),
     /// Put back the files a conversation's turns (or one turn) wrote with file_write.
     Undo(undo_cmd::UndoArgs),
     /// Per tool: calls, success rate, errors, denials and durations from the history.
@@ -94,6 +98,19 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+}
+
+/// `tooltrail models …`.
+#[derive(Subcommand)]
+enum ModelsCommand {
+    /// The local model running now: its process, port, context, memory and when it stops.
+    Ps {
+        /// Print it as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Stop the local model now, even in the middle of a question.
+    Stop,
 }
 
 /// Whether calls that need approval run.
@@ -178,6 +195,8 @@ pub struct ToolArgs {
 fn main() -> ExitCode {
     // The sandbox helper is this binary in a hidden mode; this returns at once otherwise.
     tooltrail_sandbox::maybe_run_helper();
+    // So is the local model runtime's supervisor (see tooltrail_runtime::supervisor).
+    tooltrail_host::maybe_run_supervisor();
     let cli = Cli::parse();
     // A question runs model streams, tools and MCP servers side by side; the other commands do
     // one thing (tools search on threads of their own), and start faster on one thread.
@@ -209,6 +228,8 @@ fn main() -> ExitCode {
             Command::Snippets(args) => snippets_cmd::run(args),
             Command::Serve(args) => serve_cmd::run(args).await,
             Command::Providers(args) => providers_cmd::run(args).await,
+            Command::Models(ModelsCommand::Ps { json }) => runtime_cmd::ps(json),
+            Command::Models(ModelsCommand::Stop) => runtime_cmd::stop().await,
             Command::Stats(args) => stats_cmd::run(args),
             Command::Undo(args) => undo_cmd::run(args),
             Command::Doctor { json } => doctor::run(json),

@@ -20,6 +20,9 @@ pub enum HostError {
         base_url: String,
         config_path: PathBuf,
     },
+    /// The `local` provider's model could not be served; the sentence says why and what to do.
+    #[error("{0}")]
+    Local(String),
     #[error("that conversation no longer exists")]
     ConversationNotFound,
     #[error("this conversation is still answering; stop it or wait for the answer")]
@@ -34,7 +37,7 @@ impl HostError {
     pub fn code(&self) -> &'static str {
         match self {
             Self::Settings(_) => "settings",
-            Self::Model(_) | Self::NoModel { .. } => "model",
+            Self::Model(_) | Self::NoModel { .. } | Self::Local(_) => "model",
             Self::ConversationNotFound => "not_found",
             Self::Busy => "busy",
             Self::Store(_) => "store",

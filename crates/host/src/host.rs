@@ -38,6 +38,9 @@ pub struct Engine {
     pub mcp_failures: Vec<ServerFailure>,
     /// Why `mcp.json` could not be used, when that was found out for this question.
     pub mcp_problem: Option<String>,
+    /// With the `local` provider: the runtime serving the model, held for this question
+    /// until the engine is dropped (see `local.rs`).
+    pub local_runtime: Option<tooltrail_runtime::supervisor::Running>,
 }
 
 impl Host {
@@ -93,7 +96,8 @@ impl Host {
         overrides: &Overrides,
         mut ctx: ToolContext,
     ) -> Result<Engine, HostError> {
-        let settings = Settings::resolve(overrides)?;
+        let mut settings = Settings::resolve(overrides)?;
+        let local_runtime = crate::local::prepare(&mut settings).await?;
         ctx.limits.default_timeout_secs = settings.command_timeout_secs;
         ctx.sandbox_settings = crate::sandbox_settings(&settings);
         let llm = self.models.client(&settings).await?;
@@ -123,6 +127,7 @@ impl Host {
             settings,
             mcp_failures: tools.failures,
             mcp_problem: tools.problem,
+            local_runtime,
         })
     }
 

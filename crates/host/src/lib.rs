@@ -13,6 +13,9 @@
 //! - the **rules** of the folder come from the store the host already holds;
 //! - the **snippets** of the folder too: [`StoreSnippets`] backs the snippet tools'
 //!   `SnippetBook` (the tools crate never sees the store);
+//! - with the **`local` provider**, the model server is Tooltrail's own: the runtime serving
+//!   the chosen model is found or started before the client is built, and each engine holds
+//!   it for its question (see `local.rs` and `tooltrail_runtime::supervisor`);
 //! - the **record** has one durability policy: [`RecordingSink`] commits each event before
 //!   the front end shows it, so a crash loses nothing a user saw. When the database cannot be
 //!   opened, a store in memory takes its place: one read path either way.
@@ -43,6 +46,7 @@ mod conversations;
 mod error;
 mod history;
 mod host;
+mod local;
 mod models;
 pub mod rules;
 mod sandbox;
@@ -54,7 +58,9 @@ pub use conversations::Conversations;
 pub use error::{HostError, ModelFailure};
 pub use history::{History, RecordingSink};
 pub use host::{Engine, Host, tools_off};
+pub use local::IDLE_SECS_ENV;
 pub use rules::WorkspaceRules;
 pub use sandbox::{CACHE_FOLDER, network_commands, sandbox_settings, sandbox_settings_from};
 pub use snippets::StoreSnippets;
 pub use toolbox::{McpOverview, McpServerState, McpServerView, Toolbox};
+pub use tooltrail_runtime::supervisor::maybe_run_supervisor;

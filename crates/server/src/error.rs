@@ -187,7 +187,9 @@ impl From<HostError> for ApiError {
     fn from(error: HostError) -> Self {
         let message = error.to_string();
         match &error {
-            HostError::Model(_) | HostError::NoModel { .. } => Self::model("model_error", message),
+            HostError::Model(_) | HostError::NoModel { .. } | HostError::Local(_) => {
+                Self::model("model_error", message)
+            }
             HostError::Busy => Self::session_busy(),
             HostError::ConversationNotFound => Self::invalid("session_not_found", message),
             HostError::Settings(_) => Self::new(
