@@ -52,5 +52,6 @@ pub use approval::{
 };
 pub use cap::cap_for_model;
 pub use conversation::Conversation;
+pub use prompt::system_prompt;
 pub use sink::{CollectingSink, EventSink, NullSink};
 pub use turn::{Agent, AgentConfig, TurnOptions, TurnOutcome, chat_with_tool_execution};

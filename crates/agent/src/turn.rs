@@ -260,7 +260,7 @@ impl Agent {
             .collect();
         let mut specs: Vec<ToolSpec> = self
             .tools
-            .specs()
+            .offered_specs()
             .into_iter()
             .filter(|spec| !external.contains(spec.name.as_str()))
             .filter(|spec| {

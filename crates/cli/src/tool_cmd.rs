@@ -121,6 +121,70 @@ pub async fn run(args: ToolArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::from(code))
 }
 
+/// `tooltrail tools --tokens`: the fixed prefix of every request, tool by tool, in the
+/// configured model's own tokens where its server counts them, else Tooltrail's estimate.
+pub async fn tokens(as_json: bool) -> anyhow::Result<ExitCode> {
+    let settings = tooltrail_settings::Settings::resolve(&tooltrail_settings::Overrides::default())
+        .context("the settings could not be read")?;
+    let mut registry = ToolRegistry::with_builtins();
+    for name in tooltrail_host::tools_off(&settings) {
+        registry.remove(&name);
+    }
+    let folder = std::env::current_dir()
+        .ok()
+        .and_then(|dir| {
+            dir.file_name()
+                .map(|name| name.to_string_lossy().into_owned())
+        })
+        .unwrap_or_else(|| ".".to_string());
+    let mut names = vec!["(system prompt)".to_string()];
+    let mut texts = vec![tooltrail_agent::system_prompt(&folder)];
+    for spec in registry.offered_specs() {
+        texts.push(tooltrail_llm::tool_json(&spec).to_string());
+        names.push(spec.name);
+    }
+    let mut config = tooltrail_llm::LlmConfig::new(
+        settings.base_url.clone(),
+        settings.model.clone().unwrap_or_default(),
+    );
+    config.api_key = settings.api_key.clone();
+    let counted = match tooltrail_llm::LlmClient::new(config) {
+        Ok(client) => client.count_tokens(&texts).await,
+        Err(_) => None,
+    };
+    let (counts, how) = match counted {
+        Some(counts) => (
+            counts,
+            format!("counted by the model server at {}", settings.base_url),
+        ),
+        None => (
+            texts
+                .iter()
+                .map(|text| tooltrail_llm::estimate_tokens(text))
+                .collect(),
+            "estimated (the model server does not count tokens, or could not be reached)"
+                .to_string(),
+        ),
+    };
+    let total: u32 = counts.iter().sum();
+    if as_json {
+        let rows: Vec<_> = names
+            .iter()
+            .zip(&counts)
+            .map(|(name, tokens)| json!({ "name": name, "tokens": tokens }))
+            .collect();
+        let counted = how.starts_with("counted");
+        let value = json!({ "parts": rows, "total": total, "counted_by_server": counted });
+        outln!("{}", serde_json::to_string_pretty(&value)?)?;
+    } else {
+        for (name, tokens) in names.iter().zip(&counts) {
+            outln!("{name:<16} {tokens:>5}")?;
+        }
+        outln!("{:<16} {total:>5} tokens in every request, {how}", "in all")?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 pub fn list(as_json: bool) -> anyhow::Result<ExitCode> {
     let registry = ToolRegistry::with_builtins();
     let specs = registry.specs();

@@ -250,10 +250,15 @@ impl Assembler {
             let parses = serde_json::from_str::<serde::de::IgnoredAny>(&arguments).is_ok();
             let reason = if name.is_empty() {
                 Some("the model began a tool call without naming the tool".to_string())
+            } else if truncated && !parses && self.finish_reason == Some(FinishReason::Length) {
+                Some(format!(
+                    "the answer reached its length limit in the middle of the call to `{name}`, \
+                     so its arguments are incomplete"
+                ))
             } else if truncated && !parses {
                 Some(format!(
-                    "the answer stopped in the middle of the call to `{name}`, so its arguments \
-                     are incomplete"
+                    "the answer was stopped in the middle of the call to `{name}`, so its \
+                     arguments are incomplete"
                 ))
             } else {
                 None

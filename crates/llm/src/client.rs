@@ -101,6 +101,39 @@ impl LlmClient {
         self.calibration.apply(raw)
     }
 
+    /// How many tokens `texts` take in the model's own tokenizer, each, as llama.cpp's server
+    /// counts them (`POST /tokenize` at the server's root); `None` when the server has no such
+    /// endpoint (Ollama, vLLM, the cloud), and the caller falls back to the estimate. One short
+    /// try per text: this serves a listing, never a question.
+    pub async fn count_tokens(&self, texts: &[String]) -> Option<Vec<u32>> {
+        let mut config = self.config.clone();
+        config.base_url = crate::window::server_root(&self.config.base_url);
+        config.max_attempts = 1;
+        config.idle_timeout = std::time::Duration::from_secs(5);
+        let cancel = CancellationToken::new();
+        let mut counts = Vec::with_capacity(texts.len());
+        for text in texts {
+            let body = serde_json::json!({ "content": text });
+            let response = send(
+                &self.http,
+                &config,
+                Method::POST,
+                "tokenize",
+                Some(&body),
+                &cancel,
+            )
+            .await
+            .ok()?;
+            let body = read_body(response, &config, &cancel, MAX_MODELS_BODY)
+                .await
+                .ok()?;
+            let value: serde_json::Value = serde_json::from_slice(&body).ok()?;
+            let tokens = value.get("tokens")?.as_array()?.len();
+            counts.push(u32::try_from(tokens).unwrap_or(u32::MAX));
+        }
+        Some(counts)
+    }
+
     /// Learns from the usage the server reported for `body`.
     fn calibrate(&self, body: &serde_json::Value, response: &ChatResponse) {
         if let Some(usage) = response.usage {

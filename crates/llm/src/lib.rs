@@ -99,7 +99,7 @@ mod wire;
 pub use client::LlmClient;
 pub use config::{LlmConfig, MaxTokensField};
 pub use error::LlmError;
-pub use request::ChatRequest;
+pub use request::{ChatRequest, tool_json};
 pub use response::{ChatResponse, DroppedCall, FinishReason, StreamDelta};
 pub use tokens::{estimate_message, estimate_tokens};
 pub use tooltrail_protocol::{ToolMode, UnknownToolMode};

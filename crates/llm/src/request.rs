@@ -105,7 +105,8 @@ fn tool_call_json(call: &ToolCall) -> Value {
     })
 }
 
-fn tool_json(tool: &ToolSpec) -> Value {
+/// One tool as the `tools` field of a request carries it.
+pub fn tool_json(tool: &ToolSpec) -> Value {
     json!({
         "type": "function",
         "function": {

@@ -300,7 +300,7 @@ impl<'a> Probe<'a> {
 }
 
 /// The server's root: the base URL without its API version (`http://h:8080/v1` → `http://h:8080`).
-fn server_root(base_url: &str) -> String {
+pub(crate) fn server_root(base_url: &str) -> String {
     let trimmed = base_url.trim_end_matches('/');
     match trimmed.rsplit_once('/') {
         Some((root, last)) if last.eq_ignore_ascii_case("v1") && root.contains("://") => {

@@ -47,7 +47,7 @@ mod walk;
 pub use atomic::write_atomically;
 pub use change_journal::{CallScope, ChangeJournal};
 pub use error::DuplicateTool;
-pub use registry::ToolRegistry;
+pub use registry::{ToolRegistry, compact_schema};
 pub use snippet_book::{SnippetBook, SnippetDraft, SnippetEntry, SnippetListing};
 pub use tool::{Gate, Tool, ToolContext, ToolLimits};
 pub use tooltrail_protocol::{ToolError, ToolErrorCode, ToolOutput, ToolSource, ToolSpec};

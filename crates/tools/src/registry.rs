@@ -92,7 +92,34 @@ impl ToolRegistry {
         self.tools.keys().map(String::as_str)
     }
 
-    /// Every tool's spec, sorted by name: what the model is told.
+    /// Every tool's spec as the model is offered it, sorted by name, and the same bytes every
+    /// time, so that a server's prompt cache serves them across questions: schemas without the
+    /// keywords only validation needs (lengths, bounds; the full schema still checks every
+    /// call), and tools [described on demand](Tool::described_on_demand) with an open object
+    /// for parameters and a sentence that says how to learn them.
+    pub fn offered_specs(&self) -> Vec<ToolSpec> {
+        self.tools
+            .values()
+            .map(|entry| {
+                let spec = entry.tool.spec();
+                if entry.tool.described_on_demand() {
+                    ToolSpec {
+                        name: spec.name.clone(),
+                        description: format!("{} {ON_DEMAND_NOTE}", spec.description.trim_end()),
+                        parameters: serde_json::json!({ "type": "object" }),
+                        read_only: spec.read_only,
+                    }
+                } else {
+                    ToolSpec {
+                        parameters: compact_schema(&spec.parameters),
+                        ..spec.clone()
+                    }
+                }
+            })
+            .collect()
+    }
+
+    /// Every tool's spec, sorted by name: the tools as they are, for listings.
     pub fn specs(&self) -> Vec<ToolSpec> {
         self.tools
             .values()
@@ -152,6 +179,50 @@ pub fn parse_arguments(raw: &str) -> Result<Value, ToolError> {
     })
 }
 
+/// How the description of a tool described on demand ends.
+const ON_DEMAND_NOTE: &str = "(Call with {} for its parameters.)";
+
+/// Keywords that only validation needs: the model writes good arguments without them, and
+/// every request would carry them.
+const VALIDATION_ONLY: [&str; 10] = [
+    "minLength",
+    "maxLength",
+    "minimum",
+    "maximum",
+    "minItems",
+    "maxItems",
+    "$schema",
+    "additionalProperties",
+    "title",
+    "examples",
+];
+
+/// `schema` without the keywords of [`VALIDATION_ONLY`], at every depth. Property names are
+/// left alone, whatever they are called.
+pub fn compact_schema(schema: &Value) -> Value {
+    fn strip(value: &Value, in_properties: bool) -> Value {
+        match value {
+            Value::Object(fields) => Value::Object(
+                fields
+                    .iter()
+                    .filter(|(key, _)| in_properties || !VALIDATION_ONLY.contains(&key.as_str()))
+                    .map(|(key, inner)| {
+                        (
+                            key.clone(),
+                            strip(inner, !in_properties && key == "properties"),
+                        )
+                    })
+                    .collect(),
+            ),
+            Value::Array(items) => {
+                Value::Array(items.iter().map(|item| strip(item, false)).collect())
+            }
+            other => other.clone(),
+        }
+    }
+    strip(schema, false)
+}
+
 fn validate(entry: &Entry, args: &Value) -> Result<(), ToolError> {
     if !args.is_object() {
         return Err(ToolError::new(
@@ -176,10 +247,19 @@ fn validate(entry: &Entry, args: &Value) -> Result<(), ToolError> {
     if problems.is_empty() {
         Ok(())
     } else {
+        // A tool offered without its parameters tells them now.
+        let parameters = if entry.tool.described_on_demand() {
+            format!(
+                ". Its parameters (JSON Schema): {}",
+                compact_schema(&entry.tool.spec().parameters)
+            )
+        } else {
+            String::new()
+        };
         Err(ToolError::new(
             ToolErrorCode::InvalidArguments,
             format!(
-                "invalid arguments for {}: {}",
+                "invalid arguments for {}: {}{parameters}",
                 entry.tool.spec().name,
                 problems.join("; ")
             ),
@@ -379,5 +459,45 @@ mod tests {
             let entry = &registry.tools[name];
             assert!(entry.validator().is_some(), "{name} has an invalid schema");
         }
+    }
+
+    #[test]
+    fn offered_specs_leave_out_what_only_validation_needs_and_on_demand_parameters() {
+        let registry = ToolRegistry::with_builtins();
+        let offered = registry.offered_specs();
+        let read = offered
+            .iter()
+            .find(|spec| spec.name == "read_file")
+            .unwrap();
+        assert_eq!(
+            read.parameters["properties"]["limit"],
+            json!({ "type": "integer", "description": "Lines (default 100)." }),
+            "no minimum or maximum"
+        );
+        let ask = offered.iter().find(|spec| spec.name == "ask_user").unwrap();
+        assert_eq!(ask.parameters, json!({ "type": "object" }));
+        assert!(
+            ask.description.ends_with(ON_DEMAND_NOTE),
+            "{}",
+            ask.description
+        );
+        // The full schema still checks the call, and says what the parameters are.
+        let Err(error) = registry.prepare("ask_user", "{}") else {
+            panic!("a question is required");
+        };
+        assert_eq!(error.code, ToolErrorCode::InvalidArguments);
+        assert!(
+            error.message.contains("Its parameters (JSON Schema): ")
+                && error.message.contains("\"question\""),
+            "{}",
+            error.message
+        );
+        // A property may be named like a keyword.
+        assert_eq!(
+            compact_schema(&json!({"properties": {"title": {"type": "string", "maxLength": 3}}})),
+            json!({"properties": {"title": {"type": "string"}}})
+        );
+        // The same bytes every time, for the prompt cache.
+        assert_eq!(registry.offered_specs(), offered);
     }
 }

@@ -197,6 +197,14 @@ pub trait Tool: Send + Sync {
         ToolSource::Builtin
     }
 
+    /// Whether the model is told this tool's parameters only when it calls it: the tool is
+    /// offered with its name and description, and a call without valid arguments is answered
+    /// with the parameters. For tools rarely needed, whose schemas would otherwise take their
+    /// share of every request (see [`ToolRegistry::offered_specs`](crate::ToolRegistry::offered_specs)).
+    fn described_on_demand(&self) -> bool {
+        false
+    }
+
     /// How this call, with these (already validated) arguments, is gated. Tools whose spec says
     /// read-only run freely; others ask, unless they know better for a particular call (a shell
     /// command made only of read-only programs).

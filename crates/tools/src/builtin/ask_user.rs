@@ -31,8 +31,8 @@ impl AskUser {
         Self {
             spec: ToolSpec {
                 name: NAME.to_string(),
-                description: "Ask the user a question and wait for the answer. Use it when \
-                    the request is ambiguous; offer choices when there are a few clear options."
+                description: "Ask the user a question, with choices when there are a few clear \
+                    options."
                     .to_string(),
                 parameters: json!({
                     "type": "object",
@@ -56,6 +56,11 @@ impl AskUser {
 impl Tool for AskUser {
     fn spec(&self) -> &ToolSpec {
         &self.spec
+    }
+
+    // Rarely needed: its parameters are told when it is called, not in every request.
+    fn described_on_demand(&self) -> bool {
+        true
     }
 
     /// Asking changes nothing, and the user answers (or dismisses) the question itself.

@@ -39,19 +39,18 @@ impl CodeQuery {
         Self {
             spec: ToolSpec {
                 name: NAME.to_string(),
-                description: "Find definitions (functions, types, variables) by name: \
-                    `path:line: signature [kind]`, at most 100."
+                description: "Find where functions, types and variables are defined, by name."
                     .to_string(),
                 parameters: json!({
                     "type": "object",
                     "properties": {
                         "name": {
                             "type": "string",
-                            "description": "Identifier, or a prefix ending in `*`."
+                            "description": "or a prefix ending in `*`"
                         },
                         "kind": {"enum": ["function", "type", "variable", "any"]},
                         "language": {"enum": languages},
-                        "path": {"type": "string", "description": "File or folder."}
+                        "path": {"type": "string"}
                     },
                     "required": ["name"]
                 }),

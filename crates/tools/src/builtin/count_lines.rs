@@ -52,11 +52,11 @@ impl CountLines {
                     "properties": {
                         "path": {
                             "type": "string",
-                            "description": "File or folder; `.` for all."
+                            "description": "`.` for all"
                         },
                         "pattern": {
                             "type": "string",
-                            "description": "Glob filter."
+                            "description": "glob"
                         },
                         "include_ignored": {
                             "type": "boolean"

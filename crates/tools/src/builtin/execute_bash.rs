@@ -39,8 +39,8 @@ impl ExecuteBash {
         Self {
             spec: ToolSpec {
                 name: NAME.to_string(),
-                description: "Run a bash command in the workspace, without network. Commands that \
-                    may change something ask the user first. Returns stdout, stderr, exit code."
+                description: "Run a bash command in the workspace, without network; commands that \
+                    may change something ask the user first."
                     .to_string(),
                 parameters: json!({
                     "type": "object",
@@ -53,7 +53,7 @@ impl ExecuteBash {
                         "timeout": {
                             "type": "integer",
                             "minimum": 1,
-                            "description": "Seconds. Default 30, at most 120."
+                            "description": "seconds (default 30)"
                         },
                         "cwd": {
                             "type": "string"

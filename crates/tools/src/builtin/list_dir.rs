@@ -39,8 +39,7 @@ impl ListDir {
         Self {
             spec: ToolSpec {
                 name: NAME.to_string(),
-                description: "List a folder: type, size, modified time; at most 100 entries."
-                    .to_string(),
+                description: "List a folder: type, size, time; at most 100 entries.".to_string(),
                 parameters: json!({
                     "type": "object",
                     "properties": {
@@ -51,8 +50,7 @@ impl ListDir {
                             "type": "boolean"
                         },
                         "pattern": {
-                            "type": "string",
-                            "description": "Glob filter."
+                            "type": "string"
                         },
                         "include_ignored": {
                             "type": "boolean"

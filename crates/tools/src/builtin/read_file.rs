@@ -36,31 +36,26 @@ impl ReadFile {
         Self {
             spec: ToolSpec {
                 name: NAME.to_string(),
-                description:
-                    "Read a text file: numbered lines, the total, and the `offset` to read \
-                    on from."
-                        .to_string(),
+                description: "Read a text file: numbered lines and the offset to read on from."
+                    .to_string(),
                 parameters: json!({
                     "type": "object",
                     "properties": {
                         "path": {
-                            "type": "string",
-                            "description": "Relative to the workspace."
+                            "type": "string"
                         },
                         "offset": {
                             "type": "integer",
-                            "minimum": 1,
-                            "description": "First line, 1-based."
+                            "minimum": 1
                         },
                         "limit": {
                             "type": "integer",
                             "minimum": 1,
                             "maximum": MAX_LIMIT,
-                            "description": "Lines. Default 100."
+                            "description": "Lines (default 100)."
                         },
                         "encoding": {
-                            "type": "string",
-                            "description": "Default utf-8; e.g. gbk."
+                            "type": "string"
                         }
                     },
                     "required": ["path"]

@@ -40,15 +40,14 @@ impl SearchFiles {
         Self {
             spec: ToolSpec {
                 name: NAME.to_string(),
-                description: "Find files by glob (`*.go` at any depth, `src/**/*.ts` from the \
-                    folder). At most 100."
+                description: "Find files by glob (`*.go` matches at any depth). At most 100."
                     .to_string(),
                 parameters: json!({
                     "type": "object",
                     "properties": {
                         "pattern": {
                             "type": "string",
-                            "description": "Glob, e.g. `**/*.rs`."
+                            "description": "e.g. `src/**/*.rs`"
                         },
                         "path": {
                             "type": "string"

@@ -36,30 +36,26 @@ impl SearchText {
         Self {
             spec: ToolSpec {
                 name: NAME.to_string(),
-                description:
-                    "Search file contents for a regex or text. Returns `path:line: text`, \
-                    at most 100."
-                        .to_string(),
+                description: "Search file contents by regex: `path:line: text`, at most 100."
+                    .to_string(),
                 parameters: json!({
                     "type": "object",
                     "properties": {
                         "pattern": {
-                            "type": "string",
-                            "description": "Regex, e.g. `fn \\w+_test`."
+                            "type": "string"
                         },
                         "path": {
                             "type": "string"
                         },
                         "glob": {
                             "type": "string",
-                            "description": "Glob filter, e.g. `*.go`."
+                            "description": "e.g. `*.go`"
                         },
                         "ignore_case": {
                             "type": "boolean"
                         },
                         "fixed_strings": {
-                            "type": "boolean",
-                            "description": "Pattern is plain text."
+                            "type": "boolean"
                         },
                         "include_ignored": {
                             "type": "boolean"

@@ -25,9 +25,7 @@ impl SnippetList {
         Self {
             spec: ToolSpec {
                 name: NAME.to_string(),
-                description: "List snippets saved for this folder; with a query, those whose \
-                    name, language, description or content has every word, best first."
-                    .to_string(),
+                description: "List or search the snippets saved for this folder.".to_string(),
                 parameters: json!({
                     "type": "object",
                     "properties": {"query": {"type": "string"}}
@@ -42,6 +40,11 @@ impl SnippetList {
 impl Tool for SnippetList {
     fn spec(&self) -> &ToolSpec {
         &self.spec
+    }
+
+    // Rarely needed: its parameters are told when it is called, not in every request.
+    fn described_on_demand(&self) -> bool {
+        true
     }
 
     async fn call(&self, args: Value, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {

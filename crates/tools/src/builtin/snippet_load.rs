@@ -25,7 +25,7 @@ impl SnippetLoad {
         Self {
             spec: ToolSpec {
                 name: NAME.to_string(),
-                description: "Load a snippet saved for this folder, by name.".to_string(),
+                description: "Load a saved snippet by name.".to_string(),
                 parameters: json!({
                     "type": "object",
                     "properties": {"name": {"type": "string"}},
@@ -41,6 +41,11 @@ impl SnippetLoad {
 impl Tool for SnippetLoad {
     fn spec(&self) -> &ToolSpec {
         &self.spec
+    }
+
+    // Rarely needed: its parameters are told when it is called, not in every request.
+    fn described_on_demand(&self) -> bool {
+        true
     }
 
     async fn call(&self, args: Value, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {

@@ -32,8 +32,7 @@ impl SnippetSave {
         Self {
             spec: ToolSpec {
                 name: NAME.to_string(),
-                description: "Save a named snippet (code, command, note) for this folder, to \
-                    reuse in later conversations. Saving an existing name replaces it."
+                description: "Save a named snippet (code, a command, a note) for this folder."
                     .to_string(),
                 parameters: json!({
                     "type": "object",
@@ -56,6 +55,11 @@ impl SnippetSave {
 impl Tool for SnippetSave {
     fn spec(&self) -> &ToolSpec {
         &self.spec
+    }
+
+    // Rarely needed: its parameters are told when it is called, not in every request.
+    fn described_on_demand(&self) -> bool {
+        true
     }
 
     /// Runs without asking: a snippet goes to Tooltrail's own database, never into the
