@@ -421,11 +421,17 @@ async fn use_cmd(target: &str, model: Option<String>) -> anyhow::Result<ExitCode
 
     let url = target.trim_end_matches('/');
     tooltrail_settings::check_base_url(url)?;
-    let found = detect(&[Target::url(url)?]).await.into_iter().next();
-    // A server's own address (`http://host:11434`) becomes its API's (`…/v1`).
-    let base_url = found
-        .as_ref()
-        .map_or_else(|| url.to_string(), |server| server.base_url.clone());
+    let place = Target::url(url)?;
+    let found = detect(std::slice::from_ref(&place))
+        .await
+        .into_iter()
+        .next();
+    // A server's own address (`http://host:11434`) becomes its API's (`…/v1`), as detection
+    // takes it, whether or not anything answered.
+    let base_url = found.as_ref().map_or_else(
+        || place.base_url().to_string(),
+        |server| server.base_url.clone(),
+    );
     let model = model.or_else(|| {
         found
             .as_ref()
@@ -464,7 +470,7 @@ async fn use_cmd(target: &str, model: Option<String>) -> anyhow::Result<ExitCode
     match &found {
         None => writeln!(
             out,
-            "Nothing answered at {url} just now; questions will go there once something does."
+            "Nothing answered at {base_url} just now; questions will go there once something does."
         )?,
         Some(server) if server.needs_api_key => writeln!(
             out,

@@ -98,10 +98,17 @@ async fn use_url_adds_a_provider_named_by_the_server_there_and_makes_it_active()
         }]
     );
 
-    // Where nothing answers: named by its address, and said so.
+    // Where nothing answers: named by its address, and said so. An address without a path is
+    // a server's, with its API under /v1.
     let nowhere = closed_url().await;
     let out = tooltrail(
-        &["providers", "use", &nowhere, "-m", "m"],
+        &[
+            "providers",
+            "use",
+            nowhere.trim_end_matches("/v1"),
+            "-m",
+            "m",
+        ],
         config.path(),
         &[],
     )
