@@ -20,6 +20,7 @@ mod doctor;
 mod first_run;
 mod history_cmd;
 mod mcp_cmd;
+mod models_cmd;
 mod providers_cmd;
 mod render;
 mod rules_cmd;
@@ -85,9 +86,9 @@ enum Command {
     /// Where questions go: the providers of config.toml, the model servers running on this
     /// machine (detect), and the one to use.
     Providers(providers_cmd::ProvidersArgs),
-    /// The local models (the `local` provider): the one running now (ps), stop it (stop).
-    #[command(subcommand)]
-    Models(ModelsCommand),
+    /// The models Tooltrail serves itself (the `local` provider): list, pull, import, rm,
+    /// use, and the one running now (ps, stop).
+    Models(models_cmd::ModelsArgs),
     /// Put back the files a conversation's turns (or one turn) wrote with file_write.
     Undo(undo_cmd::UndoArgs),
     /// Per tool: calls, success rate, errors, denials and durations from the history.
@@ -98,19 +99,6 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-}
-
-/// `tooltrail models …`.
-#[derive(Subcommand)]
-enum ModelsCommand {
-    /// The local model running now: its process, port, context, memory and when it stops.
-    Ps {
-        /// Print it as JSON.
-        #[arg(long)]
-        json: bool,
-    },
-    /// Stop the local model now, even in the middle of a question.
-    Stop,
 }
 
 /// Whether calls that need approval run.
@@ -228,8 +216,7 @@ fn main() -> ExitCode {
             Command::Snippets(args) => snippets_cmd::run(args),
             Command::Serve(args) => serve_cmd::run(args).await,
             Command::Providers(args) => providers_cmd::run(args).await,
-            Command::Models(ModelsCommand::Ps { json }) => runtime_cmd::ps(json),
-            Command::Models(ModelsCommand::Stop) => runtime_cmd::stop().await,
+            Command::Models(args) => models_cmd::run(args).await,
             Command::Stats(args) => stats_cmd::run(args),
             Command::Undo(args) => undo_cmd::run(args),
             Command::Doctor { json } => doctor::run(json),

@@ -1,0 +1,604 @@
+//! `tooltrail models [list|pull REF|import FILE|rm NAME|use NAME|ps|stop]`: the models
+//! Tooltrail serves itself (the `local` provider), kept in the models folder of the data
+//! folder.
+//!
+//! A pull shows a progress bar on a terminal (bytes, rate, time left) and a line every few
+//! seconds otherwise; Ctrl-C stops it, keeping what arrived for the next pull of the same model.
+
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use indicatif::{ProgressBar, ProgressStyle};
+use serde_json::json;
+use tokio_util::sync::CancellationToken;
+use tooltrail_runtime::models::{
+    Catalogue, Hub, InstalledModel, ModelError, ModelRef, ModelStore, PullOptions, PullProgress,
+    Pulled, human_bytes,
+};
+use tooltrail_settings::{ConfigEditor, ConfigFile, LOCAL_PROVIDER_ID};
+
+/// How often a pull that is not on a terminal prints a line.
+const LINE_EVERY: Duration = Duration::from_secs(5);
+
+#[derive(clap::Args)]
+pub struct ModelsArgs {
+    #[command(subcommand)]
+    pub command: Option<ModelsCommand>,
+}
+
+#[derive(clap::Subcommand)]
+pub enum ModelsCommand {
+    /// The models installed, unfinished downloads, and the catalogue's models not pulled yet
+    /// (the default command).
+    List {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Download a model: a name from `tooltrail models list`, or a GGUF file on the hub as
+    /// hf.co/OWNER/REPO/FILE.gguf (or its https://huggingface.co/…/resolve/main/… URL). The
+    /// hub is HF_ENDPOINT (default https://huggingface.co); HF_TOKEN is sent for gated models.
+    Pull {
+        #[arg(value_name = "REF")]
+        reference: String,
+        /// Install it under this name [default: the catalogue's, or made from the file's name].
+        #[arg(long)]
+        name: Option<String>,
+    },
+    /// Add a GGUF file you have to the models folder (copied unless --link).
+    Import {
+        file: PathBuf,
+        /// The name to give it [default: made from the file's name].
+        #[arg(long)]
+        name: Option<String>,
+        /// Link to the file instead of copying it (a hard link, or a symbolic link when the
+        /// file is on another disk; then the file must stay where it is).
+        #[arg(long)]
+        link: bool,
+    },
+    /// Remove a model, or the unfinished download of one.
+    #[command(alias = "remove")]
+    Rm { name: String },
+    /// Serve this model for questions: sets `[local] model` in config.toml and makes `local`
+    /// (Tooltrail's own llama-server) the active provider.
+    Use { name: String },
+    /// The local model running now: its process, port, context, memory and when it stops.
+    Ps {
+        /// Print it as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Stop the local model now, even in the middle of a question.
+    Stop,
+}
+
+pub async fn run(args: ModelsArgs) -> anyhow::Result<ExitCode> {
+    match args.command.unwrap_or(ModelsCommand::List { json: false }) {
+        ModelsCommand::List { json } => list(json),
+        ModelsCommand::Pull { reference, name } => pull(&reference, name).await,
+        ModelsCommand::Import { file, name, link } => import(&file, name.as_deref(), link),
+        ModelsCommand::Rm { name } => remove(&name),
+        ModelsCommand::Use { name } => use_model(&name),
+        ModelsCommand::Ps { json } => crate::runtime_cmd::ps(json),
+        ModelsCommand::Stop => crate::runtime_cmd::stop().await,
+    }
+}
+
+/// The model `[local] model` names, when config.toml can be read.
+fn local_model() -> Option<String> {
+    let path = tooltrail_settings::config_path().ok()?;
+    ConfigFile::read(&path).ok()?.local.model
+}
+
+fn list(as_json: bool) -> anyhow::Result<ExitCode> {
+    let store = ModelStore::open_default()?;
+    let catalogue = Catalogue::builtin()?;
+    let installed = store.list()?;
+    let pending = store.pending()?;
+    let active = local_model();
+    let available: Vec<_> = catalogue
+        .entries()
+        .iter()
+        .filter(|entry| !installed.iter().any(|model| model.name == entry.name))
+        .collect();
+    let mut out = std::io::stdout().lock();
+    if as_json {
+        let value = json!({
+            "dir": store.dir(),
+            "local_model": active,
+            "installed": installed,
+            "unfinished": pending,
+            "available": available,
+        });
+        writeln!(out, "{}", serde_json::to_string_pretty(&value)?)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    if installed.is_empty() {
+        writeln!(
+            out,
+            "No models installed yet (the models folder is {}).",
+            store.dir().display()
+        )?;
+    } else {
+        writeln!(out, "Installed in {}:", store.dir().display())?;
+        let rows: Vec<[String; 6]> = installed
+            .iter()
+            .map(|model| {
+                let mark = if active.as_deref() == Some(model.name.as_str()) {
+                    "*"
+                } else {
+                    " "
+                };
+                [
+                    format!("{mark} {}", model.name),
+                    human_bytes(model.size_bytes),
+                    parameters(model),
+                    model
+                        .metadata
+                        .quantization
+                        .clone()
+                        .unwrap_or_else(|| "-".into()),
+                    model
+                        .metadata
+                        .context_length
+                        .map_or_else(|| "-".into(), |n| n.to_string()),
+                    notes(model),
+                ]
+            })
+            .collect();
+        let header = ["  NAME", "SIZE", "PARAMS", "QUANT", "CONTEXT", "SOURCE"].map(String::from);
+        write_table(&mut out, &header, &rows)?;
+        if let Some(active) = &active {
+            if installed.iter().any(|model| &model.name == active) {
+                writeln!(
+                    out,
+                    "(* is the model questions go to when the provider is local)"
+                )?;
+            } else {
+                writeln!(
+                    out,
+                    "[local] model names {active}, which is not installed: pull it, or choose one with `tooltrail models use NAME`."
+                )?;
+            }
+        }
+    }
+    if !pending.is_empty() {
+        writeln!(out)?;
+        writeln!(out, "Unfinished downloads (pull again to carry on):")?;
+        for pull in &pending {
+            let total = pull.total.map_or_else(|| "?".to_string(), human_bytes);
+            writeln!(
+                out,
+                "  {}  {} of {}",
+                pull.name,
+                human_bytes(pull.have),
+                total
+            )?;
+        }
+    }
+    if !available.is_empty() {
+        writeln!(out)?;
+        writeln!(out, "Available to pull (tooltrail models pull NAME):")?;
+        let rows: Vec<[String; 6]> = available
+            .iter()
+            .map(|entry| {
+                [
+                    format!("  {}", entry.name),
+                    entry.size_bytes.map_or_else(|| "?".into(), human_bytes),
+                    format!("{:.1} GB", entry.memory_gb),
+                    entry.context_length.to_string(),
+                    entry.licence.clone(),
+                    format!("{}: {}", entry.title, entry.description),
+                ]
+            })
+            .collect();
+        let header = ["  NAME", "SIZE", "MEMORY", "CONTEXT", "LICENCE", "ABOUT"].map(String::from);
+        write_table(&mut out, &header, &rows)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `1.7B`, from the file's size label, else from its counted parameters.
+fn parameters(model: &InstalledModel) -> String {
+    if let Some(label) = &model.metadata.size_label {
+        return label.clone();
+    }
+    match model.metadata.parameter_count {
+        Some(n) if n >= 1_000_000_000 => format!("{:.1}B", n as f64 / 1e9),
+        Some(n) if n >= 1_000_000 => format!("{}M", n / 1_000_000),
+        Some(n) => n.to_string(),
+        None => "-".to_string(),
+    }
+}
+
+/// Where it came from, and what is worth knowing about it.
+fn notes(model: &InstalledModel) -> String {
+    let mut notes = model.source.describe();
+    if model.missing {
+        notes.push_str("; its file is missing");
+    }
+    if !model.metadata.has_chat_template {
+        notes.push_str("; no chat template");
+    }
+    notes
+}
+
+/// Columns padded to their widest cell; the last one is not padded.
+fn write_table<const N: usize>(
+    out: &mut impl Write,
+    header: &[String; N],
+    rows: &[[String; N]],
+) -> std::io::Result<()> {
+    let mut widths = [0usize; N];
+    for row in std::iter::once(header).chain(rows) {
+        for (i, cell) in row.iter().enumerate() {
+            widths[i] = widths[i].max(cell.chars().count());
+        }
+    }
+    for row in std::iter::once(header).chain(rows) {
+        let mut line = String::new();
+        for (i, cell) in row.iter().enumerate() {
+            if i + 1 == N {
+                line.push_str(cell);
+            } else {
+                line.push_str(&format!("{cell:<width$}  ", width = widths[i]));
+            }
+        }
+        writeln!(out, "{}", line.trim_end())?;
+    }
+    Ok(())
+}
+
+async fn pull(reference: &str, name: Option<String>) -> anyhow::Result<ExitCode> {
+    let store = ModelStore::open_default()?;
+    let catalogue = Catalogue::builtin()?;
+    let model_ref = ModelRef::parse(reference, &catalogue)?;
+    let options = PullOptions {
+        name,
+        ..PullOptions::new(Hub::from_env()?)
+    };
+    let cancel = CancellationToken::new();
+    let on_ctrl_c = cancel.clone();
+    let watcher = tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            on_ctrl_c.cancel();
+        }
+    });
+    let mut reporter = Reporter::new();
+    let result = store
+        .pull(
+            &model_ref,
+            &options,
+            &mut |progress| reporter.show(progress),
+            &cancel,
+        )
+        .await;
+    watcher.abort();
+    reporter.finish();
+    match result {
+        Ok(Pulled::AlreadyInstalled(model)) => {
+            println!(
+                "{} is already installed ({}).",
+                model.name,
+                model.path.display()
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        Ok(Pulled::Downloaded { model, stats }) => {
+            let rate = if stats.download_secs > 0.0 {
+                format!(
+                    ", {}/s",
+                    human_bytes((stats.received as f64 / stats.download_secs) as u64)
+                )
+            } else {
+                String::new()
+            };
+            let resumed = if stats.resumed_from > 0 {
+                format!(", carrying on after {}", human_bytes(stats.resumed_from))
+            } else {
+                String::new()
+            };
+            println!(
+                "Pulled {} ({}, SHA-256 checked) into {}.",
+                model.name,
+                human_bytes(model.size_bytes),
+                model.path.display()
+            );
+            println!(
+                "Downloaded {} in {:.1} s{rate}{resumed}; verified in {:.1} s.",
+                human_bytes(stats.received),
+                stats.download_secs,
+                stats.verify_secs
+            );
+            println!("To ask it questions: tooltrail models use {}", model.name);
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(error @ (ModelError::Cancelled { .. } | ModelError::Interrupted { .. })) => {
+            eprintln!("error: {error}");
+            eprintln!("To carry on: tooltrail models pull {reference}");
+            // 130 is what a shell reports for a command Ctrl-C stopped.
+            let code = if matches!(error, ModelError::Cancelled { .. }) {
+                130
+            } else {
+                1
+            };
+            Ok(ExitCode::from(code))
+        }
+        Err(error) => Err(error.into()),
+    }
+}
+
+/// Shows a pull's progress: a bar on a terminal, else a line every few seconds.
+struct Reporter {
+    bar: Option<ProgressBar>,
+    terminal: bool,
+    last_line: Option<Instant>,
+    /// The bytes the last line said, so the end is not said twice.
+    last_done: Option<u64>,
+}
+
+impl Reporter {
+    fn new() -> Self {
+        Self {
+            bar: None,
+            terminal: std::io::stderr().is_terminal(),
+            last_line: None,
+            last_done: None,
+        }
+    }
+
+    fn show(&mut self, progress: &PullProgress) {
+        match progress {
+            PullProgress::Checking { name, url } => {
+                eprintln!("Pulling {name} from {url}");
+            }
+            PullProgress::Resuming { have, total } => {
+                let total = total.map_or_else(|| "the file".to_string(), human_bytes);
+                eprintln!(
+                    "Carrying on after the {} of {total} downloaded before (checking them first).",
+                    human_bytes(*have)
+                );
+            }
+            PullProgress::Downloading {
+                done,
+                total,
+                bytes_per_sec,
+                ..
+            } => {
+                let left = progress
+                    .seconds_left()
+                    .map(|secs| format!(", {} left", duration(secs)))
+                    .unwrap_or_default();
+                let rate = if *bytes_per_sec > 0.0 {
+                    format!("{}/s{left}", human_bytes(*bytes_per_sec as u64))
+                } else {
+                    String::new()
+                };
+                if self.terminal {
+                    let bar = self.bar.get_or_insert_with(|| new_bar(*total));
+                    bar.set_position(*done);
+                    bar.set_message(rate);
+                } else if self.last_done != Some(*done)
+                    && (self
+                        .last_line
+                        .is_none_or(|last| last.elapsed() >= LINE_EVERY)
+                        || total.is_some_and(|total| *done == total))
+                {
+                    self.last_line = Some(Instant::now());
+                    self.last_done = Some(*done);
+                    let of = match total {
+                        Some(total) if *total > 0 => {
+                            format!(" of {} ({}%)", human_bytes(*total), done * 100 / total)
+                        }
+                        _ => String::new(),
+                    };
+                    let rate = if rate.is_empty() {
+                        String::new()
+                    } else {
+                        format!(", {rate}")
+                    };
+                    eprintln!("  {}{of}{rate}", human_bytes(*done));
+                }
+            }
+            PullProgress::Retrying {
+                attempt,
+                of,
+                reason,
+                have,
+            } => {
+                self.suspend(|| {
+                    eprintln!(
+                        "The connection broke ({reason}) after {}; trying again ({attempt} of {of}).",
+                        human_bytes(*have)
+                    );
+                });
+            }
+            PullProgress::Verifying => {
+                if let Some(bar) = self.bar.take() {
+                    bar.finish_and_clear();
+                }
+                eprintln!("Checking the SHA-256 and reading the model's header.");
+            }
+        }
+    }
+
+    fn suspend(&self, show: impl FnOnce()) {
+        match &self.bar {
+            Some(bar) => bar.suspend(show),
+            None => show(),
+        }
+    }
+
+    fn finish(&mut self) {
+        if let Some(bar) = self.bar.take() {
+            bar.abandon();
+        }
+    }
+}
+
+fn new_bar(total: Option<u64>) -> ProgressBar {
+    let bar = match total {
+        Some(total) => ProgressBar::new(total),
+        None => ProgressBar::no_length(),
+    };
+    let style = ProgressStyle::with_template("  [{bar:30}] {bytes}/{total_bytes}  {msg}")
+        .map(|style| style.progress_chars("=> "));
+    if let Ok(style) = style {
+        bar.set_style(style);
+    }
+    bar
+}
+
+/// `1h 02m`, `3m 20s`, `42s`.
+fn duration(secs: u64) -> String {
+    match secs {
+        0..60 => format!("{secs}s"),
+        60..3600 => format!("{}m {:02}s", secs / 60, secs % 60),
+        _ => format!("{}h {:02}m", secs / 3600, secs % 3600 / 60),
+    }
+}
+
+fn import(file: &std::path::Path, name: Option<&str>, link: bool) -> anyhow::Result<ExitCode> {
+    let store = ModelStore::open_default()?;
+    let terminal = std::io::stderr().is_terminal();
+    let mut bar: Option<ProgressBar> = None;
+    let model = store.import(file, name, link, &mut |done, size| {
+        // Only a large file is worth a bar.
+        if terminal && size > 100_000_000 {
+            bar.get_or_insert_with(|| new_bar(Some(size)))
+                .set_position(done);
+        }
+    })?;
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+    println!(
+        "Imported {} as {} ({}, {}).",
+        file.display(),
+        model.name,
+        human_bytes(model.size_bytes),
+        model.source.describe()
+    );
+    let about = [
+        model.metadata.architecture.clone(),
+        model.metadata.size_label.clone(),
+        model.metadata.quantization.clone(),
+        model
+            .metadata
+            .context_length
+            .map(|n| format!("trained for {n} tokens")),
+    ];
+    let about: Vec<String> = about.into_iter().flatten().collect();
+    if !about.is_empty() {
+        println!("It is {}.", about.join(", "));
+    }
+    if !model.metadata.has_chat_template {
+        println!(
+            "It has no chat template of its own, so the server's default one is used, which may not render tools."
+        );
+    }
+    println!("To ask it questions: tooltrail models use {}", model.name);
+    Ok(ExitCode::SUCCESS)
+}
+
+fn remove(name: &str) -> anyhow::Result<ExitCode> {
+    let store = ModelStore::open_default()?;
+    let removed = store.remove(name)?;
+    if let Some(model) = &removed.model {
+        println!(
+            "Removed {} ({}).",
+            model.name,
+            human_bytes(model.size_bytes)
+        );
+        if local_model().as_deref() == Some(model.name.as_str()) {
+            println!(
+                "It was the model of the local provider; choose another with `tooltrail models use NAME`."
+            );
+        }
+    }
+    if let Some(bytes) = removed.unfinished {
+        println!(
+            "Removed the unfinished download of {} ({}).",
+            name.trim().to_ascii_lowercase(),
+            human_bytes(bytes)
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn use_model(name: &str) -> anyhow::Result<ExitCode> {
+    let store = ModelStore::open_default()?;
+    let Some(model) = store.find(name)? else {
+        let catalogue = Catalogue::builtin()?;
+        if let Some(entry) = catalogue.get(name) {
+            anyhow::bail!(
+                "{} is not installed yet; pull it first with `tooltrail models pull {}`",
+                entry.name,
+                entry.name
+            );
+        }
+        return Err(ModelError::NotInstalled {
+            name: name.trim().to_string(),
+        }
+        .into());
+    };
+    if model.missing {
+        anyhow::bail!(
+            "the file of {} is missing ({}); import it again or remove it with `tooltrail models rm {}`",
+            model.name,
+            model.source.describe(),
+            model.name
+        );
+    }
+    let path = tooltrail_settings::config_path()?;
+    let mut editor = ConfigEditor::open(&path)?;
+    if let Some(own) = editor.provider_name(LOCAL_PROVIDER_ID) {
+        anyhow::bail!(
+            "{} has a provider of its own with the id \"local\" ({own}); give that provider \
+             another id there, so that `local` can mean the models Tooltrail serves itself",
+            path.display()
+        );
+    }
+    editor.set_local_model(&model.name)?;
+    editor.set_active(LOCAL_PROVIDER_ID)?;
+    editor
+        .save()
+        .with_context(|| format!("could not save {}", path.display()))?;
+    println!(
+        "Questions now go to {}, which Tooltrail serves itself with llama-server (the provider \
+         local; [local] model in {}).",
+        model.name,
+        path.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_read_as_people_say_them() {
+        assert_eq!(duration(42), "42s");
+        assert_eq!(duration(200), "3m 20s");
+        assert_eq!(duration(3720), "1h 02m");
+    }
+
+    #[test]
+    fn tables_line_up_their_columns() {
+        let mut out = Vec::new();
+        let header = ["NAME", "SIZE", "ABOUT"].map(String::from);
+        let rows = [
+            ["qwen3-1.7b", "1.1 GB", "small"].map(String::from),
+            ["a", "253 MB", "tiny and quick"].map(String::from),
+        ];
+        write_table(&mut out, &header, &rows).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "NAME        SIZE    ABOUT\nqwen3-1.7b  1.1 GB  small\na           253 MB  tiny and quick\n"
+        );
+    }
+}
