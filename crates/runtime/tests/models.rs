@@ -648,3 +648,31 @@ async fn a_linked_import_across_file_systems_is_a_symbolic_link_and_missing_once
     assert!(store.remove("m").unwrap().model.is_some());
     assert_eq!(files(store.dir()), Vec::<String>::new());
 }
+
+#[tokio::test]
+async fn an_import_that_does_not_fit_is_refused_before_copying() {
+    let Some(disk) = SmallDisk::mount() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let original = dir.path().join("big.gguf");
+    std::fs::write(&original, model_bytes(2_000_000)).unwrap();
+    let store = ModelStore::open(disk.dir.path().join("models")).unwrap();
+    let error = store
+        .import(&original, None, false, &mut |_, _| {})
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.starts_with(&format!(
+            "there is not enough free space in {} to copy {}: it needs 2.0 MB and ",
+            store.dir().display(),
+            original.display()
+        )),
+        "{error}"
+    );
+    assert!(
+        error.ends_with("is free; import it with --link to use no space"),
+        "{error}"
+    );
+    assert_eq!(files(store.dir()), Vec::<String>::new());
+}

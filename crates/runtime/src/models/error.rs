@@ -87,6 +87,23 @@ pub enum ModelError {
         kept: u64,
     },
     #[error(
+        "there is not enough free space in {dir} to copy {path}: it needs {} and {} is free; \
+         import it with --link to use no space",
+        human_bytes(*needed),
+        human_bytes(*available)
+    )]
+    NoSpaceToCopy {
+        path: String,
+        dir: String,
+        needed: u64,
+        available: u64,
+    },
+    #[error(
+        "the disk holding {dir} filled up while {path} was copied; the unfinished copy was \
+         removed. Free some space, or import it with --link to use no space"
+    )]
+    DiskFullCopying { path: String, dir: String },
+    #[error(
         "the disk holding {dir} filled up while {name} was downloading; the unfinished file was \
          removed. Free some space and pull again"
     )]

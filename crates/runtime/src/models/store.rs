@@ -271,8 +271,10 @@ impl ModelStore {
         if self.read_record(&name)?.is_some() {
             return Err(ModelError::NameTaken { name });
         }
+        // An unfinished pull under this name gives way: the name is the import's now.
         let part = self.part_path(&name);
         remove_if_there(&part)?;
+        remove_if_there(&self.part_state_path(&name))?;
         let (how, sha256) = if link {
             match std::fs::hard_link(&from, &part) {
                 Ok(()) => (ImportMode::HardLink, hash_file(&part, size, progress)?),
@@ -289,12 +291,11 @@ impl ModelStore {
         } else {
             let available = disk::available_space(&self.dir)?;
             if available < size {
-                return Err(ModelError::NotEnoughSpace {
-                    name,
+                return Err(ModelError::NoSpaceToCopy {
+                    path: from.display().to_string(),
                     dir: self.dir.display().to_string(),
                     needed: size,
                     available,
-                    kept: 0,
                 });
             }
             let copied = copy_hashing(&from, &part, size, progress);
@@ -508,8 +509,8 @@ fn copy_hashing(
         }
         output.write_all(&buffer[..n]).map_err(|source| {
             if disk::is_full(&source) {
-                ModelError::DiskFull {
-                    name: from.display().to_string(),
+                ModelError::DiskFullCopying {
+                    path: from.display().to_string(),
                     dir: to
                         .parent()
                         .map(|d| d.display().to_string())
