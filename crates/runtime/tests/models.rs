@@ -676,3 +676,36 @@ async fn an_import_that_does_not_fit_is_refused_before_copying() {
     );
     assert_eq!(files(store.dir()), Vec::<String>::new());
 }
+
+#[tokio::test]
+async fn the_hub_token_goes_to_the_hub_and_not_to_the_cdn_it_redirects_to() {
+    let bytes = model_bytes(10_000);
+    let hub = hub(
+        &bytes,
+        HubOptions {
+            redirect: true,
+            ..HubOptions::default()
+        },
+    )
+    .await;
+    let dir = tempfile::tempdir().unwrap();
+    let store = ModelStore::open(dir.path()).unwrap();
+    let options = PullOptions {
+        hub: Hub::new(&hub.endpoint(), Some("hf_secret".into())).unwrap(),
+        ..options(&hub)
+    };
+    let (result, _) = pull(&store, &hub_ref(), &options).await;
+    result.unwrap();
+    let seen: Vec<(String, bool)> = hub
+        .requests()
+        .into_iter()
+        .map(|r| (format!("{} {}", r.method, r.path), r.authorized))
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            (format!("HEAD /{REPO}/resolve/main/{FILE}"), true),
+            (format!("GET /cdn/{REPO}/{FILE}"), false),
+        ]
+    );
+}

@@ -3,8 +3,8 @@
 //! `HEAD` and `GET /{owner}/{repo}/resolve/{revision}/{file}` answer as the real hub does for
 //! a file kept in large-file storage: the file's SHA-256 in `X-Linked-Etag` (quoted), its size
 //! in `X-Linked-Size`, and either the file itself or, with [`HubOptions::redirect`], a `302` to
-//! a content URL (`/cdn/...`, standing for the hub's CDN, which sends the bytes without those
-//! headers). Byte ranges (`Range: bytes=N-`) are answered with `206`; a range past the end with
+//! a content URL (`http://localhost:PORT/cdn/...`, another host name standing for the hub's
+//! CDN, which sends the bytes without those headers). Byte ranges (`Range: bytes=N-`) are answered with `206`; a range past the end with
 //! `416`. A file the repository does not have is a `404` (`X-Error-Code: EntryNotFound`), a
 //! repository the hub does not know a `401` (`X-Error-Code: RepoNotFound`), as the real hub
 //! answers a request without a token. Any revision is accepted.
@@ -346,9 +346,13 @@ async fn handle(
         });
     };
     if shared.options.redirect {
+        // Another host name for the same server, as the real hub's CDN is another host: a
+        // client must not send the hub's token there.
         let location = format!(
-            "http://{}/cdn/{}/{}",
-            shared.addr, served.file.repo, served.file.file
+            "http://localhost:{}/cdn/{}/{}",
+            shared.addr.port(),
+            served.file.repo,
+            served.file.file
         );
         let mut response = Response::builder()
             .status(StatusCode::FOUND)
