@@ -224,6 +224,11 @@ impl<'a> Dispatcher<'a> {
         let (tool, args) = match self.registry.prepare(&call.name, &call.arguments) {
             Ok(prepared) => prepared,
             Err(error) => {
+                // A call that cannot run counts as made: a model sending it again and again
+                // is stopped while it streams, as for any other call.
+                seen.entry(call_key(&call.name, &raw_arguments(call)))
+                    .or_insert((round, 0))
+                    .1 += 1;
                 return Plan::Reject(Rejected {
                     tool: self.registry.get(&call.name),
                     arguments: raw_arguments(call),

@@ -89,3 +89,12 @@ pub fn stopped_after_note(tool: Option<&str>) -> String {
 pub fn copy_result(first_call_id: &str) -> String {
     format!("[same call as {first_call_id} above, which ran once: use its result]")
 }
+
+/// Sent as a user message when the model's answer copied its own instructions and nothing
+/// else: it answers in its own words, without tools.
+pub fn echo_note() -> String {
+    format!(
+        "{NOTE_MARK} Your answer repeated your instructions instead of answering. Tools are no \
+         longer available. Answer the question now, briefly, in your own words."
+    )
+}

@@ -12,7 +12,10 @@
 //!   once parsed, so key order and spacing do not matter);
 //! - a finished call the turn already made [`MAX_TIMES_IN_TURN`] times;
 //! - text, or one call's arguments, whose end is one run of characters repeated at least
-//!   [`MIN_TEXT_REPEATS`] times over at least [`MIN_LOOP_BYTES`] bytes.
+//!   [`MIN_TEXT_REPEATS`] times over at least [`MIN_LOOP_BYTES`] bytes;
+//! - text that copies its own instructions (the system prompt, the tools' descriptions) word
+//!   for word over [`ECHO_BYTES`] bytes, which small models do in place of an answer. Quoting
+//!   a file it read is no echo: results and questions are not instructions.
 //!
 //! A call is finished once the next one begins (a streamed call's arguments arrive in pieces);
 //! the last call of an answer is judged by the turn's repeat guard when it runs.
@@ -34,6 +37,9 @@ const MIN_TEXT_REPEATS: usize = 3;
 const TAIL_BYTES: usize = 2048;
 /// Text is examined again after this many new bytes.
 const CHECK_EVERY: usize = 48;
+/// Text that copies this many bytes of its instructions word for word (white space aside: a
+/// chat template may lay the tools out otherwise than they were sent) is an echo.
+const ECHO_BYTES: usize = 128;
 
 /// Why the answer was stopped.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -44,6 +50,8 @@ pub(crate) enum Loop {
     CallInTurn { tool: String, times: u32 },
     /// The text (or, with `tool`, a call's arguments) repeated one run `times` times.
     Text { tool: Option<String>, times: u32 },
+    /// The text copied the model's own instructions.
+    Echo,
 }
 
 impl Loop {
@@ -52,6 +60,7 @@ impl Loop {
         match self {
             Self::CallInAnswer { tool } | Self::CallInTurn { tool, .. } => Some(tool),
             Self::Text { tool, .. } => tool.as_deref(),
+            Self::Echo => None,
         }
     }
 
@@ -61,6 +70,7 @@ impl Loop {
             Self::CallInAnswer { .. } => 2,
             Self::CallInTurn { times, .. } => times + 1,
             Self::Text { times, .. } => *times,
+            Self::Echo => 1,
         }
     }
 }
@@ -90,6 +100,11 @@ struct Call {
 pub(crate) struct LoopWatch<'a> {
     /// Calls made earlier in the turn: key → (first round, times made).
     turn: &'a HashMap<String, (u32, u32)>,
+    /// The model's instructions without white space, which an answer does not copy.
+    instructions: String,
+    /// The text without white space, and where each of its bytes is in `text`.
+    squeezed: String,
+    squeezed_at: Vec<usize>,
     text: String,
     text_checked: usize,
     calls: Vec<Call>,
@@ -99,9 +114,15 @@ pub(crate) struct LoopWatch<'a> {
 }
 
 impl<'a> LoopWatch<'a> {
-    pub(crate) fn new(turn: &'a HashMap<String, (u32, u32)>) -> Self {
+    pub(crate) fn new(turn: &'a HashMap<String, (u32, u32)>, instructions: &str) -> Self {
         Self {
             turn,
+            instructions: instructions
+                .chars()
+                .filter(|c| !c.is_whitespace())
+                .collect(),
+            squeezed: String::new(),
+            squeezed_at: Vec::new(),
             text: String::new(),
             text_checked: 0,
             calls: Vec::new(),
@@ -119,11 +140,28 @@ impl<'a> LoopWatch<'a> {
         if self.cut.is_some() {
             return;
         }
+        for (at, c) in piece.char_indices() {
+            if !c.is_whitespace() {
+                let offset = self.text.len() + at;
+                self.squeezed.push(c);
+                self.squeezed_at
+                    .extend(std::iter::repeat_n(offset, c.len_utf8()));
+            }
+        }
         self.text.push_str(piece);
         if self.text.len() - self.text_checked < CHECK_EVERY {
             return;
         }
         self.text_checked = self.text.len();
+        if let Some(start) = echo_start(&self.squeezed, &self.instructions) {
+            let start = self
+                .squeezed_at
+                .get(start)
+                .copied()
+                .unwrap_or(self.text.len());
+            self.stop(Loop::Echo, self.calls.len(), start);
+            return;
+        }
         if let Some((unit, times)) = looping_tail(&self.text) {
             let run = unit * times;
             self.stop(
@@ -219,6 +257,67 @@ impl<'a> LoopWatch<'a> {
     }
 }
 
+/// Where the copy of `instructions` that `text` ends with begins, when it is at least
+/// [`ECHO_BYTES`] long. Small models copy loosely (a word dropped, a colon for a full stop),
+/// so earlier copied runs a few bytes apart belong to the same copy.
+fn echo_start(text: &str, instructions: &str) -> Option<usize> {
+    /// A run shorter than this does not join a copy.
+    const JOINED_RUN: usize = 24;
+    /// The most bytes between two runs of one copy.
+    const GAP: usize = 12;
+    if instructions.len() < ECHO_BYTES {
+        return None;
+    }
+    // The copy may have just strayed from the instructions: its end may be a gap too.
+    // (and it may be in the middle of a run too short to count yet).
+    let mut start = text.len();
+    'runs: loop {
+        let gaps = if start == text.len() {
+            GAP + JOINED_RUN
+        } else {
+            GAP
+        };
+        for gap in 0..=gaps {
+            let Some(end) = start
+                .checked_sub(gap)
+                .filter(|end| text.is_char_boundary(*end))
+            else {
+                continue;
+            };
+            if let Some(earlier) = copied_end(&text[..end], instructions, JOINED_RUN)
+                && earlier < start
+            {
+                start = earlier;
+                continue 'runs;
+            }
+        }
+        return (text.len() - start >= ECHO_BYTES).then_some(start);
+    }
+}
+
+/// Where the longest end of `text` that `instructions` hold begins, when it is at least
+/// `least` bytes long.
+fn copied_end(text: &str, instructions: &str, least: usize) -> Option<usize> {
+    let copied = |length: usize| {
+        let start = text.len() - length;
+        text.is_char_boundary(start) && instructions.contains(&text[start..])
+    };
+    if text.len() < least || !copied(least) {
+        return None;
+    }
+    // A copy's end is copied too, so the lengths that are copied form a range.
+    let (mut known, mut beyond) = (least, text.len() + 1);
+    while beyond - known > 1 {
+        let middle = known + (beyond - known) / 2;
+        if copied(middle) {
+            known = middle;
+        } else {
+            beyond = middle;
+        }
+    }
+    Some(text.len() - known)
+}
+
 /// When `text` ends in one run repeated: (the run's length in bytes, how many times), the
 /// shortest such run. Looks at the last [`TAIL_BYTES`] bytes only.
 fn looping_tail(text: &str) -> Option<(usize, usize)> {
@@ -269,7 +368,7 @@ mod tests {
     #[test]
     fn ordinary_prose_is_not_a_loop() {
         let turn = HashMap::new();
-        let mut watch = LoopWatch::new(&turn);
+        let mut watch = LoopWatch::new(&turn, "");
         let prose = "The project is a small Go web server. It reads its port from config.yaml, \
                      serves the static files in public/, and logs each request. The tests in \
                      main_test.go cover the handler and the config loader. ";
@@ -281,7 +380,7 @@ mod tests {
     #[test]
     fn a_sentence_said_over_and_over_is_cut_after_its_first_time() {
         let turn = HashMap::new();
-        let mut watch = LoopWatch::new(&turn);
+        let mut watch = LoopWatch::new(&turn, "");
         let intro = "Here is what I found. ";
         let sentence = "I will read the README file to find out what it says. ";
         feed_text(&mut watch, &format!("{intro}{}", sentence.repeat(40)));
@@ -300,7 +399,7 @@ mod tests {
     #[test]
     fn the_same_call_twice_in_one_answer_keeps_the_calls_before_the_copy() {
         let turn = HashMap::new();
-        let mut watch = LoopWatch::new(&turn);
+        let mut watch = LoopWatch::new(&turn, "");
         watch.call(0, Some("read_file"), r#"{"path": "a.md"}"#);
         watch.call(1, Some("search_files"), r#"{"pattern": "*.go"}"#);
         watch.call(2, Some("read_file"), r#"{"path":"a.md"}"#);
@@ -323,7 +422,7 @@ mod tests {
             call_key("list_dir", &serde_json::json!({ "path": "." })),
             (1, 2),
         );
-        let mut watch = LoopWatch::new(&turn);
+        let mut watch = LoopWatch::new(&turn, "");
         watch.call(0, Some("list_dir"), r#"{"path": "."}"#);
         watch.call(1, Some("read_file"), r#"{"path": "x"}"#);
         let cut = watch.cut().cloned().unwrap();
@@ -340,7 +439,7 @@ mod tests {
     #[test]
     fn arguments_that_run_on_stop_the_answer_before_that_call() {
         let turn = HashMap::new();
-        let mut watch = LoopWatch::new(&turn);
+        let mut watch = LoopWatch::new(&turn, "");
         watch.call(0, Some("read_file"), r#"{"path": "a"}"#);
         watch.call(1, Some("search_text"), r#"{"pattern": ""#);
         for _ in 0..200 {
@@ -349,6 +448,33 @@ mod tests {
         let cut = watch.cut().cloned().unwrap();
         assert_eq!(cut.what.tool(), Some("search_text"));
         assert_eq!(cut.keep_calls, 1);
+    }
+
+    #[test]
+    fn an_answer_that_copies_its_instructions_is_cut_where_the_copy_began() {
+        let turn = HashMap::new();
+        let instructions = "You answer questions about the project folder \"demo\". Look at its \
+            files with the tools before you answer; paths are relative to the folder. Do not \
+            guess what a file holds: read it. Never repeat a call; use its result.";
+        let mut watch = LoopWatch::new(&turn, instructions);
+        feed_text(&mut watch, "Sure. ");
+        // Copied loosely, as small models do.
+        feed_text(
+            &mut watch,
+            &instructions
+                .replace("holds: read it.", "holds.")
+                .replace("; paths", ". Paths"),
+        );
+        let cut = watch.cut().cloned().unwrap();
+        assert_eq!(cut.what, Loop::Echo);
+        assert_eq!(&watch.text[..cut.keep_text], "Sure. ");
+        // Quoting something else at length is no echo.
+        let mut quoting = LoopWatch::new(&turn, instructions);
+        feed_text(
+            &mut quoting,
+            &"The README says: a tiny demo project that prints. ".repeat(2),
+        );
+        assert_eq!(quoting.cut(), None);
     }
 
     #[test]

@@ -290,6 +290,19 @@ impl Agent {
         // generates past what the budget keeps for it.
         let answer_tokens = budget::answer_room(window.tokens, max_tokens);
         let room = budget::request_room(window.tokens, Some(answer_tokens));
+        // What the model is told before the conversation: an answer that copies it is cut.
+        let mut instructions: String = conversation
+            .messages
+            .iter()
+            .take_while(|message| matches!(message, Message::System { .. }))
+            .map(|message| match message {
+                Message::System { content } => content.as_str(),
+                Message::User { .. } | Message::Assistant { .. } | Message::Tool { .. } => "",
+            })
+            .collect();
+        for spec in &specs {
+            instructions.push_str(&tooltrail_llm::tool_json(spec).to_string());
+        }
         let mut model_calls = 0;
         let mut tool_rounds = 0;
         // Set once the model must answer from what it has, as at the round limit: the turn's
@@ -424,7 +437,7 @@ impl Agent {
             };
             let mut partial = String::new();
             let stop = CancellationToken::new();
-            let mut watch = LoopWatch::new(&seen_calls);
+            let mut watch = LoopWatch::new(&seen_calls, &instructions);
             let streamed = {
                 let round = model_calls;
                 let mut on_delta = |delta: StreamDelta| {
@@ -553,24 +566,21 @@ impl Agent {
             } else {
                 Vec::new()
             };
-            // The model stopped for repeating a call it had made too often, with nothing
-            // else to run: it answers from what it has.
-            if offer_tools
+            // The model was stopped with nothing kept (a call it had made too often, its own
+            // instructions copied): it is asked once to answer from what it has.
+            if let Some(cut) = &cut
+                && !answer_now
                 && calls.is_empty()
                 && response.content.trim().is_empty()
-                && cut.as_ref().and_then(|cut| cut.what.tool()).is_some()
             {
                 answer_now = true;
-                let tool = cut
-                    .as_ref()
-                    .and_then(|cut| cut.what.tool())
-                    .unwrap_or_default()
-                    .to_string();
-                add_message(
-                    conversation,
-                    emitter,
-                    Message::user(prompt::repeated_answer_note(&tool)),
-                );
+                let note = match cut.what.tool() {
+                    Some(tool) => prompt::repeated_answer_note(tool),
+                    None => prompt::echo_note(),
+                };
+                // The answer as it was kept (nothing), so that turns keep alternating.
+                add_message(conversation, emitter, Message::assistant("", Vec::new()));
+                add_message(conversation, emitter, Message::user(note));
                 continue;
             }
             if calls.is_empty()
