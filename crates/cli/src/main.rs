@@ -61,6 +61,10 @@ enum Command {
         /// Print the tool specs as JSON.
         #[arg(long)]
         json: bool,
+        /// How many tokens each tool's description takes in every request (and the system
+        /// prompt), counted by the model server where it can (llama.cpp), else estimated.
+        #[arg(long)]
+        tokens: bool,
     },
     /// Past tool calls, newest first.
     History(history_cmd::HistoryArgs),
@@ -205,7 +209,8 @@ fn main() -> ExitCode {
         match cli.command {
             Command::Ask(args) => ask::run(args).await,
             Command::Tool(args) => tool_cmd::run(args).await,
-            Command::Tools { json } => tool_cmd::list(json),
+            Command::Tools { json, tokens: true } => tool_cmd::tokens(json).await,
+            Command::Tools { json, tokens: false } => tool_cmd::list(json),
             Command::History(args) => history_cmd::history(args),
             Command::Conversations(args) => history_cmd::conversations(args),
             Command::Export(args) => history_cmd::export(args),

@@ -163,3 +163,111 @@ async fn ask_in_native_mode_against_llama_server() {
 async fn ask_in_prompt_mode_against_llama_server() {
     ask_in(ToolMode::Prompt).await;
 }
+
+/// Questions a new user asks first, with every tool on as a fresh install has them.
+const FIRST_QUESTIONS: &[&str] = &[
+    "Say hello in one word.",
+    "Read README.md and tell me what it says.",
+    "How many Go files are in this project?",
+    "Which function does main.go define?",
+    "What does go.mod declare?",
+    "List the files of this folder.",
+];
+
+/// Every question ends in an answer (or an answer the token limit cut short), never in an
+/// error: the loop controls hold a small model that repeats itself, copies its instructions
+/// and runs on to the end of the window.
+async fn every_question_answers_in(mode: ToolMode) {
+    let url = base_url();
+    let folder = demo_workspace().unwrap();
+    let config = tempfile::tempdir().unwrap();
+    let root = folder.path().to_str().unwrap();
+    for question in FIRST_QUESTIONS {
+        let out = tooltrail(
+            &[
+                "ask",
+                "--json",
+                "--approve",
+                "deny",
+                "--base-url",
+                &url,
+                "--model",
+                "gemma",
+                "--tool-mode",
+                mode.as_str(),
+                "-w",
+                root,
+                question,
+            ],
+            config.path(),
+            &[],
+        )
+        .await;
+        let stderr = text(&out.stderr);
+        let events: Vec<Event> = text(&out.stdout)
+            .lines()
+            .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}")))
+            .collect();
+        let Some(EventBody::TurnFinished { reason, .. }) = events.last().map(|e| &e.body) else {
+            panic!("the turn did not finish: {stderr}");
+        };
+        assert!(
+            matches!(reason, TurnEnd::Completed | TurnEnd::RoundLimit),
+            "{mode} · {question}: ended {reason:?}\n{stderr}"
+        );
+        assert!(
+            !events
+                .iter()
+                .any(|event| matches!(event.body, EventBody::Error { fatal: true, .. })),
+            "{stderr}"
+        );
+        let cut = events
+            .iter()
+            .any(|event| matches!(event.body, EventBody::AnswerTruncated { .. }));
+        assert_eq!(out.status.code(), Some(if cut { 3 } else { 0 }), "{stderr}");
+        let requests = events
+            .iter()
+            .filter(|event| matches!(event.body, EventBody::ContextUsage { .. }))
+            .count();
+        let stopped = events
+            .iter()
+            .filter(|event| matches!(event.body, EventBody::RepetitionStopped { .. }))
+            .count();
+        println!(
+            "{mode} · {question} · {requests} request(s), {stopped} stopped for repeating, ended {reason:?}{}",
+            if cut { " (cut short)" } else { "" }
+        );
+    }
+}
+
+#[tokio::test]
+#[ignore = "needs a real model server: TOOLTRAIL_REAL_LLM=URL (scripts/real-llm test)"]
+async fn every_first_question_answers_in_native_mode() {
+    every_question_answers_in(ToolMode::Native).await;
+}
+
+#[tokio::test]
+#[ignore = "needs a real model server: TOOLTRAIL_REAL_LLM=URL (scripts/real-llm test)"]
+async fn every_first_question_answers_in_prompt_mode() {
+    every_question_answers_in(ToolMode::Prompt).await;
+}
+
+/// The fixed prefix of every request, counted by the server's own tokenizer: the built-in
+/// tools with the system prompt stay within 900 tokens.
+#[tokio::test]
+#[ignore = "needs a real model server: TOOLTRAIL_REAL_LLM=URL (scripts/real-llm test)"]
+async fn the_tools_and_system_prompt_take_at_most_900_tokens() {
+    let config = tempfile::tempdir().unwrap();
+    let out = tooltrail(
+        &["tools", "--tokens", "--json"],
+        config.path(),
+        &[("TOOLTRAIL_BASE_URL", &base_url())],
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let counted: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(counted["counted_by_server"], true, "{counted}");
+    let total = counted["total"].as_u64().unwrap();
+    println!("tools and system prompt: {total} tokens");
+    assert!(total <= 900, "{counted}");
+}
