@@ -134,6 +134,8 @@ pub fn load() -> CommandResult<AppSettings> {
             context_window: p.context_window,
             price_input_per_mtok: p.price_input_per_mtok,
             price_output_per_mtok: p.price_output_per_mtok,
+            max_tokens: None,
+            max_tokens_field: None,
         })
         .collect();
     let tools = ToolRegistry::with_builtins()
@@ -239,6 +241,8 @@ pub fn save_provider(input: ProviderInput, activate: bool) -> CommandResult<Prov
         context_window: stored.context_window,
         price_input_per_mtok: stored.price_input_per_mtok,
         price_output_per_mtok: stored.price_output_per_mtok,
+        max_tokens: None,
+        max_tokens_field: None,
     })
 }
 

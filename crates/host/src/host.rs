@@ -113,6 +113,7 @@ impl Host {
             max_rounds: settings.max_rounds,
             max_result_bytes: settings.max_result_bytes,
             temperature: settings.temperature,
+            max_tokens: settings.max_tokens,
             ..AgentConfig::default()
         };
         let snippets = StoreSnippets::new(Arc::clone(self.history.store()), ctx.workspace.root());

@@ -25,6 +25,8 @@ struct Key {
     tool_mode: ToolMode,
     /// As configured; `None` asks the server (once per client).
     context_window: Option<u32>,
+    /// As configured; `None` chooses by the endpoint.
+    max_tokens_field: Option<String>,
 }
 
 struct Current {
@@ -53,6 +55,7 @@ impl Models {
             idle_timeout: Duration::from_secs(settings.request_timeout_secs),
             tool_mode: settings.tool_mode,
             context_window: settings.context_window,
+            max_tokens_field: settings.max_tokens_field.clone(),
         };
         let mut current = self.current.lock().await;
         if let Some(current) = current.as_ref()
@@ -107,6 +110,10 @@ async fn connect(
     config.api_key = key.api_key.clone();
     config.idle_timeout = key.idle_timeout;
     config.context_window = key.context_window;
+    config.max_tokens_field = key
+        .max_tokens_field
+        .as_deref()
+        .and_then(tooltrail_llm::MaxTokensField::parse);
     if key.model.is_none() {
         // Local servers usually serve one model; ask which.
         let lister = LlmClient::new(config.clone()).map_err(model_error)?;

@@ -275,3 +275,29 @@ async fn models_are_listed() {
         Some("Bearer sk-test")
     );
 }
+
+#[tokio::test]
+async fn the_answer_limit_goes_in_the_field_the_provider_wants() {
+    let server = ScriptedServer::start(vec![Reply::text("a"), Reply::text("b")]).await;
+    let request = ChatRequest {
+        max_tokens: Some(321),
+        ..ChatRequest::new(vec![Message::user("hi")])
+    };
+    let cancel = CancellationToken::new();
+    client(&server, None)
+        .complete(&request, &cancel)
+        .await
+        .unwrap();
+    let mut config = LlmConfig::new(server.base_url(), "test-model");
+    config.max_tokens_field = Some(tooltrail_llm::MaxTokensField::MaxCompletionTokens);
+    LlmClient::new(config)
+        .unwrap()
+        .complete(&request, &cancel)
+        .await
+        .unwrap();
+    let sent = server.chat_requests();
+    assert_eq!(sent[0].body["max_tokens"], 321);
+    assert_eq!(sent[0].body.get("max_completion_tokens"), None);
+    assert_eq!(sent[1].body["max_completion_tokens"], 321);
+    assert_eq!(sent[1].body.get("max_tokens"), None);
+}

@@ -20,7 +20,7 @@ use crate::{
 };
 
 /// A model endpoint the user set up. Its API key, if any, is in the OS keychain under its id.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Provider {
     pub id: String,
     pub name: String,
@@ -41,6 +41,14 @@ pub struct Provider {
     /// What a million answer (completion) tokens cost, in US dollars.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub price_output_per_mtok: Option<f64>,
+    /// The most tokens one answer of the model may take (every request asks for no more);
+    /// `None` keeps a quarter of the context window for it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<u32>,
+    /// The request field that carries that limit: `max_tokens`, or `max_completion_tokens`
+    /// (which OpenAI's newer models want); `None` chooses by the endpoint.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tokens_field: Option<String>,
 }
 
 /// The limits a user may change.
@@ -494,6 +502,8 @@ mod tests {
             context_window: None,
             price_input_per_mtok: None,
             price_output_per_mtok: None,
+            max_tokens: None,
+            max_tokens_field: None,
         }
     }
 

@@ -68,6 +68,10 @@ pub struct ConfigFile {
     pub tool_mode: Option<ToolMode>,
     /// The model's context window in tokens; unset, the server is asked.
     pub context_window: Option<u32>,
+    /// The most tokens one answer may take; unset, a quarter of the window.
+    pub max_tokens: Option<u32>,
+    /// `max_tokens` or `max_completion_tokens`: the request field that carries that limit.
+    pub max_tokens_field: Option<String>,
     /// What commands may see besides the workspace (`[sandbox]`).
     pub sandbox: SandboxConfig,
     /// Tooltrail's own model server, the `local` provider (`[local]`).
@@ -213,6 +217,12 @@ pub struct Settings {
     /// The model's context window in tokens, as configured (flag, `TOOLTRAIL_CONTEXT_WINDOW`,
     /// the provider, the file); `None` leaves it to the server to say.
     pub context_window: Option<u32>,
+    /// The most tokens one answer may take (the provider's `max_tokens`, else the file's);
+    /// `None` keeps a quarter of the context window.
+    pub max_tokens: Option<u32>,
+    /// The request field for that limit (the provider's `max_tokens_field`, else the file's):
+    /// `max_tokens` or `max_completion_tokens`; `None` chooses by the endpoint.
+    pub max_tokens_field: Option<String>,
     /// The config file consulted (it need not exist).
     pub config_path: PathBuf,
     /// Extra folders commands may read, as written in `[sandbox] read_only_folders`.
@@ -244,6 +254,8 @@ impl std::fmt::Debug for Settings {
             .field("enabled_tools", &self.enabled_tools)
             .field("tool_mode", &self.tool_mode)
             .field("context_window", &self.context_window)
+            .field("max_tokens", &self.max_tokens)
+            .field("max_tokens_field", &self.max_tokens_field)
             .field("config_path", &self.config_path)
             .field("read_only_folders", &self.read_only_folders)
             .field("network_commands", &self.network_commands)
@@ -449,6 +461,26 @@ impl Settings {
         if let Some(tokens) = context_window {
             check_context_window(tokens)?;
         }
+        let max_tokens = provider
+            .as_ref()
+            .and_then(|p| p.max_tokens)
+            .or(file.max_tokens);
+        if max_tokens == Some(0) {
+            return Err(SettingsError::BadValue(
+                "max_tokens must be at least 1".to_string(),
+            ));
+        }
+        let max_tokens_field = provider
+            .as_ref()
+            .and_then(|p| p.max_tokens_field.clone())
+            .or(file.max_tokens_field.clone());
+        if let Some(field) = &max_tokens_field
+            && !matches!(field.as_str(), "max_tokens" | "max_completion_tokens")
+        {
+            return Err(SettingsError::BadValue(format!(
+                "max_tokens_field must be \"max_tokens\" or \"max_completion_tokens\" ({field:?} was given)"
+            )));
+        }
         let file_model = match (&provider, &local) {
             (Some(provider), _) => provider.model.clone(),
             (None, Some(local)) => local.model.clone(),
@@ -479,6 +511,8 @@ impl Settings {
                 .collect(),
             tool_mode,
             context_window,
+            max_tokens,
+            max_tokens_field,
             config_path,
             read_only_folders: file.sandbox.read_only_folders,
             network_commands: file.sandbox.network_commands,
@@ -512,6 +546,31 @@ mod tests {
             env,
             &keychain::MemoryKeys::default(),
         )
+    }
+
+    #[test]
+    fn the_answer_limit_comes_from_the_provider_then_the_file() {
+        let file = "max_tokens = 700\nactive_provider = \"p\"\n[[providers]]\nid = \"p\"\nname = \"P\"\nbase_url = \"https://api.openai.com/v1\"\nmax_tokens = 300\nmax_tokens_field = \"max_completion_tokens\"\n";
+        let settings = merge(&Overrides::default(), file, no_env).unwrap();
+        assert_eq!(settings.max_tokens, Some(300));
+        assert_eq!(
+            settings.max_tokens_field.as_deref(),
+            Some("max_completion_tokens")
+        );
+        let settings = merge(&Overrides::default(), "max_tokens = 700\n", no_env).unwrap();
+        assert_eq!(settings.max_tokens, Some(700));
+        assert_eq!(settings.max_tokens_field, None);
+        let error = merge(
+            &Overrides::default(),
+            "max_tokens_field = \"tokens\"\n",
+            no_env,
+        )
+        .unwrap_err()
+        .to_string();
+        assert_eq!(
+            error,
+            "max_tokens_field must be \"max_tokens\" or \"max_completion_tokens\" (\"tokens\" was given)"
+        );
     }
 
     #[test]
