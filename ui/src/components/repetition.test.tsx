@@ -1,0 +1,64 @@
+import { cleanup, render, screen } from "@testing-library/react";
+import { afterEach, describe, expect, it } from "vitest";
+import { StreamBuilder } from "../fixtures/stream";
+import { I18nProvider, type Lang } from "../i18n";
+import { applyEvents, emptyChat } from "../state/chat";
+import { Chat } from "./Chat";
+
+afterEach(cleanup);
+
+/** A turn whose first answer repeated a call and whose second copied text over and over. */
+function looped() {
+  const stream = new StreamBuilder()
+    .start("turn_1", "What does the README say?")
+    .call(1, 0, "call_1", "read_file", { path: "README.md" }, "# Demo")
+    .push({ type: "repetition_stopped", round: 1, tool: "read_file", repeats: 2, tokens: 420 })
+    .text(2, "It is a demo.")
+    .push({ type: "repetition_stopped", round: 2, repeats: 3, tokens: 150 })
+    .finish("completed", 2, "It is a demo.");
+  return applyEvents(emptyChat, stream.events);
+}
+
+function show(lang: Lang) {
+  const noop = async () => {
+    throw new Error("not used");
+  };
+  render(
+    <I18nProvider initial={lang}>
+      <Chat
+        chat={looped()}
+        outgoing={null}
+        folder="demo"
+        selected={null}
+        reveal={0}
+        onSelectCall={() => {}}
+        onAnswer={noop}
+        onAnswerQuestion={noop}
+        changes={{}}
+        onUndo={noop}
+        onRetry={() => {}}
+      />
+    </I18nProvider>,
+  );
+}
+
+describe("a model stopped for repeating itself", () => {
+  it("says so under the turn, round by round, with the call and the tokens", () => {
+    show("en");
+    expect(
+      screen.getByText(
+        "The model repeated the call to read_file (2 times) in round 1; Tooltrail stopped it after about 420 tokens and kept what came before.",
+      ),
+    ).toBeTruthy();
+    expect(
+      screen.getByText(
+        "The model repeated the same text (3 times) in round 2; Tooltrail stopped it after about 150 tokens and kept it once.",
+      ),
+    ).toBeTruthy();
+  });
+
+  it("speaks Chinese", () => {
+    show("zh");
+    expect(screen.getByText("模型在第 1 轮重复调用 read_file（2 次）；Tooltrail 在约 420 个词元后将其停止，保留了之前的内容。")).toBeTruthy();
+  });
+});
