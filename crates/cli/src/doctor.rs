@@ -19,11 +19,18 @@ pub fn run(as_json: bool) -> anyhow::Result<ExitCode> {
     let mut settings = tooltrail_host::sandbox_settings_from(&config.sandbox.read_only_folders);
     settings.network_commands = tooltrail_host::network_commands(&config.sandbox.network_commands);
     let seen = view_of(&settings, &workspace);
+    // What every request begins with, estimated: the share of the window it takes.
+    let prefix = tooltrail_settings::Settings::resolve(&tooltrail_settings::Overrides::default())
+        .ok()
+        .map(|resolved| crate::tool_cmd::fixed_prefix_estimate(&resolved));
     let mut out = std::io::stdout().lock();
     if as_json {
         let mut value = to_json(status);
         value["view"] = view_json(&seen, status, &workspace);
         value["local_runtime"] = crate::runtime_cmd::doctor_json();
+        if let Some((tools, tokens)) = prefix {
+            value["fixed_prefix"] = json!({ "tools": tools, "estimated_tokens": tokens });
+        }
         writeln!(out, "{}", serde_json::to_string_pretty(&value)?)?;
     } else {
         write!(out, "{}", status.report())?;
@@ -33,6 +40,12 @@ pub fn run(as_json: bool) -> anyhow::Result<ExitCode> {
             view_report(&seen, status, &workspace, &settings.network_commands)
         )?;
         write!(out, "{}", crate::runtime_cmd::doctor_text())?;
+        if let Some((tools, tokens)) = prefix {
+            writeln!(
+                out,
+                "\nEvery request begins with the system prompt and {tools} tool descriptions: about {tokens} tokens by Tooltrail's estimate (`tooltrail tools --tokens` counts them with the model server)."
+            )?;
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

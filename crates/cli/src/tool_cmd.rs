@@ -126,23 +126,7 @@ pub async fn run(args: ToolArgs) -> anyhow::Result<ExitCode> {
 pub async fn tokens(as_json: bool) -> anyhow::Result<ExitCode> {
     let settings = tooltrail_settings::Settings::resolve(&tooltrail_settings::Overrides::default())
         .context("the settings could not be read")?;
-    let mut registry = ToolRegistry::with_builtins();
-    for name in tooltrail_host::tools_off(&settings) {
-        registry.remove(&name);
-    }
-    let folder = std::env::current_dir()
-        .ok()
-        .and_then(|dir| {
-            dir.file_name()
-                .map(|name| name.to_string_lossy().into_owned())
-        })
-        .unwrap_or_else(|| ".".to_string());
-    let mut names = vec!["(system prompt)".to_string()];
-    let mut texts = vec![tooltrail_agent::system_prompt(&folder)];
-    for spec in registry.offered_specs() {
-        texts.push(tooltrail_llm::tool_json(&spec).to_string());
-        names.push(spec.name);
-    }
+    let (names, texts) = fixed_prefix(&settings);
     let mut config = tooltrail_llm::LlmConfig::new(
         settings.base_url.clone(),
         settings.model.clone().unwrap_or_default(),
@@ -183,6 +167,40 @@ pub async fn tokens(as_json: bool) -> anyhow::Result<ExitCode> {
         outln!("{:<16} {total:>5} tokens in every request, {how}", "in all")?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// What every request begins with, part by part: the system prompt for the current folder,
+/// then each built-in tool that is on, as the model is offered it.
+pub fn fixed_prefix(settings: &tooltrail_settings::Settings) -> (Vec<String>, Vec<String>) {
+    let mut registry = ToolRegistry::with_builtins();
+    for name in tooltrail_host::tools_off(settings) {
+        registry.remove(&name);
+    }
+    let folder = std::env::current_dir()
+        .ok()
+        .and_then(|dir| {
+            dir.file_name()
+                .map(|name| name.to_string_lossy().into_owned())
+        })
+        .unwrap_or_else(|| ".".to_string());
+    let mut names = vec!["(system prompt)".to_string()];
+    let mut texts = vec![tooltrail_agent::system_prompt(&folder)];
+    for spec in registry.offered_specs() {
+        texts.push(tooltrail_llm::tool_json(&spec).to_string());
+        names.push(spec.name);
+    }
+    (names, texts)
+}
+
+/// Doctor's figure for it: how many tools, and the estimated tokens, without asking the
+/// model server.
+pub fn fixed_prefix_estimate(settings: &tooltrail_settings::Settings) -> (usize, u32) {
+    let (names, texts) = fixed_prefix(settings);
+    let tokens = texts
+        .iter()
+        .map(|text| tooltrail_llm::estimate_tokens(text))
+        .sum();
+    (names.len().saturating_sub(1), tokens)
 }
 
 pub fn list(as_json: bool) -> anyhow::Result<ExitCode> {
