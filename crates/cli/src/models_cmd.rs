@@ -10,7 +10,6 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
@@ -18,7 +17,7 @@ use tooltrail_runtime::models::{
     Catalogue, Hub, InstalledModel, ModelError, ModelRef, ModelStore, PullOptions, PullProgress,
     Pulled, human_bytes,
 };
-use tooltrail_settings::{ConfigEditor, ConfigFile, LOCAL_PROVIDER_ID};
+use tooltrail_settings::ConfigFile;
 
 /// How often a pull that is not on a terminal prints a line.
 const LINE_EVERY: Duration = Duration::from_secs(5);
@@ -531,42 +530,9 @@ fn remove(name: &str) -> anyhow::Result<ExitCode> {
 
 fn use_model(name: &str) -> anyhow::Result<ExitCode> {
     let store = ModelStore::open_default()?;
-    let Some(model) = store.find(name)? else {
-        let catalogue = Catalogue::builtin()?;
-        if let Some(entry) = catalogue.get(name) {
-            anyhow::bail!(
-                "{} is not installed yet; pull it first with `tooltrail models pull {}`",
-                entry.name,
-                entry.name
-            );
-        }
-        return Err(ModelError::NotInstalled {
-            name: name.trim().to_string(),
-        }
-        .into());
-    };
-    if model.missing {
-        anyhow::bail!(
-            "the file of {} is missing ({}); import it again or remove it with `tooltrail models rm {}`",
-            model.name,
-            model.source.describe(),
-            model.name
-        );
-    }
     let path = tooltrail_settings::config_path()?;
-    let mut editor = ConfigEditor::open(&path)?;
-    if let Some(own) = editor.provider_name(LOCAL_PROVIDER_ID) {
-        anyhow::bail!(
-            "{} has a provider of its own with the id \"local\" ({own}); give that provider \
-             another id there, so that `local` can mean the models Tooltrail serves itself",
-            path.display()
-        );
-    }
-    editor.set_local_model(&model.name)?;
-    editor.set_active(LOCAL_PROVIDER_ID)?;
-    editor
-        .save()
-        .with_context(|| format!("could not save {}", path.display()))?;
+    // The same service as the app's Use button.
+    let model = tooltrail_host::choose::use_local_model(&path, &store, name)?;
     println!(
         "Questions now go to {}, which Tooltrail serves itself with llama-server (the provider \
          local; [local] model in {}).",

@@ -4,13 +4,10 @@
 
 use std::io::Write;
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
 
-use anyhow::Context;
 use serde_json::json;
-use tooltrail_runtime::detect::{
-    FoundModel, FoundServer, ServerKind, Support, Target, default_targets, detect,
-};
+use tooltrail_host::choose::{UsedServer, suggested_model, use_url};
+use tooltrail_runtime::detect::{FoundModel, FoundServer, ServerKind, Support, Target};
 use tooltrail_settings::{
     ConfigEditor, ConfigFile, LOCAL_PROVIDER_ID, Provider, config_path, env as setting_env,
 };
@@ -162,24 +159,8 @@ fn list(as_json: bool) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// What one look for servers found.
-pub struct Looked {
-    pub targets: Vec<Target>,
-    pub found: Vec<FoundServer>,
-    pub took: Duration,
-}
-
-/// Looks at the default targets and `config_urls`.
-pub async fn look(config_urls: &[String]) -> anyhow::Result<Looked> {
-    let targets = default_targets(config_urls).context("detect_urls in config.toml")?;
-    let started = Instant::now();
-    let found = detect(&targets).await;
-    Ok(Looked {
-        targets,
-        found,
-        took: started.elapsed(),
-    })
-}
+/// What one look for servers found, and the look itself (shared with the app's guide).
+pub use tooltrail_host::choose::{Looked, look};
 
 async fn detect_cmd(as_json: bool) -> anyhow::Result<ExitCode> {
     let file = ConfigFile::read(&config_path()?)?;
@@ -318,15 +299,6 @@ fn window_words(model: &FoundModel) -> String {
     }
 }
 
-/// The model to suggest at a server: the first that calls tools, else the first.
-fn suggested_model(server: &FoundServer) -> Option<&FoundModel> {
-    server
-        .models
-        .iter()
-        .find(|model| model.tools == Support::Yes)
-        .or_else(|| server.models.first())
-}
-
 /// `tooltrail providers use URL --model M` for a found server.
 pub fn use_command(server: &FoundServer) -> String {
     let mut command = format!("tooltrail providers use {}", server.base_url);
@@ -419,53 +391,13 @@ async fn use_cmd(target: &str, model: Option<String>) -> anyhow::Result<ExitCode
         return Ok(ExitCode::SUCCESS);
     }
 
-    let url = target.trim_end_matches('/');
-    tooltrail_settings::check_base_url(url)?;
-    let place = Target::url(url)?;
-    let found = detect(std::slice::from_ref(&place))
-        .await
-        .into_iter()
-        .next();
-    // A server's own address (`http://host:11434`) becomes its API's (`…/v1`), as detection
-    // takes it, whether or not anything answered.
-    let base_url = found.as_ref().map_or_else(
-        || place.base_url().to_string(),
-        |server| server.base_url.clone(),
-    );
-    let model = model.or_else(|| {
-        found
-            .as_ref()
-            .and_then(suggested_model)
-            .map(|model| model.id.clone())
-    });
-    let existing = file
-        .providers
-        .iter()
-        .find(|p| p.base_url.trim_end_matches('/') == base_url);
-    let provider = match existing {
-        Some(provider) => Provider {
-            model: model.clone().or_else(|| provider.model.clone()),
-            ..provider.clone()
-        },
-        None => Provider {
-            id: String::new(),
-            name: match &found {
-                Some(server) if server.kind != ServerKind::OpenAiCompatible => {
-                    server.kind.name().to_string()
-                }
-                _ => host_and_port(&base_url),
-            },
-            base_url: base_url.clone(),
-            model: model.clone(),
-            tool_mode: None,
-            context_window: None,
-            price_input_per_mtok: None,
-            price_output_per_mtok: None,
-        },
-    };
-    let stored = editor.upsert_provider(provider)?;
-    editor.set_active(&stored.id)?;
-    editor.save()?;
+    // Written through the same service as the app's first-run guide.
+    drop(editor);
+    let UsedServer {
+        provider: stored,
+        found,
+    } = use_url(&path, target, model).await?;
+    let base_url = stored.base_url.clone();
     writeln!(out, "{}", now_going_to(&stored))?;
     match &found {
         None => writeln!(
@@ -534,12 +466,6 @@ fn warn_if_overridden(out: &mut impl Write) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// `host:port` of a URL, to name a provider nothing else names.
-fn host_and_port(url: &str) -> String {
-    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
-    rest.split('/').next().unwrap_or(rest).to_string()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -562,6 +488,5 @@ mod tests {
             and_list(&["Ollama", "LM Studio", "Jan"]),
             "Ollama, LM Studio and Jan"
         );
-        assert_eq!(host_and_port("http://127.0.0.1:9000/v1"), "127.0.0.1:9000");
     }
 }

@@ -115,11 +115,7 @@ fn until(status: &RuntimeStatus, now: u64) -> String {
 
 /// Seconds until the idle stop; `None` while a question holds the runtime.
 fn stops_in(status: &RuntimeStatus, now: u64) -> Option<u64> {
-    if status.in_use {
-        return None;
-    }
-    let state = &status.state;
-    Some((state.last_used_unix + state.idle_secs).saturating_sub(now))
+    status.stops_in_secs(now)
 }
 
 fn status_json(status: &RuntimeStatus, now: u64) -> serde_json::Value {

@@ -59,3 +59,27 @@ impl std::fmt::Display for ModelFailure {
         f.write_str(&self.message)
     }
 }
+
+/// Why a server or a model could not be made the one questions go to (see `choose.rs`).
+#[derive(Debug, thiserror::Error)]
+pub enum ChooseError {
+    #[error(transparent)]
+    Settings(#[from] SettingsError),
+    #[error(transparent)]
+    Detect(#[from] tooltrail_runtime::RuntimeError),
+    #[error(transparent)]
+    Models(#[from] tooltrail_runtime::models::ModelError),
+    #[error("{name} is not installed yet; pull it first with `tooltrail models pull {name}`")]
+    NotPulled { name: String },
+    #[error(
+        "the file of {name} is missing ({from}); import it again or remove it with \
+         `tooltrail models rm {name}`"
+    )]
+    ModelFileMissing { name: String, from: String },
+    #[error(
+        "{} has a provider of its own with the id \"local\" ({own}); give that provider \
+         another id there, so that `local` can mean the models Tooltrail serves itself",
+        config.display()
+    )]
+    LocalIdTaken { config: PathBuf, own: String },
+}

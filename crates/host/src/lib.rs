@@ -42,6 +42,7 @@
 //! ```
 
 mod changes;
+pub mod choose;
 mod conversations;
 mod error;
 mod history;
@@ -55,7 +56,7 @@ pub mod toolbox;
 
 pub use changes::{StoreChanges, TurnChanges, UndoError, UndoReport, turn_changes, undo};
 pub use conversations::Conversations;
-pub use error::{HostError, ModelFailure};
+pub use error::{ChooseError, HostError, ModelFailure};
 pub use history::{History, RecordingSink};
 pub use host::{Engine, Host, tools_off};
 pub use local::IDLE_SECS_ENV;

@@ -192,6 +192,16 @@ pub struct RuntimeStatus {
     pub supervisor_rss: Option<u64>,
 }
 
+impl RuntimeStatus {
+    /// Seconds until it stops for being idle, at `now_unix`; `None` while a question holds it.
+    pub fn stops_in_secs(&self, now_unix: u64) -> Option<u64> {
+        if self.in_use {
+            return None;
+        }
+        Some((self.state.last_used_unix + self.state.idle_secs).saturating_sub(now_unix))
+    }
+}
+
 /// The user's runtime, found through its folder.
 #[derive(Debug, Clone)]
 pub struct Runtime {
