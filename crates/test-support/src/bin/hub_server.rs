@@ -3,7 +3,7 @@
 //!
 //! ```sh
 //! cargo run -p tooltrail-test-support --bin hub-server -- \
-//!     --file google/gemma-3-270m-GGUF=~/.cache/tooltrail/gemma-3-270m-q4_k_m.gguf --redirect
+//!     --file google/gemma-3-270m-GGUF=$HOME/.cache/tooltrail/gemma-3-270m-q4_k_m.gguf --redirect
 //! HF_ENDPOINT=http://127.0.0.1:PORT tooltrail models pull hf.co/google/gemma-3-270m-GGUF/gemma-3-270m-q4_k_m.gguf
 //! ```
 
