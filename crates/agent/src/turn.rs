@@ -350,19 +350,7 @@ impl Agent {
                 Ok(fitted) if fitted.lost_own && offer_tools => {
                     answer_now = true;
                     model_calls -= 1;
-                    emitter.emit(EventBody::Error {
-                        code: ErrorCode::BadRequest,
-                        message: format!(
-                            "The model's {}-token context window is full; it is asked to answer from what it has.",
-                            window.tokens
-                        ),
-                        fatal: false,
-                    });
-                    add_message(
-                        conversation,
-                        emitter,
-                        Message::user(prompt::window_full_note()),
-                    );
+                    window_full(conversation, emitter, window.tokens, "");
                     continue;
                 }
                 Ok(fitted) => {
@@ -399,21 +387,7 @@ impl Agent {
                     answer_now = true;
                     without_tools = true;
                     model_calls -= 1;
-                    emitter.emit(EventBody::Error {
-                        code: ErrorCode::BadRequest,
-                        message: format!(
-                            "The model's {}-token context window is full; it is asked to answer from what it has, without tools.",
-                            window.tokens
-                        ),
-                        fatal: false,
-                    });
-                    if !ends_with_note(conversation) {
-                        add_message(
-                            conversation,
-                            emitter,
-                            Message::user(prompt::window_full_note()),
-                        );
-                    }
+                    window_full(conversation, emitter, window.tokens, ", without tools");
                     continue;
                 }
                 Err(TooSmall { needed, room, .. }) => {
@@ -678,9 +652,27 @@ impl Agent {
     }
 }
 
-/// Whether the conversation already ends with a note of Tooltrail's asking for the answer.
-fn ends_with_note(conversation: &Conversation) -> bool {
-    matches!(conversation.messages.last(), Some(Message::User { content }) if content.starts_with(prompt::NOTE_MARK))
+/// Says that the window is full and asks the model for its answer (`how` says more of the
+/// request that asks), unless a note of Tooltrail's already asks it.
+fn window_full(conversation: &mut Conversation, emitter: &Emitter<'_>, tokens: u32, how: &str) {
+    emitter.emit(EventBody::Error {
+        code: ErrorCode::BadRequest,
+        message: format!(
+            "The model's {tokens}-token context window is full; it is asked to answer from what it has{how}."
+        ),
+        fatal: false,
+    });
+    let asked = matches!(
+        conversation.messages.last(),
+        Some(Message::User { content }) if content.starts_with(prompt::NOTE_MARK)
+    );
+    if !asked {
+        add_message(
+            conversation,
+            emitter,
+            Message::user(prompt::window_full_note()),
+        );
+    }
 }
 
 fn add_message(conversation: &mut Conversation, emitter: &Emitter<'_>, message: Message) {

@@ -24,6 +24,41 @@ fn base_url() -> String {
         .expect("TOOLTRAIL_REAL_LLM names the server's base URL (scripts/real-llm test sets it)")
 }
 
+/// `tooltrail ask --json` on `root` in `mode`, with `extra` flags: its output, its stderr and
+/// its events.
+async fn ask(
+    url: &str,
+    mode: ToolMode,
+    root: &str,
+    config: &std::path::Path,
+    extra: &[&str],
+    question: &str,
+) -> (std::process::Output, String, Vec<Event>) {
+    let mut args = vec![
+        "ask",
+        "--json",
+        "--approve",
+        "deny",
+        "--base-url",
+        url,
+        "--model",
+        "gemma",
+        "--tool-mode",
+        mode.as_str(),
+        "-w",
+        root,
+    ];
+    args.extend_from_slice(extra);
+    args.push(question);
+    let out = tooltrail(&args, config, &[]).await;
+    let stderr = text(&out.stderr);
+    let events = text(&out.stdout)
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}")))
+        .collect();
+    (out, stderr, events)
+}
+
 const QUESTIONS: &[&str] = &[
     "How many Go files are in this project? Use the tools.",
     "Read README.md and tell me what the project is.",
@@ -45,34 +80,16 @@ async fn ask_in(mode: ToolMode) {
     let root = folder.path().to_str().unwrap();
     let mut calls_seen = 0;
     for question in QUESTIONS {
-        let out = tooltrail(
-            &[
-                "ask",
-                "--json",
-                "--approve",
-                "deny",
-                "--max-rounds",
-                "3",
-                "--base-url",
-                &url,
-                "--model",
-                "gemma",
-                "--tool-mode",
-                mode.as_str(),
-                "-w",
-                root,
-                question,
-            ],
+        let (out, stderr, events) = ask(
+            &url,
+            mode,
+            root,
             config.path(),
-            &[],
+            &["--max-rounds", "3"],
+            question,
         )
         .await;
-        let stderr = text(&out.stderr);
         assert!(!stderr.contains("panicked"), "{stderr}");
-        let events: Vec<Event> = text(&out.stdout)
-            .lines()
-            .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}")))
-            .collect();
         // The turn ends, and says how.
         let Some(EventBody::TurnFinished { reason, .. }) = events.last().map(|e| &e.body) else {
             panic!("the turn did not finish: {events:?}\n{stderr}");
@@ -183,31 +200,7 @@ async fn every_question_answers_in(mode: ToolMode) {
     let config = tempfile::tempdir().unwrap();
     let root = folder.path().to_str().unwrap();
     for question in FIRST_QUESTIONS {
-        let out = tooltrail(
-            &[
-                "ask",
-                "--json",
-                "--approve",
-                "deny",
-                "--base-url",
-                &url,
-                "--model",
-                "gemma",
-                "--tool-mode",
-                mode.as_str(),
-                "-w",
-                root,
-                question,
-            ],
-            config.path(),
-            &[],
-        )
-        .await;
-        let stderr = text(&out.stderr);
-        let events: Vec<Event> = text(&out.stdout)
-            .lines()
-            .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}")))
-            .collect();
+        let (out, stderr, events) = ask(&url, mode, root, config.path(), &[], question).await;
         let Some(EventBody::TurnFinished { reason, .. }) = events.last().map(|e| &e.body) else {
             panic!("the turn did not finish: {stderr}");
         };

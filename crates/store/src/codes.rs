@@ -231,9 +231,9 @@ mod tests {
 
     #[test]
     fn event_kinds_round_trip() {
-        for code in 0..=15 {
+        for code in 0..=16 {
             assert_eq!(EventKind::from_code(code).unwrap().code(), code);
         }
-        assert!(EventKind::from_code(16).is_err());
+        assert!(EventKind::from_code(17).is_err());
     }
 }
