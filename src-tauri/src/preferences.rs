@@ -134,8 +134,6 @@ pub fn load() -> CommandResult<AppSettings> {
             context_window: p.context_window,
             price_input_per_mtok: p.price_input_per_mtok,
             price_output_per_mtok: p.price_output_per_mtok,
-            max_tokens: None,
-            max_tokens_field: None,
         })
         .collect();
     let tools = ToolRegistry::with_builtins()
@@ -214,6 +212,8 @@ pub fn save_provider(input: ProviderInput, activate: bool) -> CommandResult<Prov
         context_window: input.context_window.or(stored_window),
         price_input_per_mtok: input.price_input_per_mtok,
         price_output_per_mtok: input.price_output_per_mtok,
+        // The answer's limit is set in config.toml; saving here keeps what is there.
+        ..Provider::default()
     })?;
     let key_stored = match input.api_key.as_deref().map(str::trim) {
         None => matches!(OsKeychain.get(&stored.id), Ok(Some(_))),
@@ -241,8 +241,6 @@ pub fn save_provider(input: ProviderInput, activate: bool) -> CommandResult<Prov
         context_window: stored.context_window,
         price_input_per_mtok: stored.price_input_per_mtok,
         price_output_per_mtok: stored.price_output_per_mtok,
-        max_tokens: None,
-        max_tokens_field: None,
     })
 }
 
