@@ -54,6 +54,11 @@ pub struct ToolToggle {
     pub enabled: bool,
     /// Off until the user turns it on (it changes files: `file_write`).
     pub off_by_default: bool,
+    /// About how many tokens its description takes in every request while it is on
+    /// (Tooltrail's estimate of the tool as the model is offered it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub tokens: Option<u32>,
 }
 
 #[derive(Debug, Clone, Serialize, TS)]
@@ -136,10 +141,21 @@ pub fn load() -> CommandResult<AppSettings> {
             price_output_per_mtok: p.price_output_per_mtok,
         })
         .collect();
-    let tools = ToolRegistry::with_builtins()
+    let registry = ToolRegistry::with_builtins();
+    let offered: std::collections::HashMap<String, u32> = registry
+        .offered_specs()
+        .iter()
+        .map(|spec| {
+            let tokens =
+                tooltrail_llm::estimate_tokens(&tooltrail_llm::tool_json(spec).to_string());
+            (spec.name.clone(), tokens)
+        })
+        .collect();
+    let tools = registry
         .specs()
         .into_iter()
         .map(|spec| ToolToggle {
+            tokens: offered.get(&spec.name).copied(),
             enabled: if OFF_BY_DEFAULT.contains(&spec.name.as_str()) {
                 file.enabled_tools.contains(&spec.name)
             } else {

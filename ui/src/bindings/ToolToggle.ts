@@ -4,4 +4,9 @@ export type ToolToggle = { name: string, description: string, enabled: boolean,
 /**
  * Off until the user turns it on (it changes files: `file_write`).
  */
-off_by_default: boolean, };
+off_by_default: boolean, 
+/**
+ * About how many tokens its description takes in every request while it is on
+ * (Tooltrail's estimate of the tool as the model is offered it).
+ */
+tokens?: number, };

@@ -122,6 +122,7 @@ export const settingsEn = {
   cfgTools: "Tools",
   cfgToolsIntro: "The built-in tools offered to the model. A tool that is off is not offered at all.",
   cfgToolNotChanged: "{tool} was not changed: {message}",
+  cfgToolTokens: "About {tokens} tokens in every request while it is on.",
   // The built-in tools' descriptions; English shows the backend's own.
   cfgToolAboutListDir: "List a folder's entries with their type (file, dir, symlink), size and modification time, sorted.",
   cfgToolAboutReadFile: "Read a text file of the workspace.",
@@ -343,6 +344,7 @@ export const settingsZh: Record<keyof typeof settingsEn, string> = {
   cfgTools: "工具",
   cfgToolsIntro: "提供给模型的内置工具。关闭的工具完全不会提供给模型。",
   cfgToolNotChanged: "{tool} 未更改：{message}",
+  cfgToolTokens: "开启时每次请求约占 {tokens} 个词元。",
   cfgToolAboutListDir: "列出文件夹中的条目及其类型（文件、文件夹、符号链接）、大小和修改时间，已排序。",
   cfgToolAboutReadFile: "读取工作区中的文本文件。",
   cfgToolAboutSearchFiles: "按 glob 模式查找文件。",

@@ -75,6 +75,7 @@ export function ToolsSection({ tools, onToggled }: Props) {
                       <strong>{t("toolOffByDefault")}</strong>
                     </>
                   )}
+                  {tool.tokens !== undefined && <> {t("cfgToolTokens", { tokens: tool.tokens })}</>}
                 </p>
               </div>
             </li>
