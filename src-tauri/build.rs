@@ -46,6 +46,16 @@ const COMMANDS: &[&str] = &[
     "mcp_config",
     "save_mcp_server",
     "remove_mcp_server",
+    "model_guide",
+    "use_server",
+    "list_models",
+    "pull_model",
+    "cancel_pull",
+    "downloads",
+    "import_model",
+    "remove_model",
+    "use_model",
+    "stop_runtime",
 ];
 
 fn main() {

@@ -59,6 +59,11 @@ pub fn render() -> Result<Vec<(String, String)>, ts_rs::ExportError> {
     files.visit::<crate::preferences::ConnectionTest>();
     files.visit::<crate::preferences::SandboxView>();
     files.visit::<tooltrail_mcp::McpConfigView>();
+    files.visit::<crate::guide::GuideView>();
+    files.visit::<crate::guide::ChosenServer>();
+    files.visit::<crate::models::ModelsView>();
+    files.visit::<crate::models::PullUpdate>();
+    files.visit::<crate::models::Imported>();
     files.visit::<crate::error::CommandError>();
     if let Some(error) = files.error {
         return Err(error);

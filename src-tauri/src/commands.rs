@@ -561,6 +561,7 @@ mod tests {
         [
             "mock-backend.ts",
             "mock-history.ts",
+            "mock-models.ts",
             "mock-settings.ts",
             "mock-snippets.ts",
         ]

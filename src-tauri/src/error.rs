@@ -32,7 +32,32 @@ impl From<crate::settings::SettingsError> for CommandError {
 
 impl From<tooltrail_host::HostError> for CommandError {
     fn from(error: tooltrail_host::HostError) -> Self {
-        Self::new(error.code(), sentence(&error.to_string()))
+        // An endpoint that cannot be reached gets a code of its own: the window then offers
+        // the first-run guide instead of a bare error.
+        let code = match &error {
+            tooltrail_host::HostError::Model(failure)
+                if failure.code == tooltrail_protocol::ErrorCode::Unreachable =>
+            {
+                "unreachable"
+            }
+            _ => error.code(),
+        };
+        Self::new(code, sentence(&error.to_string()))
+    }
+}
+
+impl From<tooltrail_host::ChooseError> for CommandError {
+    fn from(error: tooltrail_host::ChooseError) -> Self {
+        use tooltrail_host::ChooseError;
+        match error {
+            ChooseError::Models(error) => crate::models::model_error(error),
+            ChooseError::Settings(_) | ChooseError::Detect(_) => {
+                Self::new("settings", sentence(&error.to_string()))
+            }
+            ChooseError::NotPulled { .. }
+            | ChooseError::ModelFileMissing { .. }
+            | ChooseError::LocalIdTaken { .. } => Self::new("models", sentence(&error.to_string())),
+        }
     }
 }
 

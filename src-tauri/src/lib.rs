@@ -21,7 +21,9 @@ mod approvals;
 mod bindings;
 mod commands;
 mod error;
+mod guide;
 mod mcp;
+mod models;
 mod preferences;
 mod questions;
 mod recent;
@@ -68,6 +70,7 @@ pub fn run() -> anyhow::Result<()> {
         .manage(turns::RunningTurns::default())
         .manage(approvals::PendingApprovals::default())
         .manage(questions::PendingQuestions::default())
+        .manage(models::Downloads::default())
         .setup(move |app| {
             if let Some(folder) = folder {
                 // A folder that cannot be opened leaves the window on its start screen.
@@ -122,6 +125,16 @@ pub fn run() -> anyhow::Result<()> {
             commands::mcp_config,
             commands::save_mcp_server,
             commands::remove_mcp_server,
+            guide::model_guide,
+            guide::use_server,
+            models::list_models,
+            models::pull_model,
+            models::cancel_pull,
+            models::downloads,
+            models::import_model,
+            models::remove_model,
+            models::use_model,
+            models::stop_runtime,
         ])
         .build(tauri::generate_context!())?
         .run(|app, event| {

@@ -478,7 +478,8 @@ test("the sections are reachable from the keyboard", async () => {
   const { page, context } = await openSettings(full());
   const nav = page.getByRole("navigation", { name: "Settings sections" });
   await nav.getByRole("button", { name: "Providers" }).focus();
-  for (let i = 0; i < 5; i++) await page.keyboard.press("Tab");
+  // Models, Limits, Tools, Sandbox, Approval rules, then MCP servers.
+  for (let i = 0; i < 6; i++) await page.keyboard.press("Tab");
   assert.equal(await page.evaluate(() => document.activeElement?.textContent), "MCP servers");
   await page.keyboard.press("Enter");
   assert.equal(await page.evaluate(() => document.activeElement?.id), "cfg-mcp-title");

@@ -1,5 +1,5 @@
 import { Suspense, useCallback, useEffect, useRef, useState } from "react";
-import { api, errorMessage, type AppInfo, type ConversationSummary, type McpOverview, type RecentWorkspace, type WorkspaceInfo } from "./api";
+import { api, errorMessage, type AppInfo, type ConversationSummary, type GuideView, type McpOverview, type RecentWorkspace, type WorkspaceInfo } from "./api";
 import { Chat } from "./components/Chat";
 import { Composer } from "./components/Composer";
 import { ContextMeter } from "./components/ContextMeter";
@@ -7,20 +7,23 @@ import { Sidebar } from "./components/Sidebar";
 import { Timeline } from "./components/Timeline";
 import { useTimelineMode } from "./components/timelineMode";
 import { Welcome } from "./components/Welcome";
-import { HistoryView, SettingsView, SnippetsView, StatsView } from "./components/lazy";
+import { HistoryView, ModelGuide, SettingsView, SnippetsView, StatsView } from "./components/lazy";
 import { useI18n } from "./i18n";
 import { useSession } from "./session";
 
 const NO_SERVERS: McpOverview = { servers: [] };
 
 /** The screens beside the sidebar. */
-export type View = "chat" | "history" | "stats" | "snippets" | "settings";
+/** `guide`: choosing a model, offered when the endpoint could not be reached. */
+export type View = "chat" | "history" | "stats" | "snippets" | "settings" | "guide";
 /** Ctrl/⌘ + key switches to a screen. */
 const VIEW_KEYS: Record<string, View> = { "1": "chat", "2": "history", "3": "stats", "4": "snippets", ",": "settings" };
 
 export function App() {
   const { t } = useI18n();
   const [info, setInfo] = useState<AppInfo | null>(null);
+  // Whether a question could be answered now; the start screen becomes a guide when not.
+  const [guide, setGuide] = useState<GuideView | null>(null);
   const [workspace, setWorkspace] = useState<WorkspaceInfo | null>(null);
   const [recent, setRecent] = useState<RecentWorkspace[]>([]);
   const [conversations, setConversations] = useState<ConversationSummary[]>([]);
@@ -63,7 +66,11 @@ export function App() {
 
   useEffect(() => {
     api.appInfo().then(setInfo, () => {});
-    api.currentWorkspace().then(enterWorkspace, () => {});
+    api.currentWorkspace().then((opened) => {
+      enterWorkspace(opened);
+      // The start screen asks whether a question could be answered now (and looks for servers).
+      if (!opened) api.modelGuide().then(setGuide, () => {});
+    }, () => {});
     api.recentWorkspaces().then(setRecent, () => {});
   }, [enterWorkspace]);
 
@@ -169,13 +176,15 @@ export function App() {
     setRevealInChat((n) => n + 1);
   }, []);
 
+  const openGuide = useCallback(() => setView("guide"), []);
+
   const newConversation = () => {
     setView("chat");
     session.reset();
   };
 
   if (!workspace) {
-    return <Welcome info={info} recent={recent} error={openError} onOpenFolder={openFolder} />;
+    return <Welcome info={info} guide={guide} recent={recent} error={openError} onOpenFolder={openFolder} onSettingsChanged={settingsChanged} />;
   }
 
   // A new question starts a new "since the last answer".
@@ -203,6 +212,11 @@ export function App() {
           {view === "stats" && <StatsView workspace={workspace} />}
           {view === "snippets" && <SnippetsView workspace={workspace} />}
           {view === "settings" && <SettingsView workspace={workspace} onChanged={settingsChanged} />}
+          {view === "guide" && (
+            <main className="page guide-page" aria-label={t("guideTitle")}>
+              <ModelGuide onDone={() => setView("chat")} doneLabel="guideBack" onChanged={settingsChanged} />
+            </main>
+          )}
         </Suspense>
       )}
       {view === "chat" && (
@@ -230,6 +244,7 @@ export function App() {
           changes={session.changes}
           onUndo={session.undo}
           onRetry={session.retry}
+          onOpenGuide={openGuide}
         />
         <Composer folder={workspace.name} busy={session.busy} onSend={session.send} onStop={session.stop} status={<ContextMeter turns={session.chat.turns} />} />
       </main>

@@ -15,6 +15,12 @@ import type {
   ExportFormat,
   ExportResult,
   FilesChanged,
+  ChosenServer,
+  GuideView,
+  Imported,
+  ModelsView,
+  ModelView,
+  PullUpdate,
   HistoryPage,
   HistoryQuery,
   Limits,
@@ -50,6 +56,11 @@ export function errorMessage(error: unknown): string {
     return String((error as CommandError).message);
   }
   return String(error);
+}
+
+/** The short code a command rejected with, when it did. */
+export function errorCode(error: unknown): string | undefined {
+  return error && typeof error === "object" && "code" in error ? String((error as CommandError).code) : undefined;
 }
 
 export const api = {
@@ -123,4 +134,24 @@ export const api = {
   /** Adds a server, or replaces `previousName` (which may differ when renamed). */
   saveMcpServer: (previousName: string | null, server: McpServerConfig) => invoke<void>("save_mcp_server", { previousName, server }),
   removeMcpServer: (name: string) => invoke<void>("remove_mcp_server", { name }),
+
+  // Models: the first-run guide and Settings → Models
+  /** Whether a question can be answered now, and the model servers found on this computer. */
+  modelGuide: () => invoke<GuideView>("model_guide"),
+  /** Questions go to the server at `baseUrl` from now on (its first model that calls tools when `model` is null). */
+  useServer: (baseUrl: string, model: string | null) => invoke<ChosenServer>("use_server", { baseUrl, model }),
+  listModels: () => invoke<ModelsView>("list_models"),
+  /** Starts a download in the backend; resolves with the name it installs under. Steps follow as `model-pull` events. */
+  pullModel: (reference: string, useAfter: boolean) => invoke<string>("pull_model", { reference, useAfter }),
+  /** Stops a download, keeping what arrived; false when none of that name was running. */
+  cancelPull: (name: string) => invoke<boolean>("cancel_pull", { name }),
+  /** The downloads running now, each at its latest step. */
+  downloads: () => invoke<PullUpdate[]>("downloads"),
+  onPull: (handler: (update: PullUpdate) => void): Promise<UnlistenFn> => listen<PullUpdate>("model-pull", (event) => handler(event.payload)),
+  /** Copies a GGUF file in (`path`, or the one picked in the native dialog); null when the dialog was closed. */
+  importModel: (path: string | null, useAfter: boolean) => invoke<Imported | null>("import_model", { path, useAfter }),
+  removeModel: (name: string) => invoke<void>("remove_model", { name }),
+  useModel: (name: string) => invoke<ModelView>("use_model", { name }),
+  /** Stops the local model now; the name of the model it served, or null when none ran. */
+  stopRuntime: () => invoke<string | null>("stop_runtime"),
 };

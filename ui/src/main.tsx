@@ -1,6 +1,7 @@
 import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
 import { App } from "./App";
+import { DownloadsProvider } from "./downloads";
 import { I18nProvider } from "./i18n";
 import "./perf";
 import "./styles.css";
@@ -10,7 +11,9 @@ if (root) {
   createRoot(root).render(
     <StrictMode>
       <I18nProvider>
-        <App />
+        <DownloadsProvider>
+          <App />
+        </DownloadsProvider>
       </I18nProvider>
     </StrictMode>,
   );

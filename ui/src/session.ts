@@ -1,7 +1,7 @@
 // The chat session: the reducer's state, the live event stream (batched per frame), and the
 // actions the window offers — send, stop, answer an approval, switch conversations.
 import { useCallback, useEffect, useReducer, useRef, useState } from "react";
-import { api, errorMessage } from "./api";
+import { api, errorCode, errorMessage } from "./api";
 import type { ApprovalReply, Event, TurnChanges, UndoReport } from "./bindings";
 import { recordTextLatency } from "./perf";
 import { applyEvents, emptyChat, runningTurn, type ChatState } from "./state/chat";
@@ -21,6 +21,8 @@ function reducer(state: ChatState, action: Action): ChatState {
 export interface Outgoing {
   text: string;
   error?: string;
+  /** The error's code (`unreachable`: the endpoint did not answer, so the guide is offered). */
+  code?: string;
 }
 
 export interface Session {
@@ -109,7 +111,7 @@ export function useSession(onTurnFinished: () => void): Session {
       const token = view.current;
       setOutgoing({ text: question });
       api.sendMessage(chatRef.current.conversationId, question, (event) => enqueue(token, event)).catch((error: unknown) => {
-        if (token === view.current) setOutgoing({ text: question, error: errorMessage(error) });
+        if (token === view.current) setOutgoing({ text: question, error: errorMessage(error), code: errorCode(error) });
       });
     },
     [enqueue],

@@ -5,10 +5,11 @@ import { mockIPC } from "@tauri-apps/api/mocks";
 import type { Event } from "../src/bindings";
 import * as stream from "../src/fixtures/stream";
 import { historyCommand, type HistoryConfig } from "./mock-history";
+import { modelsCommand, type ModelsConfig } from "./mock-models";
 import { settingsCommand, type SettingsConfig } from "./mock-settings";
 import { snippetsCommand, type SnippetsConfig } from "./mock-snippets";
 
-interface Config extends HistoryConfig, SettingsConfig, SnippetsConfig {
+interface Config extends HistoryConfig, ModelsConfig, SettingsConfig, SnippetsConfig {
   info?: unknown;
   workspace?: unknown;
   recent?: unknown[];
@@ -118,10 +119,16 @@ mockIPC((cmd, payload) => {
       if (fromSettings !== undefined) return fromSettings;
       const fromSnippets = snippetsCommand(cmd, args, config);
       if (fromSnippets !== undefined) return fromSnippets;
+      const fromModels = modelsCommand(cmd, args, config, emit);
+      if (fromModels !== undefined) return fromModels;
       return Promise.reject({ code: "unknown", message: `unknown command ${cmd}` });
     }
   }
 });
+
+function emit(event: string, payload: unknown) {
+  for (const handler of listeners.get(event) ?? []) internals().runCallback(handler, { event, id: handler, payload });
+}
 
 window.__mock = {
   calls,
@@ -132,9 +139,7 @@ window.__mock = {
       await new Promise((resolve) => setTimeout(resolve, everyMs));
     }
   },
-  emit: (event, payload) => {
-    for (const handler of listeners.get(event) ?? []) internals().runCallback(handler, { event, id: handler, payload });
-  },
+  emit,
   stream,
   config,
 };

@@ -27,9 +27,11 @@ interface Props {
   changes: Record<string, TurnChanges>;
   onUndo: (turnId: string, force: boolean) => Promise<UndoReport>;
   onRetry: () => void;
+  /** Opens the guide to choosing a model, offered when the endpoint could not be reached. */
+  onOpenGuide?: () => void;
 }
 
-export function Chat({ chat, outgoing, folder, selected, reveal, onSelectCall, onAnswer, onAnswerQuestion, changes, onUndo, onRetry }: Props) {
+export function Chat({ chat, outgoing, folder, selected, reveal, onSelectCall, onAnswer, onAnswerQuestion, changes, onUndo, onRetry, onOpenGuide }: Props) {
   const { t } = useI18n();
   const scroller = useRef<HTMLDivElement>(null);
   const stickToBottom = useRef(true);
@@ -75,6 +77,7 @@ export function Chat({ chat, outgoing, folder, selected, reveal, onSelectCall, o
           changes={changes[turn.id]}
           onUndo={onUndo}
           onRetry={onRetry}
+          onOpenGuide={onOpenGuide}
         />
       ))}
       {outgoing && (
@@ -89,6 +92,11 @@ export function Chat({ chat, outgoing, folder, selected, reveal, onSelectCall, o
               <button type="button" onClick={onRetry}>
                 {t("retry")}
               </button>
+              {outgoing.code === "unreachable" && onOpenGuide && (
+                <button type="button" onClick={onOpenGuide}>
+                  {t("guideOpen")}
+                </button>
+              )}
             </div>
           ) : (
             <div className="muted thinking">{t("thinking")}</div>
@@ -111,9 +119,10 @@ interface TurnProps {
   changes: TurnChanges | undefined;
   onUndo: (turnId: string, force: boolean) => Promise<UndoReport>;
   onRetry: () => void;
+  onOpenGuide: (() => void) | undefined;
 }
 
-const Turn = memo(function Turn({ turn, calls, isLast, firstWaiting, selected, onSelectCall, onAnswer, onAnswerQuestion, changes, onUndo, onRetry }: TurnProps) {
+const Turn = memo(function Turn({ turn, calls, isLast, firstWaiting, selected, onSelectCall, onAnswer, onAnswerQuestion, changes, onUndo, onRetry, onOpenGuide }: TurnProps) {
   const { t, lang } = useI18n();
   const [expanded, setExpanded] = useState(false);
   const hasText = turn.rounds.some((round) => round.text.length > 0);
@@ -186,6 +195,11 @@ const Turn = memo(function Turn({ turn, calls, isLast, firstWaiting, selected, o
             {error.fatal && isLast && error === fatal && (
               <button type="button" onClick={onRetry}>
                 {t("retry")}
+              </button>
+            )}
+            {error.fatal && isLast && error === fatal && error.code === "unreachable" && onOpenGuide && (
+              <button type="button" onClick={onOpenGuide}>
+                {t("guideOpen")}
               </button>
             )}
           </div>

@@ -1,19 +1,28 @@
 // The first screen: what Tooltrail does, which model endpoint it will use and how to change it,
-// and the way in — open a folder, or one of the recent ones.
-import type { AppInfo, RecentWorkspace } from "../api";
+// and the way in — open a folder, or one of the recent ones. When no model answers (a new
+// machine), the endpoint's paragraph gives way to the guide to choosing one.
+import { Suspense } from "react";
+import type { AppInfo, GuideView, RecentWorkspace } from "../api";
 import { useI18n } from "../i18n";
+import { ModelGuide } from "./lazy";
 import { LanguagePicker } from "./Sidebar";
 
 interface Props {
   info: AppInfo | null;
+  /** Whether a question could be answered now; `null` until known. */
+  guide: GuideView | null;
   recent: RecentWorkspace[];
   error: string | null;
   onOpenFolder: (path?: string) => void;
+  /** Where questions go changed (the guide chose something). */
+  onSettingsChanged: () => void;
 }
 
-export function Welcome({ info, recent, error, onOpenFolder }: Props) {
+export function Welcome({ info, guide, recent, error, onOpenFolder, onSettingsChanged }: Props) {
   const { t } = useI18n();
   const endpoint = info?.endpoint;
+  // Once shown, the guide stays: it says where questions go after a choice.
+  const showGuide = guide !== null && !guide.ready;
   return (
     <main className="welcome">
       <div className="welcome-card">
@@ -23,6 +32,11 @@ export function Welcome({ info, recent, error, onOpenFolder }: Props) {
         </h1>
         <h2>{t("welcomeTitle")}</h2>
         <p>{t("welcomeBody")}</p>
+        {showGuide && (
+          <Suspense fallback={<p className="muted" aria-busy="true">{t("guideChecking")}</p>}>
+            <ModelGuide initial={guide} onDone={() => onOpenFolder()} doneLabel="guideOpenFolderNow" onChanged={onSettingsChanged} />
+          </Suspense>
+        )}
         <button type="button" className="primary big" onClick={() => onOpenFolder()}>
           {t("openFolder")}
         </button>
@@ -48,7 +62,7 @@ export function Welcome({ info, recent, error, onOpenFolder }: Props) {
             </ul>
           )}
         </section>
-        {endpoint && (
+        {endpoint && !showGuide && (
           <section className="welcome-section endpoint" data-testid="endpoint">
             <h3>{t("endpointTitle")}</h3>
             <p>

@@ -28,4 +28,5 @@ export function DiffView({ change }: { change: FileChange }) {
 export const HistoryView = lazy(() => import("./history/HistoryView").then((m) => ({ default: m.HistoryView })));
 export const StatsView = lazy(() => import("./history/StatsView").then((m) => ({ default: m.StatsView })));
 export const SettingsView = lazy(() => import("./settings/SettingsView").then((m) => ({ default: m.SettingsView })));
+export const ModelGuide = lazy(() => import("./models/ModelGuide").then((m) => ({ default: m.ModelGuide })));
 export const SnippetsView = lazy(() => import("./snippets/SnippetsView").then((m) => ({ default: m.SnippetsView })));

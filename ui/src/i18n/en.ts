@@ -1,6 +1,7 @@
 // English strings. Every string the window shows lives here and in zh.ts.
 import { editsEn } from "./edits";
 import { historyEn } from "./history";
+import { modelsEn } from "./models";
 import { settingsEn } from "./settings";
 import { snippetsEn } from "./snippets";
 import { usageEn } from "./usage";
@@ -8,6 +9,7 @@ import { usageEn } from "./usage";
 export const en = {
   ...editsEn,
   ...historyEn,
+  ...modelsEn,
   ...settingsEn,
   ...snippetsEn,
   ...usageEn,

@@ -2,6 +2,7 @@
 import type { MessageKey } from "./en";
 import { editsZh } from "./edits";
 import { historyZh } from "./history";
+import { modelsZh } from "./models";
 import { settingsZh } from "./settings";
 import { snippetsZh } from "./snippets";
 import { usageZh } from "./usage";
@@ -9,6 +10,7 @@ import { usageZh } from "./usage";
 export const zh: Record<MessageKey, string> = {
   ...editsZh,
   ...historyZh,
+  ...modelsZh,
   ...settingsZh,
   ...snippetsZh,
   ...usageZh,

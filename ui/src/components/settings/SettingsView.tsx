@@ -6,6 +6,7 @@ import { useI18n } from "../../i18n";
 import type { MessageKey } from "../../i18n/en";
 import { LimitsSection } from "./LimitsSection";
 import { McpSection } from "./McpSection";
+import { ModelsSection } from "./ModelsSection";
 import { ProvidersSection } from "./ProvidersSection";
 import { RulesSection } from "./RulesSection";
 import { SandboxSection } from "./SandboxSection";
@@ -17,9 +18,10 @@ interface Props {
   onChanged: () => void;
 }
 
-type SectionId = "providers" | "limits" | "tools" | "sandbox" | "rules" | "mcp";
+type SectionId = "providers" | "models" | "limits" | "tools" | "sandbox" | "rules" | "mcp";
 const SECTIONS: { id: SectionId; title: MessageKey; intro: MessageKey }[] = [
   { id: "providers", title: "cfgProviders", intro: "cfgProvidersIntro" },
+  { id: "models", title: "cfgModels", intro: "cfgModelsIntro" },
   { id: "limits", title: "cfgLimits", intro: "cfgLimitsIntro" },
   { id: "tools", title: "cfgTools", intro: "cfgToolsIntro" },
   { id: "sandbox", title: "cfgSandbox", intro: "cfgSandboxIntro" },
@@ -53,6 +55,10 @@ export function SettingsView({ workspace, onChanged }: Props) {
     await reload();
     onChanged();
   }, [reload, onChanged]);
+  // A model used here changes where questions go: the providers' "questions go to" line too.
+  const providersChangedQuietly = useCallback(() => {
+    void providersChanged();
+  }, [providersChanged]);
   const limitsSaved = useCallback((limits: Limits) => setSettings((old) => (old ? { ...old, limits } : old)), []);
   const toolToggled = useCallback(
     (name: string, enabled: boolean) => setSettings((old) => (old ? { ...old, tools: old.tools.map((tool) => (tool.name === name ? { ...tool, enabled } : tool)) } : old)),
@@ -86,6 +92,8 @@ export function SettingsView({ workspace, onChanged }: Props) {
     switch (id) {
       case "providers":
         return settings && <ProvidersSection settings={settings} onChanged={providersChanged} />;
+      case "models":
+        return <ModelsSection onChanged={providersChangedQuietly} />;
       case "limits":
         return settings && <LimitsSection limits={settings.limits} onSaved={limitsSaved} />;
       case "tools":
