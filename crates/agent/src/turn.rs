@@ -410,6 +410,9 @@ impl Agent {
                 }
             };
             let mut partial = String::new();
+            // The ids of the calls that began to stream, by position, to retract those a cut
+            // leaves out.
+            let mut streamed_ids: Vec<String> = Vec::new();
             let stop = CancellationToken::new();
             let mut watch = LoopWatch::new(&seen_calls, &instructions);
             let streamed = {
@@ -432,6 +435,13 @@ impl Agent {
                         } => {
                             watch.call(index, name.as_deref(), &arguments);
                             if watch.cut().is_none() {
+                                let position = usize::try_from(index).unwrap_or(usize::MAX);
+                                if streamed_ids.len() <= position {
+                                    streamed_ids.resize(position + 1, String::new());
+                                }
+                                if streamed_ids[position].is_empty() {
+                                    streamed_ids[position] = id.clone();
+                                }
                                 emitter.emit(EventBody::ToolCallDelta {
                                     round,
                                     index,
@@ -498,6 +508,12 @@ impl Agent {
                     tool: cut.what.tool().map(str::to_string),
                     repeats: cut.what.times(),
                     tokens: cut.tokens,
+                    dropped: streamed_ids
+                        .iter()
+                        .skip(cut.keep_calls)
+                        .filter(|id| !id.is_empty())
+                        .cloned()
+                        .collect(),
                 });
             }
             if let Some(usage) = response.usage {

@@ -103,12 +103,18 @@ async fn a_stream_that_repeats_a_call_forever_is_cut_and_the_turn_answers() {
             round,
             tool,
             repeats,
+            dropped,
             ..
         },
     ] = stopped.as_slice()
     else {
         panic!("one repetition_stopped event: {stopped:?}");
     };
+    assert_eq!(
+        dropped,
+        &vec!["call_1".to_string()],
+        "the copy that began to stream is retracted"
+    );
     assert_eq!(
         (*round, tool.as_deref(), *repeats),
         (1, Some("read_file"), 2)

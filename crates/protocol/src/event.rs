@@ -191,6 +191,11 @@ pub enum EventBody {
         repeats: u32,
         /// About how many tokens the model had generated in this round when it was stopped.
         tokens: u32,
+        /// Calls that had begun to stream (`tool_call_delta`) but were not kept: they never
+        /// run, and a timeline drops them.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        #[ts(optional, as = "Option<Vec<String>>")]
+        dropped: Vec<String>,
     },
     /// Something went wrong. `fatal` errors end the turn.
     Error {

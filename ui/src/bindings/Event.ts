@@ -82,7 +82,12 @@ repeats: number,
 /**
  * About how many tokens the model had generated in this round when it was stopped.
  */
-tokens: number, } | { "type": "error", code: ErrorCode, message: string, fatal: boolean, } | { "type": "turn_finished", reason: TurnEnd, rounds: number, 
+tokens: number, 
+/**
+ * Calls that had begun to stream (`tool_call_delta`) but were not kept: they never
+ * run, and a timeline drops them.
+ */
+dropped?: Array<string>, } | { "type": "error", code: ErrorCode, message: string, fatal: boolean, } | { "type": "turn_finished", reason: TurnEnd, rounds: number, 
 /**
  * The final answer text of the turn.
  */

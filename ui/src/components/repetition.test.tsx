@@ -11,8 +11,10 @@ afterEach(cleanup);
 function looped() {
   const stream = new StreamBuilder()
     .start("turn_1", "What does the README say?")
+    .callDelta(1, 0, "call_1", "read_file", { path: "README.md" })
+    .callDelta(1, 1, "call_2", "read_file", { path: "README.md" })
+    .push({ type: "repetition_stopped", round: 1, tool: "read_file", repeats: 2, tokens: 420, dropped: ["call_2"] })
     .call(1, 0, "call_1", "read_file", { path: "README.md" }, "# Demo")
-    .push({ type: "repetition_stopped", round: 1, tool: "read_file", repeats: 2, tokens: 420 })
     .text(2, "It is a demo.")
     .push({ type: "repetition_stopped", round: 2, repeats: 3, tokens: 150 })
     .finish("completed", 2, "It is a demo.");
@@ -55,6 +57,13 @@ describe("a model stopped for repeating itself", () => {
         "The model repeated the same text (3 times) in round 2; Tooltrail stopped it after about 150 tokens and kept it once.",
       ),
     ).toBeTruthy();
+  });
+
+  it("keeps the copy that was cut off the timeline", () => {
+    const chat = looped();
+    expect(chat.turns[0]?.rounds[0]?.callIds).toEqual(["call_1"]);
+    expect(Object.keys(chat.calls)).toEqual(["call_1"]);
+    expect(chat.timeline).toEqual(["call_1"]);
   });
 
   it("speaks Chinese", () => {

@@ -398,6 +398,21 @@ function fold(draft: Draft, event: Event) {
       return;
     }
     case "repetition_stopped": {
+      // Calls that began to stream but were cut off never run: off the timeline.
+      for (const callId of event.dropped ?? []) {
+        const call = draft.state.calls[callId];
+        if (!call) continue;
+        const calls = draft.calls();
+        delete calls[callId];
+        const timeline = draft.timeline();
+        const at = timeline.indexOf(callId);
+        if (at >= 0) timeline.splice(at, 1);
+        const owner = draft.turn(call.turnId);
+        if (owner) {
+          const round = draft.round(owner, call.round);
+          round.callIds = round.callIds.filter((id) => id !== callId);
+        }
+      }
       const turn = draft.turn(event.turn_id);
       if (turn && !(turn.repetitions ?? []).some((r) => r.round === event.round)) {
         turn.repetitions = [
