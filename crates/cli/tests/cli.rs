@@ -130,7 +130,7 @@ async fn ask_json_prints_one_event_per_line() {
 }
 
 #[tokio::test]
-async fn a_dead_endpoint_is_one_sentence_and_exit_1() {
+async fn a_dead_endpoint_is_one_sentence_then_the_ways_forward_and_exit_1() {
     let ws = workspace();
     let config = tempfile::tempdir().unwrap();
     let out = tooltrail(
@@ -150,11 +150,13 @@ async fn a_dead_endpoint_is_one_sentence_and_exit_1() {
     .await;
     assert_eq!(out.status.code(), Some(1));
     let stderr = text(&out.stderr);
-    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    let first = stderr.lines().next().unwrap_or_default();
     assert!(
-        stderr.starts_with("error: ") && stderr.contains("http://127.0.0.1:9/v1"),
+        first.starts_with("error: ") && first.contains("http://127.0.0.1:9/v1"),
         "{stderr}"
     );
+    // What was found on this machine (whatever runs here) and how to go on follow it.
+    assert!(stderr.contains("tooltrail providers use"), "{stderr}");
     assert!(
         !stderr.contains("Error {") && !stderr.contains("kind:"),
         "no debug dumps: {stderr}"
