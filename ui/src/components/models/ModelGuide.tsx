@@ -142,7 +142,7 @@ function Servers({ guide, checking, onLookAgain, onChosen, onError }: { guide: G
   );
 }
 
-function serverName(server: FoundServer): string {
+function serverName(server: FoundServer, t: (key: MessageKey) => string): string {
   switch (server.kind) {
     case "ollama":
       return "Ollama";
@@ -155,13 +155,13 @@ function serverName(server: FoundServer): string {
     case "jan":
       return "Jan";
     case "openai_compatible":
-      return server.base_url;
+      return t("guideKindOpenAi");
   }
 }
 
 function ServerCard({ server, onChosen, onError }: { server: FoundServer; onChosen: (sentence: string) => void; onError: (message: string) => void }) {
   const { t } = useI18n();
-  const name = serverName(server);
+  const name = serverName(server, t);
   const suggested = server.models.find((model) => model.tools === "yes") ?? server.models[0];
   const [picked, setPicked] = useState<string | null>(suggested?.id ?? null);
   const [busy, setBusy] = useState(false);
