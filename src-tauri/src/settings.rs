@@ -18,6 +18,11 @@ pub struct EndpointInfo {
     pub problem: Option<String>,
     /// Set when the active provider's key could not be read from the keychain.
     pub key_problem: Option<String>,
+    /// Set when questions go to the model Tooltrail runs itself (the `local` provider): that
+    /// model's name. The base URL is then only known once its server runs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub local_model: Option<String>,
 }
 
 impl EndpointInfo {
@@ -29,6 +34,10 @@ impl EndpointInfo {
             config_path: settings.config_path.display().to_string(),
             problem: None,
             key_problem: settings.key_problem.clone(),
+            local_model: settings
+                .local
+                .as_ref()
+                .map(|local| local.model.clone().unwrap_or_default()),
         }
     }
 }
@@ -51,6 +60,7 @@ pub fn endpoint_info() -> EndpointInfo {
                 .unwrap_or_default(),
             problem: Some(error.to_string()),
             key_problem: None,
+            local_model: None,
         },
     }
 }

@@ -11,4 +11,9 @@ problem: string | null,
 /**
  * Set when the active provider's key could not be read from the keychain.
  */
-key_problem: string | null, };
+key_problem: string | null, 
+/**
+ * Set when questions go to the model Tooltrail runs itself (the `local` provider): that
+ * model's name. The base URL is then only known once its server runs.
+ */
+local_model?: string, };

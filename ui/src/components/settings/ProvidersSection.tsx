@@ -167,12 +167,20 @@ export function ProvidersSection({ settings, onChanged }: Props) {
   return (
     <>
       <div className="cfg-endpoint" data-testid="cfg-endpoint">
-        <div>
-          <span className="muted">{t("cfgEndpointNow")}</span> <code>{endpoint.base_url}</code>
-        </div>
-        <div className="muted small-text">
-          {endpoint.model ? t("endpointModel", { model: endpoint.model }) : t("endpointFirstModel")} · {endpoint.api_key_set ? t("endpointKeySet") : t("endpointKeyUnset")}
-        </div>
+        {endpoint.local_model !== undefined ? (
+          <div data-testid="cfg-endpoint-local">
+            <span className="muted">{t("cfgEndpointNow")}</span> {t("cfgEndpointLocal", { model: endpoint.local_model })}
+          </div>
+        ) : (
+          <>
+            <div>
+              <span className="muted">{t("cfgEndpointNow")}</span> <code>{endpoint.base_url}</code>
+            </div>
+            <div className="muted small-text">
+              {endpoint.model ? t("endpointModel", { model: endpoint.model }) : t("endpointFirstModel")} · {endpoint.api_key_set ? t("endpointKeySet") : t("endpointKeyUnset")}
+            </div>
+          </>
+        )}
         {overridden && (
           <p className="cfg-warning" data-testid="cfg-env-override">
             {overridden === "address"
@@ -180,7 +188,7 @@ export function ProvidersSection({ settings, onChanged }: Props) {
               : t("cfgEnvOverrideModel", { name: active?.name ?? "", model: endpoint.model ?? "" })}
           </p>
         )}
-        {!active && <p className="muted small-text">{t("cfgNoActive")}</p>}
+        {!active && endpoint.local_model === undefined && <p className="muted small-text">{t("cfgNoActive")}</p>}
         {endpoint.problem && <p className="turn-error small-text">{t("endpointProblem", { problem: endpoint.problem })}</p>}
         {endpoint.key_problem && <p className="turn-error small-text" data-testid="cfg-key-problem">{endpoint.key_problem}</p>}
         <p className="muted small-text">{t("cfgSavedIn", { path: settings.config_path })}</p>

@@ -218,6 +218,14 @@ describe("strings", () => {
 });
 
 describe("ProvidersSection", () => {
+  it("says when questions go to the model Tooltrail runs itself", () => {
+    const local = { ...endpoint, base_url: "http://localhost:11434/v1", model: "gemma", local_model: "gemma" };
+    inEnglish(<ProvidersSection settings={appSettings({ endpoint: local, providers: [] })} onChanged={() => Promise.resolve()} />);
+    expect(screen.getByTestId("cfg-endpoint-local")).toHaveTextContent("Questions go to the model Tooltrail runs on this computer, gemma (Settings → Models).");
+    expect(screen.queryByText(/No provider is in use/)).toBeNull();
+    expect(screen.queryByText("http://localhost:11434/v1")).toBeNull();
+  });
+
   it("adds a provider from a preset with a key, and the key is gone from the page afterwards", async () => {
     const save = vi.spyOn(api, "saveProvider").mockResolvedValue({ ...openai, id: "openai-2", name: "OpenAI 2" });
     const onChanged = vi.fn(() => Promise.resolve());
