@@ -210,7 +210,10 @@ fn main() -> ExitCode {
             Command::Ask(args) => ask::run(args).await,
             Command::Tool(args) => tool_cmd::run(args).await,
             Command::Tools { json, tokens: true } => tool_cmd::tokens(json).await,
-            Command::Tools { json, tokens: false } => tool_cmd::list(json),
+            Command::Tools {
+                json,
+                tokens: false,
+            } => tool_cmd::list(json),
             Command::History(args) => history_cmd::history(args),
             Command::Conversations(args) => history_cmd::conversations(args),
             Command::Export(args) => history_cmd::export(args),

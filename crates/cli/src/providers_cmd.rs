@@ -329,7 +329,8 @@ pub fn ways_forward(server_line: bool) -> Vec<String> {
     let mut lines = vec![
         "  · a small model that Tooltrail runs itself:".to_string(),
         format!("      tooltrail models pull {STARTER_MODEL}"),
-        format!("      tooltrail providers use {LOCAL_PROVIDER_ID}"),
+        // `models use` chooses the model and makes the local provider the active one.
+        format!("      tooltrail models use {STARTER_MODEL}"),
         "  · a cloud model, with your key in TOOLTRAIL_API_KEY (or saved in the app's Settings → Providers, which keeps it in the OS keychain):".to_string(),
         "      tooltrail providers use https://api.openai.com/v1 --model gpt-4.1-mini".to_string(),
         "      export TOOLTRAIL_API_KEY=sk-...".to_string(),

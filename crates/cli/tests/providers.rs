@@ -266,7 +266,7 @@ async fn ask_with_nothing_reachable_says_what_was_found_and_the_ways_forward() {
                 server.base_url()
             ),
             "      tooltrail models pull qwen3-1.7b".to_string(),
-            "      tooltrail providers use local".to_string(),
+            "      tooltrail models use qwen3-1.7b".to_string(),
             "      export TOOLTRAIL_API_KEY=sk-...".to_string(),
         ] {
             assert!(
@@ -304,7 +304,7 @@ async fn ask_with_nothing_reachable_says_what_was_found_and_the_ways_forward() {
     assert!(
         stderr
             .lines()
-            .any(|l| l == "      tooltrail providers use local"),
+            .any(|l| l == "      tooltrail models use qwen3-1.7b"),
         "{stderr}"
     );
 }
