@@ -345,9 +345,19 @@ pub fn revoke_rule(host: State<'_, Host>, id: String) -> CommandResult<RuleView>
 async fn blocking<T: Send + 'static>(
     work: impl FnOnce() -> CommandResult<T> + Send + 'static,
 ) -> CommandResult<T> {
+    off_main(work, "settings", "The settings could not be changed.").await
+}
+
+/// Runs blocking work off the async threads; `area` and `failed` say what went wrong when the
+/// work could not finish.
+pub(crate) async fn off_main<T: Send + 'static>(
+    work: impl FnOnce() -> CommandResult<T> + Send + 'static,
+    area: &'static str,
+    failed: &'static str,
+) -> CommandResult<T> {
     tauri::async_runtime::spawn_blocking(work)
         .await
-        .map_err(|_| CommandError::new("settings", "The settings could not be changed."))?
+        .map_err(|_| CommandError::new(area, failed))?
 }
 
 #[tauri::command]

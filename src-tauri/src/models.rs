@@ -355,9 +355,7 @@ fn use_installed(name: &str) -> CommandResult<ModelView> {
 async fn blocking<T: Send + 'static>(
     work: impl FnOnce() -> CommandResult<T> + Send + 'static,
 ) -> CommandResult<T> {
-    tauri::async_runtime::spawn_blocking(work)
-        .await
-        .map_err(|_| CommandError::new("models", "The models folder could not be read."))?
+    crate::commands::off_main(work, "models", "The models folder could not be read.").await
 }
 
 #[tauri::command]

@@ -105,4 +105,5 @@ pub use tokens::{estimate_message, estimate_tokens};
 pub use tooltrail_protocol::{ToolMode, UnknownToolMode};
 pub use window::{
     ContextWindow, LOCAL_DEFAULT_WINDOW, REMOTE_DEFAULT_WINDOW, WindowSource, default_window,
+    modelfile_num_ctx, positive as positive_tokens,
 };

@@ -311,7 +311,7 @@ pub(crate) fn server_root(base_url: &str) -> String {
 }
 
 /// `num_ctx` in an Ollama Modelfile's parameters (`num_ctx 8192` on a line of its own).
-fn modelfile_num_ctx(parameters: &str) -> Option<u32> {
+pub fn modelfile_num_ctx(parameters: &str) -> Option<u32> {
     parameters.lines().find_map(|line| {
         let mut words = line.split_whitespace();
         (words.next() == Some("num_ctx"))
@@ -321,7 +321,8 @@ fn modelfile_num_ctx(parameters: &str) -> Option<u32> {
     })
 }
 
-fn positive(value: Option<&Value>) -> Option<u32> {
+/// A positive count of tokens, as a server's JSON gives it.
+pub fn positive(value: Option<&Value>) -> Option<u32> {
     value
         .and_then(Value::as_u64)
         .filter(|tokens| *tokens > 0)

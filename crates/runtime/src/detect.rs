@@ -50,6 +50,7 @@
 
 use std::net::IpAddr;
 use std::time::Duration;
+use tooltrail_llm::{modelfile_num_ctx, positive_tokens};
 
 use futures::future::join_all;
 use reqwest::{Client, StatusCode, Url};
@@ -506,13 +507,13 @@ fn listed_model(entry: &Value) -> Option<FoundModel> {
     let id = entry.get("id").and_then(Value::as_str)?.to_string();
     let window = ["loaded_context_length", "max_model_len", "context_length"]
         .iter()
-        .find_map(|field| tokens(entry.get(*field)));
+        .find_map(|field| positive_tokens(entry.get(*field)));
     Some(FoundModel {
         id,
         tools: listed(entry.get("supported_parameters"), "tools"),
         vision: listed(entry.pointer("/architecture/input_modalities"), "image"),
-        context_window: window.or_else(|| tokens(entry.pointer("/meta/n_ctx"))),
-        max_context_window: tokens(entry.pointer("/meta/n_ctx_train")),
+        context_window: window.or_else(|| positive_tokens(entry.pointer("/meta/n_ctx"))),
+        max_context_window: positive_tokens(entry.pointer("/meta/n_ctx_train")),
     })
 }
 
@@ -552,7 +553,7 @@ fn llama_cpp_models(entries: Option<&[Value]>, props: Option<&Value>) -> Vec<Fou
         if !single && alias != Some(model.id.as_str()) {
             continue;
         }
-        if let Some(window) = tokens(props.pointer("/default_generation_settings/n_ctx")) {
+        if let Some(window) = positive_tokens(props.pointer("/default_generation_settings/n_ctx")) {
             model.context_window = Some(window);
         }
         let supports_tools = props
@@ -589,8 +590,8 @@ fn lm_studio_models(answer: &Value) -> Option<Vec<FoundModel>> {
                         Some("llm") => Support::No,
                         _ => Support::Unknown,
                     },
-                    context_window: tokens(entry.get("loaded_context_length")),
-                    max_context_window: tokens(entry.get("max_context_length")),
+                    context_window: positive_tokens(entry.get("loaded_context_length")),
+                    max_context_window: positive_tokens(entry.get("max_context_length")),
                 })
             })
             .collect(),
@@ -663,14 +664,14 @@ fn ollama_model(name: String, show: Option<&Value>, running: &[Value]) -> Option
                 .iter()
                 .any(|n| n.and_then(Value::as_str) == Some(name.as_str()))
         })
-        .and_then(|entry| tokens(entry.get("context_length")));
+        .and_then(|entry| positive_tokens(entry.get("context_length")));
     let trained = show
         .and_then(|show| show.get("model_info"))
         .and_then(Value::as_object)
         .and_then(|info| {
             info.iter()
                 .find(|(key, _)| key.ends_with(".context_length"))
-                .and_then(|(_, value)| tokens(Some(value)))
+                .and_then(|(_, value)| positive_tokens(Some(value)))
         });
     Some(FoundModel {
         tools: capability("tools"),
@@ -680,25 +681,6 @@ fn ollama_model(name: String, show: Option<&Value>, running: &[Value]) -> Option
         max_context_window: trained,
         id: name,
     })
-}
-
-/// `num_ctx` in an Ollama Modelfile's parameters (`num_ctx 8192` on a line of its own).
-fn modelfile_num_ctx(parameters: &str) -> Option<u32> {
-    parameters.lines().find_map(|line| {
-        let mut words = line.split_whitespace();
-        (words.next() == Some("num_ctx"))
-            .then(|| words.next()?.parse::<u32>().ok())
-            .flatten()
-            .filter(|tokens| *tokens > 0)
-    })
-}
-
-/// A positive count of tokens.
-fn tokens(value: Option<&Value>) -> Option<u32> {
-    value
-        .and_then(Value::as_u64)
-        .filter(|tokens| *tokens > 0)
-        .map(|tokens| u32::try_from(tokens).unwrap_or(u32::MAX))
 }
 
 fn is_loopback(url: &str) -> bool {

@@ -10,8 +10,9 @@ import { useDownloads } from "../../downloads";
 import { useI18n } from "../../i18n";
 import type { MessageKey } from "../../i18n/en";
 import { PROVIDER_PRESETS } from "../settings/presets";
+import { CatalogueEntryMain } from "./CatalogueEntry";
 import { DownloadCards } from "./DownloadCard";
-import { formatBytes, formatTokens, windowText } from "./format";
+import { windowText } from "./format";
 
 interface Props {
   /** The check the caller already ran, if any; the guide runs its own otherwise. */
@@ -370,17 +371,7 @@ function Local({ onChosen }: { onChosen: (sentence: string) => void }) {
       <ul className="guide-catalogue">
         {catalogue.map((entry) => (
           <li key={entry.name} className="cfg-item" data-model={entry.name}>
-            <div className="cfg-item-main">
-              <div className="cfg-item-title">
-                <strong>{entry.title}</strong>
-                <code className="cfg-mono muted">{entry.name}</code>
-                {entry.installed && <span className="cfg-badge cfg-badge-ok">{t("mdlInstalled")}</span>}
-              </div>
-              <span className="small-text">{entry.description}</span>
-              <span className="muted small-text">
-                {[entry.size_bytes !== null ? t("mdlSize", { size: formatBytes(entry.size_bytes) }) : null, t("mdlMemory", { memory: entry.memory_gb.toFixed(1) }), t("mdlTrained", { tokens: formatTokens(entry.context_length) })].filter(Boolean).join(" · ")}
-              </span>
-            </div>
+            <CatalogueEntryMain entry={entry} />
             <div className="cfg-item-actions">
               {entry.installed ? (
                 <button type="button" className="small" onClick={() => api.useModel(entry.name).then((used) => onChosen(t("guideUsed", { name: used.name })), (failure: unknown) => setProblem(errorMessage(failure)))} aria-label={t("mdlUseNamed", { name: entry.title })}>

@@ -6,6 +6,7 @@ import { useCallback, useEffect, useState } from "react";
 import { api, errorMessage, type ModelsView, type ModelView, type RuntimeView } from "../../api";
 import { useDownloads } from "../../downloads";
 import { useI18n } from "../../i18n";
+import { CatalogueEntryMain } from "../models/CatalogueEntry";
 import { DownloadCards } from "../models/DownloadCard";
 import { formatBytes, formatStopsIn, formatTokens } from "../models/format";
 import { ConfirmInline, Field } from "./Field";
@@ -149,19 +150,7 @@ export function ModelsSection({ onChanged }: Props) {
       <ul className="cfg-list" aria-label={t("mdlCatalogue")} data-testid="mdl-catalogue">
         {view.catalogue.map((entry) => (
           <li key={entry.name} className="cfg-item" data-model={entry.name}>
-            <div className="cfg-item-main">
-              <div className="cfg-item-title">
-                <strong>{entry.title}</strong>
-                <code className="cfg-mono muted">{entry.name}</code>
-                {entry.installed && <span className="cfg-badge cfg-badge-ok">{t("mdlInstalled")}</span>}
-              </div>
-              <span className="small-text">{entry.description}</span>
-              <span className="muted small-text">
-                {[entry.size_bytes !== null ? t("mdlSize", { size: formatBytes(entry.size_bytes) }) : null, t("mdlMemory", { memory: entry.memory_gb.toFixed(1) }), t("mdlTrained", { tokens: formatTokens(entry.context_length) }), t("mdlLicence", { licence: entry.licence })]
-                  .filter(Boolean)
-                  .join(" · ")}
-              </span>
-            </div>
+            <CatalogueEntryMain entry={entry} licence />
             {!entry.installed && (
               <div className="cfg-item-actions">
                 <button type="button" className="small" disabled={downloading.has(entry.name)} onClick={() => start(entry.name)} aria-label={t("mdlDownloadNamed", { name: entry.title })}>
