@@ -237,13 +237,12 @@ impl<'a> LoopWatch<'a> {
     }
 
     fn stop(&mut self, what: Loop, keep_calls: usize, keep_text: usize) {
-        let generated = self.text.len()
+        let tokens = estimate_tokens(&self.text)
             + self
                 .calls
                 .iter()
-                .map(|call| call.name.len() + call.arguments.len())
-                .sum::<usize>();
-        let tokens = estimate_tokens(&"x".repeat(generated.min(1 << 20)));
+                .map(|call| estimate_tokens(&call.name) + estimate_tokens(&call.arguments))
+                .sum::<u32>();
         let mut keep_text = keep_text.min(self.text.len());
         while !self.text.is_char_boundary(keep_text) {
             keep_text -= 1;
