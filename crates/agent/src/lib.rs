@@ -40,6 +40,7 @@
 mod approval;
 mod budget;
 mod cap;
+mod config;
 mod conversation;
 mod dispatch;
 mod prompt;
@@ -51,7 +52,8 @@ pub use approval::{
     AllowAll, ApprovalRequest, Approver, Decision, DenyAll, RuleBook, RuleDecision,
 };
 pub use cap::cap_for_model;
+pub use config::AgentConfig;
 pub use conversation::Conversation;
 pub use prompt::system_prompt;
 pub use sink::{CollectingSink, EventSink, NullSink};
-pub use turn::{Agent, AgentConfig, TurnOptions, TurnOutcome, chat_with_tool_execution};
+pub use turn::{Agent, TurnOptions, TurnOutcome, chat_with_tool_execution};

@@ -17,7 +17,7 @@ use crate::response::{ChatResponse, StreamDelta};
 use crate::tokens::{Calibration, estimate_body};
 use crate::tools_refused::tools_refused;
 use crate::transport::{read_body, send};
-use crate::window::{ContextWindow, WindowSource, is_ollama_port};
+use crate::window::{ContextWindow, WindowSource, default_window, discover, is_ollama_port};
 use crate::wire::WireModels;
 use tooltrail_protocol::ToolMode;
 
@@ -378,5 +378,32 @@ impl LlmClient {
         .await?;
         self.calibrate(&body, &assembled);
         Ok(answer.finish(assembled, on_delta))
+    }
+}
+
+// The window is asked of the server here, beside the cache it is kept in, so that the
+// window module only knows how to ask and never the client.
+impl LlmClient {
+    /// The model's context window: as configured, else as the server says (asked once per
+    /// client and its clones), else a default. Never fails: a server that cannot be asked
+    /// gets the default.
+    pub async fn context_window(&self, cancel: &CancellationToken) -> ContextWindow {
+        if let Some(tokens) = self.config().context_window {
+            return ContextWindow {
+                tokens,
+                source: WindowSource::Configured,
+            };
+        }
+        if let Some(known) = self.learned_window() {
+            return known;
+        }
+        let learned = discover(self.http(), self.config(), cancel)
+            .await
+            .unwrap_or_else(|| ContextWindow {
+                tokens: default_window(&self.config().base_url),
+                source: WindowSource::Default,
+            });
+        self.learn_window(learned);
+        learned
     }
 }

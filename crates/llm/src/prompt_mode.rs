@@ -32,6 +32,18 @@ use self::parse::ToolUseParser;
 /// Where the answer stops: the model must not write its own results.
 const STOP: &str = "<tool_use_result>";
 
+// Here rather than beside the request's own body, so that the request knows nothing of
+// prompt mode.
+impl ChatRequest {
+    /// The JSON body sent to `/chat/completions` in prompt mode: no `tools` or `tool_choice`,
+    /// the tools described in the system prompt, and earlier calls and results written as
+    /// `<tool_use>` and `<tool_use_result>` blocks. For showing or recording what a prompt-mode
+    /// request looks like; the client builds it itself.
+    pub fn to_prompt_body(&self, model: &str, stream: bool) -> Value {
+        request_body(self, model, stream)
+    }
+}
+
 /// The JSON body of `request` in prompt mode.
 pub(crate) fn request_body(request: &ChatRequest, model: &str, stream: bool) -> Value {
     let section = instructions::tool_section(&request.tools, request.tool_choice.as_ref());

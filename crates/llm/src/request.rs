@@ -58,16 +58,6 @@ impl ChatRequest {
     }
 }
 
-impl ChatRequest {
-    /// The JSON body sent to `/chat/completions` in prompt mode: no `tools` or `tool_choice`,
-    /// the tools described in the system prompt, and earlier calls and results written as
-    /// `<tool_use>` and `<tool_use_result>` blocks. For showing or recording what a prompt-mode
-    /// request looks like; the client builds it itself.
-    pub fn to_prompt_body(&self, model: &str, stream: bool) -> Value {
-        crate::prompt_mode::request_body(self, model, stream)
-    }
-}
-
 fn message_json(message: &Message) -> Value {
     match message {
         Message::System { content } => json!({ "role": "system", "content": content }),

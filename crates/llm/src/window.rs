@@ -23,7 +23,6 @@ use reqwest::Method;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use crate::client::LlmClient;
 use crate::config::LlmConfig;
 use crate::transport::{read_body, send};
 
@@ -78,31 +77,6 @@ impl WindowSource {
     }
 }
 
-impl LlmClient {
-    /// The model's context window: as configured, else as the server says (asked once per
-    /// client and its clones), else a default. Never fails: a server that cannot be asked
-    /// gets the default.
-    pub async fn context_window(&self, cancel: &CancellationToken) -> ContextWindow {
-        if let Some(tokens) = self.config().context_window {
-            return ContextWindow {
-                tokens,
-                source: WindowSource::Configured,
-            };
-        }
-        if let Some(known) = self.learned_window() {
-            return known;
-        }
-        let learned = discover(self.http(), self.config(), cancel)
-            .await
-            .unwrap_or_else(|| ContextWindow {
-                tokens: default_window(&self.config().base_url),
-                source: WindowSource::Default,
-            });
-        self.learn_window(learned);
-        learned
-    }
-}
-
 /// The default window for a server at `base_url`.
 pub fn default_window(base_url: &str) -> u32 {
     let local = reqwest::Url::parse(base_url)
@@ -137,7 +111,7 @@ pub(crate) fn is_ollama_port(base_url: &str) -> bool {
 }
 
 /// Asks the server, most likely kind first; `None` when none of them says.
-async fn discover(
+pub(crate) async fn discover(
     http: &reqwest::Client,
     config: &LlmConfig,
     cancel: &CancellationToken,

@@ -1,0 +1,32 @@
+//! The agent's configuration: limits and model settings that every turn of one agent shares.
+//! Its own module so that the turn loop and the round's dispatcher both read it without
+//! either depending on the other.
+
+/// Limits and model settings for turns.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AgentConfig {
+    /// Tool rounds per user message. At the limit the model answers once more without tools.
+    pub max_rounds: u32,
+    /// Largest tool result sent to the model, in bytes; longer ones are cut with a marker.
+    pub max_result_bytes: usize,
+    /// How often the same call (same tool, same arguments) runs in one turn before it is
+    /// refused.
+    pub max_identical_calls: u32,
+    pub temperature: Option<f32>,
+    pub max_tokens: Option<u32>,
+    /// Replaces the built-in system prompt when set.
+    pub system_prompt: Option<String>,
+}
+
+impl Default for AgentConfig {
+    fn default() -> Self {
+        Self {
+            max_rounds: 10,
+            max_result_bytes: 32 * 1024,
+            max_identical_calls: 2,
+            temperature: None,
+            max_tokens: None,
+            system_prompt: None,
+        }
+    }
+}
