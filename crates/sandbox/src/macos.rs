@@ -4,22 +4,6 @@
 use crate::view::{Access, Grant};
 use std::ffi::OsString;
 
-/// System folders programs are read and run from (the view's system folders on macOS; the
-/// profile is built and tested everywhere).
-#[cfg_attr(target_os = "linux", allow(dead_code))]
-pub(crate) const SYSTEM: &[&str] = &[
-    "/usr",
-    "/bin",
-    "/sbin",
-    "/System",
-    "/Library/Apple",
-    "/opt/homebrew",
-    "/usr/local",
-    "/private/etc/ssl",
-    "/private/var/db/timezone",
-    "/dev",
-];
-
 /// The program that applies a profile.
 pub const SANDBOX_EXEC: &str = "/usr/bin/sandbox-exec";
 

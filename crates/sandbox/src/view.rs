@@ -453,8 +453,25 @@ pub(crate) fn system_paths() -> Vec<PathBuf> {
 
 #[cfg(not(target_os = "linux"))]
 pub(crate) fn system_paths() -> Vec<PathBuf> {
-    crate::macos::SYSTEM.iter().map(PathBuf::from).collect()
+    MACOS_SYSTEM.iter().map(PathBuf::from).collect()
 }
+
+/// System folders programs are read and run from on macOS. Kept with the view rather than
+/// with the Seatbelt profile, which only turns a view's grants into rules and so depends on
+/// the view, never the other way round.
+#[cfg(not(target_os = "linux"))]
+const MACOS_SYSTEM: &[&str] = &[
+    "/usr",
+    "/bin",
+    "/sbin",
+    "/System",
+    "/Library/Apple",
+    "/opt/homebrew",
+    "/usr/local",
+    "/private/etc/ssl",
+    "/private/var/db/timezone",
+    "/dev",
+];
 
 /// The command's environment: nothing inherited but a `PATH` of folders it can see (system
 /// folders, then toolchains and extra folders in the order the user's `PATH` has them), the

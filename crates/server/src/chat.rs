@@ -14,20 +14,21 @@ use axum::extract::{Request, State};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 use tokio::sync::OwnedSemaphorePermit;
-use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
-use tokio_util::sync::{CancellationToken, DropGuard};
+use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
+use tokio_util::sync::CancellationToken;
 use tooltrail_agent::{Conversation, EventSink, TurnOptions, TurnOutcome};
 use tooltrail_host::{Engine, HostError};
-use tooltrail_protocol::{Event, EventBody, Message, TurnEnd};
+use tooltrail_protocol::{Event, EventBody, Message};
 use tooltrail_settings::Overrides;
 use tooltrail_store::NewConversation;
 
 use crate::error::ApiError;
 use crate::plan;
+use crate::running::{Running, Update};
 use crate::sessions::Lease;
 use crate::state::{AppState, RequestTimer, Unattended};
 use crate::stream;
-use crate::summary::{Summary, client_calls};
+use crate::summary::{Summary, client_calls, end_error, finish_reason};
 use crate::wire::ChatCompletionRequest;
 
 /// Marks API conversations in the history (`tooltrail conversations`, the app's sidebar).
@@ -35,12 +36,6 @@ pub const TITLE_PREFIX: &str = "API · ";
 
 /// Longest title, in characters, after the prefix (the store's own limit for titles).
 const TITLE_CHARS: usize = 80;
-
-/// What the turn task sends the request: each event as it is recorded, then the outcome.
-pub enum Update {
-    Event(Box<Event>),
-    Done(TurnOutcome),
-}
 
 /// The screen of an API turn: events go to the request that waits for them, and the calls to
 /// the metrics.
@@ -63,19 +58,6 @@ impl EventSink for Screen {
         // The request may be gone; the turn goes on to its end and is recorded all the same.
         let _ = self.updates.send(Update::Event(Box::new(event)));
     }
-}
-
-/// A turn running for a request.
-pub struct Running {
-    pub updates: UnboundedReceiver<Update>,
-    /// Cancels the turn when the request is dropped.
-    pub guard: DropGuard,
-    pub id: String,
-    pub created: u64,
-    pub session_id: Option<String>,
-    pub conversation_id: String,
-    /// Taken when the request is recorded in the metrics.
-    pub timer: Option<RequestTimer>,
 }
 
 pub async fn completions(State(app): State<Arc<AppState>>, request: Request) -> Response {
@@ -315,38 +297,6 @@ async fn whole(mut running: Running) -> Response {
         timer.finish(with_tools, None);
     }
     Json(body).into_response()
-}
-
-/// The error a turn that did not answer ends the request with.
-pub fn end_error(outcome: &TurnOutcome, summary: &Summary) -> Option<ApiError> {
-    match outcome.end {
-        TurnEnd::Completed | TurnEnd::RoundLimit => None,
-        TurnEnd::Cancelled => Some(ApiError::shutting_down()),
-        TurnEnd::Error => {
-            let (code, message) = summary.fatal.clone().unwrap_or_else(|| {
-                (
-                    "model_error".to_string(),
-                    outcome
-                        .error
-                        .clone()
-                        .unwrap_or_else(|| "The model endpoint failed.".to_string()),
-                )
-            });
-            Some(ApiError::model(&code, message))
-        }
-    }
-}
-
-/// `length` when the final answer was cut by the token limit or the context window, as the
-/// model server said it.
-pub fn finish_reason(outcome: &TurnOutcome, summary: &Summary) -> &'static str {
-    if !outcome.pending_calls.is_empty() {
-        "tool_calls"
-    } else if summary.truncated_round == Some(outcome.rounds) {
-        "length"
-    } else {
-        "stop"
-    }
 }
 
 fn completion(running: &Running, summary: &Summary, outcome: &TurnOutcome) -> Value {

@@ -55,6 +55,7 @@ pub mod chat;
 pub mod error;
 pub mod metrics;
 pub mod plan;
+mod running;
 mod server;
 pub mod sessions;
 mod state;

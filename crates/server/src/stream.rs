@@ -27,9 +27,9 @@ use futures::Stream;
 use serde_json::{Value, json};
 use tooltrail_protocol::{Event, EventBody};
 
-use crate::chat::{Running, Update, end_error, finish_reason};
 use crate::error::ApiError;
-use crate::summary::{Summary, client_calls, tool_result};
+use crate::running::{Running, Update};
+use crate::summary::{Summary, client_calls, end_error, finish_reason, tool_result};
 
 /// How often a comment line is sent while nothing else is: it keeps proxies from closing an
 /// idle stream, and a write to a client that left is how its leaving is noticed (the turn is

@@ -4,7 +4,10 @@
 
 use serde::Serialize;
 use serde_json::{Value, json};
-use tooltrail_protocol::{Event, EventBody, ToolCall, ToolError, ToolStatus, Usage};
+use tooltrail_agent::TurnOutcome;
+use tooltrail_protocol::{Event, EventBody, ToolCall, ToolError, ToolStatus, TurnEnd, Usage};
+
+use crate::error::ApiError;
 
 /// Seed 001's `tool_execution`, plus the conversation the turn was recorded in.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -128,4 +131,36 @@ pub fn tool_result(
         });
     }
     value
+}
+
+/// The error a turn that did not answer ends the request with.
+pub fn end_error(outcome: &TurnOutcome, summary: &Summary) -> Option<ApiError> {
+    match outcome.end {
+        TurnEnd::Completed | TurnEnd::RoundLimit => None,
+        TurnEnd::Cancelled => Some(ApiError::shutting_down()),
+        TurnEnd::Error => {
+            let (code, message) = summary.fatal.clone().unwrap_or_else(|| {
+                (
+                    "model_error".to_string(),
+                    outcome
+                        .error
+                        .clone()
+                        .unwrap_or_else(|| "The model endpoint failed.".to_string()),
+                )
+            });
+            Some(ApiError::model(&code, message))
+        }
+    }
+}
+
+/// `length` when the final answer was cut by the token limit or the context window, as the
+/// model server said it.
+pub fn finish_reason(outcome: &TurnOutcome, summary: &Summary) -> &'static str {
+    if !outcome.pending_calls.is_empty() {
+        "tool_calls"
+    } else if summary.truncated_round == Some(outcome.rounds) {
+        "length"
+    } else {
+        "stop"
+    }
 }

@@ -15,10 +15,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tooltrail_protocol::{ApprovalBy, ApprovalRecord, Event, EventBody, Message, TurnEnd};
 
+use crate::calls_page::history_page;
 use crate::conversations::{ConversationSummary, summary};
 use crate::cursor::MAX_LIMIT;
 use crate::error::{Result, StoreError};
-use crate::history::{HistoryFilter, HistoryRow, history_page};
+use crate::history::{HistoryFilter, HistoryRow};
 use crate::replay::conversation_events;
 use crate::store::Store;
 

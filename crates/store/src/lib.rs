@@ -61,6 +61,7 @@
 //! # }
 //! ```
 
+mod calls_page;
 mod codes;
 mod compress;
 mod connection;

@@ -5,10 +5,8 @@
 //! without one (`ToolContext::snippets` is `None`) makes the tools answer that snippets are not
 //! available. Calls are blocking: the tools run them on the blocking pool.
 
-use std::sync::Arc;
-
 use serde::{Deserialize, Serialize};
-use tooltrail_protocol::{ToolError, ToolErrorCode};
+use tooltrail_protocol::ToolError;
 
 /// A snippet to save.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -50,14 +48,4 @@ pub trait SnippetBook: Send + Sync {
     /// At most `limit` snippets: all by name, or those matching every word of `query`, best
     /// first.
     fn list(&self, query: Option<&str>, limit: usize) -> Result<Vec<SnippetListing>, ToolError>;
-}
-
-/// The context's snippet book, or the error the model gets where there is none.
-pub(crate) fn book_of(ctx: &crate::tool::ToolContext) -> Result<Arc<dyn SnippetBook>, ToolError> {
-    ctx.snippets.clone().ok_or_else(|| {
-        ToolError::new(
-            ToolErrorCode::Failed,
-            "snippets are not available here (no snippet store is open)",
-        )
-    })
 }

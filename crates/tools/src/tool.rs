@@ -7,7 +7,9 @@ use async_trait::async_trait;
 use serde_json::Value;
 use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
-use tooltrail_protocol::{FileChange, ToolError, ToolOutput, ToolProgress, ToolSource, ToolSpec};
+use tooltrail_protocol::{
+    FileChange, ToolError, ToolErrorCode, ToolOutput, ToolProgress, ToolSource, ToolSpec,
+};
 use tooltrail_sandbox::{Sandbox, SandboxSettings, Workspace, WorkspaceError};
 
 use crate::change_journal::{CallScope, ChangeJournal};
@@ -120,6 +122,16 @@ impl ToolContext {
             snippets: Some(book),
             ..self
         }
+    }
+
+    /// The context's snippet book, or the error the model gets where there is none.
+    pub(crate) fn snippet_book(&self) -> Result<Arc<dyn SnippetBook>, ToolError> {
+        self.snippets.clone().ok_or_else(|| {
+            ToolError::new(
+                ToolErrorCode::Failed,
+                "snippets are not available here (no snippet store is open)",
+            )
+        })
     }
 
     /// The same context, keeping what file writes replace in `journal`.

@@ -6,7 +6,6 @@ use serde_json::{Value, json};
 use tooltrail_protocol::{ToolError, ToolOutput, ToolSpec};
 
 use crate::args::{blocking, parse};
-use crate::snippet_book::book_of;
 use crate::tool::{Tool, ToolContext};
 
 const NAME: &str = "snippet_list";
@@ -49,7 +48,7 @@ impl Tool for SnippetList {
 
     async fn call(&self, args: Value, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let args: Args = parse(NAME, args)?;
-        let book = book_of(ctx)?;
+        let book = ctx.snippet_book()?;
         let query = args
             .query
             .map(|query| query.trim().to_string())

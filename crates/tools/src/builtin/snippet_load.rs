@@ -6,7 +6,6 @@ use serde_json::{Value, json};
 use tooltrail_protocol::{ToolError, ToolErrorCode, ToolOutput, ToolSpec};
 
 use crate::args::{blocking, parse};
-use crate::snippet_book::book_of;
 use crate::tool::{Tool, ToolContext};
 
 const NAME: &str = "snippet_load";
@@ -50,7 +49,7 @@ impl Tool for SnippetLoad {
 
     async fn call(&self, args: Value, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let args: Args = parse(NAME, args)?;
-        let book = book_of(ctx)?;
+        let book = ctx.snippet_book()?;
         let name = args.name.trim().to_string();
         let wanted = name.clone();
         let Some(snippet) = blocking(move || book.load(&wanted)).await? else {

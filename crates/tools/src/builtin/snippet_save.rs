@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use tooltrail_protocol::{ToolError, ToolErrorCode, ToolOutput, ToolSpec};
 
 use crate::args::{blocking, parse};
-use crate::snippet_book::{SnippetDraft, book_of};
+use crate::snippet_book::SnippetDraft;
 use crate::tool::{Gate, Tool, ToolContext};
 
 const NAME: &str = "snippet_save";
@@ -88,7 +88,7 @@ impl Tool for SnippetSave {
                 ),
             ));
         }
-        let book = book_of(ctx)?;
+        let book = ctx.snippet_book()?;
         let draft = SnippetDraft {
             name: name.clone(),
             content: args.content,
