@@ -77,7 +77,7 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     if let Some(problem) = history.problem() {
         eprintln!("warning: {problem}; answers will not be kept");
     }
-    let host = Arc::new(Host::new(history));
+    let host = Arc::new(Host::new(history).with_front_end(tooltrail_host::FrontEnd::Serve));
     let config = ServeConfig {
         addr: SocketAddr::new(args.host, args.port),
         session_workspaces: args.session_workspaces,

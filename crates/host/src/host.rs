@@ -16,6 +16,7 @@ use crate::models::Models;
 use crate::rules::WorkspaceRules;
 use crate::snippets::StoreSnippets;
 use crate::toolbox::{McpOverview, Toolbox};
+use crate::tracing::{Tracing, TracingSink};
 
 /// One process's engine: its record, the model client, the tools of the folder asked about and
 /// the conversations between their turns. Front ends keep one and ask it for an [`Engine`] per
@@ -25,6 +26,8 @@ pub struct Host {
     models: Models,
     toolbox: Toolbox,
     conversations: Conversations,
+    /// OpenTelemetry, when the settings turn it on (see `tracing.rs`).
+    tracing: Tracing,
 }
 
 /// What one question runs with, resolved from the settings as they are now.
@@ -54,7 +57,14 @@ impl Host {
             models: Models::default(),
             toolbox: Toolbox::new(mcp_json),
             conversations: Conversations::default(),
+            tracing: Tracing::new(tooltrail_telemetry::FrontEnd::Cli),
         }
+    }
+
+    /// Names the front end in the traces this host sends (the command line unless told).
+    pub fn with_front_end(mut self, front_end: tooltrail_telemetry::FrontEnd) -> Self {
+        self.tracing.set_front_end(front_end);
+        self
     }
 
     /// A host on the database in the data folder (in memory when it cannot be opened; see
@@ -121,6 +131,16 @@ impl Host {
         let ctx = ctx
             .with_snippets(Arc::new(snippets))
             .with_changes(Arc::new(changes));
+        if self.tracing.refresh().is_some() {
+            self.tracing.note_model(
+                &llm.config().model,
+                tooltrail_telemetry::ModelEndpoint {
+                    provider: settings.provider.clone(),
+                    base_url: Some(llm.config().base_url.clone()),
+                    sandbox: Some(ctx.sandbox().status().mechanism.clone()),
+                },
+            );
+        }
         let agent = Agent::new(llm, tools.registry, ctx, config).with_rules(rules.clone());
         Ok(Engine {
             agent,
@@ -134,7 +154,32 @@ impl Host {
 
     /// The sink a question's events go through: each is committed, then shown on `screen`.
     pub fn sink(&self, screen: Box<dyn EventSink>) -> RecordingSink {
+        self.sink_in_trace(screen, None)
+    }
+
+    /// The same, for a question that continues a caller's trace: `traceparent` is the W3C
+    /// header the caller sent (`tooltrail serve`); a malformed one starts a trace of its own.
+    /// With telemetry on, each event is traced after it is committed and before it is shown.
+    pub fn sink_in_trace(
+        &self,
+        screen: Box<dyn EventSink>,
+        traceparent: Option<&str>,
+    ) -> RecordingSink {
+        let screen = match self.tracing.current() {
+            Some(telemetry) => Box::new(TracingSink {
+                telemetry,
+                parent: traceparent.and_then(tooltrail_telemetry::TraceParent::parse),
+                screen,
+            }),
+            None => screen,
+        };
         RecordingSink::new(Arc::clone(&self.history), screen)
+    }
+
+    /// The telemetry in use, if any (for "Send a test trace" and `export --otlp`), with the
+    /// settings as they are now.
+    pub fn telemetry(&self) -> Option<Arc<tooltrail_telemetry::Telemetry>> {
+        self.tracing.refresh()
     }
 
     /// Starts the MCP servers of `workspace` ahead of the first question (a front end that
@@ -154,6 +199,7 @@ impl Host {
     /// Stops the MCP servers and commits what is left of the record.
     pub async fn shutdown(&self) {
         self.toolbox.shutdown().await;
+        self.tracing.shutdown();
     }
 }
 

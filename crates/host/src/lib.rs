@@ -53,6 +53,7 @@ pub mod rules;
 mod sandbox;
 mod snippets;
 pub mod toolbox;
+mod tracing;
 
 pub use changes::{StoreChanges, TurnChanges, UndoError, UndoReport, turn_changes, undo};
 pub use conversations::Conversations;
@@ -65,3 +66,4 @@ pub use sandbox::{CACHE_FOLDER, network_commands, sandbox_settings, sandbox_sett
 pub use snippets::StoreSnippets;
 pub use toolbox::{McpOverview, McpServerState, McpServerView, Toolbox};
 pub use tooltrail_runtime::supervisor::maybe_run_supervisor;
+pub use tooltrail_telemetry::FrontEnd;

@@ -62,6 +62,12 @@ impl EventSink for Screen {
 
 pub async fn completions(State(app): State<Arc<AppState>>, request: Request) -> Response {
     let timer = RequestTimer::start(Arc::clone(&app.metrics));
+    // The caller's W3C trace context: the question's spans join that trace.
+    let traceparent = request
+        .headers()
+        .get("traceparent")
+        .and_then(|value| value.to_str().ok())
+        .map(str::to_string);
     let body = match axum::body::to_bytes(request.into_body(), app.body_limit).await {
         Ok(body) => body,
         Err(_) => return failed(timer, ApiError::too_large(app.body_limit)),
@@ -71,7 +77,7 @@ pub async fn completions(State(app): State<Arc<AppState>>, request: Request) -> 
         Err(error) => return failed(timer, error),
     };
     let streams = request.streams();
-    let running = match start(&app, request, timer).await {
+    let running = match start(&app, request, timer, traceparent).await {
         Ok(running) => running,
         Err((timer, error)) => return failed(timer, error),
     };
@@ -94,6 +100,7 @@ async fn start(
     app: &Arc<AppState>,
     request: ChatCompletionRequest,
     timer: RequestTimer,
+    traceparent: Option<String>,
 ) -> Result<Running, Refusal> {
     macro_rules! check {
         ($result:expr) => {
@@ -162,6 +169,7 @@ async fn start(
             options,
             lease,
             permit,
+            traceparent,
         },
         timer,
     ))
@@ -217,6 +225,7 @@ struct Turn {
     options: TurnOptions,
     lease: Option<Lease>,
     permit: OwnedSemaphorePermit,
+    traceparent: Option<String>,
 }
 
 fn spawn_turn(app: &Arc<AppState>, turn: Turn, timer: RequestTimer) -> Running {
@@ -224,10 +233,13 @@ fn spawn_turn(app: &Arc<AppState>, turn: Turn, timer: RequestTimer) -> Running {
     let cancel: CancellationToken = app.turns.child_token();
     let guard = cancel.clone().drop_guard();
     let host = Arc::clone(&app.host);
-    let sink = host.sink(Box::new(Screen {
-        updates: updates.clone(),
-        metrics: Arc::clone(&app.metrics),
-    }));
+    let sink = host.sink_in_trace(
+        Box::new(Screen {
+            updates: updates.clone(),
+            metrics: Arc::clone(&app.metrics),
+        }),
+        turn.traceparent.as_deref(),
+    );
     let approver = Unattended(app.approve);
     let conversation_id = turn.conversation.id.clone();
     let session_id = turn.lease.as_ref().map(|lease| lease.id.clone());
@@ -239,6 +251,7 @@ fn spawn_turn(app: &Arc<AppState>, turn: Turn, timer: RequestTimer) -> Running {
             options,
             lease,
             permit,
+            traceparent: _,
         } = turn;
         let outcome = engine
             .agent

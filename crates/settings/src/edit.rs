@@ -417,6 +417,11 @@ impl ConfigEditor {
         Ok(())
     }
 
+    /// The document, for the tables other modules write (`[telemetry]`).
+    pub(crate) fn doc_mut(&mut self) -> &mut DocumentMut {
+        &mut self.doc
+    }
+
     /// Writes the file: a temporary file beside it, then a rename.
     pub fn save(&self) -> Result<(), SettingsError> {
         let write_error = |source| SettingsError::Write {

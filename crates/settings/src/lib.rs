@@ -22,6 +22,7 @@
 
 pub mod edit;
 pub mod keychain;
+pub mod telemetry;
 pub mod tool_modes;
 
 use std::path::{Path, PathBuf};
@@ -80,6 +81,8 @@ pub struct ConfigFile {
     /// guide), besides the default ports of Ollama, LM Studio, llama.cpp, vLLM and Jan on this
     /// machine: OpenAI-compatible base URLs such as `http://192.168.1.20:8080/v1`.
     pub detect_urls: Vec<String>,
+    /// Where OpenTelemetry traces go (`[telemetry]`; see [`telemetry`]).
+    pub telemetry: telemetry::TelemetrySection,
 }
 
 /// The `[sandbox]` table of `config.toml`.

@@ -1,0 +1,146 @@
+//! OpenTelemetry for every front end: the `[telemetry]` settings and `OTEL_*` variables read
+//! with the rest of the settings for each question, one exporter per process kept while they
+//! stay the same, and a sink that hands each event to it after the record has it.
+//!
+//! A setting that cannot be used, like a collector that is down, costs a warning once and
+//! never a question.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use tooltrail_agent::EventSink;
+use tooltrail_protocol::Event;
+use tooltrail_settings::telemetry::TelemetrySection;
+use tooltrail_telemetry::{
+    FileOptions, FrontEnd, ModelEndpoint, Telemetry, TelemetryConfig, TraceParent,
+};
+
+/// The process's telemetry, rebuilt when its settings change.
+pub(crate) struct Tracing {
+    front_end: FrontEnd,
+    current: Mutex<Option<Arc<Telemetry>>>,
+    warned: AtomicBool,
+}
+
+impl Tracing {
+    pub(crate) fn new(front_end: FrontEnd) -> Self {
+        Self {
+            front_end,
+            current: Mutex::new(None),
+            warned: AtomicBool::new(false),
+        }
+    }
+
+    pub(crate) fn set_front_end(&mut self, front_end: FrontEnd) {
+        self.front_end = front_end;
+    }
+
+    /// The telemetry for the settings as they are now, started or restarted as needed; `None`
+    /// when it is off or its settings cannot be used (said once on stderr).
+    pub(crate) fn refresh(&self) -> Option<Arc<Telemetry>> {
+        let resolved = TelemetrySection::read()
+            .map_err(|error| error.to_string())
+            .and_then(|section| {
+                // The keychain is asked only once the rest says telemetry is on.
+                match TelemetryConfig::resolve(&file_options(section.clone())) {
+                    Ok(Some(_)) => {
+                        TelemetryConfig::resolve(&file_options(section.with_stored_headers()))
+                    }
+                    other => other,
+                }
+                .map_err(|error| error.to_string())
+            });
+        let mut current = self.current.lock().unwrap_or_else(|p| p.into_inner());
+        let config = match resolved {
+            Ok(Some(config)) => config,
+            Ok(None) => {
+                *current = None;
+                return None;
+            }
+            Err(message) => {
+                self.warn(&message);
+                return current.clone();
+            }
+        };
+        if let Some(telemetry) = current.as_ref()
+            && *telemetry.config() == config
+        {
+            return Some(Arc::clone(telemetry));
+        }
+        match Telemetry::start(config, self.front_end) {
+            Ok(telemetry) => {
+                let telemetry = Arc::new(telemetry);
+                *current = Some(Arc::clone(&telemetry));
+                Some(telemetry)
+            }
+            Err(error) => {
+                self.warn(&error.to_string());
+                None
+            }
+        }
+    }
+
+    fn warn(&self, message: &str) {
+        if !self.warned.swap(true, Ordering::SeqCst) {
+            eprintln!("warning: traces are not sent, because {message}");
+        }
+    }
+
+    /// The telemetry in use, without reading the settings again.
+    pub(crate) fn current(&self) -> Option<Arc<Telemetry>> {
+        self.current
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    /// Notes where `model` is asked, for its spans.
+    pub(crate) fn note_model(&self, model: &str, endpoint: ModelEndpoint) {
+        if let Some(telemetry) = self.current() {
+            telemetry.note_model(model, endpoint);
+        }
+    }
+
+    /// Sends what is left (at most [`tooltrail_telemetry::FLUSH_BOUND`]) and stops.
+    pub(crate) fn shutdown(&self) {
+        let telemetry = self
+            .current
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take();
+        if let Some(telemetry) = telemetry
+            && let Err(error) = telemetry.shutdown()
+        {
+            self.warn(&error.to_string());
+        }
+    }
+}
+
+/// The `[telemetry]` table as the telemetry crate takes it.
+pub(crate) fn file_options(section: TelemetrySection) -> FileOptions {
+    FileOptions {
+        enabled: section.enabled,
+        endpoint: section.endpoint,
+        traces_endpoint: section.traces_endpoint,
+        headers: section.headers,
+        protocol: section.protocol,
+        service_name: section.service_name,
+        resource_attributes: section.resource_attributes,
+        capture_content: section.capture_content,
+    }
+}
+
+/// Hands each event to the telemetry, then on to the screen.
+pub(crate) struct TracingSink {
+    pub(crate) telemetry: Arc<Telemetry>,
+    /// The caller's trace (serve's `traceparent`), which the question's spans join.
+    pub(crate) parent: Option<TraceParent>,
+    pub(crate) screen: Box<dyn EventSink>,
+}
+
+impl EventSink for TracingSink {
+    fn emit(&self, event: Event) {
+        self.telemetry.observe(&event, self.parent.as_ref());
+        self.screen.emit(event);
+    }
+}
