@@ -236,6 +236,11 @@ impl Connection {
         (outcome, shared.progress.finish(&token))
     }
 
+    /// The session's peer, for the requests other modules send (resources, prompts).
+    pub(crate) fn peer(&self) -> &Peer<RoleClient> {
+        &self.peer
+    }
+
     /// Ends the session (and, for stdio, the process) within a few seconds.
     pub(crate) async fn close(&self) {
         let service = self.service.lock().await.take();
@@ -274,7 +279,7 @@ impl Drop for CancelOnDrop {
     }
 }
 
-fn failure(err: ServiceError) -> RequestFailure {
+pub(crate) fn failure(err: ServiceError) -> RequestFailure {
     match err {
         ServiceError::Timeout { timeout } => RequestFailure::Timeout(timeout),
         ServiceError::TransportClosed | ServiceError::TransportSend(_) => RequestFailure::Closed,

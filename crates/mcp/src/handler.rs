@@ -136,6 +136,8 @@ pub(crate) struct Shared {
     pub live_progress: broadcast::Sender<McpProgress>,
     /// Woken when the server says its tool list changed.
     pub tools_changed: Notify,
+    /// Resource updates and list changes, for whoever listens (see `resources.rs`).
+    pub resources: crate::resources::ResourceHub,
 }
 
 /// The [`rmcp::ClientHandler`] of one connection.
@@ -239,6 +241,18 @@ impl rmcp::ClientHandler for Handler {
 
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
         self.shared.tools_changed.notify_one();
+    }
+
+    async fn on_resource_updated(
+        &self,
+        params: rmcp::model::ResourceUpdatedNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.shared.resources.updated(&self.shared.server, params.uri);
+    }
+
+    async fn on_resource_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.shared.resources.list_changed(&self.shared.server);
     }
 }
 

@@ -205,6 +205,14 @@ impl McpManager {
                 });
             }
         }
+        if let Some(tool) = self.resource_tool().await
+            && let Err(clash) = registry.register(Arc::new(tool) as Arc<dyn Tool>)
+        {
+            failures.push(ServerFailure {
+                server: String::new(),
+                error: clash.into(),
+            });
+        }
         failures
     }
 

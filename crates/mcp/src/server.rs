@@ -104,6 +104,7 @@ impl McpServer {
             progress: ProgressBoard::default(),
             live_progress,
             tools_changed: tokio::sync::Notify::new(),
+            resources: crate::resources::ResourceHub::default(),
         });
         let server = Arc::new(Self {
             config,
@@ -237,6 +238,16 @@ impl McpServer {
             self.notice_death(&mut life);
         }
         Ok(CallOutcome { result, progress })
+    }
+
+    /// The live connection's peer, starting the server as needed (for resources and prompts).
+    pub(crate) async fn peer(&self) -> Result<rmcp::Peer<rmcp::RoleClient>, McpError> {
+        Ok(self.connection().await?.peer().clone())
+    }
+
+    /// What the server shares with its connection's handler.
+    pub(crate) fn shared(&self) -> &Shared {
+        &self.shared
     }
 
     /// The live connection, starting or restarting the server as needed.

@@ -27,12 +27,17 @@
 //! assert_eq!(json["text"], "Hello");
 //! ```
 
+pub mod attachment;
 pub mod change;
 pub mod event;
 pub mod message;
 pub mod tool;
 pub mod tool_mode;
 
+pub use attachment::{
+    AttachedContent, Attachment, AttachmentSource, PromptArgumentItem, PromptItem,
+    PromptMessageItem, PromptRole, ResourceItem, fit_attachments, question_with,
+};
 pub use change::{DiffHunk, DiffLine, DiffLineKind, FileChange, WriteMode};
 pub use event::{ErrorCode, Event, EventBody, TurnEnd, Usage, repetition_sentence};
 pub use message::{Message, ToolCall};
