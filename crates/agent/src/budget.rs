@@ -168,6 +168,7 @@ fn fit_history_at(
                 tool_call_id,
                 name,
                 content,
+                ..
             } = &request.messages[index]
             else {
                 continue;
@@ -175,12 +176,15 @@ fn fit_history_at(
             if content.starts_with(SUMMARY_OPEN) {
                 continue;
             }
-            let summary = summary(name, content);
-            let saved = estimate_tokens(content).saturating_sub(estimate_tokens(&summary));
+            // An older result's summary keeps no images: they are the largest part of it.
+            let summarised =
+                Message::tool(tool_call_id.clone(), name.clone(), summary(name, content));
+            let saved = estimate_message(&request.messages[index])
+                .saturating_sub(estimate_message(&summarised));
             if saved == 0 {
                 continue;
             }
-            request.messages[index] = Message::tool(tool_call_id.clone(), name.clone(), summary);
+            request.messages[index] = summarised;
             over = over.saturating_sub(saved);
         }
         // 2. Earlier turns are left out, oldest first.
@@ -430,6 +434,7 @@ fn cut_latest(latest: &mut [Message], over: u32) {
             tool_call_id,
             name,
             content,
+            ..
         } = message
         {
             let cut = cut_result(name, content, share.max(MIN_RESULT_TOKENS));

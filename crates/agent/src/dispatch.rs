@@ -564,15 +564,21 @@ impl<'a> Dispatcher<'a> {
             duration_ms,
             note,
         } = finished;
-        let (status, full_text, data, error) = match result {
-            Ok(output) => (ToolStatus::Success, output.text, Some(output.data), None),
+        let (status, full_text, data, error, media) = match result {
+            Ok(output) => (
+                ToolStatus::Success,
+                output.text,
+                Some(output.data),
+                None,
+                output.media,
+            ),
             Err(error) => {
                 let status = if self.ctx.cancel.is_cancelled() {
                     ToolStatus::Cancelled
                 } else {
                     error.code.status()
                 };
-                (status, error.to_model_text(), None, Some(error))
+                (status, error.to_model_text(), None, Some(error), Vec::new())
             }
         };
         let for_model = format!("{full_text}{note}");
@@ -593,7 +599,7 @@ impl<'a> Dispatcher<'a> {
             approval,
             truncated_for_model,
         });
-        Message::tool(call.id.clone(), call.name.clone(), model_text)
+        Message::tool_with_media(call.id.clone(), call.name.clone(), model_text, media)
     }
 }
 

@@ -70,6 +70,7 @@ async fn use_url_adds_a_provider_named_by_the_server_there_and_makes_it_active()
         price_output_per_mtok: None,
         max_tokens: None,
         max_tokens_field: None,
+        vision: None,
     };
     assert_eq!(file.providers, vec![expected.clone()]);
     assert_eq!(file.active_provider.as_deref(), Some("llama-cpp-server"));

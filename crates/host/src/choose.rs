@@ -122,6 +122,7 @@ pub async fn use_url(
             price_output_per_mtok: None,
             max_tokens: None,
             max_tokens_field: None,
+            vision: None,
         },
     };
     let stored = editor.upsert_provider(provider)?;

@@ -27,6 +27,8 @@ struct Key {
     context_window: Option<u32>,
     /// As configured; `None` chooses by the endpoint.
     max_tokens_field: Option<String>,
+    /// As configured; `None` asks the server (once per client).
+    vision: Option<bool>,
 }
 
 struct Current {
@@ -56,6 +58,7 @@ impl Models {
             tool_mode: settings.tool_mode,
             context_window: settings.context_window,
             max_tokens_field: settings.max_tokens_field.clone(),
+            vision: settings.vision,
         };
         let mut current = self.current.lock().await;
         if let Some(current) = current.as_ref()
@@ -133,6 +136,15 @@ async fn connect(
             .get(&config.base_url, &config.model)
             .unwrap_or(ToolMode::Auto),
         (mode, _) => mode,
+    };
+    config.vision = match key.vision {
+        Some(vision) => vision,
+        None => {
+            let asker = LlmClient::new(config.clone()).map_err(model_error)?;
+            asker
+                .detect_vision(&tokio_util::sync::CancellationToken::new())
+                .await
+        }
     };
     LlmClient::new(config).map_err(model_error)
 }

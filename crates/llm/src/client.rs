@@ -91,8 +91,9 @@ impl LlmClient {
     /// by what the server reported for earlier requests. See [`crate::estimate_tokens`].
     pub fn estimate_request(&self, request: &ChatRequest) -> u32 {
         let model = &self.config.model;
-        let native = || estimate_body(&request.to_body(model, true));
-        let prompt = || estimate_body(&prompt_mode::request_body(request, model, true));
+        let vision = self.config.vision;
+        let native = || estimate_body(&request.to_body_seeing(model, true, vision));
+        let prompt = || estimate_body(&prompt_mode::request_body(request, model, true, vision));
         let raw = match (self.config.tool_mode, self.detected.load(Ordering::Relaxed)) {
             (ToolMode::Native, _) | (ToolMode::Auto, NATIVE) => native(),
             (ToolMode::Prompt, _) | (ToolMode::Auto, PROMPT) => prompt(),
@@ -354,7 +355,7 @@ impl LlmClient {
         stop: &CancellationToken,
         on_delta: &mut (dyn FnMut(StreamDelta) + Send),
     ) -> Result<ChatResponse, LlmError> {
-        let body = request.to_body(&self.config.model, stream);
+        let body = request.to_body_seeing(&self.config.model, stream, self.config.vision);
         let response = self.post_chat(&body, cancel).await?;
         let answer = read_answer(response, &self.config, cancel, stop, on_delta).await?;
         self.calibrate(&body, &answer);
@@ -369,7 +370,8 @@ impl LlmClient {
         stop: &CancellationToken,
         on_delta: &mut (dyn FnMut(StreamDelta) + Send),
     ) -> Result<ChatResponse, LlmError> {
-        let body = prompt_mode::request_body(request, &self.config.model, stream);
+        let body =
+            prompt_mode::request_body(request, &self.config.model, stream, self.config.vision);
         let response = self.post_chat(&body, cancel).await?;
         let mut answer = PromptAnswer::default();
         let assembled = read_answer(response, &self.config, cancel, stop, &mut |delta| {
@@ -384,6 +386,16 @@ impl LlmClient {
 // The window is asked of the server here, beside the cache it is kept in, so that the
 // window module only knows how to ask and never the client.
 impl LlmClient {
+    /// Whether the model sees images: as configured when the caller set
+    /// [`LlmConfig::vision`] from a setting, else as the server says (Ollama, llama.cpp, LM
+    /// Studio), and `false` where it does not say. One short try per question; the caller
+    /// keeps the answer in the config of the client it builds.
+    pub async fn detect_vision(&self, cancel: &CancellationToken) -> bool {
+        crate::window::discover_vision(self.http(), self.config(), cancel)
+            .await
+            .unwrap_or(false)
+    }
+
     /// The model's context window: as configured, else as the server says (asked once per
     /// client and its clones), else a default. Never fails: a server that cannot be asked
     /// gets the default.

@@ -38,6 +38,9 @@ pub struct LlmConfig {
     /// URL: OpenAI's own API wants `max_completion_tokens` (its newer models refuse
     /// `max_tokens`), every other server `max_tokens`.
     pub max_tokens_field: Option<MaxTokensField>,
+    /// Whether the model sees images: the images tools return then go to it as image parts;
+    /// otherwise it is told in words what came back and that it cannot see it.
+    pub vision: bool,
 }
 
 /// The request field that bounds the answer's length.
@@ -80,6 +83,7 @@ impl LlmConfig {
             tool_mode: ToolMode::Auto,
             context_window: None,
             max_tokens_field: None,
+            vision: false,
         }
     }
 
@@ -132,6 +136,7 @@ impl fmt::Debug for LlmConfig {
             .field("tool_mode", &self.tool_mode)
             .field("context_window", &self.context_window)
             .field("max_tokens_field", &self.max_tokens_field)
+            .field("vision", &self.vision)
             .finish()
     }
 }

@@ -40,21 +40,40 @@ impl ChatRequest {
     /// `<tool_use>` and `<tool_use_result>` blocks. For showing or recording what a prompt-mode
     /// request looks like; the client builds it itself.
     pub fn to_prompt_body(&self, model: &str, stream: bool) -> Value {
-        request_body(self, model, stream)
+        request_body(self, model, stream, false)
     }
 }
 
-/// The JSON body of `request` in prompt mode.
-pub(crate) fn request_body(request: &ChatRequest, model: &str, stream: bool) -> Value {
+/// The JSON body of `request` in prompt mode. For a model that sees images (`vision`), the
+/// user message of results whose tools returned images carries them as image parts after its
+/// text; otherwise each result says in words what came back.
+pub(crate) fn request_body(
+    request: &ChatRequest,
+    model: &str,
+    stream: bool,
+    vision: bool,
+) -> Value {
     let section = instructions::tool_section(&request.tools, request.tool_choice.as_ref());
+    let (messages, images) =
+        history::prompt_messages_seeing(&request.messages, section.as_deref(), vision);
     let rewritten = ChatRequest {
-        messages: history::prompt_messages(&request.messages, section.as_deref()),
+        messages,
         tools: Vec::new(),
         tool_choice: None,
         temperature: request.temperature,
         max_tokens: request.max_tokens,
     };
     let mut body = rewritten.to_body(model, stream);
+    for (index, shown) in images {
+        if let Some(message) = body
+            .get_mut("messages")
+            .and_then(|messages| messages.get_mut(index))
+        {
+            let text = message["content"].as_str().unwrap_or_default().to_string();
+            let shown: Vec<&tooltrail_protocol::Media> = shown.iter().collect();
+            message["content"] = crate::request::image_parts(&text, &shown);
+        }
+    }
     if section.is_some()
         && let Value::Object(fields) = &mut body
     {
@@ -287,5 +306,66 @@ pub(crate) mod test_strategies {
         }
         pieces.push(&text[start..]);
         pieces
+    }
+}
+
+#[cfg(test)]
+mod media_tests {
+    use pretty_assertions::assert_eq;
+    use serde_json::json;
+    use tooltrail_protocol::media::unseen_sentence;
+    use tooltrail_protocol::{Media, MediaKind, Message, ToolCall};
+
+    use super::request_body;
+    use crate::request::{ChatRequest, IMAGES_INTRO};
+
+    fn request() -> (ChatRequest, Media) {
+        let image = Media {
+            kind: MediaKind::Image,
+            mime_type: "image/png".into(),
+            data: "iVBORw0KGgo=".into(),
+        };
+        let call = ToolCall {
+            id: "c1".into(),
+            name: "img".into(),
+            arguments: "{}".into(),
+        };
+        let request = ChatRequest::new(vec![
+            Message::user("show me"),
+            Message::assistant("", vec![call]),
+            Message::tool_with_media("c1", "img", "Here it is.", vec![image.clone()]),
+        ]);
+        (request, image)
+    }
+
+    #[test]
+    fn results_carry_their_images_for_a_model_that_sees() {
+        let (request, _) = request();
+        let body = request_body(&request, "m", false, true);
+        let last = &body["messages"][2];
+        assert_eq!(last["role"], "user");
+        assert_eq!(
+            last["content"][0]["text"],
+            "<tool_use_result><name>img</name><result>Here it is.\n(The images this tool \
+             returned follow these results.)</result></tool_use_result>"
+        );
+        assert_eq!(
+            last["content"][1],
+            json!({ "type": "image_url", "image_url": { "url": "data:image/png;base64,iVBORw0KGgo=" } })
+        );
+        assert!(!body.to_string().contains(IMAGES_INTRO));
+    }
+
+    #[test]
+    fn results_say_what_came_back_to_a_model_that_does_not_see() {
+        let (request, image) = request();
+        let body = request_body(&request, "m", false, false);
+        assert_eq!(
+            body["messages"][2]["content"],
+            format!(
+                "<tool_use_result><name>img</name><result>Here it is.\n{}</result></tool_use_result>",
+                unseen_sentence(&[image])
+            )
+        );
     }
 }

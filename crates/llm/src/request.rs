@@ -1,7 +1,8 @@
 //! What is sent: the request type and its OpenAI wire shape.
 
 use serde_json::{Map, Value, json};
-use tooltrail_protocol::{Message, ToolCall, ToolChoice, ToolSpec};
+use tooltrail_protocol::media::unseen_sentence;
+use tooltrail_protocol::{Media, MediaKind, Message, ToolCall, ToolChoice, ToolSpec};
 
 /// One chat completion request.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -29,11 +30,18 @@ impl ChatRequest {
     /// types on purpose: assistant content is always a string (some servers answer 500 to
     /// `null`), a tool message carries no `name`, and a tool's `read_only` flag is ours alone.
     pub fn to_body(&self, model: &str, stream: bool) -> Value {
+        self.to_body_seeing(model, stream, false)
+    }
+
+    /// The JSON body for a model that sees images (`vision`) or not: the images tools
+    /// returned go as image parts of a user message after the results, or are described in
+    /// words in each result (see [`messages_json`]).
+    pub fn to_body_seeing(&self, model: &str, stream: bool, vision: bool) -> Value {
         let mut body = Map::new();
         body.insert("model".into(), json!(model));
         body.insert(
             "messages".into(),
-            Value::Array(self.messages.iter().map(message_json).collect()),
+            Value::Array(messages_json(&self.messages, vision)),
         );
         if !self.tools.is_empty() {
             body.insert(
@@ -58,6 +66,77 @@ impl ChatRequest {
     }
 }
 
+/// The text before the images of a run of tool results, in the user message that carries them.
+pub(crate) const IMAGES_INTRO: &str = "The images the tools above returned, in call order:";
+
+/// The messages on the wire. Servers take images only in user messages (a tool message's
+/// content is text), so a run of tool results whose tools returned images is followed by one
+/// user message with those images as `image_url` parts, when the model sees images. Otherwise,
+/// and for sounds, each result says in words what came back and that the model cannot see it.
+fn messages_json(messages: &[Message], vision: bool) -> Vec<Value> {
+    let mut out = Vec::with_capacity(messages.len());
+    let mut images: Vec<&Media> = Vec::new();
+    for message in messages {
+        if !matches!(message, Message::Tool { .. }) {
+            push_images(&mut out, &mut images);
+        }
+        if let Message::Tool {
+            tool_call_id,
+            content,
+            media,
+            ..
+        } = message
+        {
+            let (shown, unseen): (Vec<&Media>, Vec<&Media>) = media
+                .iter()
+                .partition(|item| vision && item.kind == MediaKind::Image);
+            let mut text = content.clone();
+            if !unseen.is_empty() {
+                let unseen: Vec<Media> = unseen.into_iter().cloned().collect();
+                text.push('\n');
+                text.push_str(&unseen_sentence(&unseen));
+            }
+            if !shown.is_empty() {
+                text.push_str(&format!(
+                    "\n(The {} this tool returned {} in the next message.)",
+                    if shown.len() == 1 { "image" } else { "images" },
+                    if shown.len() == 1 {
+                        "follows"
+                    } else {
+                        "follow"
+                    },
+                ));
+            }
+            out.push(json!({ "role": "tool", "tool_call_id": tool_call_id, "content": text }));
+            images.extend(shown);
+        } else {
+            out.push(message_json(message));
+        }
+    }
+    push_images(&mut out, &mut images);
+    out
+}
+
+/// A user message with `images` as image parts, when there are any.
+fn push_images(out: &mut Vec<Value>, images: &mut Vec<&Media>) {
+    if images.is_empty() {
+        return;
+    }
+    out.push(json!({ "role": "user", "content": image_parts(IMAGES_INTRO, images) }));
+    images.clear();
+}
+
+/// Content parts: `intro` as text, then each image as an `image_url` part.
+pub(crate) fn image_parts(intro: &str, images: &[&Media]) -> Value {
+    let mut parts = vec![json!({ "type": "text", "text": intro })];
+    parts.extend(
+        images
+            .iter()
+            .map(|image| json!({ "type": "image_url", "image_url": { "url": image.data_url() } })),
+    );
+    Value::Array(parts)
+}
+
 fn message_json(message: &Message) -> Value {
     match message {
         Message::System { content } => json!({ "role": "system", "content": content }),
@@ -74,8 +153,8 @@ fn message_json(message: &Message) -> Value {
         }
         Message::Tool {
             tool_call_id,
-            name: _,
             content,
+            ..
         } => json!({ "role": "tool", "tool_call_id": tool_call_id, "content": content }),
     }
 }
@@ -160,6 +239,72 @@ mod tests {
                 "stream": false,
             })
         );
+    }
+
+    fn tiny_image() -> Media {
+        Media {
+            kind: MediaKind::Image,
+            mime_type: "image/png".into(),
+            data: "iVBORw0KGgo=".into(),
+        }
+    }
+
+    fn with_image_result() -> ChatRequest {
+        ChatRequest::new(vec![
+            Message::user("show me"),
+            Message::assistant(
+                "",
+                vec![
+                    ToolCall {
+                        id: "c1".into(),
+                        name: "img".into(),
+                        arguments: "{}".into(),
+                    },
+                    ToolCall {
+                        id: "c2".into(),
+                        name: "txt".into(),
+                        arguments: "{}".into(),
+                    },
+                ],
+            ),
+            Message::tool_with_media("c1", "img", "Here it is.", vec![tiny_image()]),
+            Message::tool("c2", "txt", "plain"),
+        ])
+    }
+
+    #[test]
+    fn a_model_that_sees_gets_the_images_after_the_results() {
+        let body = with_image_result().to_body_seeing("m", false, true);
+        assert_eq!(
+            body["messages"][2],
+            json!({ "role": "tool", "tool_call_id": "c1",
+                    "content": "Here it is.\n(The image this tool returned follows in the next message.)" })
+        );
+        assert_eq!(
+            body["messages"][3],
+            json!({ "role": "tool", "tool_call_id": "c2", "content": "plain" })
+        );
+        assert_eq!(
+            body["messages"][4],
+            json!({ "role": "user", "content": [
+                { "type": "text", "text": IMAGES_INTRO },
+                { "type": "image_url", "image_url": { "url": "data:image/png;base64,iVBORw0KGgo=" } },
+            ] })
+        );
+        assert_eq!(body["messages"].as_array().map(Vec::len), Some(5));
+    }
+
+    #[test]
+    fn a_model_that_does_not_see_is_told_what_came_back() {
+        let body = with_image_result().to_body("m", false);
+        assert_eq!(body["messages"].as_array().map(Vec::len), Some(4));
+        assert_eq!(
+            body["messages"][2]["content"],
+            format!("Here it is.\n{}", unseen_sentence(&[tiny_image()]))
+        );
+        let text = body.to_string();
+        assert!(!text.contains("image_url"), "{text}");
+        assert!(!text.contains("iVBORw0KGgo"), "{text}");
     }
 
     #[test]

@@ -22,6 +22,10 @@ pub(crate) const MESSAGE_OVERHEAD: u32 = 5;
 /// What a chat template adds around the list of tools ("You may call these functions…").
 pub(crate) const TOOLS_OVERHEAD: u32 = 100;
 
+/// What one image part is counted as. Models spend from 256 (Gemma 3) to over 1,000 tokens
+/// (a large picture at high detail) on an image; its base64 text says nothing of that.
+pub(crate) const IMAGE_TOKENS: u32 = 1024;
+
 /// The estimated number of tokens of `text`.
 pub fn estimate_tokens(text: &str) -> u32 {
     let mut ascii = 0usize;
@@ -53,7 +57,9 @@ pub fn estimate_message(message: &Message) -> u32 {
                     .saturating_add(estimate_tokens(&call.arguments))
                     .saturating_add(MESSAGE_OVERHEAD)
             }),
-        Message::Tool { content, .. } => estimate_tokens(content),
+        Message::Tool { content, media, .. } => estimate_tokens(content).saturating_add(
+            IMAGE_TOKENS.saturating_mul(u32::try_from(media.len()).unwrap_or(u32::MAX)),
+        ),
     };
     text.saturating_add(MESSAGE_OVERHEAD)
 }
@@ -65,8 +71,20 @@ pub(crate) fn estimate_body(body: &Value) -> u32 {
     if let Some(messages) = body.get("messages").and_then(Value::as_array) {
         for message in messages {
             total = total.saturating_add(MESSAGE_OVERHEAD);
-            if let Some(content) = message.get("content").and_then(Value::as_str) {
-                total = total.saturating_add(estimate_tokens(content));
+            match message.get("content") {
+                Some(Value::String(content)) => {
+                    total = total.saturating_add(estimate_tokens(content));
+                }
+                Some(Value::Array(parts)) => {
+                    for part in parts {
+                        let tokens = match part.get("text").and_then(Value::as_str) {
+                            Some(text) => estimate_tokens(text),
+                            None => IMAGE_TOKENS,
+                        };
+                        total = total.saturating_add(tokens);
+                    }
+                }
+                _ => {}
             }
             if let Some(calls) = message.get("tool_calls") {
                 total = total.saturating_add(estimate_tokens(&calls.to_string()));

@@ -133,6 +133,36 @@ pub(crate) async fn discover(
     probe.lm_studio().await
 }
 
+/// Whether the model sees images, as the server says: Ollama's `/api/show` (`capabilities`
+/// holding `vision`), llama.cpp's `/props` (`modalities.vision`, true when it runs with a
+/// projector), LM Studio's `/api/v0/models/{id}` (`type` `vlm`). `None` when none says.
+pub(crate) async fn discover_vision(
+    http: &reqwest::Client,
+    config: &LlmConfig,
+    cancel: &CancellationToken,
+) -> Option<bool> {
+    let probe = Probe::new(http, config, cancel);
+    let ollama_port = is_ollama_port(&config.base_url);
+    if ollama_port && let Some(vision) = probe.ollama_vision().await {
+        return Some(vision);
+    }
+    if let Some(props) = probe.get(&probe.root, Method::GET, "props", None).await
+        && let Some(vision) = props.pointer("/modalities/vision").and_then(Value::as_bool)
+    {
+        return Some(vision);
+    }
+    let path = format!("api/v0/models/{}", probe.model);
+    if let Some(model) = probe.get(&probe.root, Method::GET, &path, None).await
+        && let Some(kind) = model.get("type").and_then(Value::as_str)
+    {
+        return Some(kind == "vlm");
+    }
+    if !ollama_port {
+        return probe.ollama_vision().await;
+    }
+    None
+}
+
 /// The questions about the window, each one try with a short timeout.
 struct Probe<'a> {
     http: &'a reqwest::Client,
@@ -258,6 +288,23 @@ impl<'a> Probe<'a> {
         Some(window(trained.map_or(OLLAMA_DEFAULT_WINDOW, |trained| {
             trained.min(OLLAMA_DEFAULT_WINDOW)
         })))
+    }
+
+    async fn ollama_vision(&self) -> Option<bool> {
+        let shown = self
+            .get(
+                &self.root,
+                Method::POST,
+                "api/show",
+                Some(&json!({ "model": self.model })),
+            )
+            .await?;
+        let capabilities = shown.get("capabilities")?.as_array()?;
+        Some(
+            capabilities
+                .iter()
+                .any(|capability| capability.as_str() == Some("vision")),
+        )
     }
 
     async fn lm_studio(&self) -> Option<ContextWindow> {

@@ -2,6 +2,7 @@
 //! audit log as the built-in ones.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use async_trait::async_trait;
 use serde_json::{Map, Value};
@@ -10,7 +11,7 @@ use tooltrail_tools::{Gate, Tool, ToolContext};
 
 use crate::config::Approval;
 use crate::connection::RequestFailure;
-use crate::result::convert;
+use crate::result::{convert, output_validator};
 use crate::server::{McpServer, describe};
 
 /// Stderr lines quoted to the model when a server dies mid-call.
@@ -25,6 +26,12 @@ pub struct McpTool {
     approval: Approval,
     /// What the server's annotations claim, shown when asking; never trusted.
     hint: Option<&'static str>,
+    /// The tool's `outputSchema`, compiled: its structured content is checked against it.
+    output_schema: Option<jsonschema::Validator>,
+    /// Set when the server said the tool runs only as a task (`taskSupport: "required"`),
+    /// which Tooltrail does not ask for: it is then no longer offered. The tool list does not
+    /// carry that flag through the MCP library, so the first call finds it out.
+    task_only: AtomicBool,
 }
 
 impl std::fmt::Debug for McpTool {
@@ -72,12 +79,18 @@ impl McpTool {
             // Only the user's own rule makes a tool run freely.
             read_only: approval == Approval::Allow,
         };
+        let output_schema = tool
+            .output_schema
+            .as_ref()
+            .and_then(|schema| output_validator(&Value::Object((**schema).clone())));
         Self {
             spec,
             server,
             remote_name,
             approval,
             hint,
+            output_schema,
+            task_only: AtomicBool::new(false),
         }
     }
 
@@ -93,6 +106,24 @@ impl McpTool {
     pub fn approval(&self) -> Approval {
         self.approval
     }
+
+    /// Whether the server was found to run this tool only as a task.
+    pub fn is_task_only(&self) -> bool {
+        self.task_only.load(Ordering::Relaxed)
+    }
+
+    /// Remembers that the tool runs only as a task, and the error the model reads.
+    fn task_only(&self, server: &str) -> ToolError {
+        self.task_only.store(true, Ordering::Relaxed);
+        ToolError::new(
+            ToolErrorCode::Failed,
+            format!(
+                "the MCP tool {} of {server:?} runs only as a background task, which Tooltrail \
+                 does not start; it will not be offered again, so answer without it",
+                self.remote_name
+            ),
+        )
+    }
 }
 
 #[async_trait]
@@ -105,6 +136,12 @@ impl Tool for McpTool {
         ToolSource::Mcp {
             server: self.server.name().to_string(),
         }
+    }
+
+    /// A tool set to `never` is not offered: every call to it would be refused. Nor is one
+    /// the server runs only as a task.
+    fn offered(&self) -> bool {
+        self.approval != Approval::Never && !self.task_only.load(Ordering::Relaxed)
     }
 
     fn gate(&self, args: &Value, _ctx: &ToolContext) -> Gate {
@@ -173,7 +210,18 @@ impl Tool for McpTool {
         match outcome.result {
             Ok(result) => {
                 let value = serde_json::to_value(&result).unwrap_or(Value::Null);
-                convert(server, &self.remote_name, &value, &outcome.progress)
+                match convert(
+                    server,
+                    &self.remote_name,
+                    &value,
+                    &outcome.progress,
+                    self.output_schema.as_ref(),
+                ) {
+                    // The TypeScript SDK answers a task-only tool called without a task with
+                    // an error result rather than an error.
+                    Err(error) if needs_task(&error.message) => Err(self.task_only(server)),
+                    other => other,
+                }
             }
             Err(RequestFailure::Timeout(after)) => Err(ToolError::new(
                 ToolErrorCode::Timeout,
@@ -197,6 +245,9 @@ impl Tool for McpTool {
                 }
                 Err(ToolError::new(ToolErrorCode::Failed, message))
             }
+            Err(RequestFailure::Rpc(error)) if needs_task(&error.message) => {
+                Err(self.task_only(server))
+            }
             Err(RequestFailure::Rpc(error)) => {
                 let code = if error.code == rmcp::model::ErrorCode::INVALID_PARAMS {
                     ToolErrorCode::InvalidArguments
@@ -217,6 +268,13 @@ impl Tool for McpTool {
             )),
         }
     }
+}
+
+/// Whether a server's error says the tool must be called as a task (the TypeScript SDK's
+/// "requires task augmentation"; the protocol's `taskSupport: "required"`).
+fn needs_task(message: &str) -> bool {
+    let message = message.to_ascii_lowercase();
+    message.contains("task augmentation") || message.contains("tasksupport")
 }
 
 /// An input schema OpenAI-compatible endpoints accept: an object schema with `properties`.

@@ -30,6 +30,7 @@
 pub mod attachment;
 pub mod change;
 pub mod event;
+pub mod media;
 pub mod message;
 pub mod tool;
 pub mod tool_mode;
@@ -40,6 +41,7 @@ pub use attachment::{
 };
 pub use change::{DiffHunk, DiffLine, DiffLineKind, FileChange, WriteMode};
 pub use event::{ErrorCode, Event, EventBody, TurnEnd, Usage, repetition_sentence};
+pub use media::{Media, MediaKind};
 pub use message::{Message, ToolCall};
 pub use tool::{
     ApprovalBy, ApprovalRecord, ApprovalReply, RuleKind, ToolChoice, ToolError, ToolErrorCode,

@@ -29,6 +29,11 @@ pub enum Message {
         #[serde(default)]
         name: String,
         content: String,
+        /// Images and sounds the tool returned: image parts for a model that sees them, a
+        /// sentence saying what came back for one that does not.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        #[ts(optional, as = "Option<Vec<crate::media::Media>>")]
+        media: Vec<crate::media::Media>,
     },
 }
 
@@ -61,6 +66,22 @@ impl Message {
             tool_call_id: tool_call_id.into(),
             name: name.into(),
             content: content.into(),
+            media: Vec::new(),
+        }
+    }
+
+    /// A tool result with the images and sounds the tool returned.
+    pub fn tool_with_media(
+        tool_call_id: impl Into<String>,
+        name: impl Into<String>,
+        content: impl Into<String>,
+        media: Vec<crate::media::Media>,
+    ) -> Self {
+        Self::Tool {
+            tool_call_id: tool_call_id.into(),
+            name: name.into(),
+            content: content.into(),
+            media,
         }
     }
 

@@ -162,6 +162,10 @@ pub struct ToolOutput {
     pub text: String,
     /// The same result as structured data, for programs: `tooltrail tool`, the UI, the audit log.
     pub data: Value,
+    /// Images and sounds the tool returned, for a model that sees them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(optional, as = "Option<Vec<crate::media::Media>>")]
+    pub media: Vec<crate::media::Media>,
 }
 
 impl ToolOutput {
@@ -169,7 +173,13 @@ impl ToolOutput {
         Self {
             text: text.into(),
             data,
+            media: Vec::new(),
         }
+    }
+
+    /// The same output, with `media` for a model that sees them.
+    pub fn with_media(self, media: Vec<crate::media::Media>) -> Self {
+        Self { media, ..self }
     }
 }
 

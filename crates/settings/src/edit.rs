@@ -49,6 +49,10 @@ pub struct Provider {
     /// (which OpenAI's newer models want); `None` chooses by the endpoint.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_tokens_field: Option<String>,
+    /// Whether its models see images (tools' images then go to them as image parts); `None`
+    /// asks the server where it says (Ollama, LM Studio, llama.cpp), and is off elsewhere.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vision: Option<bool>,
 }
 
 /// The limits a user may change.
@@ -190,6 +194,10 @@ impl ConfigEditor {
         match provider.context_window {
             Some(tokens) => table.insert("context_window", value(i64::from(tokens))),
             None => table.remove("context_window"),
+        };
+        match provider.vision {
+            Some(vision) => table.insert("vision", value(vision)),
+            None => table.remove("vision"),
         };
         for (key, price) in [
             ("price_input_per_mtok", provider.price_input_per_mtok),
@@ -509,6 +517,7 @@ mod tests {
             price_output_per_mtok: None,
             max_tokens: None,
             max_tokens_field: None,
+            vision: None,
         }
     }
 

@@ -73,6 +73,8 @@ pub struct ConfigFile {
     pub max_tokens: Option<u32>,
     /// `max_tokens` or `max_completion_tokens`: the request field that carries that limit.
     pub max_tokens_field: Option<String>,
+    /// Whether the model sees images; unset, the server is asked where it says.
+    pub vision: Option<bool>,
     /// What commands may see besides the workspace (`[sandbox]`).
     pub sandbox: SandboxConfig,
     /// Tooltrail's own model server, the `local` provider (`[local]`).
@@ -226,6 +228,9 @@ pub struct Settings {
     /// The request field for that limit (the provider's `max_tokens_field`, else the file's):
     /// `max_tokens` or `max_completion_tokens`; `None` chooses by the endpoint.
     pub max_tokens_field: Option<String>,
+    /// Whether the model sees images, as configured (the provider's `vision`, else the
+    /// file's); `None` leaves it to the server to say, and off where it does not.
+    pub vision: Option<bool>,
     /// The config file consulted (it need not exist).
     pub config_path: PathBuf,
     /// Extra folders commands may read, as written in `[sandbox] read_only_folders`.
@@ -259,6 +264,7 @@ impl std::fmt::Debug for Settings {
             .field("context_window", &self.context_window)
             .field("max_tokens", &self.max_tokens)
             .field("max_tokens_field", &self.max_tokens_field)
+            .field("vision", &self.vision)
             .field("config_path", &self.config_path)
             .field("read_only_folders", &self.read_only_folders)
             .field("network_commands", &self.network_commands)
@@ -484,6 +490,7 @@ impl Settings {
                 "max_tokens_field must be \"max_tokens\" or \"max_completion_tokens\" ({field:?} was given)"
             )));
         }
+        let vision = provider.as_ref().and_then(|p| p.vision).or(file.vision);
         let file_model = match (&provider, &local) {
             (Some(provider), _) => provider.model.clone(),
             (None, Some(local)) => local.model.clone(),
@@ -516,6 +523,7 @@ impl Settings {
             context_window,
             max_tokens,
             max_tokens_field,
+            vision,
             config_path,
             read_only_folders: file.sandbox.read_only_folders,
             network_commands: file.sandbox.network_commands,

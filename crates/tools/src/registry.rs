@@ -79,6 +79,26 @@ impl ToolRegistry {
         }
     }
 
+    /// A registry with the same tools and `extra` besides (refused when its name is taken):
+    /// a turn's own tools, such as [`FindTools`](crate::FindTools), without changing the
+    /// registry other turns share. Argument schemas are compiled again on first use.
+    pub fn with_extra(&self, extra: Arc<dyn Tool>) -> Result<Self, DuplicateTool> {
+        let mut copy = Self::new();
+        for entry in self.tools.values() {
+            // The names are this registry's own, so none is taken twice.
+            let _ = copy.register(Arc::clone(&entry.tool));
+        }
+        copy.register(extra)?;
+        Ok(copy)
+    }
+
+    /// Whether the tool of that name is offered to the model (see [`Tool::offered`]).
+    pub fn is_offered(&self, name: &str) -> bool {
+        self.tools
+            .get(name)
+            .is_some_and(|entry| entry.tool.offered())
+    }
+
     /// Removes a tool by name; returns whether it was there.
     pub fn remove(&mut self, name: &str) -> bool {
         self.tools.remove(name).is_some()
@@ -92,7 +112,8 @@ impl ToolRegistry {
         self.tools.keys().map(String::as_str)
     }
 
-    /// Every tool's spec as the model is offered it, sorted by name, and the same bytes every
+    /// Every tool's spec as the model is offered it (tools that are [not offered](Tool::offered)
+    /// left out), sorted by name, and the same bytes every
     /// time, so that a server's prompt cache serves them across questions: schemas without the
     /// keywords only validation needs (lengths, bounds; the full schema still checks every
     /// call), and tools [described on demand](Tool::described_on_demand) with an open object
@@ -100,6 +121,7 @@ impl ToolRegistry {
     pub fn offered_specs(&self) -> Vec<ToolSpec> {
         self.tools
             .values()
+            .filter(|entry| entry.tool.offered())
             .map(|entry| {
                 let spec = entry.tool.spec();
                 if entry.tool.described_on_demand() {

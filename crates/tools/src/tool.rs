@@ -217,6 +217,13 @@ pub trait Tool: Send + Sync {
         false
     }
 
+    /// Whether the model is offered this tool. A tool that could never run here (an MCP tool
+    /// the user set to `never`) stays in the registry, so that a direct call says why it is
+    /// refused, but the model is not told of it.
+    fn offered(&self) -> bool {
+        true
+    }
+
     /// How this call, with these (already validated) arguments, is gated. Tools whose spec says
     /// read-only run freely; others ask, unless they know better for a particular call (a shell
     /// command made only of read-only programs).

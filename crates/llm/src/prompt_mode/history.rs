@@ -9,14 +9,28 @@
 
 use std::collections::HashMap;
 
-use tooltrail_protocol::{Message, ToolCall};
+use tooltrail_protocol::media::unseen_sentence;
+use tooltrail_protocol::{Media, MediaKind, Message, ToolCall};
 
 use crate::prompt_mode::parse::{CLOSE, OPEN};
 
 /// `messages` in prompt-mode form, with `section` (the tool list and format) appended to the
 /// first system message, or in a new system message first when there is none.
+#[cfg(test)]
 pub(crate) fn prompt_messages(messages: &[Message], section: Option<&str>) -> Vec<Message> {
+    prompt_messages_seeing(messages, section, false).0
+}
+
+/// [`prompt_messages`], and for a model that sees images (`vision`), the images each
+/// rewritten message carries, by its index. Images a model cannot see, and sounds, are
+/// described in words inside their result.
+pub(crate) fn prompt_messages_seeing(
+    messages: &[Message],
+    section: Option<&str>,
+    vision: bool,
+) -> (Vec<Message>, Vec<(usize, Vec<Media>)>) {
     let mut out: Vec<Message> = Vec::with_capacity(messages.len() + 1);
+    let mut images: Vec<(usize, Vec<Media>)> = Vec::new();
     // The calls of the latest assistant message: id → (position, name).
     let mut calls: HashMap<&str, (usize, &str)> = HashMap::new();
     let mut index = 0;
@@ -43,7 +57,27 @@ pub(crate) fn prompt_messages(messages: &[Message], section: Option<&str>) -> Ve
                     .iter()
                     .position(|message| !matches!(message, Message::Tool { .. }))
                     .map_or(messages.len(), |length| index + length);
-                push_user(&mut out, results(&messages[index..run_end], &calls));
+                let run = &messages[index..run_end];
+                push_user(&mut out, results(run, &calls, vision));
+                let shown: Vec<Media> = run
+                    .iter()
+                    .flat_map(|message| match message {
+                        Message::Tool { media, .. } => media.as_slice(),
+                        Message::System { .. }
+                        | Message::User { .. }
+                        | Message::Assistant { .. } => &[],
+                    })
+                    .filter(|item| vision && item.kind == MediaKind::Image)
+                    .cloned()
+                    .collect();
+                if !shown.is_empty() {
+                    let at = out.len() - 1;
+                    match images.last_mut() {
+                        // Joined to the user message before: its images stay with it.
+                        Some((last, earlier)) if *last == at => earlier.extend(shown),
+                        _ => images.push((at, shown)),
+                    }
+                }
                 index = run_end;
                 continue;
             }
@@ -60,10 +94,15 @@ pub(crate) fn prompt_messages(messages: &[Message], section: Option<&str>) -> Ve
                 content.push_str("\n\n");
                 content.push_str(section);
             }
-            None => out.insert(0, Message::system(section)),
+            None => {
+                out.insert(0, Message::system(section));
+                for (at, _) in &mut images {
+                    *at += 1;
+                }
+            }
         }
     }
-    out
+    (out, images)
 }
 
 /// An assistant's text with its calls written after it as `<tool_use>` blocks.
@@ -83,7 +122,7 @@ fn with_calls(content: &str, calls: &[ToolCall]) -> String {
 
 /// One user message's text for a run of tool results, in the order of the calls they answer
 /// (results for calls the assistant message did not make go last, as they came).
-fn results(run: &[Message], calls: &HashMap<&str, (usize, &str)>) -> String {
+fn results(run: &[Message], calls: &HashMap<&str, (usize, &str)>, vision: bool) -> String {
     let mut ordered: Vec<(usize, usize, String)> = run
         .iter()
         .enumerate()
@@ -92,7 +131,22 @@ fn results(run: &[Message], calls: &HashMap<&str, (usize, &str)>) -> String {
                 tool_call_id,
                 name,
                 content,
+                media,
             } => {
+                let unseen: Vec<Media> = media
+                    .iter()
+                    .filter(|item| !(vision && item.kind == MediaKind::Image))
+                    .cloned()
+                    .collect();
+                let shown = media.len() - unseen.len();
+                let mut content = content.clone();
+                if !unseen.is_empty() {
+                    content.push('\n');
+                    content.push_str(&unseen_sentence(&unseen));
+                }
+                if shown > 0 {
+                    content.push_str("\n(The images this tool returned follow these results.)");
+                }
                 let (position, called) = calls
                     .get(tool_call_id.as_str())
                     .copied()

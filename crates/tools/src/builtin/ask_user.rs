@@ -91,10 +91,10 @@ impl Tool for AskUser {
             ));
         };
         match asker.ask(&question).await {
-            Ok(answer) => Ok(ToolOutput {
-                text: format!("The user answered: {answer}"),
-                data: json!({"question": question.question, "answer": answer}),
-            }),
+            Ok(answer) => Ok(ToolOutput::new(
+                format!("The user answered: {answer}"),
+                json!({"question": question.question, "answer": answer}),
+            )),
             Err(NoAnswer::Dismissed) => Err(ToolError::new(
                 ToolErrorCode::Denied,
                 "the user dismissed the question without answering",

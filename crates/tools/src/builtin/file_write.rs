@@ -217,9 +217,9 @@ fn write(args: &Args, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
     if !undoable {
         text.push_str(" (this write cannot be undone from Tooltrail)");
     }
-    Ok(ToolOutput {
+    Ok(ToolOutput::new(
         text,
-        data: json!({
+        json!({
             "path": relative,
             "mode": planned.mode.as_str(),
             "created": planned.old.is_none(),
@@ -228,5 +228,5 @@ fn write(args: &Args, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
             "removed": change.removed,
             "undoable": undoable,
         }),
-    })
+    ))
 }
