@@ -119,6 +119,28 @@ pub struct ServerConfig {
     /// Per-tool policies, by the server's own tool name; they win over `approval`.
     pub tools: BTreeMap<String, Approval>,
     pub disabled: bool,
+    /// How Tooltrail identifies itself when the server asks it to sign in (HTTP servers only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub oauth: Option<OAuthConfig>,
+}
+
+/// The `oauth` field of an HTTP server: a client registered with the authorization server
+/// beforehand, and the scopes to ask for. Without it Tooltrail uses a Client ID Metadata
+/// Document where the server supports one, else registers itself (RFC 7591). Tokens are never
+/// kept here: they live in the OS keychain.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct OAuthConfig {
+    pub client_id: Option<String>,
+    /// Never shown in listings; `${NAME}` reads it from the environment.
+    #[serde(skip_serializing)]
+    pub client_secret: Option<String>,
+    /// Scopes to ask for instead of the ones the server suggests.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub scopes: Vec<String>,
+    /// The HTTPS URL of a Client ID Metadata Document describing Tooltrail, used as the
+    /// client id where the authorization server supports them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub client_metadata_url: Option<String>,
 }
 
 impl ServerConfig {
@@ -154,6 +176,7 @@ impl ServerConfig {
             approval: Approval::default(),
             tools: BTreeMap::new(),
             disabled: false,
+            oauth: None,
         }
     }
 
@@ -375,6 +398,20 @@ fn parse_server(
         Some(_) => return Err(field_error("disabled", "must be true or false")),
     };
 
+    let oauth = match fields.get("oauth") {
+        None | Some(Value::Null) => None,
+        Some(Value::Object(oauth)) => {
+            if matches!(transport, Transport::Stdio { .. }) {
+                return Err(field_error(
+                    "oauth",
+                    "only applies to servers with a \"url\"",
+                ));
+            }
+            Some(parse_oauth(oauth, lookup).map_err(|what| field_error("oauth", &what))?)
+        }
+        Some(_) => return Err(field_error("oauth", "must be an object")),
+    };
+
     Ok(ServerConfig {
         name: name.to_string(),
         transport,
@@ -382,6 +419,51 @@ fn parse_server(
         approval,
         tools,
         disabled,
+        oauth,
+    })
+}
+
+/// The `oauth` object: `client_id`, `client_secret`, `scopes` (an array or one space-separated
+/// string) and `client_metadata_url`.
+fn parse_oauth(
+    fields: &Map<String, Value>,
+    lookup: &dyn Fn(&str) -> Option<String>,
+) -> Result<OAuthConfig, String> {
+    let text = |field: &str| -> Result<Option<String>, String> {
+        match optional_string(fields, field) {
+            Ok(Some(value)) => expand_vars(&value, lookup)
+                .map(Some)
+                .map_err(|var| format!("field {field:?} uses ${{{var}}}, which is not set")),
+            Ok(None) => Ok(None),
+            Err(what) => Err(format!("field {field:?} {what}")),
+        }
+    };
+    let client_id = text("client_id")?;
+    let client_secret = text("client_secret")?;
+    if client_secret.is_some() && client_id.is_none() {
+        return Err("has a \"client_secret\" without the \"client_id\" it belongs to".into());
+    }
+    let client_metadata_url = text("client_metadata_url")?;
+    if let Some(url) = &client_metadata_url
+        && !url.starts_with("https://")
+    {
+        return Err("field \"client_metadata_url\" must be an https:// URL".into());
+    }
+    let scopes = match fields.get("scopes") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::String(scopes)) => scopes.split_whitespace().map(str::to_string).collect(),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|item| item.as_str().map(str::to_string))
+            .collect::<Option<Vec<_>>>()
+            .ok_or_else(|| "field \"scopes\" must be an array of strings".to_string())?,
+        Some(_) => return Err("field \"scopes\" must be an array of strings".into()),
+    };
+    Ok(OAuthConfig {
+        client_id,
+        client_secret,
+        scopes,
+        client_metadata_url,
     })
 }
 

@@ -8,7 +8,8 @@ use std::time::Duration;
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
-use crate::config::{McpConfig, ServerConfig};
+use crate::auth::{Browser, SignInOptions, SignInPolicy};
+use crate::config::{McpConfig, OAuthConfig, ServerConfig};
 use crate::connection::RequestFailure;
 use crate::error::McpError;
 use crate::handler::ElicitationPolicy;
@@ -30,6 +31,11 @@ pub struct ConformanceRun {
 pub async fn run_client(url: &str, scenario: Option<&str>) -> Result<ConformanceRun, McpError> {
     let mut server = ServerConfig::http(SERVER, url);
     server.timeout = Duration::from_secs(20);
+    let context: Value = std::env::var("MCP_CONFORMANCE_CONTEXT")
+        .ok()
+        .and_then(|text| serde_json::from_str(&text).ok())
+        .unwrap_or(Value::Null);
+    server.oauth = Some(oauth_from_context(&context));
     let mut config = McpConfig::default();
     config.servers.insert(SERVER.to_string(), server);
     let manager = McpManager::new(
@@ -38,6 +44,11 @@ pub async fn run_client(url: &str, scenario: Option<&str>) -> Result<Conformance
             workspace: None,
             login_shell_path: false,
             elicitation: ElicitationPolicy::AcceptDefaults,
+            sign_in: SignInOptions {
+                policy: SignInPolicy::Interactive(Browser::Fetch),
+                ..SignInOptions::default()
+            },
+            protocol_version: std::env::var("MCP_CONFORMANCE_PROTOCOL_VERSION").ok(),
         },
     );
     let mut run = ConformanceRun {
@@ -60,9 +71,25 @@ pub async fn run_client(url: &str, scenario: Option<&str>) -> Result<Conformance
     ));
     let tools = server.list_tools().await?;
     run.lines.push(format!("{} tools", tools.len()));
-    for tool in &tools {
-        let schema = Value::Object((*tool.input_schema).clone());
-        let args = sample_arguments(&schema);
+    // A scenario may name the calls to make (`toolCalls` in its context); else every tool is
+    // called once with arguments made from its schema.
+    let calls: Vec<(String, Map<String, Value>)> = match context_calls(&context) {
+        Some(calls) => calls,
+        None => tools
+            .iter()
+            .map(|tool| {
+                let schema = Value::Object((*tool.input_schema).clone());
+                (tool.name.to_string(), sample_arguments(&schema))
+            })
+            .collect(),
+    };
+    for (name, args) in calls {
+        let Some(tool) = tools.iter().find(|tool| tool.name == name) else {
+            run.ok = false;
+            run.lines
+                .push(format!("the server has no tool named {name:?}"));
+            continue;
+        };
         let outcome = server
             .call_tool(&tool.name, args.clone(), &CancellationToken::new(), None)
             .await?;
@@ -98,6 +125,46 @@ pub async fn run_client(url: &str, scenario: Option<&str>) -> Result<Conformance
     }
     manager.shutdown().await;
     Ok(run)
+}
+
+/// The Client ID Metadata Document the suite's CIMD scenario expects a client to name (it is
+/// never fetched: the suite's authorization server only compares the URL).
+const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadata.json";
+
+/// The scenario's pre-registered client, from `MCP_CONFORMANCE_CONTEXT`, as `mcp.json`'s
+/// `oauth` field would give it; a metadata document URL for servers that take one.
+fn oauth_from_context(context: &Value) -> OAuthConfig {
+    let text = |field: &str| {
+        context
+            .get(field)
+            .and_then(Value::as_str)
+            .map(str::to_string)
+    };
+    OAuthConfig {
+        client_id: text("client_id"),
+        client_secret: text("client_secret"),
+        scopes: Vec::new(),
+        client_metadata_url: Some(CLIENT_METADATA_URL.to_string()),
+    }
+}
+
+/// The calls a scenario's context names: `{"toolCalls": [{"name", "arguments"}]}`.
+fn context_calls(context: &Value) -> Option<Vec<(String, Map<String, Value>)>> {
+    let calls = context.get("toolCalls")?.as_array()?;
+    Some(
+        calls
+            .iter()
+            .filter_map(|call| {
+                let name = call.get("name")?.as_str()?.to_string();
+                let args = call
+                    .get("arguments")
+                    .and_then(Value::as_object)
+                    .cloned()
+                    .unwrap_or_default();
+                Some((name, args))
+            })
+            .collect(),
+    )
 }
 
 /// Arguments for a tool from its input schema: each property's default, else a plain value of

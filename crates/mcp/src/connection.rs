@@ -9,11 +9,15 @@ use std::time::{Duration, Instant};
 
 use process_wrap::tokio::CommandWrap;
 use reqwest::header::{HeaderName, HeaderValue};
+use rmcp::model::ProtocolVersion;
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotificationParam,
     ClientRequest, ErrorData, JsonObject, ServerResult,
 };
-use rmcp::service::{ClientInitializeError, PeerRequestOptions, RunningService, ServiceError};
+use rmcp::service::{
+    ClientInitializeError, ClientLifecycleMode, ClientServiceExt, PeerRequestOptions,
+    RunningService, ServiceError,
+};
 use rmcp::transport::streamable_http_client::{
     StreamableHttpClientTransportConfig, StreamableHttpError,
 };
@@ -25,6 +29,7 @@ use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 use tooltrail_protocol::ToolProgress;
 
+use crate::auth::{ServerAuth, SignInClient};
 use crate::config::{ServerConfig, Transport};
 use crate::env::{login_shell_path, merge_paths, resolve_program, server_env};
 use crate::error::McpError;
@@ -45,6 +50,10 @@ pub struct ConnectOptions {
     /// Merge the login shell's PATH into the PATH servers get (for apps started from a menu).
     pub login_shell_path: bool,
     pub elicitation: ElicitationPolicy,
+    /// The server's sign-in, for HTTP servers (one per server, kept across reconnections).
+    pub(crate) auth: Option<Arc<ServerAuth>>,
+    /// The protocol revision HTTP sessions speak; `None` for the SDK's `initialize` handshake.
+    pub protocol_version: Option<String>,
 }
 
 /// What the server told us in the handshake.
@@ -120,17 +129,43 @@ impl Connection {
                     })?;
                     custom.insert(name, value);
                 }
-                let transport = StreamableHttpClientTransport::from_config(
-                    StreamableHttpClientTransportConfig::with_uri(url.as_str())
-                        .custom_headers(custom)
-                        .reinit_on_expired_session(true),
-                );
-                let served =
-                    tokio::time::timeout(handshake_timeout, handler.serve(transport)).await;
-                (
-                    finish_handshake(config, served, handshake_timeout, &shared).await?,
-                    None,
-                )
+                let transport_config = StreamableHttpClientTransportConfig::with_uri(url.as_str())
+                    .custom_headers(custom)
+                    .reinit_on_expired_session(true);
+                let served = match &options.auth {
+                    // A server that may ask for sign-in: the SDK's OAuth client under ours.
+                    // The handshake's wait does not count the time a sign-in takes, which is
+                    // the user's (the sign-in has its own limit).
+                    Some(auth) => {
+                        let client = SignInClient::new(Arc::clone(auth))
+                            .await
+                            .map_err(McpError::SignIn)?;
+                        let transport =
+                            StreamableHttpClientTransport::with_client(client, transport_config);
+                        let started = handler.serve_with_lifecycle(
+                            transport,
+                            lifecycle(options.protocol_version.as_deref()),
+                        );
+                        let signing_in = auth.sign_in_wait();
+                        tokio::time::timeout(handshake_timeout + signing_in, started).await
+                    }
+                    None => {
+                        let transport =
+                            StreamableHttpClientTransport::from_config(transport_config);
+                        let started = handler.serve_with_lifecycle(
+                            transport,
+                            lifecycle(options.protocol_version.as_deref()),
+                        );
+                        tokio::time::timeout(handshake_timeout, started).await
+                    }
+                };
+                let service = finish_handshake(config, served, handshake_timeout, &shared).await;
+                if let (Err(_), Some(auth)) = (&service, &options.auth)
+                    && let Some(sign_in) = auth.take_error()
+                {
+                    return Err(McpError::SignIn(sign_in));
+                }
+                (service?, None)
             }
         };
         let handshake = started.elapsed();
@@ -286,6 +321,20 @@ pub(crate) fn failure(err: ServiceError) -> RequestFailure {
         ServiceError::McpError(data) => RequestFailure::Rpc(data),
         ServiceError::Cancelled { .. } => RequestFailure::Cancelled,
         other => RequestFailure::Other(other.to_string()),
+    }
+}
+
+/// How a session starts for a protocol revision: revisions from 2026-07-28 on have no
+/// `initialize` (`server/discover`, then metadata on every request); older ones do.
+fn lifecycle(version: Option<&str>) -> ClientLifecycleMode {
+    let version = version.and_then(|text| {
+        serde_json::from_value::<ProtocolVersion>(serde_json::Value::String(text.to_string())).ok()
+    });
+    match version {
+        Some(version) if !version.has_initialize() => ClientLifecycleMode::Discover {
+            preferred_versions: vec![version],
+        },
+        Some(_) | None => ClientLifecycleMode::Initialize,
     }
 }
 

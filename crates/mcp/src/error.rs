@@ -73,6 +73,10 @@ pub enum McpError {
         action: &'static str,
         message: String,
     },
+
+    /// The server wants the user signed in, and that did not (or may not) happen here.
+    #[error("{0}")]
+    SignIn(#[from] crate::auth::SignInError),
 }
 
 impl McpError {
@@ -90,7 +94,8 @@ impl McpError {
             | Self::NameTaken(_)
             | Self::Disabled(_)
             | Self::Backoff { .. }
-            | Self::Request { .. } => &[],
+            | Self::Request { .. }
+            | Self::SignIn(_) => &[],
         }
     }
 }

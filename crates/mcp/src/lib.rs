@@ -43,6 +43,7 @@
 //! # Ok(()) }
 //! ```
 
+mod auth;
 mod config;
 pub mod conformance;
 mod connection;
@@ -59,7 +60,13 @@ mod server;
 mod stderr;
 mod tool;
 
-pub use config::{Approval, CONFIG_FILE, DEFAULT_TIMEOUT, McpConfig, ServerConfig, Transport};
+pub use auth::{
+    Browser, DEFAULT_SIGN_IN_WAIT, MAX_STEP_UPS, MemorySecrets, SecretStore, SignInError,
+    SignInObserver, SignInOptions, SignInPolicy, SignInState, record_key,
+};
+pub use config::{
+    Approval, CONFIG_FILE, DEFAULT_TIMEOUT, McpConfig, OAuthConfig, ServerConfig, Transport,
+};
 pub use connection::ServerInfo;
 pub use edit::{McpConfigEditor, McpConfigView, McpServerConfig};
 pub use env::{login_shell_path, merge_paths};

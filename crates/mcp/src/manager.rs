@@ -9,6 +9,7 @@ use serde::Serialize;
 use tokio::sync::broadcast;
 use tooltrail_tools::{Tool, ToolRegistry};
 
+use crate::auth::{Browser, ServerAuth, SignInError, SignInOptions, SignInState};
 use crate::config::{Approval, McpConfig, Transport};
 use crate::connection::{ConnectOptions, ServerInfo};
 use crate::error::McpError;
@@ -27,6 +28,11 @@ pub struct McpOptions {
     /// started from a desktop menu.
     pub login_shell_path: bool,
     pub elicitation: ElicitationPolicy,
+    /// How HTTP servers that ask for it are signed in to, and where the tokens are kept.
+    pub sign_in: SignInOptions,
+    /// The protocol revision HTTP sessions speak (`"2026-07-28"` starts with
+    /// `server/discover`); `None` for the SDK's `initialize` handshake.
+    pub protocol_version: Option<String>,
 }
 
 impl Default for McpOptions {
@@ -35,6 +41,8 @@ impl Default for McpOptions {
             workspace: None,
             login_shell_path: true,
             elicitation: ElicitationPolicy::Decline,
+            sign_in: SignInOptions::default(),
+            protocol_version: None,
         }
     }
 }
@@ -83,11 +91,16 @@ pub struct ServerStatus {
     /// The last stderr lines, when the server failed.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub stderr: Vec<String>,
+    /// Where signing in stands, for HTTP servers.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sign_in: Option<SignInState>,
 }
 
 /// The configured servers.
 pub struct McpManager {
     servers: BTreeMap<String, Arc<McpServer>>,
+    /// Each HTTP server's sign-in, by server name.
+    auth: BTreeMap<String, Arc<ServerAuth>>,
     live_progress: broadcast::Sender<McpProgress>,
 }
 
@@ -107,17 +120,26 @@ impl McpManager {
             workspace: options.workspace,
             login_shell_path: options.login_shell_path,
             elicitation: options.elicitation,
+            auth: None,
+            protocol_version: options.protocol_version,
         };
+        let mut auth = BTreeMap::new();
         let servers = config
             .servers
             .into_iter()
             .map(|(name, server)| {
-                let server = McpServer::new(server, connect.clone(), live_progress.clone());
+                let mut connect = connect.clone();
+                connect.auth = ServerAuth::for_server(&server, &options.sign_in);
+                if let Some(server_auth) = &connect.auth {
+                    auth.insert(name.clone(), Arc::clone(server_auth));
+                }
+                let server = McpServer::new(server, connect, live_progress.clone());
                 (name, server)
             })
             .collect();
         Self {
             servers,
+            auth,
             live_progress,
         }
     }
@@ -225,7 +247,8 @@ impl McpManager {
         };
         let mut statuses = Vec::new();
         for server in self.servers.values() {
-            statuses.push(status_of(server, &tools).await);
+            let sign_in = self.sign_in_state(server.name());
+            statuses.push(status_of(server, &tools, sign_in).await);
         }
         statuses
     }
@@ -245,7 +268,48 @@ impl McpManager {
                 }
             }
         }
-        Ok(status_of(server, &tools).await)
+        Ok(status_of(server, &tools, self.sign_in_state(name)).await)
+    }
+
+    /// Where signing in to `name` stands; `None` for servers that do not sign in (stdio).
+    pub fn sign_in_state(&self, name: &str) -> Option<SignInState> {
+        self.auth.get(name).map(|auth| auth.state())
+    }
+
+    /// Signs in to `name` now, through `browser`, whatever the sign-in policy; the server is
+    /// restarted so its session uses the new token.
+    pub async fn sign_in(&self, name: &str, browser: &Browser) -> Result<SignInState, McpError> {
+        let server = self.server(name)?;
+        let auth = self
+            .auth
+            .get(name)
+            .ok_or_else(|| McpError::SignIn(SignInError::NotAsked(name.to_string())))?;
+        let state = auth.sign_in_now(browser).await?;
+        server.stop().await;
+        Ok(state)
+    }
+
+    /// Forgets the sign-in to `name` (revoking its tokens where the server supports it);
+    /// whether the authorization server confirmed the revocation.
+    pub async fn sign_out(&self, name: &str) -> Result<bool, McpError> {
+        let server = self.server(name)?;
+        let auth = self
+            .auth
+            .get(name)
+            .ok_or_else(|| McpError::SignIn(SignInError::NotAsked(name.to_string())))?;
+        let revoked = auth.sign_out().await?;
+        server.stop().await;
+        Ok(revoked)
+    }
+
+    /// Answers the servers' elicitation and sampling requests with `answerer`, and announces
+    /// that they may send them. Set before the servers start: a server learns what we can
+    /// answer in its handshake.
+    pub fn answer_with(self, answerer: Arc<dyn crate::McpAnswerer>) -> Self {
+        for server in self.servers.values() {
+            server.shared().answerer.set(Arc::clone(&answerer));
+        }
+        self
     }
 
     /// Stops every server.
@@ -254,7 +318,11 @@ impl McpManager {
     }
 }
 
-async fn status_of(server: &Arc<McpServer>, tools: &[Arc<McpTool>]) -> ServerStatus {
+async fn status_of(
+    server: &Arc<McpServer>,
+    tools: &[Arc<McpTool>],
+    sign_in: Option<SignInState>,
+) -> ServerStatus {
     let state = server.state().await;
     let tools = tools
         .iter()
@@ -275,6 +343,7 @@ async fn status_of(server: &Arc<McpServer>, tools: &[Arc<McpTool>]) -> ServerSta
         info: server.info().await,
         tools,
         stderr,
+        sign_in,
     }
 }
 

@@ -1,0 +1,656 @@
+//! Signing in to MCP servers that ask for it: the authorization flow of the MCP spec for
+//! Streamable HTTP servers (OAuth 2.1), on top of the official SDK's `auth` module.
+//!
+//! A server that answers 401 starts it. The SDK discovers the protected resource's metadata
+//! (RFC 9728, from `WWW-Authenticate` or the well-known paths) and its authorization server's
+//! (RFC 8414, then OpenID discovery), checking each issuer; picks the scopes (the challenge's,
+//! else `scopes_supported`); and runs the authorization code flow with PKCE S256 and the
+//! `resource` parameter (RFC 8707), checking the `iss` of the answer (RFC 9207). We add the
+//! rest: who Tooltrail is to the authorization server (the `oauth.client_id` of `mcp.json`,
+//! else a Client ID Metadata Document where the server supports one and one is configured, else
+//! a dynamic registration (RFC 7591) whose secret we keep), the user's browser with a loopback
+//! redirect on 127.0.0.1 (RFC 8252), step-up on 403 `insufficient_scope` with the scopes
+//! granted so far plus the new one (at most [`MAX_STEP_UPS`] times for one request), and the
+//! record kept in the OS keychain by server URL (see [`SecretStore`]).
+//!
+//! Tokens are refreshed by the SDK before they expire and when the server rejects one; only
+//! when that fails is the user asked again. Whether a browser may be opened without the user
+//! asking is the [`SignInPolicy`]: the app and a terminal may, `serve` and a piped `ask` may
+//! not, and then the server's tools fail with a sentence naming `tooltrail mcp login NAME`.
+//!
+//! Nothing secret reaches a log, an error message or a listing: errors are built from the
+//! SDK's error kinds, not its debug output, and records print without their tokens.
+
+mod browser;
+mod client;
+mod store;
+
+use std::sync::{Arc, Mutex as StdMutex, PoisonError};
+use std::time::Duration;
+
+use base64::Engine;
+use rmcp::transport::auth::{
+    AuthClient, AuthError, AuthorizationManager, AuthorizationRequest, AuthorizationSession,
+    OAuthClientConfig, OAuthTokenResponse,
+};
+use serde::Serialize;
+use tokio::sync::Mutex;
+use ts_rs::TS;
+
+use crate::config::{OAuthConfig, ServerConfig, Transport};
+
+pub use browser::Browser;
+pub(crate) use client::SignInClient;
+pub use store::{MemorySecrets, SecretStore, record_key};
+use store::{RecordStore, SignInRecord};
+
+/// Step-ups (403 `insufficient_scope`) tried for one request before giving up.
+pub const MAX_STEP_UPS: u32 = 2;
+/// How long a sign-in waits for the browser to come back, unless told otherwise.
+pub const DEFAULT_SIGN_IN_WAIT: Duration = Duration::from_secs(300);
+/// The name Tooltrail registers itself under.
+const CLIENT_NAME: &str = "Tooltrail";
+
+/// Whether a server that asks for sign-in may open the user's browser on its own.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SignInPolicy {
+    /// Yes, with this browser (the app; the command line on a terminal).
+    Interactive(Browser),
+    /// No: the server's requests fail and say to run `tooltrail mcp login NAME`.
+    Never,
+}
+
+/// Told of a server's new sign-in state: the server's name and the state.
+pub type SignInObserver = Arc<dyn Fn(&str, &SignInState) + Send + Sync>;
+
+/// How servers sign in, for [`crate::McpOptions`].
+#[derive(Clone)]
+pub struct SignInOptions {
+    pub policy: SignInPolicy,
+    /// Where records are kept; in memory (forgotten on exit) when `None`.
+    pub secrets: Option<Arc<dyn SecretStore>>,
+    /// How long to wait for the browser to come back.
+    pub wait: Duration,
+    /// Told of every change of a server's sign-in state (the app's cards follow it).
+    pub observer: Option<SignInObserver>,
+}
+
+impl Default for SignInOptions {
+    fn default() -> Self {
+        Self {
+            policy: SignInPolicy::Never,
+            secrets: None,
+            wait: DEFAULT_SIGN_IN_WAIT,
+            observer: None,
+        }
+    }
+}
+
+impl std::fmt::Debug for SignInOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SignInOptions")
+            .field("policy", &self.policy)
+            .field("keeps_records", &self.secrets.is_some())
+            .field("wait", &self.wait)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Where a server's sign-in stands, as listings and the app show it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "snake_case", tag = "state")]
+#[ts(rename = "McpSignInState")]
+pub enum SignInState {
+    /// The server has not asked for sign-in (as far as we know).
+    NotNeeded,
+    /// The server asks for sign-in and no usable sign-in is kept.
+    Needed,
+    /// The browser was opened on `url`; waiting for it to come back.
+    Waiting { url: String },
+    /// Signed in; `identity` is who, when the authorization server said.
+    SignedIn {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        identity: Option<String>,
+    },
+    /// The last sign-in did not work; `reason` is a sentence.
+    Failed { reason: String },
+}
+
+impl SignInState {
+    /// A few words for listings.
+    pub fn summary(&self) -> String {
+        match self {
+            Self::NotNeeded => "no sign-in needed".into(),
+            Self::Needed => "needs sign-in".into(),
+            Self::Waiting { .. } => "waiting for the browser".into(),
+            Self::SignedIn {
+                identity: Some(who),
+            } => format!("signed in as {who}"),
+            Self::SignedIn { identity: None } => "signed in".into(),
+            Self::Failed { reason } => format!("sign-in failed: {reason}"),
+        }
+    }
+}
+
+/// Why a sign-in did not happen, as one sentence without secrets.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SignInError {
+    /// The policy forbids opening a browser here.
+    #[error("the MCP server {0:?} needs you to sign in: run `tooltrail mcp login {0}`")]
+    Needed(String),
+    #[error("signing in to the MCP server {server:?} did not work: {reason}")]
+    Failed { server: String, reason: String },
+    #[error(
+        "signing in to the MCP server {server:?} timed out: the browser did not come back within {secs} s"
+    )]
+    TimedOut { server: String, secs: u64 },
+    #[error("the MCP server {0:?} does not ask for sign-in")]
+    NotAsked(String),
+}
+
+/// One HTTP server's sign-in: its record, its state, and the flow. Shared by every connection
+/// to the server over the process's life.
+pub(crate) struct ServerAuth {
+    name: String,
+    url: String,
+    oauth: OAuthConfig,
+    store: RecordStore,
+    options: SignInOptions,
+    state: StdMutex<SignInState>,
+    /// Why the last request that needed a sign-in did not get one, for the error it ends in.
+    last_error: StdMutex<Option<SignInError>>,
+    /// Held while a sign-in runs, so parallel requests that all got 401 sign in once; the
+    /// number counts finished sign-ins.
+    flow: Mutex<u64>,
+}
+
+impl std::fmt::Debug for ServerAuth {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ServerAuth")
+            .field("name", &self.name)
+            .field("url", &self.url)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ServerAuth {
+    /// `None` for stdio servers, which do not sign in.
+    pub fn for_server(config: &ServerConfig, options: &SignInOptions) -> Option<Arc<Self>> {
+        let Transport::Http { url, .. } = &config.transport else {
+            return None;
+        };
+        let secrets = options
+            .secrets
+            .clone()
+            .unwrap_or_else(|| Arc::new(MemorySecrets::default()));
+        let store = RecordStore::new(secrets, url);
+        let state = match store.load() {
+            Ok(record) if record.has_tokens() => SignInState::SignedIn {
+                identity: record.identity,
+            },
+            Ok(_) => SignInState::NotNeeded,
+            Err(reason) => SignInState::Failed { reason },
+        };
+        Some(Arc::new(Self {
+            name: config.name.clone(),
+            url: url.clone(),
+            oauth: config.oauth.clone().unwrap_or_default(),
+            store,
+            options: options.clone(),
+            state: StdMutex::new(state),
+            last_error: StdMutex::new(None),
+            flow: Mutex::new(0),
+        }))
+    }
+
+    pub fn state(&self) -> SignInState {
+        self.state
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    fn set_state(&self, state: SignInState) {
+        *self.state.lock().unwrap_or_else(PoisonError::into_inner) = state.clone();
+        if let Some(observer) = &self.options.observer {
+            observer(&self.name, &state);
+        }
+    }
+
+    /// How long a request may wait for a sign-in to finish: the browser's wait where one may
+    /// open, else nothing.
+    pub fn sign_in_wait(&self) -> Duration {
+        match self.options.policy {
+            SignInPolicy::Interactive(_) => self.options.wait,
+            SignInPolicy::Never => Duration::ZERO,
+        }
+    }
+
+    /// Why the last sign-in a request needed did not happen, once.
+    pub fn take_error(&self) -> Option<SignInError> {
+        self.last_error
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
+    }
+
+    fn remember(&self, err: SignInError) -> SignInError {
+        *self
+            .last_error
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some(err.clone());
+        err
+    }
+
+    /// The server asked and we may not sign in here: say so.
+    pub fn needed(&self) -> SignInError {
+        self.set_state(SignInState::Needed);
+        self.remember(SignInError::Needed(self.name.clone()))
+    }
+
+    /// The HTTP client the transport uses: requests carry the kept token, refreshed by the SDK
+    /// as needed.
+    pub async fn http_client(&self) -> Result<AuthClient<reqwest::Client>, SignInError> {
+        let mut manager = self.manager().await?;
+        let record = self.store.load().map_err(|reason| self.failed(reason))?;
+        if record.has_tokens() {
+            // Reads the authorization server's metadata, so refreshing works; an unreachable
+            // server leaves the kept token to be tried as it is.
+            if let Ok(true) = manager.initialize_from_store().await
+                && let (Some(id), Some(secret)) = (&record.client_id, &record.client_secret)
+            {
+                let config = OAuthClientConfig::new(id.clone(), self.url.clone())
+                    .with_client_secret(secret.clone());
+                let _ = manager.configure_client(config);
+            }
+        }
+        Ok(AuthClient::new(reqwest::Client::new(), manager))
+    }
+
+    async fn manager(&self) -> Result<AuthorizationManager, SignInError> {
+        let mut manager = AuthorizationManager::new_allowing_private_addresses(self.url.as_str())
+            .await
+            .map_err(|err| self.failed(describe(&err)))?;
+        manager.set_credential_store(self.store.clone());
+        Ok(manager)
+    }
+
+    pub(crate) fn failed(&self, reason: String) -> SignInError {
+        self.set_state(SignInState::Failed {
+            reason: reason.clone(),
+        });
+        self.remember(SignInError::Failed {
+            server: self.name.clone(),
+            reason,
+        })
+    }
+
+    /// Signs in with the policy's browser, unless a sign-in finished since `seen` (then the
+    /// caller just tries again). `challenge` is the server's `WWW-Authenticate`; `more` are
+    /// scopes a step-up needs on top of those granted.
+    pub async fn sign_in_after(
+        &self,
+        seen: u64,
+        challenge: Option<&str>,
+        more: &[String],
+    ) -> Result<u64, SignInError> {
+        let SignInPolicy::Interactive(browser) = &self.options.policy else {
+            return Err(self.needed());
+        };
+        let mut done = self.flow.lock().await;
+        if *done != seen {
+            return Ok(*done);
+        }
+        self.run(browser, challenge, more).await?;
+        *done += 1;
+        Ok(*done)
+    }
+
+    /// Finished sign-ins so far.
+    pub async fn generation(&self) -> u64 {
+        *self.flow.lock().await
+    }
+
+    /// A sign-in the user asked for (`tooltrail mcp login`, the app's button): probes the
+    /// server for its challenge first.
+    pub async fn sign_in_now(&self, browser: &Browser) -> Result<SignInState, SignInError> {
+        let mut done = self.flow.lock().await;
+        let challenge = self.probe().await?;
+        self.run(browser, challenge.as_deref(), &[]).await?;
+        *done += 1;
+        Ok(self.state())
+    }
+
+    /// Forgets the tokens (and the registered client), revoking the tokens first where the
+    /// authorization server supports it. Revocation is best effort: the tokens are forgotten
+    /// whatever it answers.
+    pub async fn sign_out(&self) -> Result<bool, SignInError> {
+        let _flow = self.flow.lock().await;
+        let record = self.store.load().map_err(|reason| self.failed(reason))?;
+        let mut revoked = false;
+        if let (Some(endpoint), Some(credentials)) =
+            (&record.revocation_endpoint, &record.credentials)
+            && let Some(tokens) = &credentials.token_response
+        {
+            revoked = revoke(endpoint, &record, tokens).await;
+        }
+        self.store.delete().map_err(|reason| self.failed(reason))?;
+        self.set_state(SignInState::Needed);
+        Ok(revoked)
+    }
+
+    /// The server's `WWW-Authenticate` when it refuses us, from an `initialize` sent without a
+    /// token. `NotAsked` when it answers without one.
+    async fn probe(&self) -> Result<Option<String>, SignInError> {
+        let body = serde_json::json!({
+            "jsonrpc": "2.0", "id": 0, "method": "initialize",
+            "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                       "clientInfo": {"name": "tooltrail", "version": env!("CARGO_PKG_VERSION")}}
+        });
+        let response = reqwest::Client::new()
+            .post(&self.url)
+            .header("Accept", "application/json, text/event-stream")
+            .json(&body)
+            .timeout(Duration::from_secs(30))
+            .send()
+            .await
+            .map_err(|err| self.failed(format!("the server could not be reached ({err})")))?;
+        match response.status().as_u16() {
+            401 | 403 => Ok(response
+                .headers()
+                .get(reqwest::header::WWW_AUTHENTICATE)
+                .and_then(|value| value.to_str().ok())
+                .map(str::to_string)),
+            _ => {
+                // A server that lets us in has nothing to sign in to; keep what we have.
+                Err(SignInError::NotAsked(self.name.clone()))
+            }
+        }
+    }
+
+    /// The flow itself.
+    async fn run(
+        &self,
+        browser: &Browser,
+        challenge: Option<&str>,
+        more: &[String],
+    ) -> Result<(), SignInError> {
+        let mut manager = self.manager().await?;
+        let resolution = manager
+            .resolve_metadata_from_challenge(challenge)
+            .await
+            .map_err(|err| self.failed(describe(&err)))?;
+        let metadata = resolution.metadata;
+        let revocation_endpoint = metadata
+            .additional_fields
+            .get("revocation_endpoint")
+            .and_then(|value| value.as_str())
+            .map(str::to_string);
+        let supports_cimd = metadata
+            .additional_fields
+            .get("client_id_metadata_document_supported")
+            .and_then(serde_json::Value::as_bool)
+            .unwrap_or(false);
+        let takes_registrations = metadata.registration_endpoint.is_some();
+        manager.set_metadata(metadata);
+
+        let record = self.store.load().map_err(|reason| self.failed(reason))?;
+        // Scopes: what mcp.json says, else what the server suggests; a step-up adds the new
+        // ones to those granted so far (a new sign-in replaces the old token entirely).
+        let mut scopes: Vec<String> = if self.oauth.scopes.is_empty() {
+            manager.select_initial_scopes(&[]).await
+        } else {
+            self.oauth.scopes.clone()
+        };
+        if !more.is_empty() {
+            let granted = record
+                .credentials
+                .as_ref()
+                .map(|credentials| credentials.granted_scopes.clone())
+                .unwrap_or_default();
+            for scope in granted.into_iter().chain(more.iter().cloned()) {
+                if !scopes.contains(&scope) {
+                    scopes.push(scope);
+                }
+            }
+        }
+
+        let loopback = browser::Loopback::bind()
+            .await
+            .map_err(|reason| self.failed(reason))?;
+        let redirect_uri = loopback.redirect_uri();
+        let mut request = AuthorizationRequest::new(redirect_uri.clone())
+            .with_client_name(CLIENT_NAME)
+            .with_scopes(scopes.clone());
+        let mut client_secret = None;
+        if let Some(id) = &self.oauth.client_id {
+            request = request.with_preregistered_client(id.clone());
+            if let Some(secret) = &self.oauth.client_secret {
+                request = request.with_client_secret(secret.clone());
+            }
+        } else if let (Some(url), true) = (&self.oauth.client_metadata_url, supports_cimd) {
+            request = request.with_client_metadata_url(url.clone());
+        } else if takes_registrations {
+            // Register here rather than inside the SDK's session, so the secret the
+            // authorization server hands out is ours to keep for refreshing later.
+            let scope_refs: Vec<&str> = scopes.iter().map(String::as_str).collect();
+            let registered = manager
+                .register_client(CLIENT_NAME, &redirect_uri, &scope_refs)
+                .await
+                .map_err(|err| self.failed(describe(&err)))?;
+            request = request.with_preregistered_client(registered.client_id.clone());
+            if let Some(secret) = registered.client_secret.clone() {
+                request = request.with_client_secret(secret.clone());
+                client_secret = Some(secret);
+            }
+        } else {
+            return Err(self.failed(
+                "the authorization server takes no registrations and mcp.json gives no \
+                 \"oauth\": {\"client_id\"} for this server"
+                    .into(),
+            ));
+        }
+
+        let session = AuthorizationSession::new(manager, request)
+            .await
+            .map_err(|(_, err)| self.failed(describe(&err)))?;
+        let url = session.get_authorization_url().to_string();
+        self.set_state(SignInState::Waiting { url: url.clone() });
+        // Listen while the browser opens: a browser without a person (`Fetch`) only finishes
+        // once the callback has been answered. One that does not start is no reason to stop:
+        // the waiting state carries the URL, which the command line prints and the app shows.
+        let (_, callback) = tokio::join!(
+            browser.open(&url),
+            loopback.wait(self.options.wait, &self.name)
+        );
+        let Some(callback) = callback else {
+            let secs = self.options.wait.as_secs();
+            self.set_state(SignInState::Failed {
+                reason: format!("the browser did not come back within {secs} s"),
+            });
+            return Err(self.remember(SignInError::TimedOut {
+                server: self.name.clone(),
+                secs,
+            }));
+        };
+        if let Some(reason) = callback_error(&callback) {
+            return Err(self.failed(reason));
+        }
+        // Keep the client first, so the tokens the exchange writes join it in one record.
+        self.store
+            .update(|record| {
+                record.client_secret = client_secret.or_else(|| {
+                    if self.oauth.client_id.is_some() {
+                        None
+                    } else {
+                        record.client_secret.take()
+                    }
+                });
+                record.revocation_endpoint = revocation_endpoint;
+            })
+            .map_err(|reason| self.failed(reason))?;
+        let tokens = session
+            .handle_callback_url(&callback)
+            .await
+            .map_err(|err| self.failed(describe(&err)))?;
+        let identity = identity_of(&tokens);
+        self.store
+            .update(|record| record.identity = identity.clone())
+            .map_err(|reason| self.failed(reason))?;
+        self.set_state(SignInState::SignedIn { identity });
+        Ok(())
+    }
+}
+
+/// The `error` of a callback, in words.
+fn callback_error(callback: &str) -> Option<String> {
+    let url = reqwest::Url::parse(callback).ok()?;
+    let mut error = None;
+    let mut description = None;
+    for (key, value) in url.query_pairs() {
+        match key.as_ref() {
+            "error" => error = Some(value.into_owned()),
+            "error_description" => description = Some(value.into_owned()),
+            _ => {}
+        }
+    }
+    let error = error?;
+    Some(match description {
+        Some(description) => format!("the authorization server said {error}: {description}"),
+        None if error == "access_denied" => "access was denied".into(),
+        None => format!("the authorization server said {error}"),
+    })
+}
+
+/// Who signed in, from the ID token's claims when the authorization server sent one (read for
+/// display only, not trusted for anything).
+fn identity_of(tokens: &OAuthTokenResponse) -> Option<String> {
+    let extra = &tokens.extra_fields().0;
+    if let Some(id_token) = extra.get("id_token").and_then(|v| v.as_str()) {
+        let payload = id_token.split('.').nth(1)?;
+        let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+            .decode(payload.trim_end_matches('='))
+            .ok()?;
+        let claims: serde_json::Value = serde_json::from_slice(&bytes).ok()?;
+        for claim in ["email", "preferred_username", "name", "sub"] {
+            if let Some(value) = claims.get(claim).and_then(|v| v.as_str()) {
+                return Some(value.to_string());
+            }
+        }
+    }
+    for field in ["username", "user", "email"] {
+        if let Some(value) = extra.get(field).and_then(|v| v.as_str()) {
+            return Some(value.to_string());
+        }
+    }
+    None
+}
+
+/// RFC 7009: revokes the refresh token (which takes the access token with it at most servers),
+/// else the access token. Whether the server accepted it.
+async fn revoke(endpoint: &str, record: &SignInRecord, tokens: &OAuthTokenResponse) -> bool {
+    use oauth2::TokenResponse;
+    let (token, hint) = match tokens.refresh_token() {
+        Some(refresh) => (refresh.secret().clone(), "refresh_token"),
+        None => (tokens.access_token().secret().clone(), "access_token"),
+    };
+    let mut form = vec![("token", token), ("token_type_hint", hint.to_string())];
+    let client = reqwest::Client::new();
+    let mut request = client.post(endpoint).timeout(Duration::from_secs(15));
+    match (&record.client_id, &record.client_secret) {
+        (Some(id), Some(secret)) => request = request.basic_auth(id, Some(secret)),
+        (Some(id), None) => form.push(("client_id", id.clone())),
+        _ => {}
+    }
+    let body = form
+        .iter()
+        .map(|(key, value)| format!("{key}={}", form_encode(value)))
+        .collect::<Vec<_>>()
+        .join("&");
+    request
+        .header(
+            reqwest::header::CONTENT_TYPE,
+            "application/x-www-form-urlencoded",
+        )
+        .body(body)
+        .send()
+        .await
+        .is_ok_and(|response| response.status().is_success())
+}
+
+/// `application/x-www-form-urlencoded` for one value.
+fn form_encode(value: &str) -> String {
+    let mut out = String::with_capacity(value.len());
+    for byte in value.bytes() {
+        match byte {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                out.push(char::from(byte));
+            }
+            other => out.push_str(&format!("%{other:02X}")),
+        }
+    }
+    out
+}
+
+/// An SDK auth error in words. Built from the error's kind, never its debug output, so no
+/// token or code can slip through.
+pub(crate) fn describe(err: &AuthError) -> String {
+    let text = err.to_string();
+    let text = text
+        .strip_prefix("OAuth ")
+        .map(|rest| {
+            let mut chars = rest.chars();
+            chars
+                .next()
+                .map(|first| first.to_lowercase().collect::<String>() + chars.as_str())
+                .unwrap_or_default()
+        })
+        .unwrap_or(text);
+    text.trim_end_matches('.').to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use pretty_assertions::assert_eq;
+
+    use super::*;
+
+    #[test]
+    fn states_read_as_words() {
+        assert_eq!(
+            SignInState::SignedIn {
+                identity: Some("ada@example.com".into())
+            }
+            .summary(),
+            "signed in as ada@example.com"
+        );
+        assert_eq!(SignInState::Needed.summary(), "needs sign-in");
+        assert_eq!(
+            SignInError::Needed("docs".into()).to_string(),
+            "the MCP server \"docs\" needs you to sign in: run `tooltrail mcp login docs`"
+        );
+    }
+
+    #[test]
+    fn callback_errors_are_sentences() {
+        assert_eq!(
+            callback_error("http://127.0.0.1:1/callback?error=access_denied&state=x"),
+            Some("access was denied".into())
+        );
+        assert_eq!(
+            callback_error("http://127.0.0.1:1/callback?code=c&state=x"),
+            None
+        );
+    }
+
+    #[test]
+    fn the_identity_comes_from_the_id_token() {
+        let claims = base64::engine::general_purpose::URL_SAFE_NO_PAD
+            .encode(br#"{"sub":"123","email":"ada@example.com"}"#);
+        let tokens: OAuthTokenResponse = serde_json::from_value(serde_json::json!({
+            "access_token": "a", "token_type": "Bearer", "id_token": format!("h.{claims}.s")
+        }))
+        .unwrap();
+        assert_eq!(identity_of(&tokens), Some("ada@example.com".into()));
+    }
+}

@@ -1,0 +1,271 @@
+//! The HTTP client under a Streamable HTTP session with a server that may ask for sign-in: the
+//! SDK's [`AuthClient`] (the kept token on every request, refreshed when near expiry or
+//! rejected), plus what to do when that is not enough. A 401 signs in (when the policy lets a
+//! browser open) and sends the request again; a 403 `insufficient_scope` signs in again for the
+//! granted scopes plus the challenged ones, at most [`MAX_STEP_UPS`] times for one request.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::sync::Arc;
+
+use futures::stream::BoxStream;
+use reqwest::header::{HeaderName, HeaderValue};
+use rmcp::model::ClientJsonRpcMessage;
+use rmcp::transport::auth::{AuthClient, AuthError};
+use rmcp::transport::streamable_http_client::{
+    StreamableHttpClient, StreamableHttpError, StreamableHttpPostResponse,
+    StreamableHttpResponseLimits,
+};
+use sse_stream::{Error as SseError, Sse};
+use tokio::sync::RwLock;
+
+use super::{MAX_STEP_UPS, ServerAuth, SignInError};
+
+type HttpError = StreamableHttpError<reqwest::Error>;
+
+/// See the module docs. Cheap to clone: the transport clones it for its streams.
+#[derive(Clone)]
+pub(crate) struct SignInClient {
+    auth: Arc<ServerAuth>,
+    /// The SDK client and the sign-in it was built after; rebuilt after each sign-in.
+    inner: Arc<RwLock<(u64, AuthClient<reqwest::Client>)>>,
+}
+
+impl SignInClient {
+    pub async fn new(auth: Arc<ServerAuth>) -> Result<Self, SignInError> {
+        let generation = auth.generation().await;
+        let client = auth.http_client().await?;
+        Ok(Self {
+            auth,
+            inner: Arc::new(RwLock::new((generation, client))),
+        })
+    }
+
+    async fn current(&self) -> (u64, AuthClient<reqwest::Client>) {
+        self.inner.read().await.clone()
+    }
+
+    /// Brings the client up to the sign-in `generation`.
+    async fn rebuild(&self, generation: u64) -> Result<(), HttpError> {
+        let mut inner = self.inner.write().await;
+        if inner.0 != generation {
+            let client = self.auth.http_client().await.map_err(refused)?;
+            *inner = (generation, client);
+        }
+        Ok(())
+    }
+
+    async fn with_sign_in<T, F, Fut>(&self, call: F) -> Result<T, HttpError>
+    where
+        F: Fn(AuthClient<reqwest::Client>) -> Fut,
+        Fut: Future<Output = Result<T, HttpError>>,
+    {
+        let mut signed_in = false;
+        let mut step_ups = 0;
+        loop {
+            let (seen, client) = self.current().await;
+            let (challenge, more) =
+                match call(client).await {
+                    Err(StreamableHttpError::AuthRequired(required)) if !signed_in => {
+                        signed_in = true;
+                        (required.www_authenticate_header, Vec::new())
+                    }
+                    Err(StreamableHttpError::InsufficientScope(insufficient))
+                        if step_ups < MAX_STEP_UPS =>
+                    {
+                        step_ups += 1;
+                        let more = insufficient
+                            .required_scope
+                            .as_deref()
+                            .map(|scope| scope.split_whitespace().map(str::to_string).collect())
+                            .unwrap_or_default();
+                        (insufficient.www_authenticate_header, more)
+                    }
+                    Err(StreamableHttpError::AuthRequired(required)) => {
+                        // Signed in just now and still refused: say so instead of asking again.
+                        let _ = self
+                            .auth
+                            .failed("the server refused the token it had just given out".into());
+                        return Err(StreamableHttpError::AuthRequired(required));
+                    }
+                    Err(StreamableHttpError::InsufficientScope(insufficient)) => {
+                        let _ = self.auth.failed(format!(
+                        "the server still asks for more access ({}) after {MAX_STEP_UPS} sign-ins",
+                        insufficient.required_scope.as_deref().unwrap_or("no scope named")
+                    ));
+                        return Err(StreamableHttpError::InsufficientScope(insufficient));
+                    }
+                    result => return result,
+                };
+            let generation = self
+                .auth
+                .sign_in_after(seen, Some(&challenge), &more)
+                .await
+                .map_err(refused)?;
+            self.rebuild(generation).await?;
+        }
+    }
+}
+
+/// A sign-in that did not happen, as the transport's error; the sentence is kept by
+/// [`ServerAuth`] for the handshake and tool errors to use.
+fn refused(err: SignInError) -> HttpError {
+    StreamableHttpError::Auth(AuthError::AuthorizationFailed(err.to_string()))
+}
+
+impl StreamableHttpClient for SignInClient {
+    type Error = reqwest::Error;
+
+    async fn post_message(
+        &self,
+        uri: Arc<str>,
+        message: ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        _auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> Result<StreamableHttpPostResponse, HttpError> {
+        self.with_sign_in(|client| {
+            let (uri, message, session_id, headers) = (
+                uri.clone(),
+                message.clone(),
+                session_id.clone(),
+                custom_headers.clone(),
+            );
+            async move {
+                client
+                    .post_message(uri, message, session_id, None, headers)
+                    .await
+            }
+        })
+        .await
+    }
+
+    async fn post_message_with_max_sse_event_size(
+        &self,
+        uri: Arc<str>,
+        message: ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        _auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+        max_sse_event_size: usize,
+    ) -> Result<StreamableHttpPostResponse, HttpError> {
+        self.with_sign_in(|client| {
+            let (uri, message, session_id, headers) = (
+                uri.clone(),
+                message.clone(),
+                session_id.clone(),
+                custom_headers.clone(),
+            );
+            async move {
+                client
+                    .post_message_with_max_sse_event_size(
+                        uri,
+                        message,
+                        session_id,
+                        None,
+                        headers,
+                        max_sse_event_size,
+                    )
+                    .await
+            }
+        })
+        .await
+    }
+
+    async fn post_message_with_response_limits(
+        &self,
+        uri: Arc<str>,
+        message: ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        _auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+        limits: StreamableHttpResponseLimits,
+    ) -> Result<StreamableHttpPostResponse, HttpError> {
+        self.with_sign_in(|client| {
+            let (uri, message, session_id, headers) = (
+                uri.clone(),
+                message.clone(),
+                session_id.clone(),
+                custom_headers.clone(),
+            );
+            async move {
+                client
+                    .post_message_with_response_limits(
+                        uri, message, session_id, None, headers, limits,
+                    )
+                    .await
+            }
+        })
+        .await
+    }
+
+    async fn delete_session(
+        &self,
+        uri: Arc<str>,
+        session_id: Arc<str>,
+        _auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> Result<(), HttpError> {
+        // Ending a session never opens a browser: with no usable token it just fails.
+        let (_, client) = self.current().await;
+        client
+            .delete_session(uri, session_id, None, custom_headers)
+            .await
+    }
+
+    async fn get_stream(
+        &self,
+        uri: Arc<str>,
+        session_id: Option<Arc<str>>,
+        last_event_id: Option<String>,
+        _auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> Result<BoxStream<'static, Result<Sse, SseError>>, HttpError> {
+        self.with_sign_in(|client| {
+            let (uri, session_id, last_event_id, headers) = (
+                uri.clone(),
+                session_id.clone(),
+                last_event_id.clone(),
+                custom_headers.clone(),
+            );
+            async move {
+                client
+                    .get_stream(uri, session_id, last_event_id, None, headers)
+                    .await
+            }
+        })
+        .await
+    }
+
+    async fn get_stream_with_max_sse_event_size(
+        &self,
+        uri: Arc<str>,
+        session_id: Option<Arc<str>>,
+        last_event_id: Option<String>,
+        _auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+        max_sse_event_size: usize,
+    ) -> Result<BoxStream<'static, Result<Sse, SseError>>, HttpError> {
+        self.with_sign_in(|client| {
+            let (uri, session_id, last_event_id, headers) = (
+                uri.clone(),
+                session_id.clone(),
+                last_event_id.clone(),
+                custom_headers.clone(),
+            );
+            async move {
+                client
+                    .get_stream_with_max_sse_event_size(
+                        uri,
+                        session_id,
+                        last_event_id,
+                        None,
+                        headers,
+                        max_sse_event_size,
+                    )
+                    .await
+            }
+        })
+        .await
+    }
+}

@@ -1,0 +1,209 @@
+//! What a sign-in leaves behind: one record per server URL in a [`SecretStore`] (the OS
+//! keychain in the app and the command line), holding the registered client and the tokens.
+//!
+//! The record is written whole, in one write, so a process killed mid-sign-in leaves either the
+//! old record or the new one, never half of one. Nothing in it is ever logged: its `Debug`
+//! shows only whether tokens are there.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use rmcp::transport::auth::{AuthError, CredentialStore, StoredCredentials};
+use serde::{Deserialize, Serialize};
+
+/// Where secrets are kept, by key. The host hands the OS keychain in; tests use
+/// [`MemorySecrets`]. Errors are sentences (the keychain's own words).
+pub trait SecretStore: Send + Sync {
+    fn load(&self, key: &str) -> Result<Option<String>, String>;
+    fn save(&self, key: &str, value: &str) -> Result<(), String>;
+    /// Removes the secret; no error when there was none.
+    fn delete(&self, key: &str) -> Result<(), String>;
+}
+
+/// Secrets in memory, for tests and the conformance client.
+#[derive(Debug, Default)]
+pub struct MemorySecrets(std::sync::Mutex<std::collections::BTreeMap<String, String>>);
+
+impl MemorySecrets {
+    fn map(&self) -> std::sync::MutexGuard<'_, std::collections::BTreeMap<String, String>> {
+        self.0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+impl SecretStore for MemorySecrets {
+    fn load(&self, key: &str) -> Result<Option<String>, String> {
+        Ok(self.map().get(key).cloned())
+    }
+
+    fn save(&self, key: &str, value: &str) -> Result<(), String> {
+        self.map().insert(key.to_string(), value.to_string());
+        Ok(())
+    }
+
+    fn delete(&self, key: &str) -> Result<(), String> {
+        self.map().remove(key);
+        Ok(())
+    }
+}
+
+/// The key a server's record is kept under: its URL, so two entries of `mcp.json` naming the
+/// same server share one sign-in, and renaming an entry keeps it.
+pub fn record_key(url: &str) -> String {
+    format!("mcp-oauth:{url}")
+}
+
+/// Everything kept for one server.
+#[derive(Clone, Default, Serialize, Deserialize)]
+pub(crate) struct SignInRecord {
+    /// The client id the authorization server knows Tooltrail by (registered, pre-registered,
+    /// or a metadata document's URL).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_id: Option<String>,
+    /// The secret a dynamic registration handed out, for refreshing later.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_secret: Option<String>,
+    /// The tokens, as the SDK keeps them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub credentials: Option<StoredCredentials>,
+    /// Who signed in, for display ("signed in as ...").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub identity: Option<String>,
+    /// The revocation endpoint (RFC 7009), when the authorization server has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revocation_endpoint: Option<String>,
+}
+
+impl std::fmt::Debug for SignInRecord {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SignInRecord")
+            .field("client_id", &self.client_id)
+            .field("has_tokens", &self.has_tokens())
+            .field("identity", &self.identity)
+            .finish()
+    }
+}
+
+impl SignInRecord {
+    pub fn has_tokens(&self) -> bool {
+        self.credentials
+            .as_ref()
+            .is_some_and(|credentials| credentials.token_response.is_some())
+    }
+}
+
+/// One server's record in a [`SecretStore`].
+#[derive(Clone)]
+pub(crate) struct RecordStore {
+    secrets: Arc<dyn SecretStore>,
+    key: String,
+}
+
+impl RecordStore {
+    pub fn new(secrets: Arc<dyn SecretStore>, url: &str) -> Self {
+        Self {
+            secrets,
+            key: record_key(url),
+        }
+    }
+
+    /// The record; a record that cannot be read (another version wrote it) counts as none.
+    pub fn load(&self) -> Result<SignInRecord, String> {
+        Ok(self
+            .secrets
+            .load(&self.key)?
+            .and_then(|text| serde_json::from_str(&text).ok())
+            .unwrap_or_default())
+    }
+
+    pub fn save(&self, record: &SignInRecord) -> Result<(), String> {
+        let text = serde_json::to_string(record)
+            .map_err(|err| format!("the sign-in could not be encoded: {err}"))?;
+        self.secrets.save(&self.key, &text)
+    }
+
+    pub fn delete(&self) -> Result<(), String> {
+        self.secrets.delete(&self.key)
+    }
+
+    /// Applies `change` to the stored record and writes it back whole.
+    pub fn update(&self, change: impl FnOnce(&mut SignInRecord)) -> Result<(), String> {
+        let mut record = self.load()?;
+        change(&mut record);
+        self.save(&record)
+    }
+}
+
+fn store_error(message: String) -> AuthError {
+    AuthError::CredentialStoreError(message)
+}
+
+/// The SDK's view of a [`RecordStore`]: it reads and writes the tokens, the rest of the record
+/// is kept as it is.
+#[async_trait]
+impl CredentialStore for RecordStore {
+    async fn load(&self) -> Result<Option<StoredCredentials>, AuthError> {
+        RecordStore::load(self)
+            .map(|record| record.credentials)
+            .map_err(store_error)
+    }
+
+    async fn save(&self, credentials: StoredCredentials) -> Result<(), AuthError> {
+        self.update(|record| {
+            record.client_id = Some(credentials.client_id.clone());
+            record.credentials = Some(credentials);
+        })
+        .map_err(store_error)
+    }
+
+    async fn clear(&self) -> Result<(), AuthError> {
+        self.update(|record| record.credentials = None)
+            .map_err(store_error)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use pretty_assertions::assert_eq;
+
+    use super::*;
+
+    #[tokio::test]
+    async fn tokens_are_written_with_the_rest_of_the_record_and_never_shown() {
+        let secrets: Arc<dyn SecretStore> = Arc::new(MemorySecrets::default());
+        let store = RecordStore::new(Arc::clone(&secrets), "https://mcp.example.com/mcp");
+        store
+            .update(|record| record.client_secret = Some("s3cret".into()))
+            .unwrap();
+        let token = serde_json::from_value(serde_json::json!({
+            "access_token": "at-123", "token_type": "Bearer", "refresh_token": "rt-456"
+        }))
+        .unwrap();
+        CredentialStore::save(
+            &store,
+            StoredCredentials::new("client-1".into(), Some(token), vec![], Some(1)),
+        )
+        .await
+        .unwrap();
+        let record = RecordStore::load(&store).unwrap();
+        assert_eq!(record.client_id.as_deref(), Some("client-1"));
+        assert_eq!(record.client_secret.as_deref(), Some("s3cret"));
+        assert!(record.has_tokens());
+        let shown = format!("{record:?}");
+        assert!(
+            !shown.contains("at-123") && !shown.contains("rt-456") && !shown.contains("s3cret")
+        );
+        // One key per server URL.
+        assert!(
+            secrets
+                .load("mcp-oauth:https://mcp.example.com/mcp")
+                .unwrap()
+                .is_some()
+        );
+        CredentialStore::clear(&store).await.unwrap();
+        let record = RecordStore::load(&store).unwrap();
+        assert!(!record.has_tokens());
+        assert_eq!(record.client_id.as_deref(), Some("client-1"));
+    }
+}
