@@ -54,10 +54,12 @@ pub async fn start(
             app: task_app.clone(),
             rules: engine.rules.clone(),
         };
-        engine
-            .agent
-            .run_turn(&mut conversation, &text, &sink, &approver, &cancel)
-            .await;
+        sink.traced(
+            engine
+                .agent
+                .run_turn(&mut conversation, &text, &sink, &approver, &cancel),
+        )
+        .await;
         task_app.state::<RunningTurns>().finish(&conversation.id);
         host.end(conversation);
     });

@@ -139,15 +139,14 @@ pub async fn run(args: AskArgs) -> anyhow::Result<ExitCode> {
         }
     });
 
-    let outcome = engine
-        .agent
-        .run_turn(
+    let outcome = sink
+        .traced(engine.agent.run_turn(
             &mut conversation,
             &question,
             &sink,
             approver.as_ref(),
             &cancel,
-        )
+        ))
         .await;
     let id = conversation.id.clone();
     host.end(conversation);

@@ -43,7 +43,7 @@ pub struct FilterArgs {
 }
 
 impl FilterArgs {
-    fn to_filter(&self) -> anyhow::Result<HistoryFilter> {
+    pub(crate) fn to_filter(&self) -> anyhow::Result<HistoryFilter> {
         let status = match &self.status {
             Some(text) => Some(text.parse::<CallStatus>().map_err(|_| {
                 anyhow::anyhow!(
@@ -106,6 +106,10 @@ pub struct ExportArgs {
     /// Write to this file instead of stdout.
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Send the questions as OpenTelemetry traces to the collector telemetry is set up for
+    /// (OTEL_EXPORTER_OTLP_ENDPOINT or [telemetry] in config.toml), instead of writing a file.
+    #[arg(long, conflicts_with_all = ["format", "output"])]
+    pub otlp: bool,
 }
 
 /// The store at its default place (`TOOLTRAIL_DATA_DIR` overrides it).

@@ -21,6 +21,7 @@ mod first_run;
 mod history_cmd;
 mod mcp_cmd;
 mod models_cmd;
+mod otlp_export;
 mod providers_cmd;
 mod render;
 mod rules_cmd;
@@ -216,6 +217,7 @@ fn main() -> ExitCode {
             } => tool_cmd::list(json),
             Command::History(args) => history_cmd::history(args),
             Command::Conversations(args) => history_cmd::conversations(args),
+            Command::Export(args) if args.otlp => otlp_export::export(&args.filter).await,
             Command::Export(args) => history_cmd::export(args),
             Command::Delete { conversation } => history_cmd::delete(&conversation),
             Command::Vacuum => history_cmd::vacuum(),

@@ -88,11 +88,31 @@ impl History {
 pub struct RecordingSink {
     history: Arc<History>,
     screen: Box<dyn EventSink>,
+    /// With telemetry on, the `traceparent` the model requests of this sink's turns carry.
+    trace: Option<tooltrail_llm::trace::TraceSlot>,
 }
 
 impl RecordingSink {
     pub fn new(history: Arc<History>, screen: Box<dyn EventSink>) -> Self {
-        Self { history, screen }
+        Self {
+            history,
+            screen,
+            trace: None,
+        }
+    }
+
+    pub(crate) fn with_trace(mut self, slot: tooltrail_llm::trace::TraceSlot) -> Self {
+        self.trace = Some(slot);
+        self
+    }
+
+    /// Runs a turn of this sink (`agent.run(.., &sink, ..)`) so that its requests to the model
+    /// carry the trace context of the span they belong to, when telemetry is on.
+    pub async fn traced<F: std::future::Future>(&self, turn: F) -> F::Output {
+        match &self.trace {
+            Some(slot) => tooltrail_llm::trace::with_trace(slot.clone(), turn).await,
+            None => turn.await,
+        }
     }
 }
 

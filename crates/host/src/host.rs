@@ -165,15 +165,17 @@ impl Host {
         screen: Box<dyn EventSink>,
         traceparent: Option<&str>,
     ) -> RecordingSink {
-        let screen = match self.tracing.current() {
-            Some(telemetry) => Box::new(TracingSink {
-                telemetry,
-                parent: traceparent.and_then(tooltrail_telemetry::TraceParent::parse),
-                screen,
-            }),
-            None => screen,
+        let Some(telemetry) = self.tracing.current() else {
+            return RecordingSink::new(Arc::clone(&self.history), screen);
         };
-        RecordingSink::new(Arc::clone(&self.history), screen)
+        let slot = tooltrail_llm::trace::TraceSlot::new();
+        let screen = Box::new(TracingSink {
+            telemetry,
+            parent: traceparent.and_then(tooltrail_telemetry::TraceParent::parse),
+            slot: slot.clone(),
+            screen,
+        });
+        RecordingSink::new(Arc::clone(&self.history), screen).with_trace(slot)
     }
 
     /// The telemetry in use, if any (for "Send a test trace" and `export --otlp`), with the

@@ -9,10 +9,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use tooltrail_agent::EventSink;
-use tooltrail_protocol::Event;
+use tooltrail_llm::trace::TraceSlot;
+use tooltrail_protocol::{Event, EventBody};
 use tooltrail_settings::telemetry::TelemetrySection;
 use tooltrail_telemetry::{
-    FileOptions, FrontEnd, ModelEndpoint, Telemetry, TelemetryConfig, TraceParent,
+    FileOptions, FrontEnd, ModelEndpoint, Telemetry, TelemetryConfig, TelemetryError, TraceParent,
 };
 
 /// The process's telemetry, rebuilt when its settings change.
@@ -108,10 +109,10 @@ impl Tracing {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .take();
-        if let Some(telemetry) = telemetry
-            && let Err(error) = telemetry.shutdown()
-        {
-            self.warn(&error.to_string());
+        match telemetry.map(|telemetry| telemetry.shutdown()) {
+            // The exporting thread has said so already, once.
+            None | Some(Ok(()) | Err(TelemetryError::Export { .. })) => {}
+            Some(Err(error)) => self.warn(&error.to_string()),
         }
     }
 }
@@ -135,12 +136,23 @@ pub(crate) struct TracingSink {
     pub(crate) telemetry: Arc<Telemetry>,
     /// The caller's trace (serve's `traceparent`), which the question's spans join.
     pub(crate) parent: Option<TraceParent>,
+    /// The `traceparent` the turn's next requests carry: set as each model request begins.
+    pub(crate) slot: TraceSlot,
     pub(crate) screen: Box<dyn EventSink>,
 }
 
 impl EventSink for TracingSink {
     fn emit(&self, event: Event) {
         self.telemetry.observe(&event, self.parent.as_ref());
+        // A request to the model follows these at once: it belongs to the span just begun.
+        if matches!(
+            event.body,
+            EventBody::TurnStarted { .. } | EventBody::ContextUsage { .. }
+        ) {
+            self.slot.set(self.telemetry.traceparent(&event.turn_id));
+        } else if matches!(event.body, EventBody::TurnFinished { .. }) {
+            self.slot.set(None);
+        }
         self.screen.emit(event);
     }
 }

@@ -92,6 +92,7 @@ mod retry;
 mod sse;
 mod tokens;
 mod tools_refused;
+pub mod trace;
 mod transport;
 mod window;
 mod wire;

@@ -55,6 +55,9 @@ pub(crate) async fn send(
             // reqwest marks the header sensitive, so it stays out of its Debug output too.
             request = request.bearer_auth(key);
         }
+        if let Some(traceparent) = crate::trace::current_traceparent() {
+            request = request.header("traceparent", traceparent);
+        }
         if let Some(body) = body {
             request = request.json(body);
         }
