@@ -1,5 +1,7 @@
 //! The system prompt and the notes the agent adds to the conversation.
 
+use tooltrail_protocol::ToolCall;
+
 /// The system prompt for a conversation about the folder named `workspace_name`.
 pub fn system_prompt(workspace_name: &str) -> String {
     format!(
@@ -58,6 +60,21 @@ pub fn dropped_calls_note(reasons: &[&str]) -> String {
         "\nSend the call again, complete and in the expected format, or answer without tools.",
     );
     note
+}
+
+/// The answer of a turn whose model called tools although none were offered (a plain chat):
+/// what it called, and why nothing ran.
+pub fn unoffered_calls_answer(calls: &[ToolCall]) -> String {
+    let called: Vec<String> = calls
+        .iter()
+        .map(|call| format!("`{}` with {}", call.name, call.arguments.trim()))
+        .collect();
+    format!(
+        "{NOTE_MARK} The model answered with a tool call instead of words ({}), but no tools \
+         were offered with this question, so nothing was run. Offer tools with the question \
+         to have them run, or ask again for an answer in words.",
+        called.join("; ")
+    )
 }
 
 /// How every note of Tooltrail's to the model begins.

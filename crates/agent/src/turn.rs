@@ -515,13 +515,19 @@ impl Agent {
             // Asked to answer, the model called tools all the same (some servers ignore a tool
             // choice of `none`): ask once more without the tools, so the turn ends in words.
             if !offer_tools
-                && !without_tools
+                && keep_tools
                 && response.content.trim().is_empty()
                 && !response.tool_calls.is_empty()
             {
                 without_tools = true;
                 continue;
             }
+            // The model called a tool although it was offered none at all (a plain chat): the
+            // call cannot run, and the answer says so rather than coming back empty.
+            let unoffered = (specs.is_empty()
+                && response.content.trim().is_empty()
+                && !response.tool_calls.is_empty())
+            .then(|| prompt::unoffered_calls_answer(&response.tool_calls));
             // Calls made when no tools were offered are not run and not kept.
             let calls = if offer_tools {
                 response.tool_calls
@@ -551,7 +557,9 @@ impl Agent {
             {
                 emitter.emit(EventBody::Error {
                     code: ErrorCode::ModelError,
-                    message: "The model returned an empty answer.".to_string(),
+                    message: unoffered
+                        .clone()
+                        .unwrap_or_else(|| "The model returned an empty answer.".to_string()),
                     fatal: false,
                 });
             }
@@ -586,7 +594,8 @@ impl Agent {
                 } else {
                     TurnEnd::Completed
                 };
-                return outcome(end, response.content, model_calls, None);
+                let text = unoffered.unwrap_or(response.content);
+                return outcome(end, text, model_calls, None);
             }
 
             tool_rounds += 1;

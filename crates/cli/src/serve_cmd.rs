@@ -10,7 +10,7 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 use clap::ValueEnum;
 use tooltrail_host::{History, Host};
-use tooltrail_server::{Approve, ServeConfig, Server, TokenOrigin};
+use tooltrail_server::{Approve, DefaultTools, ServeConfig, Server, TokenOrigin};
 use tooltrail_settings::Overrides;
 
 /// What to do with calls that need approval: no one is at the server to ask.
@@ -66,6 +66,26 @@ pub struct ServeArgs {
     /// TOOLTRAIL_TOOL_MODE, or the provider's setting].
     #[arg(long, value_name = "MODE", value_parser = crate::parse_tool_mode)]
     pub tool_mode: Option<tooltrail_protocol::ToolMode>,
+    /// The tools a request that declares none is offered (most chat front ends cannot
+    /// declare tools): Tooltrail's built-in tools, only those that read, or none (a plain
+    /// chat, passed through).
+    #[arg(long, value_enum, default_value = "none", value_name = "TOOLS")]
+    pub default_tools: ServeDefaultTools,
+    /// A web page allowed to send requests, by its origin (http://localhost:3000);
+    /// repeatable. Requests from any other page are refused; none is allowed by default.
+    #[arg(long = "allow-origin", value_name = "ORIGIN")]
+    pub allow_origins: Vec<String>,
+}
+
+/// `--default-tools`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ServeDefaultTools {
+    /// Every built-in tool that is on (calls that need approval follow --approve).
+    Builtin,
+    /// The built-in tools that only read.
+    ReadOnly,
+    /// No tools: the request is passed to the model as a plain chat.
+    None,
 }
 
 pub async fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
@@ -96,6 +116,12 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
             ..Overrides::default()
         },
         drain: args.drain,
+        default_tools: match args.default_tools {
+            ServeDefaultTools::Builtin => DefaultTools::Builtin,
+            ServeDefaultTools::ReadOnly => DefaultTools::ReadOnly,
+            ServeDefaultTools::None => DefaultTools::None,
+        },
+        allowed_origins: args.allow_origins,
         ..ServeConfig::new(workspace)
     };
     let server = Server::bind(config, host).await?;

@@ -128,6 +128,7 @@ async fn start(
         .map_or_else(|| app.sessions.shared().clone(), |lease| lease.ctx.clone());
     let workspace = ctx.workspace.root().display().to_string();
     let engine = check!(app.host.engine(&overrides(app, &request), ctx).await);
+    let declared = plan::or_default(declared, app.default_tools, engine.agent.tools());
     let mut options = check!(plan::tools(declared, choice, engine.agent.tools()));
     options.temperature = request.temperature;
     options.max_tokens = request.max_completion_tokens.or(request.max_tokens);
@@ -253,15 +254,16 @@ fn spawn_turn(app: &Arc<AppState>, turn: Turn, timer: RequestTimer) -> Running {
             permit,
             traceparent: _,
         } = turn;
-        let outcome = sink
-            .traced(engine.agent.run(
+        let outcome = engine
+            .agent
+            .run(
                 &mut conversation,
                 input,
                 &options,
                 &sink,
                 &approver,
                 &cancel,
-            ))
+            )
             .await;
         host.end(conversation);
         // The session is idle and the slot free once the turn is over, whether or not the

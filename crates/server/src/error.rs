@@ -76,6 +76,12 @@ impl ApiError {
         }
     }
 
+    /// The request comes from where this server does not answer (403): a `Host` other than
+    /// the address served, or a web page's `Origin` not allowed.
+    pub fn forbidden(code: &str, message: impl Into<String>) -> Self {
+        Self::new(StatusCode::FORBIDDEN, "permission_error", code, message)
+    }
+
     /// The request is malformed (400).
     pub fn invalid(code: &str, message: impl Into<String>) -> Self {
         Self::new(

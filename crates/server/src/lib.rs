@@ -54,6 +54,7 @@
 pub mod chat;
 pub mod error;
 pub mod metrics;
+pub mod origin;
 pub mod plan;
 mod running;
 mod server;
@@ -66,6 +67,7 @@ mod wire;
 
 pub use error::{ApiError, ServerError};
 pub use metrics::{Metrics, MetricsReport};
+pub use plan::DefaultTools;
 pub use server::{Approve, ServeConfig, Server};
 pub use summary::ToolExecution;
 pub use token::{Token, TokenOrigin};

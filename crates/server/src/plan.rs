@@ -13,15 +13,59 @@
 //! (the ones its arguments are checked against) and runs on the server; one it does not know
 //! is offered as declared and handed back to the client as a `tool_call` (manual mode). A
 //! request without `tools`, or with `tool_choice: "none"`, is a plain chat with no tools, and
-//! without Tooltrail's system prompt: it is passed through.
+//! without Tooltrail's system prompt: it is passed through — unless the server runs with
+//! `--default-tools builtin` or `read-only` ([`DefaultTools`]): most chat front ends cannot
+//! declare tools by name, so a request that declares none is offered those of Tooltrail's
+//! built-in tools, as if it had declared them.
 
 use std::collections::HashSet;
 
 use tooltrail_agent::TurnOptions;
-use tooltrail_protocol::{Message, ToolChoice, ToolSpec};
+use tooltrail_protocol::{Message, ToolChoice, ToolSource, ToolSpec};
 use tooltrail_tools::ToolRegistry;
 
 use crate::error::ApiError;
+
+/// The tools a request that declares none is offered (`tooltrail serve --default-tools`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum DefaultTools {
+    /// Every built-in tool that is on (those that need approval follow `--approve`).
+    Builtin,
+    /// The built-in tools that only read.
+    ReadOnly,
+    /// None: a plain chat, passed through.
+    #[default]
+    None,
+}
+
+/// The tools `declared`, or when there are none, the server's default tools as if the
+/// client had declared them.
+pub fn or_default(
+    declared: Vec<ToolSpec>,
+    default: DefaultTools,
+    known: &ToolRegistry,
+) -> Vec<ToolSpec> {
+    if !declared.is_empty() {
+        return declared;
+    }
+    let builtin = |spec: &ToolSpec| {
+        known
+            .get(&spec.name)
+            .is_some_and(|tool| match tool.source() {
+                ToolSource::Builtin => true,
+                ToolSource::Mcp { .. } => false,
+            })
+    };
+    known
+        .offered_specs()
+        .into_iter()
+        .filter(|spec| match default {
+            DefaultTools::Builtin => builtin(spec),
+            DefaultTools::ReadOnly => builtin(spec) && spec.read_only,
+            DefaultTools::None => false,
+        })
+        .collect()
+}
 
 /// The tools of one request.
 pub fn tools(
@@ -193,6 +237,35 @@ mod tests {
             name: name.into(),
             arguments: "{}".into(),
         }
+    }
+
+    #[test]
+    fn a_request_without_tools_gets_the_default_tools_as_if_declared() {
+        let known = ToolRegistry::with_builtins();
+        let names = |default| -> Vec<String> {
+            or_default(Vec::new(), default, &known)
+                .into_iter()
+                .map(|spec| spec.name)
+                .collect()
+        };
+        assert_eq!(names(DefaultTools::None), Vec::<String>::new());
+        let read_only = names(DefaultTools::ReadOnly);
+        assert!(
+            read_only.contains(&"read_file".to_string()),
+            "{read_only:?}"
+        );
+        assert!(
+            !read_only.contains(&"execute_bash".to_string()),
+            "{read_only:?}"
+        );
+        let builtin = names(DefaultTools::Builtin);
+        assert!(builtin.contains(&"execute_bash".to_string()), "{builtin:?}");
+        assert!(builtin.len() > read_only.len());
+        // Tools the client declared are its choice, whatever the default.
+        assert_eq!(
+            or_default(vec![spec("get_weather")], DefaultTools::Builtin, &known),
+            vec![spec("get_weather")]
+        );
     }
 
     #[test]

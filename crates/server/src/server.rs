@@ -26,6 +26,8 @@ use tower_http::limit::RequestBodyLimitLayer;
 use crate::chat;
 use crate::error::{ApiError, ErrorCodeTag, ServerError};
 use crate::metrics::Metrics;
+use crate::origin::{self, Origins, Verdict};
+use crate::plan::DefaultTools;
 use crate::sessions::Sessions;
 use crate::state::AppState;
 pub use crate::state::Approve;
@@ -53,6 +55,11 @@ pub struct ServeConfig {
     pub body_limit: usize,
     /// How long running turns may go on after Ctrl+C or SIGTERM before they are cancelled.
     pub drain: Duration,
+    /// What a request that declares no tools is offered (`--default-tools`).
+    pub default_tools: DefaultTools,
+    /// Web pages allowed to send requests (`--allow-origin`), by origin
+    /// (`http://localhost:3000`); none by default.
+    pub allowed_origins: Vec<String>,
 }
 
 impl ServeConfig {
@@ -69,6 +76,8 @@ impl ServeConfig {
             overrides: Overrides::default(),
             body_limit: 4 * 1024 * 1024,
             drain: Duration::from_secs(10),
+            default_tools: DefaultTools::None,
+            allowed_origins: Vec::new(),
         }
     }
 }
@@ -104,6 +113,11 @@ impl Server {
                     addr: config.addr,
                     source,
                 })?;
+        // The address served as clients name it: with port 0, the port the OS chose.
+        let served = listener.local_addr().map_err(|source| ServerError::Bind {
+            addr: config.addr,
+            source,
+        })?;
         let max_concurrent = config.max_concurrent.max(1);
         let state = Arc::new(AppState {
             host,
@@ -114,6 +128,8 @@ impl Server {
             slots: Arc::new(Semaphore::new(max_concurrent)),
             max_concurrent,
             token,
+            origins: Origins::new(served, &config.allowed_origins),
+            default_tools: config.default_tools,
             body_limit: config.body_limit,
             draining: CancellationToken::new(),
             turns: CancellationToken::new(),
@@ -199,10 +215,53 @@ fn router(state: Arc<AppState>) -> Router {
         .with_state(state)
 }
 
-/// Every request needs the token; a body refused by the size limit gets OpenAI's error shape.
+/// Every request must be sent to the address served, from no web page but those allowed
+/// ([`crate::origin`]), and needs the token; a body refused by the size limit gets OpenAI's
+/// error shape.
 async fn guard(State(state): State<Arc<AppState>>, request: Request, next: Next) -> Response {
     let started = Instant::now();
     let chat = request.uri().path().ends_with("/chat/completions");
+    let host = request
+        .headers()
+        .get(header::HOST)
+        .and_then(|value| value.to_str().ok())
+        .map(str::to_string)
+        .or_else(|| {
+            request
+                .uri()
+                .authority()
+                .map(|authority| authority.to_string())
+        });
+    let cors = match state
+        .origins
+        .check(request.method(), host.as_deref(), request.headers())
+    {
+        Verdict::Pass { cors } => cors,
+        Verdict::Preflight(origin) => return origin::preflight(origin),
+        Verdict::Refuse(error) => {
+            if chat {
+                state
+                    .metrics
+                    .request(started.elapsed(), false, Some(&error.code));
+            }
+            return error.into_response();
+        }
+    };
+    let mut response = checked(&state, request, next, started, chat).await;
+    if let Some(origin) = cors {
+        origin::allow(&mut response, origin);
+    }
+    response
+}
+
+/// The token and the body's size, for a request that passed the origin checks.
+async fn checked(
+    state: &AppState,
+    request: Request,
+    next: Next,
+    started: Instant,
+    chat: bool,
+) -> Response {
     let authorization = request
         .headers()
         .get(header::AUTHORIZATION)

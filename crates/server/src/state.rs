@@ -12,6 +12,8 @@ use tooltrail_protocol::{ApprovalBy, ApprovalReply};
 use tooltrail_settings::Overrides;
 
 use crate::metrics::Metrics;
+use crate::origin::Origins;
+use crate::plan::DefaultTools;
 use crate::sessions::Sessions;
 use crate::token::Token;
 
@@ -59,6 +61,10 @@ pub struct AppState {
     pub slots: Arc<Semaphore>,
     pub max_concurrent: usize,
     pub token: Token,
+    /// The `Host` and `Origin` requests may come with (`--allow-origin`).
+    pub origins: Origins,
+    /// What a request that declares no tools is offered (`--default-tools`).
+    pub default_tools: DefaultTools,
     pub body_limit: usize,
     /// Cancelled when shutting down begins: new requests are refused.
     pub draining: CancellationToken,

@@ -816,3 +816,176 @@ fn a_non_loopback_address_needs_a_token_of_ones_own() {
         },
     );
 }
+
+#[test]
+fn a_tool_call_in_a_plain_chat_is_said_in_the_answer_not_dropped() {
+    isolated(
+        "a_tool_call_in_a_plain_chat_is_said_in_the_answer_not_dropped",
+        || async {
+            let api = start(
+                vec![Reply::tool_calls(&[(
+                    "read_file",
+                    r#"{"path":"README.md"}"#,
+                )])],
+                |_, _| {},
+            )
+            .await;
+            let (status, body) = api
+                .chat(&json!({"messages": [{"role": "user", "content": "What is this project?"}]}))
+                .await;
+            assert_eq!(status, 200, "{body}");
+            let choice = &body["choices"][0];
+            assert_eq!(choice["finish_reason"], "stop");
+            assert_eq!(
+                choice["message"]["content"],
+                "[Tooltrail] The model answered with a tool call instead of words (`read_file` with {\"path\":\"README.md\"}), but no tools were offered with this question, so nothing was run. Offer tools with the question to have them run, or ask again for an answer in words."
+            );
+            assert_eq!(body["tool_execution"]["executed"], false);
+            // Asked once: the same request again could only bring the same call.
+            assert_eq!(api.model.chat_requests().len(), 1);
+            assert!(api.model.chat_requests()[0].body.get("tools").is_none());
+            api.shutdown().await;
+        },
+    );
+}
+
+#[test]
+fn default_tools_give_a_client_that_declares_none_tooltrails_tools() {
+    isolated(
+        "default_tools_give_a_client_that_declares_none_tooltrails_tools",
+        || async {
+            let api = start(
+                vec![
+                    Reply::tool_calls(&[("read_file", r#"{"path":"README.md"}"#)]),
+                    Reply::text("It is a demo project."),
+                    Reply::text("Hello."),
+                ],
+                |config, _| config.default_tools = tooltrail_server::DefaultTools::ReadOnly,
+            )
+            .await;
+            let (status, body) = api
+                .chat(&json!({"messages": [{"role": "user", "content": "What is this project?"}]}))
+                .await;
+            assert_eq!(status, 200, "{body}");
+            assert_eq!(
+                body["choices"][0]["message"]["content"],
+                "It is a demo project."
+            );
+            assert_eq!(body["tool_execution"]["tools_called"], json!(["read_file"]));
+            let offered: Vec<String> = api.model.chat_requests()[0].body["tools"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|tool| tool["function"]["name"].as_str().unwrap().to_string())
+                .collect();
+            assert!(offered.contains(&"read_file".to_string()), "{offered:?}");
+            // Only the tools that read.
+            assert!(
+                !offered.contains(&"execute_bash".to_string()),
+                "{offered:?}"
+            );
+            assert!(
+                !offered.contains(&"snippet_save".to_string()),
+                "{offered:?}"
+            );
+            // A request that asks for no tools still gets none.
+            let (_, plain) = api
+                .chat(&json!({
+                    "messages": [{"role": "user", "content": "Hello"}],
+                    "tool_choice": "none"
+                }))
+                .await;
+            assert_eq!(plain["choices"][0]["message"]["content"], "Hello.", "{plain}");
+            assert_eq!(plain["tool_execution"]["executed"], false);
+            assert!(api.model.chat_requests()[2].body.get("tools").is_none());
+            api.shutdown().await;
+        },
+    );
+}
+
+#[test]
+fn requests_for_another_host_or_from_a_page_not_allowed_are_refused() {
+    isolated(
+        "requests_for_another_host_or_from_a_page_not_allowed_are_refused",
+        || async {
+            let api = start(vec![], |config, _| {
+                config.allowed_origins = vec!["http://localhost:3000".into()];
+            })
+            .await;
+            let port = api.url.rsplit(':').next().unwrap().to_string();
+            let models = |host: &str, origin: Option<&str>| {
+                let mut request = api
+                    .client
+                    .get(format!("{}/v1/models", api.url))
+                    .bearer_auth(TOKEN)
+                    .header("host", host);
+                if let Some(origin) = origin {
+                    request = request.header("origin", origin);
+                }
+                request.send()
+            };
+            // DNS rebinding: a name of the attacker's, pointed at 127.0.0.1.
+            let rebound = models(&format!("rebind.example:{port}"), None)
+                .await
+                .unwrap();
+            assert_eq!(rebound.status().as_u16(), 403);
+            let body: Value = rebound.json().await.unwrap();
+            assert_eq!(body["error"]["code"], "host_not_allowed");
+            assert!(
+                body["error"]["message"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with("The request was sent to \"rebind.example:"),
+                "{body}"
+            );
+            // A page of another origin, even with the token.
+            let page = models(&format!("127.0.0.1:{port}"), Some("https://evil.example"))
+                .await
+                .unwrap();
+            assert_eq!(page.status().as_u16(), 403);
+            let body: Value = page.json().await.unwrap();
+            assert_eq!(
+                body["error"],
+                json!({
+                    "message": "Requests from the web page at \"https://evil.example\" are refused. To let a page of yours use this server, start it with --allow-origin https://evil.example.",
+                    "type": "permission_error",
+                    "code": "origin_not_allowed"
+                })
+            );
+            // The address served, as localhost, and the page allowed, which may read the answer.
+            let allowed = models(&format!("localhost:{port}"), Some("http://localhost:3000"))
+                .await
+                .unwrap();
+            assert_eq!(allowed.status().as_u16(), 200);
+            assert_eq!(
+                allowed.headers()["access-control-allow-origin"],
+                "http://localhost:3000"
+            );
+            // Its browser's preflight is answered without the token, which it never carries.
+            let preflight = api
+                .client
+                .request(
+                    reqwest::Method::OPTIONS,
+                    format!("{}/v1/chat/completions", api.url),
+                )
+                .header("origin", "http://localhost:3000")
+                .header("access-control-request-method", "POST")
+                .header(
+                    "access-control-request-headers",
+                    "authorization, content-type",
+                )
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(preflight.status().as_u16(), 204);
+            assert_eq!(
+                preflight.headers()["access-control-allow-headers"],
+                "authorization, content-type, traceparent"
+            );
+            // Clients that are not browsers send no Origin and go on to the token, as before.
+            let client = models(&format!("127.0.0.1:{port}"), None).await.unwrap();
+            assert_eq!(client.status().as_u16(), 200);
+            api.shutdown().await;
+        },
+    );
+}
