@@ -7,9 +7,9 @@ use std::sync::Arc;
 
 use anyhow::{Context, bail};
 use tokio_util::sync::CancellationToken;
-use tooltrail_agent::{AllowAll, Approver, DenyAll, EventSink};
-use tooltrail_host::{History, Host, HostError};
-use tooltrail_protocol::{ErrorCode, TurnEnd};
+use tooltrail_agent::{AllowAll, Approver, DenyAll, EventSink, TurnOptions};
+use tooltrail_host::{History, Host, HostError, mcp_content};
+use tooltrail_protocol::{ErrorCode, Message, TurnEnd};
 use tooltrail_settings::Overrides;
 use tooltrail_tools::ToolContext;
 
@@ -28,7 +28,7 @@ const CUT_SHORT: u8 = 3;
 
 pub async fn run(args: AskArgs) -> anyhow::Result<ExitCode> {
     let question = args.question.join(" ");
-    if question.trim().is_empty() {
+    if question.trim().is_empty() && args.prompt.is_none() {
         bail!("the question is empty");
     }
     let interactive = std::io::stdin().is_terminal();
@@ -131,6 +131,26 @@ pub async fn run(args: AskArgs) -> anyhow::Result<ExitCode> {
     let watch = Arc::new(ContextWatch::new(screen));
     let sink = host.sink(Box::new(SharedSink(Arc::clone(&watch))));
 
+    // Attachments and a prompt make the question's messages; without them it is the text.
+    let input = if args.attach.is_empty() && args.prompt.is_none() {
+        vec![Message::user(question.as_str())]
+    } else {
+        let window = engine.agent.context_window(&CancellationToken::new()).await;
+        let folder = root.canonicalize().unwrap_or_else(|_| root.clone());
+        let taken = mcp_content::tokens_taken(&engine.agent, &conversation.messages);
+        let room =
+            mcp_content::attachment_room(window.tokens, engine.agent.config().max_tokens, taken);
+        crate::mcp_content_cmd::question_input(
+            &host,
+            &folder,
+            window.tokens,
+            room,
+            &question,
+            &args,
+        )
+        .await?
+    };
+
     let cancel = CancellationToken::new();
     let on_interrupt = cancel.clone();
     tokio::spawn(async move {
@@ -140,9 +160,10 @@ pub async fn run(args: AskArgs) -> anyhow::Result<ExitCode> {
     });
 
     let outcome = sink
-        .traced(engine.agent.run_turn(
+        .traced(engine.agent.run(
             &mut conversation,
-            &question,
+            input,
+            &TurnOptions::default(),
             &sink,
             approver.as_ref(),
             &cancel,

@@ -20,6 +20,7 @@ mod doctor;
 mod first_run;
 mod history_cmd;
 mod mcp_cmd;
+mod mcp_content_cmd;
 mod models_cmd;
 mod otlp_export;
 mod providers_cmd;
@@ -159,8 +160,20 @@ pub struct AskArgs {
     /// Do not record this turn in the history.
     #[arg(long)]
     pub no_history: bool,
+    /// Attach a file of the folder, or a resource of an MCP server as SERVER:URI (see
+    /// `tooltrail mcp resources SERVER`); repeatable. Its text goes to the model with the
+    /// question, cut to half the model's context window.
+    #[arg(long = "attach", value_name = "FILE|SERVER:URI")]
+    pub attach: Vec<String>,
+    /// Start from an MCP server's prompt (see `tooltrail mcp prompts SERVER`); the question,
+    /// if any, follows its messages.
+    #[arg(long, value_name = "SERVER/PROMPT")]
+    pub prompt: Option<String>,
+    /// An argument of the --prompt, as NAME=VALUE; repeatable.
+    #[arg(long = "arg", value_name = "NAME=VALUE")]
+    pub prompt_args: Vec<String>,
     /// The question.
-    #[arg(required = true, num_args = 1.., value_name = "QUESTION")]
+    #[arg(required_unless_present = "prompt", num_args = 1.., value_name = "QUESTION")]
     pub question: Vec<String>,
 }
 

@@ -36,6 +36,54 @@ pub enum McpCommand {
         #[arg(long, short = 'w', value_name = "DIR")]
         workspace: Option<PathBuf>,
     },
+    /// A server's resources and resource templates (attach one with `ask --attach NAME:URI`).
+    Resources {
+        /// The server's name in mcp.json.
+        name: String,
+        /// Print the listing as JSON.
+        #[arg(long)]
+        json: bool,
+        #[arg(long, short = 'w', value_name = "DIR")]
+        workspace: Option<PathBuf>,
+    },
+    /// Print one resource of a server: its text, or what kind of data it is.
+    Read {
+        /// The server's name in mcp.json.
+        name: String,
+        /// The resource's URI (see `tooltrail mcp resources NAME`).
+        uri: String,
+        #[arg(long, short = 'w', value_name = "DIR")]
+        workspace: Option<PathBuf>,
+    },
+    /// A server's prompts and their arguments (use one with `ask --prompt NAME/PROMPT`).
+    Prompts {
+        /// The server's name in mcp.json.
+        name: String,
+        /// Print the listing as JSON.
+        #[arg(long)]
+        json: bool,
+        #[arg(long, short = 'w', value_name = "DIR")]
+        workspace: Option<PathBuf>,
+    },
+    /// Sign in to a server that asks for it (OAuth): opens the browser (the BROWSER variable
+    /// names another), prints the page's address too, and waits for it to come back. The
+    /// tokens are kept in the OS keychain.
+    Login {
+        /// The server's name in mcp.json.
+        name: String,
+        /// Seconds to wait for the browser to come back.
+        #[arg(long, value_name = "SECS", default_value_t = 300)]
+        timeout: u64,
+        #[arg(long, short = 'w', value_name = "DIR")]
+        workspace: Option<PathBuf>,
+    },
+    /// Sign out of a server: revokes its tokens where the server supports it and forgets them.
+    Logout {
+        /// The server's name in mcp.json.
+        name: String,
+        #[arg(long, short = 'w', value_name = "DIR")]
+        workspace: Option<PathBuf>,
+    },
     /// Client for the MCP conformance suite: `conformance client --command "tooltrail mcp
     /// conformance-client"` appends the URL and sets MCP_CONFORMANCE_SCENARIO.
     ConformanceClient {
@@ -49,6 +97,21 @@ pub async fn run(args: McpArgs) -> anyhow::Result<ExitCode> {
         McpCommand::List { json, workspace } => list(json, workspace).await,
         McpCommand::Test { name, workspace } => test(&name, workspace).await,
         McpCommand::ConformanceClient { url } => conformance(&url).await,
+        McpCommand::Resources {
+            name,
+            json,
+            workspace,
+        } => crate::mcp_content_cmd::resources(&name, json, load_manager(workspace)?).await,
+        McpCommand::Read {
+            name,
+            uri,
+            workspace,
+        } => crate::mcp_content_cmd::read(&name, &uri, load_manager(workspace)?).await,
+        McpCommand::Prompts {
+            name,
+            json,
+            workspace,
+        } => crate::mcp_content_cmd::prompts(&name, json, load_manager(workspace)?).await,
     }
 }
 

@@ -193,6 +193,11 @@ impl Host {
         self.toolbox.tools(workspace, &disabled).await.failures
     }
 
+    /// The tools of the folders asked about, with their MCP servers.
+    pub fn toolbox(&self) -> &Toolbox {
+        &self.toolbox
+    }
+
     /// The MCP servers of the folder asked about last.
     pub async fn mcp_overview(&self) -> McpOverview {
         self.toolbox.overview().await

@@ -208,6 +208,18 @@ impl Toolbox {
         }
     }
 
+    /// The MCP servers of `workspace`, when its tools were gathered (by a question or
+    /// [`Host::warm_up`](crate::Host::warm_up)); none otherwise.
+    pub async fn mcp_servers(&self, workspace: &Path) -> Vec<Arc<tooltrail_mcp::McpServer>> {
+        let loaded = self.loaded.lock().await;
+        loaded
+            .iter()
+            .find(|current| current.workspace == workspace)
+            .and_then(|current| current.manager.as_ref())
+            .map(|manager| manager.servers().cloned().collect())
+            .unwrap_or_default()
+    }
+
     /// Stops every server (the front end is quitting).
     pub async fn shutdown(&self) {
         let loaded = std::mem::take(&mut *self.loaded.lock().await);

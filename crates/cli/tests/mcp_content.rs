@@ -1,0 +1,184 @@
+//! The command line with the reference MCP server `@modelcontextprotocol/server-everything`:
+//! `tooltrail tools` lists MCP tools with how each is gated, and `tooltrail ask` sends the image
+//! a tool returns to a model whose provider sees images (`vision = true` in config.toml), and
+//! tells one that does not what came back. The npm packages are installed by
+//! `scripts/mcp-setup`; without node or them the tests say so and pass.
+
+#![allow(clippy::unwrap_used)]
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use serde_json::{Value, json};
+use tooltrail_test_support::{Reply, ScriptedServer};
+
+/// The reference server's entry point; `None` (after saying why) without node or the package.
+fn everything_server() -> Option<PathBuf> {
+    let entry = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/mcp/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    let has_node = std::process::Command::new("node")
+        .arg("--version")
+        .output()
+        .is_ok_and(|out| out.status.success());
+    if !has_node {
+        eprintln!("skipped: node is not installed, so the MCP tests cannot run");
+        return None;
+    }
+    if !entry.exists() {
+        eprintln!("skipped: server-everything is not installed; run scripts/mcp-setup");
+        return None;
+    }
+    Some(entry.canonicalize().unwrap())
+}
+
+struct Setup {
+    _dirs: Vec<tempfile::TempDir>,
+    workspace: PathBuf,
+    config: PathBuf,
+    data: PathBuf,
+}
+
+/// A config folder whose mcp.json has server-everything (`echo` and `get-tiny-image` allowed,
+/// `get-sum` never), and whose config.toml is `config_toml`.
+fn setup(entry: &Path, config_toml: &str) -> Setup {
+    let ws = tempfile::tempdir().unwrap();
+    let workspace = ws.path().canonicalize().unwrap();
+    let config_dir = tempfile::tempdir().unwrap();
+    let data_dir = tempfile::tempdir().unwrap();
+    let mcp = json!({"mcpServers": {
+        "everything": {"command": "node", "args": [entry, "stdio"],
+                       "tools": {"echo": "allow", "get-tiny-image": "allow", "get-sum": "never"}}
+    }});
+    std::fs::write(
+        config_dir.path().join("mcp.json"),
+        serde_json::to_string_pretty(&mcp).unwrap(),
+    )
+    .unwrap();
+    std::fs::write(config_dir.path().join("config.toml"), config_toml).unwrap();
+    Setup {
+        config: config_dir.path().to_path_buf(),
+        data: data_dir.path().to_path_buf(),
+        workspace,
+        _dirs: vec![ws, config_dir, data_dir],
+    }
+}
+
+async fn tooltrail(args: &[&str], setup: &Setup) -> Output {
+    tokio::process::Command::new(env!("CARGO_BIN_EXE_tooltrail"))
+        .args(args)
+        .env_remove("TOOLTRAIL_BASE_URL")
+        .env_remove("TOOLTRAIL_MODEL")
+        .env_remove("TOOLTRAIL_API_KEY")
+        .env("TOOLTRAIL_CONFIG_DIR", &setup.config)
+        .env("TOOLTRAIL_DATA_DIR", &setup.data)
+        .env("NO_COLOR", "1")
+        .current_dir(&setup.workspace)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .await
+        .unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// The words of the listing's line for `tool`.
+fn line_of(listing: &str, tool: &str) -> Vec<String> {
+    listing
+        .lines()
+        .find(|line| line.split_whitespace().next() == Some(tool))
+        .map(|line| line.split_whitespace().map(str::to_string).collect())
+        .unwrap_or_default()
+}
+
+#[tokio::test]
+async fn tools_lists_mcp_tools_with_how_each_is_gated() {
+    let Some(entry) = everything_server() else {
+        return;
+    };
+    let setup = setup(&entry, "");
+    let out = tooltrail(&["tools"], &setup).await;
+    let listing = text(&out.stdout);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(line_of(&listing, "read_file")[1], "read-only", "{listing}");
+    assert_eq!(
+        line_of(&listing, "everything__echo")[1],
+        "allowed",
+        "{listing}"
+    );
+    assert_eq!(
+        line_of(&listing, "everything__get-sum")[1],
+        "never",
+        "{listing}"
+    );
+    assert_eq!(
+        line_of(&listing, "everything__get-structured-content")[1..3],
+        ["asks", "first"],
+        "{listing}"
+    );
+    let specs: Vec<Value> =
+        serde_json::from_slice(&tooltrail(&["tools", "--json"], &setup).await.stdout).unwrap();
+    assert!(
+        specs
+            .iter()
+            .any(|spec| spec["name"] == "everything__get-tiny-image")
+    );
+}
+
+/// Asks for the tiny image with `vision` in config.toml (or none), and returns the request
+/// that carried the result.
+async fn ask_for_the_image(entry: &Path, vision: Option<bool>) -> Value {
+    let model = ScriptedServer::start(vec![
+        Reply::tool_calls(&[("everything__get-tiny-image", "{}")]),
+        Reply::text("The MCP logo."),
+    ])
+    .await;
+    let mut config = format!(
+        "base_url = \"{}\"\nmodel = \"m\"\ncontext_window = 131072\n",
+        model.base_url()
+    );
+    if let Some(vision) = vision {
+        config.push_str(&format!("vision = {vision}\n"));
+    }
+    let setup = setup(entry, &config);
+    let out = tooltrail(&["ask", "What does the image show?"], &setup).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("The MCP logo."));
+    let requests = model.chat_requests();
+    assert_eq!(requests.len(), 2);
+    requests[1].body.clone()
+}
+
+#[tokio::test]
+async fn ask_sends_an_image_to_a_model_that_sees_and_words_to_one_that_does_not() {
+    let Some(entry) = everything_server() else {
+        return;
+    };
+    let seeing = ask_for_the_image(&entry, Some(true)).await;
+    let last = seeing["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(last["role"], "user");
+    assert_eq!(last["content"][1]["type"], "image_url");
+    assert!(
+        last["content"][1]["image_url"]["url"]
+            .as_str()
+            .unwrap()
+            .starts_with("data:image/png;base64,iVBORw0KGgo")
+    );
+
+    // Unset, the server is asked; the scripted one does not say, so the model does not see.
+    for vision in [Some(false), None] {
+        let blind = ask_for_the_image(&entry, vision).await;
+        let sent = blind.to_string();
+        assert!(!sent.contains("image_url"), "{sent}");
+        assert!(
+            sent.contains("The tool also returned an image (image/png, 3.9 KiB). You cannot see"),
+            "{sent}"
+        );
+    }
+}
