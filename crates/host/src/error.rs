@@ -29,6 +29,9 @@ pub enum HostError {
     Busy,
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// An attachment or an MCP prompt of the question could not be used; the sentence says why.
+    #[error("{0}")]
+    Content(String),
 }
 
 impl HostError {
@@ -41,6 +44,7 @@ impl HostError {
             Self::ConversationNotFound => "not_found",
             Self::Busy => "busy",
             Self::Store(_) => "store",
+            Self::Content(_) => "content",
         }
     }
 }

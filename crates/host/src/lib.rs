@@ -48,6 +48,7 @@ mod error;
 mod history;
 mod host;
 mod local;
+pub mod mcp_content;
 mod models;
 pub mod rules;
 mod sandbox;

@@ -205,6 +205,7 @@ impl From<HostError> for ApiError {
                 message,
             ),
             HostError::Store(_) => Self::internal(message),
+            HostError::Content(_) => Self::invalid("content_error", message),
         }
     }
 }
