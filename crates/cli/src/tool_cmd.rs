@@ -6,7 +6,7 @@ use std::sync::Arc;
 use anyhow::Context;
 use serde_json::json;
 use tooltrail_host::StoreSnippets;
-use tooltrail_protocol::{ToolError, ToolErrorCode};
+use tooltrail_protocol::{ToolError, ToolErrorCode, ToolSource};
 use tooltrail_tools::builtin::OFF_BY_DEFAULT;
 use tooltrail_tools::{Gate, ToolContext, ToolRegistry};
 
@@ -203,23 +203,40 @@ pub fn fixed_prefix_estimate(settings: &tooltrail_settings::Settings) -> (usize,
     (names.len().saturating_sub(1), tokens)
 }
 
-pub fn list(as_json: bool) -> anyhow::Result<ExitCode> {
-    let registry = ToolRegistry::with_builtins();
+/// `tooltrail tools`: the built-in tools, then those of the MCP servers of mcp.json (started
+/// to list them, as `ask` would), with how each is gated.
+pub async fn list(as_json: bool) -> anyhow::Result<ExitCode> {
+    let mut registry = ToolRegistry::with_builtins();
+    let mcp = crate::mcp_cmd::add_tools_in(&mut registry, None).await;
     let specs = registry.specs();
+    if let Some(mcp) = mcp {
+        mcp.shutdown().await;
+    }
     if as_json {
         outln!("{}", serde_json::to_string_pretty(&specs)?)?;
-    } else {
-        for spec in specs {
-            let access = if spec.read_only {
-                "read-only"
-            } else if OFF_BY_DEFAULT.contains(&spec.name.as_str()) {
-                "off; asks"
-            } else {
-                "asks first"
-            };
-            let first_line = spec.description.lines().next().unwrap_or_default();
-            outln!("{:<14} {:<10} {}", spec.name, access, first_line)?;
-        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let width = specs
+        .iter()
+        .map(|spec| spec.name.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(14);
+    for spec in &specs {
+        let mcp = registry
+            .get(&spec.name)
+            .is_some_and(|tool| matches!(tool.source(), ToolSource::Mcp { .. }));
+        let access = match (mcp, spec.read_only) {
+            // Set to "never" in mcp.json, or run only as a task: the model is not offered it.
+            (true, _) if !registry.is_offered(&spec.name) => "never",
+            (true, true) => "allowed",
+            (true, false) => "asks first",
+            (false, true) => "read-only",
+            (false, false) if OFF_BY_DEFAULT.contains(&spec.name.as_str()) => "off; asks",
+            (false, false) => "asks first",
+        };
+        let first_line = spec.description.lines().next().unwrap_or_default();
+        outln!("{:<width$} {:<10} {}", spec.name, access, first_line)?;
     }
     Ok(ExitCode::SUCCESS)
 }

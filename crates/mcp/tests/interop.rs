@@ -266,7 +266,12 @@ async fn an_agent_turn_calls_an_mcp_tool() {
     ])
     .await;
     let agent = Agent::new(
-        LlmClient::new(LlmConfig::new(model.base_url(), "m")).unwrap(),
+        // A window the server's tools fit in a quarter of, so that all of them are offered.
+        LlmClient::new(LlmConfig {
+            context_window: Some(131_072),
+            ..LlmConfig::new(model.base_url(), "m")
+        })
+        .unwrap(),
         Arc::new(registry),
         ToolContext::open(&root).unwrap(),
         AgentConfig::default(),
@@ -475,12 +480,18 @@ async fn streamable_http_calls_with_progress_media_and_cancellation() {
     );
     assert_eq!(first_live.total, Some(4.0));
 
-    // Images: summarised for the model, kept whole in data.
+    // Images: marked in the text, kept whole as media and in data.
     let output = registry
         .call("web__get-tiny-image", "{}", &ctx)
         .await
         .unwrap();
-    assert!(output.text.contains("[image: image/png"), "{}", output.text);
+    assert!(
+        output.text.contains("[image 1: image/png"),
+        "{}",
+        output.text
+    );
+    assert_eq!(output.media.len(), 1);
+    assert_eq!(output.media[0].mime_type, "image/png");
     let blocks = output.data["result"]["content"].as_array().unwrap();
     let image = blocks
         .iter()
