@@ -66,6 +66,9 @@ pub struct KeychainStatus {
     pub available: bool,
     /// Why it is not, in a sentence.
     pub message: Option<String>,
+    /// No keychain runs at all (no Secret Service on D-Bus): the window says so in its own
+    /// words, with what to do and what works meanwhile.
+    pub no_service: bool,
 }
 
 #[derive(Debug, Clone, Serialize, TS)]
@@ -118,9 +121,11 @@ pub fn load() -> CommandResult<AppSettings> {
         Ok(()) => KeychainStatus {
             available: true,
             message: None,
+            no_service: false,
         },
         Err(error) => KeychainStatus {
             available: false,
+            no_service: matches!(error, tooltrail_settings::SettingsError::NoKeychainService),
             message: Some(sentence(&error.to_string())),
         },
     };

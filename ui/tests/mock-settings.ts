@@ -60,7 +60,7 @@ function defaultSettings(): AppSettings {
     tools: BUILTIN_TOOLS.map((tool) => ({ ...tool, enabled: tool.name !== "file_write", off_by_default: tool.name === "file_write" })),
     config_path: "/home/me/.config/tooltrail/config.toml",
     endpoint: { base_url: DEFAULT_BASE_URL, model: "qwen2.5-coder:7b", api_key_set: false, config_path: "/home/me/.config/tooltrail/config.toml", problem: null, key_problem: null },
-    keychain: { available: true, message: null },
+    keychain: { available: true, message: null, no_service: false },
     learned_tool_modes: [],
   };
 }

@@ -43,7 +43,23 @@ fn unavailable(error: keyring::Error) -> SettingsError {
         }
         other => other.to_string(),
     };
-    SettingsError::Keychain(detail)
+    if no_service(&detail) {
+        SettingsError::NoKeychainService
+    } else {
+        SettingsError::Keychain(detail)
+    }
+}
+
+/// Whether the Secret Service's error says that nothing answers on D-Bus: no session bus
+/// (`Failed to connect to socket`, X11 autolaunch disabled) or no keychain on it
+/// (`org.freedesktop.secrets was not provided`). The raw D-Bus text helps no one; what to do
+/// about it does.
+fn no_service(detail: &str) -> bool {
+    let detail = detail.to_ascii_lowercase();
+    detail.contains("dbus error")
+        || detail.contains("d-bus")
+        || detail.contains("org.freedesktop.dbus.error")
+        || detail.contains("org.freedesktop.secrets")
 }
 
 impl KeyStore for OsKeychain {
@@ -94,5 +110,34 @@ impl MemoryKeys {
         self.0
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_missing_secret_service_is_a_sentence_with_a_way_forward() {
+        for detail in [
+            "DBus error: Using X11 for dbus-daemon autolaunch was disabled at compile time, set your DBUS_SESSION_BUS_ADDRESS instead",
+            "DBus error: Failed to connect to socket /run/user/1000/bus: No such file or directory",
+            "DBus error: org.freedesktop.DBus.Error.ServiceUnknown: The name org.freedesktop.secrets was not provided by any .service files",
+        ] {
+            let error = unavailable(keyring::Error::PlatformFailure(detail.into()));
+            let text = error.to_string();
+            assert!(
+                matches!(error, SettingsError::NoKeychainService),
+                "{detail}"
+            );
+            assert!(text.starts_with("API keys cannot be stored"), "{text}");
+            assert!(text.contains("TOOLTRAIL_API_KEY"), "{text}");
+            assert!(!text.contains("DBus"), "{text}");
+        }
+        let other = unavailable(keyring::Error::PlatformFailure("locked".into()));
+        assert_eq!(
+            other.to_string(),
+            "the system keychain could not be used: locked"
+        );
     }
 }

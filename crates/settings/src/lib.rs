@@ -299,6 +299,11 @@ pub enum SettingsError {
     },
     #[error("the system keychain could not be used: {0}")]
     Keychain(String),
+    /// No keychain answers on the session's D-Bus: nothing can store keys until one runs.
+    #[error(
+        "API keys cannot be stored, because no keychain is running on this computer (the Secret Service, which GNOME Keyring or KWallet provides); start one (install gnome-keyring and log in again), and until then give the key in the TOOLTRAIL_API_KEY environment variable when you start Tooltrail"
+    )]
+    NoKeychainService,
 }
 
 /// Refuses a base URL that is not http(s), in a sentence.

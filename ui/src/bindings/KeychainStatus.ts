@@ -4,4 +4,9 @@ export type KeychainStatus = { available: boolean,
 /**
  * Why it is not, in a sentence.
  */
-message: string | null, };
+message: string | null, 
+/**
+ * No keychain runs at all (no Secret Service on D-Bus): the window says so in its own
+ * words, with what to do and what works meanwhile.
+ */
+no_service: boolean, };

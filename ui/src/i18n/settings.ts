@@ -47,6 +47,8 @@ export const settingsEn = {
   cfgNoActive: "No provider is in use: the settings file's endpoint or the default applies.",
   cfgSavedIn: "Saved in {path}",
   cfgKeychainUnavailable: "The system keychain is not available, so API keys cannot be saved.",
+  cfgKeychainNoService:
+    "API keys cannot be stored: no keychain is running on this computer (the Secret Service, which GNOME Keyring or KWallet provides). Start one (install gnome-keyring and log in again), then open Settings again. Until then, give the key in the TOOLTRAIL_API_KEY environment variable when you start Tooltrail; a model server on this computer needs no key.",
   cfgNoProviders: "No providers yet. Add one below.",
   cfgInUse: "in use",
   cfgKeyInKeychain: "key in keychain",
@@ -272,6 +274,8 @@ export const settingsZh: Record<keyof typeof settingsEn, string> = {
   cfgNoActive: "没有正在使用的服务商：使用设置文件中的端点或默认端点。",
   cfgSavedIn: "保存在 {path}",
   cfgKeychainUnavailable: "系统钥匙串不可用，因此无法保存 API 密钥。",
+  cfgKeychainNoService:
+    "无法保存 API 密钥：这台电脑上没有运行钥匙串（即 GNOME Keyring 或 KWallet 提供的 Secret Service）。请启动一个（安装 gnome-keyring 后重新登录），然后重新打开设置。在此之前，可在启动 Tooltrail 时用环境变量 TOOLTRAIL_API_KEY 提供密钥；本机上的模型服务器不需要密钥。",
   cfgNoProviders: "还没有服务商。请在下方添加。",
   cfgInUse: "使用中",
   cfgKeyInKeychain: "密钥在钥匙串中",

@@ -84,7 +84,7 @@ describe("TokensPerDay", () => {
 describe("ProvidersSection prices", () => {
   it("saves the prices typed for a provider", async () => {
     const save = vi.spyOn(api, "saveProvider").mockResolvedValue(openai);
-    const settings = { providers: [openai], limits: { max_rounds: 10, max_result_bytes: 32768, request_timeout_secs: 120, command_timeout_secs: 30 }, tools: [], config_path: "/c", endpoint: { base_url: openai.base_url, model: openai.model, api_key_set: true }, keychain: { available: true, message: null }, learned_tool_modes: [] } as unknown as AppSettings;
+    const settings = { providers: [openai], limits: { max_rounds: 10, max_result_bytes: 32768, request_timeout_secs: 120, command_timeout_secs: 30 }, tools: [], config_path: "/c", endpoint: { base_url: openai.base_url, model: openai.model, api_key_set: true }, keychain: { available: true, message: null, no_service: false }, learned_tool_modes: [] } as unknown as AppSettings;
     inLang("en", <ProvidersSection settings={settings} onChanged={vi.fn()} />);
     await userEvent.click(screen.getByRole("button", { name: /Edit/ }));
     const input = screen.getByLabelText("Price of prompt tokens (USD per million)");

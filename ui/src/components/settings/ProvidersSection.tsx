@@ -190,13 +190,19 @@ export function ProvidersSection({ settings, onChanged }: Props) {
         )}
         {!active && endpoint.local_model === undefined && <p className="muted small-text">{t("cfgNoActive")}</p>}
         {endpoint.problem && <p className="turn-error small-text">{t("endpointProblem", { problem: endpoint.problem })}</p>}
-        {endpoint.key_problem && <p className="turn-error small-text" data-testid="cfg-key-problem">{endpoint.key_problem}</p>}
+        {endpoint.key_problem && !keychain.no_service && <p className="turn-error small-text" data-testid="cfg-key-problem">{endpoint.key_problem}</p>}
         <p className="muted small-text">{t("cfgSavedIn", { path: settings.config_path })}</p>
       </div>
 
       {keyUnavailable && (
         <p className="cfg-warning" role="status" data-testid="cfg-keychain">
-          <strong>{t("cfgKeychainUnavailable")}</strong> {keychain.message}
+          {keychain.no_service ? (
+            t("cfgKeychainNoService")
+          ) : (
+            <>
+              <strong>{t("cfgKeychainUnavailable")}</strong> {keychain.message}
+            </>
+          )}
         </p>
       )}
 

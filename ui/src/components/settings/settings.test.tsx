@@ -31,6 +31,7 @@ import { RulesSection } from "./RulesSection";
 import { ToolsSection } from "./ToolsSection";
 
 const inEnglish = (ui: React.ReactNode) => render(<I18nProvider initial="en">{ui}</I18nProvider>);
+const inChinese = (ui: React.ReactNode) => render(<I18nProvider initial="zh">{ui}</I18nProvider>);
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -56,7 +57,7 @@ function appSettings(partial: Partial<AppSettings> = {}): AppSettings {
     ],
     config_path: "/c/config.toml",
     endpoint,
-    keychain: { available: true, message: null },
+    keychain: { available: true, message: null, no_service: false },
     learned_tool_modes: [],
     ...partial,
   };
@@ -295,12 +296,31 @@ describe("ProvidersSection", () => {
   it("warns when keys cannot be saved and when the environment overrides the active provider", () => {
     inEnglish(
       <ProvidersSection
-        settings={appSettings({ keychain: { available: false, message: "No Secret Service is running." }, endpoint: { ...endpoint, base_url: "http://gpu-box:8000/v1" } })}
+        settings={appSettings({ keychain: { available: false, message: "No Secret Service is running.", no_service: false }, endpoint: { ...endpoint, base_url: "http://gpu-box:8000/v1" } })}
         onChanged={() => Promise.resolve()}
       />,
     );
     expect(screen.getByTestId("cfg-keychain")).toHaveTextContent("API keys cannot be saved. No Secret Service is running.");
     expect(screen.getByTestId("cfg-env-override")).toHaveTextContent("TOOLTRAIL_BASE_URL overrides the active provider Local Ollama");
+  });
+
+  it("says, when no keychain runs at all, that keys cannot be stored, how to fix it and what works meanwhile", () => {
+    const settings = appSettings({
+      keychain: { available: false, message: "API keys cannot be stored, because no keychain is running.", no_service: true },
+      endpoint: { ...endpoint, key_problem: "The API key of provider \"OpenAI\" could not be read, so none is sent: API keys cannot be stored." },
+    });
+    const { unmount } = inEnglish(<ProvidersSection settings={settings} onChanged={() => Promise.resolve()} />);
+    const line = screen.getByTestId("cfg-keychain");
+    expect(line).toHaveTextContent(/^API keys cannot be stored: no keychain is running on this computer/);
+    expect(line).toHaveTextContent("install gnome-keyring");
+    expect(line).toHaveTextContent("TOOLTRAIL_API_KEY");
+    expect(line).not.toHaveTextContent(/D-?Bus/);
+    // Said once, not again as the active provider's key problem.
+    expect(screen.queryByTestId("cfg-key-problem")).not.toBeInTheDocument();
+    unmount();
+    inChinese(<ProvidersSection settings={settings} onChanged={() => Promise.resolve()} />);
+    expect(screen.getByTestId("cfg-keychain")).toHaveTextContent("无法保存 API 密钥");
+    expect(screen.getByTestId("cfg-keychain")).toHaveTextContent("TOOLTRAIL_API_KEY");
   });
 
   it("saves the tool calling mode with the provider and shows a mode other than auto in the list", async () => {
