@@ -1,6 +1,7 @@
 //! The error every command returns: a short code the UI can branch on and one sentence it shows.
 
 use serde::Serialize;
+use tooltrail_runtime::ModelError;
 use ts_rs::TS;
 
 /// What every command rejects with.
@@ -46,11 +47,24 @@ impl From<tooltrail_host::HostError> for CommandError {
     }
 }
 
+/// A models-folder error as the window shows it.
+pub fn model_error(error: ModelError) -> CommandError {
+    let code = match &error {
+        ModelError::NotInstalled { .. } => "not_found",
+        ModelError::NameTaken { .. } | ModelError::Busy { .. } => "busy",
+        ModelError::BadName { .. } | ModelError::BadReference { .. } | ModelError::Gguf(_) => {
+            "bad_input"
+        }
+        _ => "models",
+    };
+    CommandError::new(code, sentence(&error.to_string()))
+}
+
 impl From<tooltrail_host::ChooseError> for CommandError {
     fn from(error: tooltrail_host::ChooseError) -> Self {
         use tooltrail_host::ChooseError;
         match error {
-            ChooseError::Models(error) => crate::models::model_error(error),
+            ChooseError::Models(error) => model_error(error),
             ChooseError::Settings(_) | ChooseError::Detect(_) => {
                 Self::new("settings", sentence(&error.to_string()))
             }

@@ -8,7 +8,8 @@ use std::path::PathBuf;
 use tauri::{AppHandle, Emitter, Manager};
 use tooltrail_host::Host;
 
-use crate::workspace::MCP_CHANGED_EVENT;
+/// Sent (without a payload) when the MCP servers of the open folder have started or failed.
+pub const MCP_CHANGED_EVENT: &str = "mcp-changed";
 
 /// Starts (or restarts, when `mcp.json` changed) the servers of `root` in the background, and
 /// tells the window when they are up or have failed.

@@ -27,7 +27,7 @@ use tooltrail_runtime::supervisor::{Runtime, SearchPlaces};
 use tooltrail_settings::{ConfigFile, LOCAL_PROVIDER_ID, config_path};
 use ts_rs::TS;
 
-use crate::error::{CommandError, CommandResult, sentence};
+use crate::error::{CommandError, CommandResult, model_error, sentence};
 
 /// The event every step of a download is sent as.
 pub const PULL_EVENT: &str = "model-pull";
@@ -260,19 +260,6 @@ impl Downloads {
 
 fn store() -> CommandResult<ModelStore> {
     ModelStore::open_default().map_err(model_error)
-}
-
-/// A models-folder error as the window shows it.
-pub fn model_error(error: ModelError) -> CommandError {
-    let code = match &error {
-        ModelError::NotInstalled { .. } => "not_found",
-        ModelError::NameTaken { .. } | ModelError::Busy { .. } => "busy",
-        ModelError::BadName { .. } | ModelError::BadReference { .. } | ModelError::Gguf(_) => {
-            "bad_input"
-        }
-        _ => "models",
-    };
-    CommandError::new(code, sentence(&error.to_string()))
 }
 
 fn unix_now() -> u64 {

@@ -15,9 +15,6 @@ use crate::watcher::{self, FolderWatch};
 /// The name of the event that carries [`watcher::FilesChanged`] to the window.
 pub const FILES_CHANGED_EVENT: &str = "files-changed";
 
-/// Sent (without a payload) when the MCP servers of the open folder have started or failed.
-pub const MCP_CHANGED_EVENT: &str = "mcp-changed";
-
 /// What the UI knows about the open folder.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq, TS)]
 pub struct WorkspaceInfo {

@@ -10,12 +10,10 @@ import { Welcome } from "./components/Welcome";
 import { HistoryView, ModelGuide, SettingsView, SnippetsView, StatsView } from "./components/lazy";
 import { useI18n } from "./i18n";
 import { useSession } from "./session";
+import type { View } from "./view";
 
 const NO_SERVERS: McpOverview = { servers: [] };
 
-/** The screens beside the sidebar. */
-/** `guide`: choosing a model, offered when the endpoint could not be reached. */
-export type View = "chat" | "history" | "stats" | "snippets" | "settings" | "guide";
 /** Ctrl/⌘ + key switches to a screen. */
 const VIEW_KEYS: Record<string, View> = { "1": "chat", "2": "history", "3": "stats", "4": "snippets", ",": "settings" };
 

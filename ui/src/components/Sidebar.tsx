@@ -1,6 +1,6 @@
 // The open folder, its conversations, other recent folders, and the language.
 import { memo } from "react";
-import type { View } from "../App";
+import type { View } from "../view";
 import type { ConversationSummary, McpOverview, McpServerView, RecentWorkspace, WorkspaceInfo } from "../api";
 import { LANGS, useI18n, type Lang, type Translate } from "../i18n";
 import { Conversations } from "./history/Conversations";
