@@ -1,7 +1,7 @@
 //! The error every command returns: a short code the UI can branch on and one sentence it shows.
 
 use serde::Serialize;
-use tooltrail_runtime::ModelError;
+use tooltrail_runtime::models::ModelError;
 use ts_rs::TS;
 
 /// What every command rejects with.
