@@ -30,8 +30,8 @@ use std::time::Duration;
 
 use base64::Engine;
 use rmcp::transport::auth::{
-    AuthClient, AuthError, AuthorizationManager, AuthorizationRequest, AuthorizationSession,
-    OAuthClientConfig, OAuthTokenResponse,
+    AuthClient, AuthError, AuthorizationManager, AuthorizationMetadataSource,
+    AuthorizationRequest, AuthorizationSession, OAuthClientConfig, OAuthTokenResponse,
 };
 use serde::Serialize;
 use tokio::sync::Mutex;
@@ -380,6 +380,16 @@ impl ServerAuth {
             .resolve_metadata_from_challenge(challenge)
             .await
             .map_err(|err| self.failed(describe(&err)))?;
+        // A server of the 2025-03-26 revision, found without protected resource metadata,
+        // predates RFC 9207 in MCP: an `iss` it sends unasked is not held against it. Every
+        // other server's `iss` must be its issuer exactly.
+        let check_iss = resolution.source == AuthorizationMetadataSource::ProtectedResourceMetadata
+            || resolution
+                .metadata
+                .additional_fields
+                .get("authorization_response_iss_parameter_supported")
+                .and_then(serde_json::Value::as_bool)
+                .unwrap_or(false);
         let metadata = resolution.metadata;
         let revocation_endpoint = metadata
             .additional_fields
@@ -489,6 +499,11 @@ impl ServerAuth {
                 record.revocation_endpoint = revocation_endpoint;
             })
             .map_err(|reason| self.failed(reason))?;
+        let callback = if check_iss {
+            callback
+        } else {
+            without_iss(&callback)
+        };
         let tokens = session
             .handle_callback_url(&callback)
             .await
@@ -500,6 +515,20 @@ impl ServerAuth {
         self.set_state(SignInState::SignedIn { identity });
         Ok(())
     }
+}
+
+/// The callback without its `iss` parameter.
+fn without_iss(callback: &str) -> String {
+    let Ok(mut url) = reqwest::Url::parse(callback) else {
+        return callback.to_string();
+    };
+    let kept: Vec<(String, String)> = url
+        .query_pairs()
+        .filter(|(key, _)| key != "iss")
+        .map(|(key, value)| (key.into_owned(), value.into_owned()))
+        .collect();
+    url.query_pairs_mut().clear().extend_pairs(kept);
+    url.to_string()
 }
 
 /// The `error` of a callback, in words.
@@ -628,6 +657,14 @@ mod tests {
         assert_eq!(
             SignInError::Needed("docs".into()).to_string(),
             "the MCP server \"docs\" needs you to sign in: run `tooltrail mcp login docs`"
+        );
+    }
+
+    #[test]
+    fn only_the_iss_is_taken_off_a_callback() {
+        assert_eq!(
+            without_iss("http://127.0.0.1:9/callback?code=c&iss=http%3A%2F%2Fa&state=s"),
+            "http://127.0.0.1:9/callback?code=c&state=s"
         );
     }
 
