@@ -30,8 +30,8 @@ use std::time::Duration;
 
 use base64::Engine;
 use rmcp::transport::auth::{
-    AuthClient, AuthError, AuthorizationManager, AuthorizationMetadataSource,
-    AuthorizationRequest, AuthorizationSession, OAuthClientConfig, OAuthTokenResponse,
+    AuthClient, AuthError, AuthorizationManager, AuthorizationMetadataSource, AuthorizationRequest,
+    AuthorizationSession, OAuthClientConfig, OAuthTokenResponse,
 };
 use serde::Serialize;
 use tokio::sync::Mutex;
