@@ -1,11 +1,12 @@
 // One tool call on the timeline: tool, short arguments, state, time, and below them what the
 // tool does and when the call started; expands to everything.
-import { memo } from "react";
+import { memo, useMemo } from "react";
 import type { ApprovalRecord } from "../bindings";
 import { summarizeArguments } from "../format";
 import { useI18n, type Translate } from "../i18n";
 import { argumentsText, type CallView } from "../state/chat";
 import { ArgumentsSection, ErrorSection, ResultText } from "./CallParts";
+import { MediaStrip, StructuredSection, mediaOf } from "./CallMedia";
 import { CopyButton } from "./CopyButton";
 import { formatClock, formatFull } from "./history/query";
 import { CallTime, StatusIcon } from "./Status";
@@ -29,6 +30,7 @@ export const TimelineCard = memo(function TimelineCard({ call, expanded, selecte
   const { t, lang } = useI18n();
   const summary = summarizeArguments(call.arguments, call.argumentsText);
   const result = call.result ?? "";
+  const media = useMemo(() => mediaOf(call.data), [call.data]);
   return (
     <article
       className={`timeline-card phase-${call.phase}${selected ? " selected" : ""}${expanded ? " expanded" : ""}`}
@@ -56,6 +58,7 @@ export const TimelineCard = memo(function TimelineCard({ call, expanded, selecte
           </span>
         )}
       </button>
+      <MediaStrip items={media} tool={call.tool} />
       {expanded && (
         <div className="card-body">
           <div className="card-meta">
@@ -78,6 +81,7 @@ export const TimelineCard = memo(function TimelineCard({ call, expanded, selecte
               {call.truncatedForModel && <div className="card-note">{t("truncatedForModel")}</div>}
             </div>
           )}
+          <StructuredSection data={call.data} />
         </div>
       )}
     </article>

@@ -1,6 +1,7 @@
 // English strings. Every string the window shows lives here and in zh.ts.
 import { editsEn } from "./edits";
 import { historyEn } from "./history";
+import { mediaEn } from "./media";
 import { modelsEn } from "./models";
 import { settingsEn } from "./settings";
 import { snippetsEn } from "./snippets";
@@ -9,6 +10,7 @@ import { usageEn } from "./usage";
 export const en = {
   ...editsEn,
   ...historyEn,
+  ...mediaEn,
   ...modelsEn,
   ...settingsEn,
   ...snippetsEn,

@@ -2,6 +2,7 @@
 import type { MessageKey } from "./en";
 import { editsZh } from "./edits";
 import { historyZh } from "./history";
+import { mediaZh } from "./media";
 import { modelsZh } from "./models";
 import { settingsZh } from "./settings";
 import { snippetsZh } from "./snippets";
@@ -10,6 +11,7 @@ import { usageZh } from "./usage";
 export const zh: Record<MessageKey, string> = {
   ...editsZh,
   ...historyZh,
+  ...mediaZh,
   ...modelsZh,
   ...settingsZh,
   ...snippetsZh,

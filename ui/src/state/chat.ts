@@ -41,6 +41,8 @@ export interface CallView {
   durationMs?: number;
   description?: string;
   result?: string;
+  /** The result as structured data (an MCP result whole, with its images), where there is one. */
+  data?: JsonValue;
   error?: ToolError;
   approval?: ApprovalRecord;
   ask?: ApprovalAsk;
@@ -353,6 +355,7 @@ function fold(draft: Draft, event: Event) {
       call.startedMs ??= event.time_ms - event.duration_ms;
       if (event.description || call.description === undefined) call.description = event.description;
       call.result = event.result;
+      if (event.data !== undefined) call.data = event.data;
       call.truncatedForModel = event.truncated_for_model;
       call.approval = event.approval;
       if (event.error) call.error = event.error;

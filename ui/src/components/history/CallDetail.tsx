@@ -1,10 +1,11 @@
 // One recorded call in full: where the tool came from, what it was given and returned, how it
 // ended, and what let it run or refused it, with the rule (revocable) when a rule decided.
-import { useEffect, useState } from "react";
+import { useEffect, useMemo, useState } from "react";
 import { api, errorMessage, type HistoryRow, type RuleView, type ToolCallDetail } from "../../api";
 import { formatDuration } from "../../format";
 import { useI18n } from "../../i18n";
 import { ArgumentsSection, ErrorSection, ResultText } from "../CallParts";
+import { MediaStrip, StructuredSection, mediaOf } from "../CallMedia";
 import { CopyButton } from "../CopyButton";
 import { StatusIcon } from "../Status";
 import { decisionText, formatFull } from "./query";
@@ -62,6 +63,7 @@ export function CallDetail({ row, onClose, onOpenCall }: Props) {
   const decision = decisionText(t, row.approval, rule);
   const argumentsText = typeof row.arguments === "string" ? row.arguments : JSON.stringify(row.arguments, null, 2);
   const result = detail?.result ?? "";
+  const media = useMemo(() => mediaOf(detail?.data), [detail?.data]);
 
   const revokeRule = (target: RuleView) => {
     setRevoke({ kind: "busy" });
@@ -157,7 +159,9 @@ export function CallDetail({ row, onClose, onOpenCall }: Props) {
             <ResultText result={result} />
           )}
           {row.truncated_for_model && <div className="card-note">{t("truncatedForModel")}</div>}
+          <MediaStrip items={media} tool={row.tool} />
         </section>
+        <StructuredSection data={detail?.data} />
       </div>
     </aside>
   );
