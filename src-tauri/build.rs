@@ -56,6 +56,8 @@ const COMMANDS: &[&str] = &[
     "remove_model",
     "use_model",
     "stop_runtime",
+    "project_instructions",
+    "set_project_instructions",
 ];
 
 fn main() {

@@ -34,6 +34,7 @@ pub fn render() -> Result<Vec<(String, String)>, ts_rs::ExportError> {
     // What the commands return and take, and the events the shell emits.
     files.visit::<crate::commands::AppInfo>();
     files.visit::<crate::workspace::WorkspaceInfo>();
+    files.visit::<crate::instructions::InstructionsView>();
     files.visit::<crate::recent::RecentWorkspace>();
     files.visit::<crate::watcher::FilesChanged>();
     files.visit::<crate::records::ConversationSummary>();

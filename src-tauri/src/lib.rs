@@ -22,6 +22,7 @@ mod bindings;
 mod commands;
 mod error;
 mod guide;
+mod instructions;
 mod mcp;
 mod models;
 mod preferences;
@@ -135,6 +136,8 @@ pub fn run() -> anyhow::Result<()> {
             models::remove_model,
             models::use_model,
             models::stop_runtime,
+            instructions::project_instructions,
+            instructions::set_project_instructions,
         ])
         .build(tauri::generate_context!())?
         .run(|app, event| {

@@ -23,6 +23,7 @@ import type {
   PullUpdate,
   HistoryPage,
   HistoryQuery,
+  InstructionsView,
   Limits,
   LoadedConversation,
   McpConfigView,
@@ -154,4 +155,8 @@ export const api = {
   useModel: (name: string) => invoke<ModelView>("use_model", { name }),
   /** Stops the local model now; the name of the model it served, or null when none ran. */
   stopRuntime: () => invoke<string | null>("stop_runtime"),
+  /** The open folder's project instructions (AGENTS.md, ...), looked for anew. */
+  projectInstructions: () => invoke<InstructionsView>("project_instructions"),
+  /** Turns the open folder's project instructions on or off for its new conversations. */
+  setProjectInstructions: (on: boolean) => invoke<InstructionsView>("set_project_instructions", { on }),
 };

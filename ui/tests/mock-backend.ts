@@ -24,6 +24,8 @@ interface Config extends HistoryConfig, ModelsConfig, SettingsConfig, SnippetsCo
   /** When set, undo_changes fails with this error. */
   undoError?: { code: string; message: string } | null;
   undoReport?: unknown;
+  /** The open folder's project instructions (project_instructions); none by default. */
+  instructions?: { file: string | null; on: boolean };
 }
 
 interface Invocation {
@@ -97,6 +99,11 @@ mockIPC((cmd, payload) => {
       return null;
     case "answer_question":
       return null;
+    case "project_instructions":
+      return config.instructions ?? { file: null, on: true };
+    case "set_project_instructions":
+      config.instructions = { file: config.instructions?.file ?? null, on: Boolean(args.on) };
+      return config.instructions;
     case "turn_changes":
       return config.turnChanges ?? [];
     case "undo_changes":

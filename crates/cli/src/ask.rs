@@ -89,6 +89,7 @@ pub async fn run(args: AskArgs) -> anyhow::Result<ExitCode> {
         tool_mode: args.tool_mode,
         enabled_tools: args.enable.clone(),
         context_window: args.context_window,
+        project_instructions: args.no_project_instructions.then_some(false),
     };
     let engine = match host.engine(&overrides, ctx).await {
         Ok(engine) => engine,
@@ -105,6 +106,21 @@ pub async fn run(args: AskArgs) -> anyhow::Result<ExitCode> {
     }
     if let Some(problem) = &engine.mcp_problem {
         eprintln!("warning: MCP servers are off: {problem}");
+    }
+    // A new conversation's system prompt carries them; say so once, where it starts.
+    if let Some(used) = &engine.project_instructions
+        && conversation.messages.is_empty()
+        && !args.json
+    {
+        let cut = if used.truncated {
+            ", shortened to fit the model's context window"
+        } else {
+            ""
+        };
+        eprintln!(
+            "note: following the project instructions in {}{cut} (--no-project-instructions leaves them out)",
+            used.file
+        );
     }
     for failure in &engine.mcp_failures {
         match &failure.error {

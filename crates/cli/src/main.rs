@@ -160,6 +160,10 @@ pub struct AskArgs {
     /// Do not record this turn in the history.
     #[arg(long)]
     pub no_history: bool,
+    /// Leave out the folder's project instructions (AGENTS.md, CLAUDE.md, ...) from a new
+    /// conversation's system prompt [default: follow them, unless turned off for the folder].
+    #[arg(long)]
+    pub no_project_instructions: bool,
     /// Attach a file of the folder, or a resource of an MCP server as SERVER:URI (see
     /// `tooltrail mcp resources SERVER`); repeatable. Its text goes to the model with the
     /// question, cut to half the model's context window.

@@ -29,6 +29,9 @@ pub enum HostError {
     Busy,
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// The folder preferences could not be saved; the sentence says why.
+    #[error("the folder preferences could not be saved: {0}")]
+    Preferences(String),
     /// An attachment or an MCP prompt of the question could not be used; the sentence says why.
     #[error("{0}")]
     Content(String),
@@ -44,6 +47,7 @@ impl HostError {
             Self::ConversationNotFound => "not_found",
             Self::Busy => "busy",
             Self::Store(_) => "store",
+            Self::Preferences(_) => "settings",
             Self::Content(_) => "content",
         }
     }

@@ -44,6 +44,8 @@ pub struct Engine {
     /// With the `local` provider: the runtime serving the model, held for this question
     /// until the engine is dropped (see `local.rs`).
     pub local_runtime: Option<tooltrail_runtime::supervisor::Running>,
+    /// The project instructions a new conversation's system prompt carries.
+    pub project_instructions: Option<crate::InstructionsUse>,
 }
 
 impl Host {
@@ -119,11 +121,14 @@ impl Host {
             Arc::clone(self.history.store()),
             &ctx.workspace.root().display().to_string(),
         ));
+        let (system_prompt, project_instructions) =
+            crate::instructions::system_prompt(ctx.workspace.root(), overrides, &llm).await;
         let config = AgentConfig {
             max_rounds: settings.max_rounds,
             max_result_bytes: settings.max_result_bytes,
             temperature: settings.temperature,
             max_tokens: settings.max_tokens,
+            system_prompt,
             ..AgentConfig::default()
         };
         let snippets = StoreSnippets::new(Arc::clone(self.history.store()), ctx.workspace.root());
@@ -149,6 +154,7 @@ impl Host {
             mcp_failures: tools.failures,
             mcp_problem: tools.problem,
             local_runtime,
+            project_instructions,
         })
     }
 

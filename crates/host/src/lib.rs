@@ -11,6 +11,9 @@
 //!   plus the MCP servers' tools; see [`toolbox`]) and kept while the folder, `mcp.json` and
 //!   the tools turned off stay the same;
 //! - the **rules** of the folder come from the store the host already holds;
+//! - the folder's **project instructions** (`AGENTS.md` and the like) go into the system prompt
+//!   of a new conversation, within a share of the window, unless turned off for the folder
+//!   (see [`instructions`]);
 //! - the **snippets** of the folder too: [`StoreSnippets`] backs the snippet tools'
 //!   `SnippetBook` (the tools crate never sees the store);
 //! - with the **`local` provider**, the model server is Tooltrail's own: the runtime serving
@@ -47,6 +50,7 @@ mod conversations;
 mod error;
 mod history;
 mod host;
+pub mod instructions;
 mod local;
 pub mod mcp_content;
 mod models;
@@ -61,6 +65,7 @@ pub use conversations::Conversations;
 pub use error::{ChooseError, HostError, ModelFailure};
 pub use history::{History, RecordingSink};
 pub use host::{Engine, Host, tools_off};
+pub use instructions::{FolderPreferences, InstructionsUse, ProjectInstructions};
 pub use local::IDLE_SECS_ENV;
 pub use rules::WorkspaceRules;
 pub use sandbox::{CACHE_FOLDER, network_commands, sandbox_settings, sandbox_settings_from};

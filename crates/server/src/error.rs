@@ -204,7 +204,7 @@ impl From<HostError> for ApiError {
                 "settings_error",
                 message,
             ),
-            HostError::Store(_) => Self::internal(message),
+            HostError::Store(_) | HostError::Preferences(_) => Self::internal(message),
             HostError::Content(_) => Self::invalid("content_error", message),
         }
     }

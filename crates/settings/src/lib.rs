@@ -193,6 +193,9 @@ pub struct Overrides {
     pub enabled_tools: Vec<String>,
     /// The model's context window in tokens (`--context-window`).
     pub context_window: Option<u32>,
+    /// Whether a new conversation follows the folder's project instructions (`AGENTS.md`);
+    /// `None` leaves it to the folder's preference (`--no-project-instructions`: `Some(false)`).
+    pub project_instructions: Option<bool>,
 }
 
 /// Settings after every source is merged.

@@ -29,6 +29,7 @@ export type { HistoryPage } from "./HistoryPage";
 export type { HistoryQuery } from "./HistoryQuery";
 export type { HistoryRow } from "./HistoryRow";
 export type { Imported } from "./Imported";
+export type { InstructionsView } from "./InstructionsView";
 export type { KeychainStatus } from "./KeychainStatus";
 export type { LearnedToolMode } from "./LearnedToolMode";
 export type { Limits } from "./Limits";

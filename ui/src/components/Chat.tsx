@@ -12,6 +12,7 @@ import { UndoChanges } from "./UndoChanges";
 import { Markdown } from "./lazy";
 import { formatCount } from "./history/query";
 import { CallTime, StatusIcon } from "./Status";
+import { InstructionsLine } from "./Welcome";
 
 interface Props {
   chat: ChatState;
@@ -63,6 +64,7 @@ export function Chat({ chat, outgoing, folder, selected, reveal, onSelectCall, o
   return (
     <div className="chat-scroll" ref={scroller} onScroll={onScroll} data-testid="chat">
       {chat.turns.length === 0 && !outgoing && <p className="chat-empty muted">{t("emptyChat", { folder })}</p>}
+      {chat.turns.length === 0 && !outgoing && <InstructionsLine />}
       {chat.turns.map((turn, i) => (
         <Turn
           key={turn.id}

@@ -1,8 +1,10 @@
 // The first screen: what Tooltrail does, which model endpoint it will use and how to change it,
 // and the way in — open a folder, or one of the recent ones. When no model answers (a new
-// machine), the endpoint's paragraph gives way to the guide to choosing one.
-import { Suspense } from "react";
-import type { AppInfo, GuideView, RecentWorkspace } from "../api";
+// machine), the endpoint's paragraph gives way to the guide to choosing one. An open folder's
+// empty chat welcomes with the project instructions its conversations follow (AGENTS.md, ...)
+// and the folder's switch for them.
+import { Suspense, useEffect, useState } from "react";
+import { api, errorMessage, type AppInfo, type GuideView, type InstructionsView, type RecentWorkspace } from "../api";
 import { useI18n } from "../i18n";
 import { ModelGuide } from "./lazy";
 import { LanguagePicker } from "./Sidebar";
@@ -92,5 +94,40 @@ function Logo() {
       <circle cx="256" cy="256" r="40" fill="white" />
       <circle cx="362" cy="152" r="40" fill="white" />
     </svg>
+  );
+}
+
+/**
+ * The open folder's project instructions: which file new conversations follow, with the
+ * folder's switch; nothing when the folder has none. Looked for anew each time it shows.
+ */
+export function InstructionsLine() {
+  const { t } = useI18n();
+  const [view, setView] = useState<InstructionsView | null>(null);
+  const [problem, setProblem] = useState<string | null>(null);
+  useEffect(() => {
+    let live = true;
+    api.projectInstructions().then(
+      (found) => live && setView(found),
+      (error: unknown) => live && setProblem(errorMessage(error)),
+    );
+    return () => {
+      live = false;
+    };
+  }, []);
+  if (problem) return <p className="turn-error small-text">{problem}</p>;
+  if (!view?.file) return null;
+  const file = view.file;
+  const toggle = () => {
+    setProblem(null);
+    api.setProjectInstructions(!view.on).then(setView, (error: unknown) => setProblem(errorMessage(error)));
+  };
+  return (
+    <p className="instructions-line muted small-text" data-testid="project-instructions">
+      {t(view.on ? "instructionsOn" : "instructionsOff", { file })}{" "}
+      <button type="button" className="link-button" onClick={toggle}>
+        {t(view.on ? "instructionsTurnOff" : "instructionsTurnOn")}
+      </button>
+    </p>
   );
 }

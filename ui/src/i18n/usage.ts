@@ -1,9 +1,17 @@
-// Strings of the context meter, the token counts, the waterfall and the token and cost figures
+// Strings of the context meter, the project instructions line, the token counts, the waterfall and the token and cost figures
 // of the stats screen, in both languages.
 export const usageEn = {
   // Context meter and token counts
   contextMeter: "Context window",
   contextMeterValue: "{used} / {window} tokens",
+  meterInstructions: "Follows {file}",
+  meterInstructionsCut: "Follows {file} (shortened)",
+  meterInstructionsTitle: "The project's instructions in {file} are part of every request of this conversation.",
+  meterInstructionsCutTitle: "The project's instructions in {file} are part of every request of this conversation, shortened to fit the model's context window.",
+  instructionsOn: "New conversations follow the project's instructions in {file}.",
+  instructionsOff: "The project's instructions in {file} are off for this folder.",
+  instructionsTurnOff: "Turn off",
+  instructionsTurnOn: "Turn on",
   contextMeterTitle: "The latest request to the model took {used} of its {window}-token context window ({percent}).",
   turnTokens: "{tokens} tokens",
   turnTokensTitle: "Prompt {prompt} · answer {completion} · total {total} tokens, as the server reported them for this question.",
@@ -51,6 +59,14 @@ export const usageEn = {
 export const usageZh: Record<keyof typeof usageEn, string> = {
   contextMeter: "上下文窗口",
   contextMeterValue: "{used} / {window} 词元",
+  meterInstructions: "遵循 {file}",
+  meterInstructionsCut: "遵循 {file}（已缩短）",
+  meterInstructionsTitle: "{file} 中的项目说明是本对话每次请求的一部分。",
+  meterInstructionsCutTitle: "{file} 中的项目说明是本对话每次请求的一部分，已缩短以适应模型的上下文窗口。",
+  instructionsOn: "新对话会遵循 {file} 中的项目说明。",
+  instructionsOff: "此文件夹已关闭 {file} 中的项目说明。",
+  instructionsTurnOff: "关闭",
+  instructionsTurnOn: "开启",
   contextMeterTitle: "最近一次向模型发出的请求占用了 {window} 词元上下文窗口中的 {used}（{percent}）。",
   turnTokens: "{tokens} 词元",
   turnTokensTitle: "提示 {prompt} · 回答 {completion} · 共 {total} 词元（服务器为这个问题报告的数字）。",

@@ -2,6 +2,7 @@
 // live events and replays stored ones through the same function, so a redrawn conversation
 // looks exactly like the live one did.
 import type { ApprovalRecord, ErrorCode, Event, FileChange, JsonValue, ToolError, ToolMode, ToolStatus, TurnEnd, Usage } from "../bindings";
+import { instructionsIn, type InstructionsUse } from "./instructions";
 
 /** Where a tool call is: its arguments streaming, waiting for approval, running, or ended. */
 export type CallPhase = "streaming" | "waiting" | "running" | ToolStatus;
@@ -96,6 +97,8 @@ export interface TurnView {
   repetitions?: { round: number; tool?: string; repeats: number; tokens: number }[];
   /** Assistant messages seen: the n-th is the answer of round n. */
   assistantMessages: number;
+  /** The project instructions (AGENTS.md, ...) the system prompt this turn began carries. */
+  instructions?: InstructionsUse;
 }
 
 export interface ChatState {
@@ -270,6 +273,12 @@ function fold(draft: Draft, event: Event) {
     case "message_added": {
       // The chat is drawn from the other events, but a stored conversation keeps no text
       // pieces, only the assistant's messages: the n-th of a turn is the text of round n.
+      if (event.message.role === "system") {
+        const turn = draft.turn(event.turn_id);
+        const instructions = instructionsIn(event.message.content);
+        if (turn && instructions) turn.instructions = instructions;
+        return;
+      }
       if (event.message.role !== "assistant") return;
       const turn = draft.turn(event.turn_id);
       if (!turn) return;

@@ -1,0 +1,82 @@
+//! The project's instructions for agents (AGENTS.md, then CLAUDE.md and the others) reach the
+//! model in a new conversation's system prompt, as a person asking from the command line meets
+//! them: said on stderr, left out with --no-project-instructions or when turned off for the
+//! folder (the app's switch, kept in folders.json beside config.toml).
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+#[path = "support/run.rs"]
+mod run;
+
+use std::path::Path;
+
+use run::{text, tooltrail};
+use tooltrail_test_support::{Reply, ScriptedServer};
+
+/// Asks once in `ws`; returns stderr and the system prompt the model got.
+async fn ask(ws: &Path, config: &Path, extra: &[&str]) -> (String, String) {
+    let server = ScriptedServer::start(vec![Reply::text("Done.")]).await;
+    let base_url = server.base_url();
+    let mut args = vec![
+        "ask",
+        "-w",
+        ws.to_str().unwrap(),
+        "--base-url",
+        &base_url,
+        "--model",
+        "scripted",
+    ];
+    args.extend_from_slice(extra);
+    args.push("How do I run the tests?");
+    let out = tooltrail(&args, config, &[]).await;
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let requests = server.chat_requests();
+    let system = requests[0].body["messages"][0].clone();
+    assert_eq!(system["role"], "system");
+    (stderr, system["content"].as_str().unwrap().to_string())
+}
+
+#[tokio::test]
+async fn agents_md_goes_into_a_new_conversations_system_prompt() {
+    let repo = tempfile::tempdir().unwrap();
+    std::fs::create_dir(repo.path().join(".git")).unwrap();
+    std::fs::write(repo.path().join("CLAUDE.md"), "Claude's notes.").unwrap();
+    let config = tempfile::tempdir().unwrap();
+
+    // Only a fallback at the repository's root: it is used, named as the user knows it.
+    let ws = repo.path().join("app");
+    std::fs::create_dir(&ws).unwrap();
+    let (stderr, system) = ask(&ws, config.path(), &[]).await;
+    assert!(
+        stderr.contains("note: following the project instructions in ../CLAUDE.md (--no-project-instructions leaves them out)"),
+        "{stderr}"
+    );
+    assert!(system.ends_with("The project's instructions for agents, from ../CLAUDE.md (follow them where they apply to the question):\n\nClaude's notes."), "{system}");
+
+    // AGENTS.md wins over the fallbacks.
+    std::fs::write(ws.join("AGENTS.md"), "Run `make test`; never push.\n").unwrap();
+    let (_, system) = ask(&ws, config.path(), &[]).await;
+    assert!(
+        system.starts_with("You answer questions about the project folder \"app\"."),
+        "{system}"
+    );
+    assert!(system.ends_with("from AGENTS.md (follow them where they apply to the question):\n\nRun `make test`; never push."), "{system}");
+
+    // Left out for one question.
+    let (stderr, system) = ask(&ws, config.path(), &["--no-project-instructions"]).await;
+    assert!(!system.contains("make test"), "{system}");
+    assert!(!stderr.contains("project instructions"), "{stderr}");
+}
+
+#[tokio::test]
+async fn a_folder_turned_off_in_the_app_is_off_on_the_command_line_too() {
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::write(ws.path().join("AGENTS.md"), "Answer in haiku.").unwrap();
+    let config = tempfile::tempdir().unwrap();
+    tooltrail_host::FolderPreferences::set_project_instructions(config.path(), ws.path(), false)
+        .unwrap();
+    let (stderr, system) = ask(ws.path(), config.path(), &[]).await;
+    assert!(!system.contains("haiku"), "{system}");
+    assert!(!stderr.contains("project instructions"), "{stderr}");
+}
