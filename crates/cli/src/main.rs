@@ -207,6 +207,11 @@ fn main() -> ExitCode {
     tooltrail_sandbox::maybe_run_helper();
     // So is the local model runtime's supervisor (see tooltrail_runtime::supervisor).
     tooltrail_host::maybe_run_supervisor();
+    // Scripts that must tell a subcommand from anything else (scripts/run: a subcommand or
+    // a folder for the app) ask the CLI itself, so their list never falls behind it.
+    if std::env::args().nth(1).as_deref() == Some("--list-commands") {
+        return list_commands();
+    }
     let cli = Cli::parse();
     // A question runs model streams, tools and MCP servers side by side; the other commands do
     // one thing (tools search on threads of their own), and start faster on one thread.
@@ -257,6 +262,22 @@ fn main() -> ExitCode {
             eprintln!("error: {}", error_sentence(&err));
             ExitCode::from(1)
         }
+    }
+}
+
+/// Every subcommand's name and alias (and `help`), one a line.
+fn list_commands() -> ExitCode {
+    use clap::CommandFactory as _;
+    let cli = Cli::command();
+    let mut names: Vec<String> = Vec::new();
+    for command in cli.get_subcommands() {
+        names.push(command.get_name().to_string());
+        names.extend(command.get_all_aliases().map(str::to_string));
+    }
+    names.push("help".to_string());
+    match outln!("{}", names.join("\n")) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(_) => ExitCode::from(1),
     }
 }
 
