@@ -1,8 +1,9 @@
-// The open folder's conversations in the sidebar: open, rename (F2 or ✎), delete (🗑, then
-// confirm), and a box that filters titles at once and, from two characters, finds messages too.
+// The open folder's conversations in the sidebar: open, rename (F2 or the pencil), delete (the
+// bin, then confirm), and a box that filters titles at once and, from two characters, finds messages too.
 import { useEffect, useRef, useState, type KeyboardEvent } from "react";
 import { api, errorMessage, type ConversationSummary, type MessageHitView } from "../../api";
 import { useI18n } from "../../i18n";
+import { PencilIcon, TrashIcon } from "../icons";
 import { SEARCH_DELAY_MS, searchWords } from "./query";
 
 interface Props {
@@ -207,7 +208,7 @@ export function Conversations({ conversations, activeConversation, onOpenConvers
                   </button>
                   <span className="conversation-actions">
                     <button type="button" className="conv-icon" aria-label={t("convRename")} title={t("convRename")} onClick={() => startRename(c)}>
-                      ✎
+                      <PencilIcon />
                     </button>
                     <button
                       type="button"
@@ -219,7 +220,7 @@ export function Conversations({ conversations, activeConversation, onOpenConvers
                         setProblem(null);
                       }}
                     >
-                      🗑
+                      <TrashIcon />
                     </button>
                   </span>
                 </div>
