@@ -15,6 +15,7 @@ use tooltrail_tools::{
     CallScope, Gate, NoAnswer, Question, Tool, ToolContext, ToolRegistry, UserAsker,
 };
 
+use crate::announce::OpenLine;
 use crate::approval::{ApprovalRequest, Approver, RuleBook, RuleDecision};
 use crate::cap::cap_for_model;
 use crate::config::AgentConfig;
@@ -97,9 +98,19 @@ pub(crate) struct Dispatcher<'a> {
     /// The registry's tools this turn offered, when not all: a call to another is refused as
     /// not found, since the model was never told of it.
     offered: Option<&'a HashSet<String>>,
+    /// Where servers' requests made during a call reach the timeline, when anyone answers them.
+    line: Option<&'a OpenLine<'a>>,
 }
 
 impl<'a> Dispatcher<'a> {
+    /// Puts what is announced on `line` during a call on the timeline, before the call's end.
+    pub(crate) fn with_line(self, line: &'a OpenLine<'a>) -> Self {
+        Self {
+            line: Some(line),
+            ..self
+        }
+    }
+
     pub(crate) fn new(
         registry: &'a ToolRegistry,
         ctx: &'a ToolContext,
@@ -115,6 +126,7 @@ impl<'a> Dispatcher<'a> {
             emitter,
             rules,
             offered,
+            line: None,
         }
     }
 
@@ -445,6 +457,9 @@ impl<'a> Dispatcher<'a> {
             approval: approval.clone(),
         });
         let started = Instant::now();
+        if let Some(line) = self.line {
+            line.line().started(&call.id, tool.source());
+        }
         let (progress_tx, mut progress_rx) = tokio::sync::mpsc::unbounded_channel();
         let (question_tx, mut question_rx) = tokio::sync::mpsc::unbounded_channel();
         // Only a call someone (or a rule) approved may change the workspace.
@@ -479,6 +494,7 @@ impl<'a> Dispatcher<'a> {
                     result = &mut running => break result,
                     Some(progress) = progress_rx.recv() => report(progress),
                     Some(question) = question_rx.recv() => self.emitter.emit(question),
+                    Some(announced) = next_announced(self.line) => self.emitter.emit(announced),
                     () = self.ctx.cancel.cancelled() => {
                         // Give the tool a moment to stop what it started, then give up on it.
                         let _ = tokio::time::timeout(CANCEL_GRACE, &mut running).await;
@@ -494,6 +510,13 @@ impl<'a> Dispatcher<'a> {
         // still on record, before the call's end.
         while let Ok(question) = question_rx.try_recv() {
             self.emitter.emit(question);
+        }
+        // A server's request answered just before the call returned belongs before its end.
+        if let Some(line) = self.line {
+            line.line().finished(&call.id);
+            for announced in line.drain() {
+                self.emitter.emit(announced);
+            }
         }
         // Progress sent just before the call returned is still worth showing, before the end.
         while let Ok(progress) = progress_rx.try_recv() {
@@ -600,6 +623,14 @@ impl<'a> Dispatcher<'a> {
             truncated_for_model,
         });
         Message::tool_with_media(call.id.clone(), call.name.clone(), model_text, media)
+    }
+}
+
+/// The next event announced on the turn's line; never, when the turn has none.
+async fn next_announced(line: Option<&OpenLine<'_>>) -> Option<EventBody> {
+    match line {
+        Some(line) => line.next().await,
+        None => std::future::pending().await,
     }
 }
 

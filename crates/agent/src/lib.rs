@@ -37,6 +37,7 @@
 //! # Ok(()) }
 //! ```
 
+mod announce;
 mod approval;
 mod budget;
 mod cap;
@@ -48,6 +49,7 @@ mod repeat;
 mod sink;
 mod turn;
 
+pub use announce::{LiveTools, TurnLine};
 pub use approval::{
     AllowAll, ApprovalRequest, Approver, Decision, DenyAll, RuleBook, RuleDecision,
 };

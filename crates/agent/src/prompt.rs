@@ -13,6 +13,55 @@ pub fn system_prompt(workspace_name: &str) -> String {
     )
 }
 
+/// The most bytes servers' instructions take in the system prompt, whatever the window.
+const MAX_INSTRUCTIONS_BYTES: usize = 8 * 1024;
+
+/// How many bytes of the system prompt the servers' instructions may take in a window of
+/// `window_tokens`: an eighth of it (about four bytes a token), at most 8 KiB, so that they
+/// never crowd out the conversation of a small local model.
+pub(crate) fn instructions_room(window_tokens: u32) -> usize {
+    let eighth = usize::try_from(window_tokens / 8).unwrap_or(usize::MAX);
+    eighth.saturating_mul(4).min(MAX_INSTRUCTIONS_BYTES)
+}
+
+/// The section of the system prompt that passes on what the MCP servers say of themselves.
+/// Each server gets an equal share of `room` bytes; a longer text is cut at a line or word
+/// end, and says so.
+pub(crate) fn server_instructions(servers: &[(String, String)], room: usize) -> String {
+    let servers: Vec<&(String, String)> = servers
+        .iter()
+        .filter(|(_, text)| !text.trim().is_empty())
+        .collect();
+    if servers.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from(
+        "\n\nThe MCP servers whose tools you have say this about using them (their tools are \
+         named server__tool):",
+    );
+    let share = room / servers.len();
+    for (server, text) in servers {
+        let text = text.trim();
+        out.push_str(&format!("\n\n## {server}\n"));
+        if text.len() <= share {
+            out.push_str(text);
+            continue;
+        }
+        let mut end = share;
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        let cut = &text[..end];
+        let cut = cut
+            .rfind('\n')
+            .or_else(|| cut.rfind(' '))
+            .map_or(cut, |at| &cut[..at]);
+        out.push_str(cut.trim_end());
+        out.push_str("\n[the rest of this server's instructions is left out for room]");
+    }
+    out
+}
+
 /// Sent as a user message when the round limit is hit, before the last call without tools.
 pub fn round_limit_note(limit: u32) -> String {
     format!(
@@ -114,4 +163,34 @@ pub fn echo_note() -> String {
         "{NOTE_MARK} Your answer repeated your instructions instead of answering. Tools are no \
          longer available. Answer the question now, briefly, in your own words."
     )
+}
+
+#[cfg(test)]
+mod instructions_tests {
+    use pretty_assertions::assert_eq;
+
+    use super::*;
+
+    #[test]
+    fn server_instructions_are_named_and_cut_to_their_room() {
+        let servers = vec![
+            ("docs".to_string(), "Search first.".to_string()),
+            ("quiet".to_string(), "  ".to_string()),
+            ("long".to_string(), "word ".repeat(100)),
+        ];
+        let section = server_instructions(&servers, 60);
+        assert!(section.contains("## docs\nSearch first."));
+        assert!(!section.contains("## quiet"));
+        let long = section.split("## long\n").nth(1).unwrap();
+        assert!(long.starts_with("word word"));
+        assert!(long.ends_with("[the rest of this server's instructions is left out for room]"));
+        assert!(long.len() < 30 + 70);
+        assert_eq!(server_instructions(&servers[1..2], 60), "");
+    }
+
+    #[test]
+    fn instructions_take_an_eighth_of_a_small_window_and_at_most_8_kib() {
+        assert_eq!(instructions_room(8192), 4096);
+        assert_eq!(instructions_room(131_072), 8192);
+    }
 }

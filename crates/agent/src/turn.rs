@@ -12,6 +12,7 @@ use tooltrail_protocol::{
 };
 use tooltrail_tools::{ToolContext, ToolRegistry};
 
+use crate::announce::{LiveTools, OpenLine, TurnLine};
 use crate::approval::{Approver, DenyAll, RuleBook};
 use crate::budget::{self, TooSmall};
 use crate::config::AgentConfig;
@@ -86,6 +87,10 @@ pub struct Agent {
     ctx: ToolContext,
     config: AgentConfig,
     rules: Option<Arc<dyn RuleBook>>,
+    line: TurnLine,
+    live: Option<Arc<dyn LiveTools>>,
+    /// What the MCP servers tell their clients (`instructions`), by server.
+    server_instructions: Vec<(String, String)>,
 }
 
 impl Agent {
@@ -101,7 +106,28 @@ impl Agent {
             ctx,
             config,
             rules: None,
+            line: TurnLine::default(),
+            live: None,
+            server_instructions: Vec::new(),
         }
+    }
+
+    /// The line servers' requests reach the running turn's timeline by.
+    pub fn line(&self) -> &TurnLine {
+        &self.line
+    }
+
+    /// Re-reads the tools from `live` before each request to the model after the first.
+    pub fn with_live_tools(mut self, live: Arc<dyn LiveTools>) -> Self {
+        self.live = Some(live);
+        self
+    }
+
+    /// Tells the model what the MCP servers say of themselves (`instructions`, by server), in
+    /// the system prompt of a new conversation, within a share of the context window.
+    pub fn with_server_instructions(mut self, instructions: Vec<(String, String)>) -> Self {
+        self.server_instructions = instructions;
+        self
     }
 
     /// Consults `rules` for every call, before the approval gate asks.
@@ -182,11 +208,18 @@ impl Agent {
         });
         let brings_system = matches!(input.first(), Some(Message::System { .. }));
         if options.system_prompt && conversation.messages.is_empty() && !brings_system {
-            let system = self
+            let mut system = self
                 .config
                 .system_prompt
                 .clone()
                 .unwrap_or_else(|| prompt::system_prompt(&self.workspace_name()));
+            if !self.server_instructions.is_empty() {
+                let window = self.llm.context_window(cancel).await;
+                system.push_str(&prompt::server_instructions(
+                    &self.server_instructions,
+                    prompt::instructions_room(window.tokens),
+                ));
+            }
             add_message(conversation, &emitter, Message::system(system));
         }
         let turn_start = conversation.messages.len();
@@ -221,6 +254,8 @@ impl Agent {
         approver: &dyn Approver,
         cancel: &CancellationToken,
     ) -> TurnOutcome {
+        // Servers' requests reach the timeline while the rounds run (closed when they end).
+        let line = &OpenLine::new(&self.line);
         let offered: Option<HashSet<String>> = options
             .offered
             .as_ref()
@@ -230,32 +265,14 @@ impl Agent {
             .iter()
             .map(|spec| spec.name.as_str())
             .collect();
-        let mut specs: Vec<ToolSpec> = self
-            .tools
-            .offered_specs()
-            .into_iter()
-            .filter(|spec| !external.contains(spec.name.as_str()))
-            .filter(|spec| {
-                offered
-                    .as_ref()
-                    .is_none_or(|names| names.contains(&spec.name))
-            })
-            .collect();
-        specs.extend(options.external.iter().cloned());
+        let mut registry = Arc::clone(&self.tools);
+        let mut specs = turn_specs(&registry, &external, offered.as_ref(), options);
         let temperature = options.temperature.or(self.config.temperature);
         let max_tokens = options.max_tokens.or(self.config.max_tokens);
         let call_ctx = ToolContext {
             cancel: cancel.child_token(),
             ..self.ctx.clone()
         };
-        let mut dispatcher = Dispatcher::new(
-            &self.tools,
-            &call_ctx,
-            &self.config,
-            emitter,
-            self.rules.as_deref(),
-            offered.as_ref(),
-        );
         let mut seen_calls: HashMap<String, (u32, u32)> = HashMap::new();
         let window = self.llm.context_window(cancel).await;
         // Every request asks for at most the answer's share of the window, so no round
@@ -287,6 +304,15 @@ impl Agent {
         // The tool mode of the last answer, to say when it changes.
         let mut mode_used: Option<ToolMode> = None;
         loop {
+            // A server's tool list may have changed while the last round ran: the next request
+            // offers the tools as they are now.
+            if model_calls > 0
+                && let Some(live) = &self.live
+                && let Some(fresh) = live.refreshed().await
+            {
+                registry = fresh;
+                specs = turn_specs(&registry, &external, offered.as_ref(), options);
+            }
             model_calls += 1;
             let offer_tools =
                 !answer_now && tool_rounds < self.config.max_rounds && !specs.is_empty();
@@ -606,9 +632,17 @@ impl Agent {
                 let RoundOutcome {
                     mut results,
                     cancelled,
-                } = dispatcher
-                    .run_round(model_calls, &ours, conversation, &mut seen_calls, approver)
-                    .await;
+                } = Dispatcher::new(
+                    &registry,
+                    &call_ctx,
+                    &self.config,
+                    emitter,
+                    self.rules.as_deref(),
+                    offered.as_ref(),
+                )
+                .with_line(line)
+                .run_round(model_calls, &ours, conversation, &mut seen_calls, approver)
+                .await;
                 // Said where the model reads on: its answer was stopped after these calls.
                 if let Some(cut) = &cut
                     && let Some(Message::Tool { content, .. }) = results.last_mut()
@@ -647,6 +681,24 @@ impl Agent {
             .map(|name| name.to_string_lossy().into_owned())
             .unwrap_or_else(|| root.display().to_string())
     }
+}
+
+/// The specs a request offers: the registry's (those the caller chose, when it chose) and the
+/// caller's own tools, which shadow a registry tool of the same name.
+fn turn_specs(
+    registry: &ToolRegistry,
+    external: &HashSet<&str>,
+    offered: Option<&HashSet<String>>,
+    options: &TurnOptions,
+) -> Vec<ToolSpec> {
+    let mut specs: Vec<ToolSpec> = registry
+        .offered_specs()
+        .into_iter()
+        .filter(|spec| !external.contains(spec.name.as_str()))
+        .filter(|spec| offered.is_none_or(|names| names.contains(&spec.name)))
+        .collect();
+    specs.extend(options.external.iter().cloned());
+    specs
 }
 
 /// Says that the window is full and asks the model for its answer (`how` says more of the

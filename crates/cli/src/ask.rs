@@ -91,7 +91,7 @@ pub async fn run(args: AskArgs) -> anyhow::Result<ExitCode> {
         context_window: args.context_window,
         project_instructions: args.no_project_instructions.then_some(false),
     };
-    let engine = match host.engine(&overrides, ctx).await {
+    let mut engine = match host.engine(&overrides, ctx).await {
         Ok(engine) => engine,
         // Asking the endpoint for its first model found nothing there.
         Err(HostError::Model(failure)) if failure.code == ErrorCode::Unreachable => {
@@ -101,6 +101,9 @@ pub async fn run(args: AskArgs) -> anyhow::Result<ExitCode> {
         }
         Err(error) => return Err(error.into()),
     };
+    engine.answer_servers_with(Arc::new(crate::server_prompt::TerminalRequests::new(
+        args.json,
+    )));
     if let Some(problem) = &engine.settings.key_problem {
         eprintln!("warning: {problem}");
     }

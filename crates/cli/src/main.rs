@@ -28,6 +28,7 @@ mod render;
 mod rules_cmd;
 mod runtime_cmd;
 mod serve_cmd;
+mod server_prompt;
 mod snippets_cmd;
 mod stats_cmd;
 mod tool_cmd;

@@ -171,6 +171,45 @@ impl EventSink for Timeline {
                     state.at_line_start = true;
                 }
             }
+            EventBody::ElicitationAnswered {
+                server,
+                action,
+                reason,
+                ..
+            } => {
+                let why = reason.map(|reason| format!(" ({reason})")).unwrap_or_default();
+                let text = format!(
+                    "· {server} asked for input: {}{why}",
+                    match action {
+                        tooltrail_protocol::ElicitationAction::Accept => "given",
+                        tooltrail_protocol::ElicitationAction::Decline => "declined",
+                        tooltrail_protocol::ElicitationAction::Cancel => "cancelled",
+                    }
+                );
+                let line = self.paint("2", &text);
+                self.line(&mut state, &line);
+            }
+            EventBody::SamplingAnswered {
+                server,
+                approved,
+                usage,
+                reason,
+                ..
+            } => {
+                let text = match (approved, usage, reason) {
+                    (true, Some(usage), _) => format!(
+                        "· {server} used the model ({} tokens)",
+                        usage.total_tokens
+                    ),
+                    (true, None, _) => format!("· {server} used the model"),
+                    (false, _, Some(reason)) => {
+                        format!("· {server} asked to use the model: declined ({reason})")
+                    }
+                    (false, _, None) => format!("· {server} asked to use the model: declined"),
+                };
+                let line = self.paint("2", &text);
+                self.line(&mut state, &line);
+            }
             // Fatal errors are printed by the command once the turn is over (to stderr).
             EventBody::Error { fatal: true, .. }
             | EventBody::TurnStarted { .. }
@@ -179,6 +218,9 @@ impl EventSink for Timeline {
             | EventBody::ApprovalRequested { .. }
             // The question is asked (and shown) by the command line's asker.
             | EventBody::UserQuestion { .. }
+            // Shown by the command line's prompt, which asks on a terminal.
+            | EventBody::ElicitationRequested { .. }
+            | EventBody::SamplingRequested { .. }
             | EventBody::ToolCallStarted { .. }
             | EventBody::ToolCallProgress { .. }
             | EventBody::ContextUsage { .. }

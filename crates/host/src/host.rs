@@ -14,6 +14,7 @@ use crate::error::HostError;
 use crate::history::{History, RecordingSink};
 use crate::models::Models;
 use crate::rules::WorkspaceRules;
+use crate::server_requests::{DeskRoute, RequestUser, ServerDesk};
 use crate::snippets::StoreSnippets;
 use crate::toolbox::{McpOverview, Toolbox};
 use crate::tracing::{Tracing, TracingSink};
@@ -26,6 +27,8 @@ pub struct Host {
     models: Models,
     toolbox: Toolbox,
     conversations: Conversations,
+    /// Answers the MCP servers' elicitation and sampling requests (see `server_requests.rs`).
+    desk: Arc<ServerDesk>,
     /// OpenTelemetry, when the settings turn it on (see `tracing.rs`).
     tracing: Tracing,
 }
@@ -44,8 +47,25 @@ pub struct Engine {
     /// With the `local` provider: the runtime serving the model, held for this question
     /// until the engine is dropped (see `local.rs`).
     pub local_runtime: Option<tooltrail_runtime::supervisor::Running>,
+    /// Where the servers' requests go, and the model sampling uses.
+    desk: Arc<ServerDesk>,
+    llm: tooltrail_llm::LlmClient,
+    /// Open while the front end answers the servers' requests of this question.
+    route: Option<DeskRoute>,
     /// The project instructions a new conversation's system prompt carries.
     pub project_instructions: Option<crate::InstructionsUse>,
+}
+
+impl Engine {
+    /// Puts the MCP servers' requests made while this engine's questions run (a form to fill
+    /// in, a page to open, a use of the model) to `user`, for as long as the engine lives.
+    /// Without it they are declined.
+    pub fn answer_servers_with(&mut self, user: Arc<dyn RequestUser>) {
+        self.route = Some(
+            self.desk
+                .open(self.agent.line().clone(), user, self.llm.clone()),
+        );
+    }
 }
 
 impl Host {
@@ -54,10 +74,13 @@ impl Host {
         let mcp_json = tooltrail_settings::config_dir()
             .ok()
             .map(|dir| McpConfig::path_in(&dir));
+        let desk = Arc::new(ServerDesk::default());
         Self {
             history: Arc::new(history),
             models: Models::default(),
-            toolbox: Toolbox::new(mcp_json),
+            toolbox: Toolbox::new(mcp_json)
+                .with_answerer(Arc::clone(&desk) as Arc<dyn tooltrail_mcp::McpAnswerer>),
+            desk,
             conversations: Conversations::default(),
             tracing: Tracing::new(tooltrail_telemetry::FrontEnd::Cli),
         }
@@ -146,7 +169,13 @@ impl Host {
                 },
             );
         }
-        let agent = Agent::new(llm, tools.registry, ctx, config).with_rules(rules.clone());
+        let sampling_llm = llm.clone();
+        let mut agent = Agent::new(llm, tools.registry, ctx, config)
+            .with_rules(rules.clone())
+            .with_server_instructions(tools.instructions);
+        if let Some(live) = tools.live {
+            agent = agent.with_live_tools(live);
+        }
         Ok(Engine {
             agent,
             rules,
@@ -154,6 +183,9 @@ impl Host {
             mcp_failures: tools.failures,
             mcp_problem: tools.problem,
             local_runtime,
+            desk: Arc::clone(&self.desk),
+            llm: sampling_llm,
+            route: None,
             project_instructions,
         })
     }

@@ -19,9 +19,13 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::SystemTime;
 
+use async_trait::async_trait;
 use serde::Serialize;
-use tokio::sync::Mutex;
-use tooltrail_mcp::{McpConfig, McpManager, McpOptions, ServerFailure, ServerState, ServerStatus};
+use tokio::sync::{Mutex, watch};
+use tooltrail_agent::LiveTools;
+use tooltrail_mcp::{
+    McpAnswerer, McpConfig, McpManager, McpOptions, ServerFailure, ServerState, ServerStatus,
+};
 use tooltrail_protocol::ToolSource;
 use tooltrail_tools::ToolRegistry;
 use ts_rs::TS;
@@ -90,6 +94,11 @@ pub struct Tools {
     pub failures: Vec<ServerFailure>,
     /// Why `mcp.json` could not be used, when it could not (reported once too).
     pub problem: Option<String>,
+    /// The registry as the servers' tool lists change while a question runs; `None` without
+    /// servers.
+    pub live: Option<Arc<dyn LiveTools>>,
+    /// What the running servers say of themselves (`instructions`), by server.
+    pub instructions: Vec<(String, String)>,
 }
 
 /// The servers of one folder and the registry built on them.
@@ -97,7 +106,10 @@ struct Loaded {
     workspace: PathBuf,
     /// When `mcp.json` was last changed as these servers were started (`None`: no file).
     stamp: Option<SystemTime>,
-    manager: Option<McpManager>,
+    manager: Option<Arc<McpManager>>,
+    /// One per server: changes when the server's tool list was re-read after it said it
+    /// changed, so the next question rebuilds the registry.
+    versions: Vec<watch::Receiver<u64>>,
     /// The MCP tools alone, to join the built-ins.
     mcp: ToolRegistry,
     problem: Option<String>,
@@ -115,6 +127,8 @@ pub struct Toolbox {
     /// `mcp.json`, or `None` when there is no config folder.
     config: Option<PathBuf>,
     loaded: Mutex<Vec<Loaded>>,
+    /// Who answers the servers' elicitation and sampling requests.
+    answerer: Option<Arc<dyn McpAnswerer>>,
 }
 
 impl Toolbox {
@@ -123,6 +137,16 @@ impl Toolbox {
         Self {
             config: mcp_json,
             loaded: Mutex::new(Vec::new()),
+            answerer: None,
+        }
+    }
+
+    /// The same toolbox, with the servers it starts sending their elicitation and sampling
+    /// requests to `answerer` (and told, in their handshake, that they may).
+    pub fn with_answerer(self, answerer: Arc<dyn McpAnswerer>) -> Self {
+        Self {
+            answerer: Some(answerer),
+            ..self
         }
     }
 
@@ -143,12 +167,30 @@ impl Toolbox {
                 if let Some(manager) = stale.and_then(|old| old.manager) {
                     manager.shutdown().await;
                 }
-                let (fresh, failed) = load(workspace, self.config.as_deref(), stamp).await;
+                let (fresh, failed) = load(
+                    workspace,
+                    self.config.as_deref(),
+                    stamp,
+                    self.answerer.as_ref(),
+                )
+                .await;
                 failures = failed;
                 problem = fresh.problem.clone();
                 fresh
             }
         };
+        // A server changed its tools since: its tools are listed again.
+        let relist = current.versions.iter_mut().fold(false, |any, version| {
+            let changed = version.has_changed().unwrap_or(false);
+            version.mark_unchanged();
+            any || changed
+        });
+        if relist && let Some(manager) = &current.manager {
+            let mut mcp = ToolRegistry::new();
+            failures.extend(manager.register_into(&mut mcp).await);
+            current.mcp = mcp;
+            current.built = None;
+        }
         let registry = match &current.built {
             Some((built_for, registry)) if built_for.as_slice() == disabled => Arc::clone(registry),
             _ => {
@@ -163,6 +205,21 @@ impl Toolbox {
                 registry
             }
         };
+        let live = current.manager.as_ref().map(|manager| {
+            Arc::new(LiveRegistry {
+                manager: Arc::clone(manager),
+                disabled: disabled.to_vec(),
+                versions: std::sync::Mutex::new(current.versions.clone()),
+            }) as Arc<dyn LiveTools>
+        });
+        let mut instructions = Vec::new();
+        if let Some(manager) = &current.manager {
+            for server in manager.servers() {
+                if let Some(text) = server.info().await.and_then(|info| info.instructions) {
+                    instructions.push((server.name().to_string(), text));
+                }
+            }
+        }
         loaded.push(current);
         if loaded.len() > FOLDERS_KEPT {
             let oldest = loaded.remove(0);
@@ -174,6 +231,8 @@ impl Toolbox {
             registry,
             failures,
             problem,
+            live,
+            instructions,
         }
     }
 
@@ -255,10 +314,55 @@ fn compose(disabled: &[String], mcp: &ToolRegistry) -> (ToolRegistry, Vec<Server
     (registry, clashes)
 }
 
+/// How long a question waits for a server to read its changed tool list again.
+const RELIST_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// The tools of one folder's servers as they are now, for a question under way.
+struct LiveRegistry {
+    manager: Arc<McpManager>,
+    disabled: Vec<String>,
+    /// What this question has seen of each server's tool list.
+    versions: std::sync::Mutex<Vec<watch::Receiver<u64>>>,
+}
+
+#[async_trait]
+impl LiveTools for LiveRegistry {
+    async fn refreshed(&self) -> Option<Arc<ToolRegistry>> {
+        // A server that said its list changed during the last call is reading it again now;
+        // the next request should have it, so wait for that (briefly: a server that cannot
+        // list its tools keeps its old ones).
+        let deadline = tokio::time::Instant::now() + RELIST_WAIT;
+        while self.manager.servers().any(|server| server.tools_pending())
+            && tokio::time::Instant::now() < deadline
+        {
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+        let changed = {
+            let mut versions = self
+                .versions
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            versions.iter_mut().fold(false, |any, version| {
+                let changed = version.has_changed().unwrap_or(false);
+                version.mark_unchanged();
+                any || changed
+            })
+        };
+        if !changed {
+            return None;
+        }
+        let mut mcp = ToolRegistry::new();
+        // A server that fails now keeps its error in its state; its tools are left out.
+        let _ = self.manager.register_into(&mut mcp).await;
+        Some(Arc::new(compose(&self.disabled, &mcp).0))
+    }
+}
+
 async fn load(
     workspace: &Path,
     path: Option<&Path>,
     stamp: Option<SystemTime>,
+    answerer: Option<&Arc<dyn McpAnswerer>>,
 ) -> (Loaded, Vec<ServerFailure>) {
     let mut mcp = ToolRegistry::new();
     let config = match path.map(McpConfig::load) {
@@ -268,17 +372,25 @@ async fn load(
     };
     let (manager, problem, failures) = match config {
         Ok(Some(config)) if !config.servers.is_empty() => {
-            let manager = McpManager::new(config, McpOptions::for_workspace(workspace));
+            let mut manager = McpManager::new(config, McpOptions::for_workspace(workspace));
+            if let Some(answerer) = answerer {
+                manager = manager.answer_with(Arc::clone(answerer));
+            }
             // Failed servers keep their error in their state, which listings show.
             let failures = manager.register_into(&mut mcp).await;
-            (Some(manager), None, failures)
+            (Some(Arc::new(manager)), None, failures)
         }
         Ok(_) => (None, None, Vec::new()),
         Err(problem) => (None, Some(problem), Vec::new()),
     };
+    let versions = manager
+        .iter()
+        .flat_map(|manager| manager.servers().map(|server| server.tools_changed()))
+        .collect();
     let loaded = Loaded {
         workspace: workspace.to_path_buf(),
         stamp,
+        versions,
         manager,
         mcp,
         problem,

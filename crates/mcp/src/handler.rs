@@ -1,5 +1,7 @@
 //! Our side of an MCP connection: what we tell a server about ourselves, and how we answer its
-//! requests (`roots/list`, elicitation) and notifications (progress, logs, tool list changes).
+//! requests (`roots/list`, elicitation, sampling) and notifications (progress, logs, tool list
+//! changes). Elicitation and sampling go to the host's [`McpAnswerer`](crate::McpAnswerer); they
+//! are announced in the handshake only when there is one.
 
 // Roots and logging are deprecated by a draft protocol revision (SEP-2577), but they are what
 // servers speak today.
@@ -9,10 +11,11 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use rmcp::model::{
-    ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationAction,
-    ElicitationCapability, ErrorData, FormElicitationCapability, Implementation,
-    LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken, ProtocolVersion,
-    RootsCapabilities,
+    ClientCapabilities, ClientConfig, CreateMessageRequestParams, CreateMessageResult,
+    ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationCapability, ErrorCode,
+    ErrorData, FormElicitationCapability, Implementation, LoggingMessageNotificationParam,
+    ProgressNotificationParam, ProgressToken, ProtocolVersion, Role, RootsCapabilities,
+    SamplingCapability, SamplingMessageContentBlock, UrlElicitationCapability,
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleClient};
 use serde::Serialize;
@@ -21,6 +24,7 @@ use tokio::sync::mpsc::UnboundedSender;
 use tokio::sync::{Notify, broadcast};
 use tooltrail_protocol::ToolProgress;
 
+use crate::answerer::{AnswererSlot, ElicitationAsk, SamplingAsk, SamplingReply};
 use crate::stderr::StderrLog;
 
 /// Progress tokens remembered at most; beyond this the oldest are forgotten, so a server that
@@ -136,6 +140,11 @@ pub(crate) struct Shared {
     pub live_progress: broadcast::Sender<McpProgress>,
     /// Woken when the server says its tool list changed.
     pub tools_changed: Notify,
+    /// How many times the server said so, counted as the notice arrives (before the list is
+    /// read again), so that a question can wait for a change it knows is coming.
+    pub tool_notices: std::sync::atomic::AtomicU64,
+    /// Who answers the server's elicitation and sampling requests, if anyone.
+    pub answerer: AnswererSlot,
     /// Resource updates and list changes, for whoever listens (see `resources.rs`).
     pub resources: crate::resources::ResourceHub,
 }
@@ -162,6 +171,13 @@ impl Handler {
             let mut elicit = ElicitationCapability::new();
             elicit.form = Some(FormElicitationCapability::new());
             capabilities.elicitation = Some(elicit);
+        } else if shared.answerer.get().is_some() {
+            capabilities.elicitation = Some(
+                ElicitationCapability::new()
+                    .with_form(FormElicitationCapability::new())
+                    .with_url(UrlElicitationCapability::new()),
+            );
+            capabilities.sampling = Some(SamplingCapability::default());
         }
         let mut implementation = Implementation::new("tooltrail", env!("CARGO_PKG_VERSION"));
         implementation.title = Some("Tooltrail".to_string());
@@ -198,18 +214,110 @@ impl rmcp::ClientHandler for Handler {
         request: ElicitRequestParams,
         _context: RequestContext<RoleClient>,
     ) -> Result<ElicitResult, ErrorData> {
-        match (self.elicitation, request) {
-            (
-                ElicitationPolicy::AcceptDefaults,
-                ElicitRequestParams::FormElicitationParams {
-                    requested_schema, ..
-                },
-            ) => {
+        if let (
+            ElicitationPolicy::AcceptDefaults,
+            ElicitRequestParams::FormElicitationParams {
+                requested_schema, ..
+            },
+        ) = (self.elicitation, &request)
+        {
+            let schema = serde_json::to_value(requested_schema).unwrap_or(Value::Null);
+            return Ok(ElicitResult::new(ElicitationAction::Accept)
+                .with_content(Value::Object(schema_defaults(&schema))));
+        }
+        let Some(answerer) = self.shared.answerer.get() else {
+            return Ok(ElicitResult::new(ElicitationAction::Decline));
+        };
+        let (message, request) = match request {
+            ElicitRequestParams::FormElicitationParams {
+                message,
+                requested_schema,
+                ..
+            } => {
                 let schema = serde_json::to_value(&requested_schema).unwrap_or(Value::Null);
-                Ok(ElicitResult::new(ElicitationAction::Accept)
-                    .with_content(Value::Object(schema_defaults(&schema))))
+                let fields = tooltrail_protocol::form_fields(&schema);
+                (
+                    message,
+                    tooltrail_protocol::ElicitationRequest::Form { fields },
+                )
             }
-            _ => Ok(ElicitResult::new(ElicitationAction::Decline)),
+            ElicitRequestParams::UrlElicitationParams { message, url, .. } => {
+                (message, tooltrail_protocol::ElicitationRequest::Url { url })
+            }
+            // A mode newer than rmcp's of today: we could not show it.
+            _ => return Ok(ElicitResult::new(ElicitationAction::Decline)),
+        };
+        let reply = answerer
+            .elicit(ElicitationAsk {
+                server: self.shared.server.clone(),
+                message,
+                request,
+            })
+            .await;
+        let action = match reply.action {
+            tooltrail_protocol::ElicitationAction::Accept => ElicitationAction::Accept,
+            tooltrail_protocol::ElicitationAction::Decline => ElicitationAction::Decline,
+            tooltrail_protocol::ElicitationAction::Cancel => ElicitationAction::Cancel,
+        };
+        let accepted = action == ElicitationAction::Accept;
+        let result = ElicitResult::new(action);
+        Ok(match reply.content {
+            Some(content) if accepted => result.with_content(Value::Object(content)),
+            Some(_) | None => result,
+        })
+    }
+
+    async fn create_message(
+        &self,
+        params: CreateMessageRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<CreateMessageResult, ErrorData> {
+        let Some(answerer) = self.shared.answerer.get() else {
+            return Err(refused("no one is there to approve the use of the model"));
+        };
+        let messages = params
+            .messages
+            .into_iter()
+            .map(|message| tooltrail_protocol::SamplingMessage {
+                role: match message.role {
+                    Role::User => "user".to_string(),
+                    Role::Assistant => "assistant".to_string(),
+                },
+                text: message
+                    .content
+                    .into_vec()
+                    .iter()
+                    .map(describe_sampling_part)
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+            })
+            .collect();
+        let reply = answerer
+            .sample(SamplingAsk {
+                server: self.shared.server.clone(),
+                system_prompt: params.system_prompt,
+                messages,
+                max_tokens: params.max_tokens,
+                temperature: params.temperature,
+            })
+            .await;
+        match reply {
+            SamplingReply::Answer {
+                text,
+                model,
+                stop_reason,
+            } => {
+                let message = rmcp::model::SamplingMessage::new(
+                    Role::Assistant,
+                    SamplingMessageContentBlock::text(text),
+                );
+                let result = CreateMessageResult::new(message, model);
+                Ok(match stop_reason {
+                    Some(reason) => result.with_stop_reason(reason),
+                    None => result,
+                })
+            }
+            SamplingReply::Refused(reason) => Err(refused(&reason)),
         }
     }
 
@@ -240,6 +348,9 @@ impl rmcp::ClientHandler for Handler {
     }
 
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.shared
+            .tool_notices
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         self.shared.tools_changed.notify_one();
     }
 
@@ -248,11 +359,33 @@ impl rmcp::ClientHandler for Handler {
         params: rmcp::model::ResourceUpdatedNotificationParam,
         _context: NotificationContext<RoleClient>,
     ) {
-        self.shared.resources.updated(&self.shared.server, params.uri);
+        self.shared
+            .resources
+            .updated(&self.shared.server, params.uri);
     }
 
     async fn on_resource_list_changed(&self, _context: NotificationContext<RoleClient>) {
         self.shared.resources.list_changed(&self.shared.server);
+    }
+}
+
+/// The error a server gets for a sampling request that was not run. MCP's examples use code -1
+/// for a user's refusal.
+fn refused(reason: &str) -> ErrorData {
+    ErrorData::new(ErrorCode(-1), tooltrail_protocol::sentence(reason), None)
+}
+
+/// A sampling message's part as the user reads it and the model gets it: text as it is, other
+/// parts named.
+fn describe_sampling_part(part: &SamplingMessageContentBlock) -> String {
+    match part {
+        SamplingMessageContentBlock::Text(text) => text.text.clone(),
+        SamplingMessageContentBlock::Image(image) => format!("[an image, {}]", image.mime_type),
+        SamplingMessageContentBlock::Audio(audio) => format!("[audio, {}]", audio.mime_type),
+        SamplingMessageContentBlock::ToolUse(call) => format!("[a call to {}]", call.name),
+        SamplingMessageContentBlock::ToolResult(_) => "[a tool result]".to_string(),
+        // rmcp's enum is open to new kinds of content.
+        _ => "[a part of a kind Tooltrail does not know]".to_string(),
     }
 }
 

@@ -104,6 +104,8 @@ impl McpServer {
             progress: ProgressBoard::default(),
             live_progress,
             tools_changed: tokio::sync::Notify::new(),
+            answerer: Default::default(),
+            tool_notices: Default::default(),
             resources: crate::resources::ResourceHub::default(),
         });
         let server = Arc::new(Self {
@@ -135,6 +137,15 @@ impl McpServer {
     /// Changes whenever the tool list was re-read after the server said it changed.
     pub fn tools_changed(&self) -> watch::Receiver<u64> {
         self.tools_version.subscribe()
+    }
+
+    /// Whether the server said its tool list changed and the list has not been read again
+    /// yet (it is being read).
+    pub fn tools_pending(&self) -> bool {
+        self.shared
+            .tool_notices
+            .load(std::sync::atomic::Ordering::SeqCst)
+            > *self.tools_version.borrow()
     }
 
     pub async fn state(&self) -> ServerState {
@@ -361,8 +372,14 @@ fn spawn_relister(server: Weak<McpServer>, dropped: CancellationToken) {
                 Life::Running { connection, .. } => Arc::clone(connection),
                 Life::Idle | Life::Failed { .. } | Life::Stopped => continue,
             };
+            // The notices this listing answers: the version says the list is read up to them.
+            let notices = shared
+                .tool_notices
+                .load(std::sync::atomic::Ordering::SeqCst);
             if server.relist(&connection).await.is_ok() {
-                server.tools_version.send_modify(|version| *version += 1);
+                server
+                    .tools_version
+                    .send_modify(|version| *version = notices.max(*version + 1));
             }
         }
     });

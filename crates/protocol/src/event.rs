@@ -12,6 +12,7 @@ use ts_rs::TS;
 
 use crate::change::FileChange;
 use crate::message::Message;
+use crate::server_request::{ElicitationAction, ElicitationRequest, SamplingMessage};
 use crate::tool::{ApprovalRecord, ToolError, ToolSource, ToolStatus};
 use crate::tool_mode::ToolMode;
 
@@ -131,6 +132,68 @@ pub enum EventBody {
         #[ts(optional)]
         message: Option<String>,
     },
+    /// An MCP server asks the user for input while its tool `call_id` runs (elicitation). The
+    /// call waits for [`EventBody::ElicitationAnswered`] of the same `request_id`.
+    ElicitationRequested {
+        call_id: String,
+        /// Names this request among the call's (a call may ask more than once).
+        request_id: String,
+        server: String,
+        /// The server's words to the user.
+        message: String,
+        request: ElicitationRequest,
+    },
+    /// The answer the server got: the user's, or a decline where no one could answer (then
+    /// `reason` says why).
+    ElicitationAnswered {
+        call_id: String,
+        request_id: String,
+        server: String,
+        action: ElicitationAction,
+        /// The form's values, when accepted.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        content: Option<Value>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        reason: Option<String>,
+    },
+    /// An MCP server asks to use the user's model while its tool `call_id` runs (sampling).
+    /// Nothing is sent to the model until the user says yes.
+    SamplingRequested {
+        call_id: String,
+        request_id: String,
+        server: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        system_prompt: Option<String>,
+        messages: Vec<SamplingMessage>,
+        /// The most tokens the server asked for.
+        max_tokens: u32,
+    },
+    /// How a sampling request ended: the model's answer (with its tokens) or why there is none.
+    SamplingAnswered {
+        call_id: String,
+        request_id: String,
+        server: String,
+        /// The user said yes and the model answered.
+        approved: bool,
+        /// The model's answer, when it ran.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        text: Option<String>,
+        /// The model that answered.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        model: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        usage: Option<Usage>,
+        /// Why there is no answer (declined, no one to ask, the model failed).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        reason: Option<String>,
+    },
     /// A call ended, whether it ran or not.
     ToolCallFinished {
         round: u32,
@@ -244,6 +307,10 @@ impl EventBody {
             | Self::TurnStarted { .. }
             | Self::ApprovalRequested { .. }
             | Self::UserQuestion { .. }
+            | Self::ElicitationRequested { .. }
+            | Self::ElicitationAnswered { .. }
+            | Self::SamplingRequested { .. }
+            | Self::SamplingAnswered { .. }
             | Self::ToolCallProgress { .. }
             | Self::ToolModeUsed { .. }
             | Self::RoundLimitReached { .. }
@@ -265,6 +332,10 @@ impl EventBody {
             Self::ToolCallDelta { .. } => "tool_call_delta",
             Self::ApprovalRequested { .. } => "approval_requested",
             Self::UserQuestion { .. } => "user_question",
+            Self::ElicitationRequested { .. } => "elicitation_requested",
+            Self::ElicitationAnswered { .. } => "elicitation_answered",
+            Self::SamplingRequested { .. } => "sampling_requested",
+            Self::SamplingAnswered { .. } => "sampling_answered",
             Self::ToolCallStarted { .. } => "tool_call_started",
             Self::ToolCallProgress { .. } => "tool_call_progress",
             Self::ToolCallFinished { .. } => "tool_call_finished",

@@ -32,6 +32,7 @@ pub mod change;
 pub mod event;
 pub mod media;
 pub mod message;
+pub mod server_request;
 pub mod tool;
 pub mod tool_mode;
 
@@ -43,6 +44,10 @@ pub use change::{DiffHunk, DiffLine, DiffLineKind, FileChange, WriteMode};
 pub use event::{ErrorCode, Event, EventBody, TurnEnd, Usage, repetition_sentence};
 pub use media::{Media, MediaKind};
 pub use message::{Message, ToolCall};
+pub use server_request::{
+    ElicitationAction, ElicitationRequest, FieldKind, FieldOption, FormField, SamplingMessage,
+    form_fields,
+};
 pub use tool::{
     ApprovalBy, ApprovalRecord, ApprovalReply, RuleKind, ToolChoice, ToolError, ToolErrorCode,
     ToolOutput, ToolProgress, ToolSource, ToolSpec, ToolStatus,

@@ -127,7 +127,13 @@ async fn start(
         .as_ref()
         .map_or_else(|| app.sessions.shared().clone(), |lease| lease.ctx.clone());
     let workspace = ctx.workspace.root().display().to_string();
-    let engine = check!(app.host.engine(&overrides(app, &request), ctx).await);
+    let mut engine = check!(app.host.engine(&overrides(app, &request), ctx).await);
+    // Nobody sits at an HTTP client's end to fill in a server's form or allow it the model.
+    engine.answer_servers_with(Arc::new(tooltrail_host::DeclineAll(
+        "the HTTP API has no one to ask: an MCP server's request for input or for the model \
+         is declined there"
+            .to_string(),
+    )));
     let declared = plan::or_default(declared, app.default_tools, engine.agent.tools());
     let mut options = check!(plan::tools(declared, choice, engine.agent.tools()));
     options.temperature = request.temperature;

@@ -173,6 +173,10 @@ impl State {
             EventBody::MessageAdded { .. }
             | EventBody::ApprovalRequested { .. }
             | EventBody::UserQuestion { .. }
+            | EventBody::ElicitationRequested { .. }
+            | EventBody::ElicitationAnswered { .. }
+            | EventBody::SamplingRequested { .. }
+            | EventBody::SamplingAnswered { .. }
             | EventBody::ToolCallStarted { .. }
             | EventBody::ToolCallProgress { .. }
             | EventBody::ToolModeUsed { .. }

@@ -67,6 +67,10 @@ impl Summary {
             | EventBody::ToolCallDelta { .. }
             | EventBody::ApprovalRequested { .. }
             | EventBody::UserQuestion { .. }
+            | EventBody::ElicitationRequested { .. }
+            | EventBody::ElicitationAnswered { .. }
+            | EventBody::SamplingRequested { .. }
+            | EventBody::SamplingAnswered { .. }
             | EventBody::ToolCallStarted { .. }
             | EventBody::ToolCallProgress { .. }
             | EventBody::ToolModeUsed { .. }

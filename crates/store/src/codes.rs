@@ -30,6 +30,10 @@ pub(crate) enum EventKind {
     AnswerTruncated = 14,
     UserQuestion = 15,
     RepetitionStopped = 16,
+    ElicitationRequested = 17,
+    ElicitationAnswered = 18,
+    SamplingRequested = 19,
+    SamplingAnswered = 20,
 }
 
 impl EventKind {
@@ -48,6 +52,10 @@ impl EventKind {
             EventBody::Usage(_) => Self::Usage,
             EventBody::ContextUsage { .. } => Self::ContextUsage,
             EventBody::UserQuestion { .. } => Self::UserQuestion,
+            EventBody::ElicitationRequested { .. } => Self::ElicitationRequested,
+            EventBody::ElicitationAnswered { .. } => Self::ElicitationAnswered,
+            EventBody::SamplingRequested { .. } => Self::SamplingRequested,
+            EventBody::SamplingAnswered { .. } => Self::SamplingAnswered,
             EventBody::AnswerTruncated { .. } => Self::AnswerTruncated,
             EventBody::RepetitionStopped { .. } => Self::RepetitionStopped,
             EventBody::Error { .. } => Self::Error,
@@ -78,6 +86,10 @@ impl EventKind {
             14 => Self::AnswerTruncated,
             15 => Self::UserQuestion,
             16 => Self::RepetitionStopped,
+            17 => Self::ElicitationRequested,
+            18 => Self::ElicitationAnswered,
+            19 => Self::SamplingRequested,
+            20 => Self::SamplingAnswered,
             other => {
                 return Err(StoreError::Corrupt(format!("unknown event kind {other}")));
             }
@@ -231,9 +243,9 @@ mod tests {
 
     #[test]
     fn event_kinds_round_trip() {
-        for code in 0..=16 {
+        for code in 0..=20 {
             assert_eq!(EventKind::from_code(code).unwrap().code(), code);
         }
-        assert!(EventKind::from_code(17).is_err());
+        assert!(EventKind::from_code(21).is_err());
     }
 }

@@ -280,6 +280,79 @@ pub fn render_conversation_markdown(export: &ConversationExport) -> String {
                 };
                 let _ = writeln!(out, "_Asked the user: {question}{offered}_\n");
             }
+            EventBody::ElicitationRequested {
+                server,
+                message,
+                request,
+                ..
+            } => {
+                let what = match request {
+                    tooltrail_protocol::ElicitationRequest::Form { fields } => {
+                        let names: Vec<String> = fields.iter().map(|f| code(&f.name)).collect();
+                        format!("a form ({})", names.join(", "))
+                    }
+                    tooltrail_protocol::ElicitationRequest::Url { url } => {
+                        format!("to open {}", code(url))
+                    }
+                };
+                let _ = writeln!(
+                    out,
+                    "_The MCP server {} asked the user for {what}: {message}_\n",
+                    code(server)
+                );
+            }
+            EventBody::ElicitationAnswered {
+                action,
+                content,
+                reason,
+                ..
+            } => {
+                let given = content
+                    .as_ref()
+                    .map(|content| format!(" with {}", code(&content.to_string())))
+                    .unwrap_or_default();
+                let why = reason
+                    .as_ref()
+                    .map(|reason| format!(" ({reason})"))
+                    .unwrap_or_default();
+                let _ = writeln!(out, "_Answered {}{given}{why}._\n", action.as_str());
+            }
+            EventBody::SamplingRequested {
+                server,
+                messages,
+                max_tokens,
+                ..
+            } => {
+                let _ = writeln!(
+                    out,
+                    "_The MCP server {} asked to use the model ({} message(s), at most {max_tokens} tokens)._\n",
+                    code(server),
+                    messages.len()
+                );
+            }
+            EventBody::SamplingAnswered {
+                approved,
+                text,
+                usage,
+                reason,
+                ..
+            } => {
+                if let Some(usage) = usage {
+                    tokens.0 += u64::from(usage.prompt_tokens);
+                    tokens.1 += u64::from(usage.completion_tokens);
+                }
+                match (approved, text, reason) {
+                    (true, Some(text), _) => {
+                        let _ = writeln!(out, "_The model answered the server:_ {text}\n");
+                    }
+                    (_, _, Some(reason)) => {
+                        let _ = writeln!(out, "_The server's request was not run: {reason}_\n");
+                    }
+                    _ => {
+                        let _ = writeln!(out, "_The server's request was not run._\n");
+                    }
+                }
+            }
             EventBody::ToolCallStarted { call_id, .. } => {
                 started.insert((event.turn_id.clone(), call_id.clone()), event.clone());
             }

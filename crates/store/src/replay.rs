@@ -108,6 +108,10 @@ fn read_body(
         | EventKind::AnswerTruncated
         | EventKind::RepetitionStopped
         | EventKind::UserQuestion
+        | EventKind::ElicitationRequested
+        | EventKind::ElicitationAnswered
+        | EventKind::SamplingRequested
+        | EventKind::SamplingAnswered
         | EventKind::Error => {
             let body = body.ok_or_else(|| missing("the body of an event", ref_id))?;
             Ok(serde_json::from_str(&body)?)

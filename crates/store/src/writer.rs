@@ -71,6 +71,10 @@ pub(crate) fn apply(conn: &Connection, writer: Option<&str>, event: &Event) -> R
         | EventBody::AnswerTruncated { .. }
         | EventBody::RepetitionStopped { .. }
         | EventBody::UserQuestion { .. }
+        | EventBody::ElicitationRequested { .. }
+        | EventBody::ElicitationAnswered { .. }
+        | EventBody::SamplingRequested { .. }
+        | EventBody::SamplingAnswered { .. }
         | EventBody::Error { .. } => {
             let turn = ensure_turn(conn, writer, event)?;
             let body = serde_json::to_string(&event.body)?;

@@ -921,3 +921,95 @@ fn percentiles_come_from_the_histogram_or_from_the_calls() {
     store.delete_conversation("conv_1").unwrap();
     assert_eq!(store.stats(&StatsFilter::default()).unwrap().tools, []);
 }
+
+#[test]
+fn a_servers_requests_are_recorded_under_their_call_and_exported() {
+    use tooltrail_protocol::{ElicitationAction, ElicitationRequest, SamplingMessage, Usage};
+    let (_dir, store) = open();
+    let mut script = Script::new("conv_r", "turn_r", T0);
+    script
+        .start(WS, "Ask the server.")
+        .started(
+            1,
+            "call_1",
+            "everything__trigger-sampling-request",
+            json!({}),
+        )
+        .push(EventBody::ElicitationRequested {
+            call_id: "call_1".into(),
+            request_id: "req_1".into(),
+            server: "everything".into(),
+            message: "Your name?".into(),
+            request: ElicitationRequest::Form {
+                fields: tooltrail_protocol::form_fields(&json!({
+                    "type": "object",
+                    "properties": {"name": {"type": "string"}},
+                    "required": ["name"]
+                })),
+            },
+        })
+        .push(EventBody::ElicitationAnswered {
+            call_id: "call_1".into(),
+            request_id: "req_1".into(),
+            server: "everything".into(),
+            action: ElicitationAction::Accept,
+            content: Some(json!({"name": "Ada"})),
+            reason: None,
+        })
+        .push(EventBody::SamplingRequested {
+            call_id: "call_1".into(),
+            request_id: "req_2".into(),
+            server: "everything".into(),
+            system_prompt: Some("Be brief.".into()),
+            messages: vec![SamplingMessage {
+                role: "user".into(),
+                text: "Name a colour.".into(),
+            }],
+            max_tokens: 50,
+        })
+        .push(EventBody::SamplingAnswered {
+            call_id: "call_1".into(),
+            request_id: "req_2".into(),
+            server: "everything".into(),
+            approved: true,
+            text: Some("Teal.".into()),
+            model: Some("qwen3".into()),
+            usage: Some(Usage {
+                prompt_tokens: 30,
+                completion_tokens: 2,
+                total_tokens: 32,
+            }),
+            reason: None,
+        })
+        .finished(
+            1,
+            "call_1",
+            "everything__trigger-sampling-request",
+            json!({}),
+            CallEnd {
+                status: ToolStatus::Success,
+                result: "Teal.".into(),
+                error: None,
+                approval: ApprovalRecord::not_needed(),
+            },
+        )
+        .end("Teal.");
+    record(&store, &script);
+    assert_eq!(store.turn_events("turn_r").unwrap(), folded(&script.events));
+    let mut out = Vec::new();
+    store
+        .export_conversation("conv_r", Format::Markdown, &mut out)
+        .unwrap();
+    let markdown = String::from_utf8(out).unwrap();
+    for expected in [
+        "_The MCP server `everything` asked the user for a form (`name`): Your name?_",
+        "_Answered accept with `{\"name\":\"Ada\"}`._",
+        "_The MCP server `everything` asked to use the model (1 message(s), at most 50 tokens)._",
+        "_The model answered the server:_ Teal.",
+    ] {
+        assert!(
+            markdown.contains(expected),
+            "{expected:?} missing from:\n{markdown}"
+        );
+    }
+}
