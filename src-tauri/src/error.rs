@@ -90,8 +90,7 @@ impl From<tooltrail_mcp::McpError> for CommandError {
             | McpError::Start { .. }
             | McpError::Handshake { .. }
             | McpError::Backoff { .. }
-            | McpError::Request { .. }
-            | McpError::SignIn(_) => "mcp",
+            | McpError::Request { .. } => "mcp",
         };
         Self::new(code, sentence(&error.to_string()))
     }

@@ -43,6 +43,7 @@
 //! # Ok(()) }
 //! ```
 
+mod answerer;
 mod auth;
 mod config;
 pub mod conformance;
@@ -60,6 +61,7 @@ mod server;
 mod stderr;
 mod tool;
 
+pub use answerer::{ElicitationAsk, ElicitationReply, McpAnswerer, SamplingAsk, SamplingReply};
 pub use auth::{
     Browser, DEFAULT_SIGN_IN_WAIT, MAX_STEP_UPS, MemorySecrets, SecretStore, SignInError,
     SignInObserver, SignInOptions, SignInPolicy, SignInState, record_key,
