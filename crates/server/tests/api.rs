@@ -895,7 +895,10 @@ fn default_tools_give_a_client_that_declares_none_tooltrails_tools() {
                     "tool_choice": "none"
                 }))
                 .await;
-            assert_eq!(plain["choices"][0]["message"]["content"], "Hello.", "{plain}");
+            assert_eq!(
+                plain["choices"][0]["message"]["content"], "Hello.",
+                "{plain}"
+            );
             assert_eq!(plain["tool_execution"]["executed"], false);
             assert!(api.model.chat_requests()[2].body.get("tools").is_none());
             api.shutdown().await;
