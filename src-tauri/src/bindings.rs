@@ -59,6 +59,8 @@ pub fn render() -> Result<Vec<(String, String)>, ts_rs::ExportError> {
     files.visit::<crate::preferences::ProviderInput>();
     files.visit::<crate::preferences::ConnectionTest>();
     files.visit::<crate::preferences::SandboxView>();
+    files.visit::<crate::telemetry::TelemetryView>();
+    files.visit::<crate::telemetry::TelemetryForm>();
     files.visit::<tooltrail_mcp::McpConfigView>();
     files.visit::<crate::guide::GuideView>();
     files.visit::<crate::guide::ChosenServer>();

@@ -31,6 +31,7 @@ mod recent;
 mod records;
 mod settings;
 mod snippets;
+mod telemetry;
 mod turn;
 mod turns;
 mod watcher;
@@ -59,7 +60,8 @@ pub fn folder_argument(args: impl IntoIterator<Item = std::ffi::OsString>) -> Op
 /// Runs the app until its window closes.
 pub fn run() -> anyhow::Result<()> {
     let folder = folder_argument(std::env::args_os().skip(1));
-    let host = tooltrail_host::Host::open_default()?;
+    let host =
+        tooltrail_host::Host::open_default()?.with_front_end(tooltrail_host::FrontEnd::App);
     if let Some(problem) = host.history().problem() {
         eprintln!("tooltrail: {problem}");
     }
@@ -123,6 +125,9 @@ pub fn run() -> anyhow::Result<()> {
             commands::sandbox_status,
             commands::save_read_only_folders,
             commands::save_network_commands,
+            telemetry::telemetry_settings,
+            telemetry::save_telemetry,
+            telemetry::send_test_trace,
             commands::mcp_config,
             commands::save_mcp_server,
             commands::remove_mcp_server,

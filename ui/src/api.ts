@@ -40,6 +40,8 @@ import type {
   SnippetSummary,
   Stats,
   StatsQuery,
+  TelemetryForm,
+  TelemetryView,
   TokensQuery,
   ToolCallDetail,
   TurnChanges,
@@ -131,6 +133,10 @@ export const api = {
   sandboxStatus: () => invoke<SandboxView>("sandbox_status"),
   saveReadOnlyFolders: (folders: string[]) => invoke<SandboxView>("save_read_only_folders", { folders }),
   saveNetworkCommands: (commands: string[]) => invoke<SandboxView>("save_network_commands", { commands }),
+  telemetrySettings: () => invoke<TelemetryView>("telemetry_settings"),
+  saveTelemetry: (form: TelemetryForm) => invoke<TelemetryView>("save_telemetry", { form }),
+  /** Sends one span and waits for the collector; the test trace's id. */
+  sendTestTrace: () => invoke<string>("send_test_trace"),
   mcpConfig: () => invoke<McpConfigView>("mcp_config"),
   /** Adds a server, or replaces `previousName` (which may differ when renamed). */
   saveMcpServer: (previousName: string | null, server: McpServerConfig) => invoke<void>("save_mcp_server", { previousName, server }),

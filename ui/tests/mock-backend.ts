@@ -8,8 +8,9 @@ import { historyCommand, type HistoryConfig } from "./mock-history";
 import { modelsCommand, type ModelsConfig } from "./mock-models";
 import { settingsCommand, type SettingsConfig } from "./mock-settings";
 import { snippetsCommand, type SnippetsConfig } from "./mock-snippets";
+import { telemetryCommand, type TelemetryConfig } from "./mock-telemetry";
 
-interface Config extends HistoryConfig, ModelsConfig, SettingsConfig, SnippetsConfig {
+interface Config extends HistoryConfig, ModelsConfig, SettingsConfig, SnippetsConfig, TelemetryConfig {
   info?: unknown;
   workspace?: unknown;
   recent?: unknown[];
@@ -126,6 +127,8 @@ mockIPC((cmd, payload) => {
       if (fromSettings !== undefined) return fromSettings;
       const fromSnippets = snippetsCommand(cmd, args, config);
       if (fromSnippets !== undefined) return fromSnippets;
+      const fromTelemetry = telemetryCommand(cmd, args, config);
+      if (fromTelemetry !== undefined) return fromTelemetry;
       const fromModels = modelsCommand(cmd, args, config, emit);
       if (fromModels !== undefined) return fromModels;
       return Promise.reject({ code: "unknown", message: `unknown command ${cmd}` });

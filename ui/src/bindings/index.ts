@@ -62,6 +62,8 @@ export type { Stats } from "./Stats";
 export type { StatsQuery } from "./StatsQuery";
 export type { StatusCounts } from "./StatusCounts";
 export type { Support } from "./Support";
+export type { TelemetryForm } from "./TelemetryForm";
+export type { TelemetryView } from "./TelemetryView";
 export type { TokensQuery } from "./TokensQuery";
 export type { ToolCall } from "./ToolCall";
 export type { ToolCallDetail } from "./ToolCallDetail";

@@ -8,6 +8,7 @@ import { argumentsText, type CallView } from "../state/chat";
 import { ArgumentsSection, ErrorSection, ResultText } from "./CallParts";
 import { MediaStrip, StructuredSection, mediaOf } from "./CallMedia";
 import { CopyButton } from "./CopyButton";
+import { CopyTraceId } from "./CopyTraceId";
 import { formatClock, formatFull } from "./history/query";
 import { CallTime, StatusIcon } from "./Status";
 
@@ -68,6 +69,7 @@ export const TimelineCard = memo(function TimelineCard({ call, expanded, selecte
             <button type="button" className="link-button" onClick={() => onShowInChat(call.callId)}>
               {t("showInChat")}
             </button>
+            <CopyTraceId turnId={call.turnId} />
           </div>
           <ArgumentsSection text={argumentsText(call)} />
           {call.error && <ErrorSection error={call.error} />}

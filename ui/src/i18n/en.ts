@@ -5,6 +5,7 @@ import { mediaEn } from "./media";
 import { modelsEn } from "./models";
 import { settingsEn } from "./settings";
 import { snippetsEn } from "./snippets";
+import { telemetryEn } from "./telemetry";
 import { usageEn } from "./usage";
 
 export const en = {
@@ -14,6 +15,7 @@ export const en = {
   ...modelsEn,
   ...settingsEn,
   ...snippetsEn,
+  ...telemetryEn,
   ...usageEn,
   appName: "Tooltrail",
   openFolder: "Open folder…",

@@ -6,6 +6,7 @@ import { mediaZh } from "./media";
 import { modelsZh } from "./models";
 import { settingsZh } from "./settings";
 import { snippetsZh } from "./snippets";
+import { telemetryZh } from "./telemetry";
 import { usageZh } from "./usage";
 
 export const zh: Record<MessageKey, string> = {
@@ -15,6 +16,7 @@ export const zh: Record<MessageKey, string> = {
   ...modelsZh,
   ...settingsZh,
   ...snippetsZh,
+  ...telemetryZh,
   ...usageZh,
   appName: "Tooltrail",
   openFolder: "打开文件夹…",

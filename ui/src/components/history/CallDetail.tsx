@@ -7,6 +7,7 @@ import { useI18n } from "../../i18n";
 import { ArgumentsSection, ErrorSection, ResultText } from "../CallParts";
 import { MediaStrip, StructuredSection, mediaOf } from "../CallMedia";
 import { CopyButton } from "../CopyButton";
+import { CopyTraceId } from "../CopyTraceId";
 import { StatusIcon } from "../Status";
 import { decisionText, formatFull } from "./query";
 
@@ -93,6 +94,7 @@ export function CallDetail({ row, onClose, onOpenCall }: Props) {
         <button type="button" className="primary open-call" onClick={() => onOpenCall(row.conversation_id, row.call_id)}>
           {t("detailOpen")}
         </button>
+        <CopyTraceId turnId={row.turn_id} />
         <dl className="detail-facts">
           <dt>{t("detailSource")}</dt>
           <dd>{row.source.kind === "mcp" ? t("detailMcp", { server: row.source.server }) : t("detailBuiltin")}</dd>

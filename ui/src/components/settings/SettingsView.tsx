@@ -10,6 +10,7 @@ import { ModelsSection } from "./ModelsSection";
 import { ProvidersSection } from "./ProvidersSection";
 import { RulesSection } from "./RulesSection";
 import { SandboxSection } from "./SandboxSection";
+import { TelemetrySection } from "./TelemetrySection";
 import { ToolsSection } from "./ToolsSection";
 
 interface Props {
@@ -18,7 +19,7 @@ interface Props {
   onChanged: () => void;
 }
 
-type SectionId = "providers" | "models" | "limits" | "tools" | "sandbox" | "rules" | "mcp";
+type SectionId = "providers" | "models" | "limits" | "tools" | "sandbox" | "rules" | "mcp" | "telemetry";
 const SECTIONS: { id: SectionId; title: MessageKey; intro: MessageKey }[] = [
   { id: "providers", title: "cfgProviders", intro: "cfgProvidersIntro" },
   { id: "models", title: "cfgModels", intro: "cfgModelsIntro" },
@@ -27,6 +28,7 @@ const SECTIONS: { id: SectionId; title: MessageKey; intro: MessageKey }[] = [
   { id: "sandbox", title: "cfgSandbox", intro: "cfgSandboxIntro" },
   { id: "rules", title: "cfgRules", intro: "cfgRulesIntro" },
   { id: "mcp", title: "cfgMcp", intro: "cfgMcpIntro" },
+  { id: "telemetry", title: "cfgTelemetry", intro: "cfgTelemetryIntro" },
 ];
 
 export function SettingsView({ workspace, onChanged }: Props) {
@@ -104,6 +106,8 @@ export function SettingsView({ workspace, onChanged }: Props) {
         return <RulesSection />;
       case "mcp":
         return <McpSection onChanged={onChanged} />;
+      case "telemetry":
+        return <TelemetrySection />;
     }
   };
   const needsSettings = (id: SectionId) => id === "providers" || id === "limits" || id === "tools";

@@ -1,0 +1,192 @@
+// Settings → Telemetry: the collector OpenTelemetry traces go to, its headers (kept in the
+// keychain, never shown again), whether content goes with the spans, and a test trace.
+import { useEffect, useState } from "react";
+import { api, errorMessage, type TelemetryView } from "../../api";
+import { useI18n } from "../../i18n";
+
+const PROTOCOLS = ["http/protobuf", "http/json", "grpc"];
+
+function TelemetryForm({ view, onSaved }: { view: TelemetryView; onSaved: (view: TelemetryView) => void }) {
+  const { t } = useI18n();
+  const [endpoint, setEndpoint] = useState(view.endpoint);
+  const [protocol, setProtocol] = useState(view.protocol);
+  const [content, setContent] = useState(view.capture_content);
+  const [turnedOff, setTurnedOff] = useState(view.turned_off);
+  const [headers, setHeaders] = useState("");
+  const [removeHeaders, setRemoveHeaders] = useState(false);
+  const [saving, setSaving] = useState(false);
+  const [saved, setSaved] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [test, setTest] = useState<{ state: "sending" } | { state: "sent"; traceId: string } | { state: "failed"; message: string } | null>(null);
+
+  const save = () => {
+    setSaving(true);
+    setError(null);
+    const form = {
+      turned_off: turnedOff,
+      endpoint,
+      protocol,
+      capture_content: content,
+      headers: removeHeaders ? "" : headers.trim() ? headers.trim() : undefined,
+    };
+    api.saveTelemetry(form).then(
+      (now) => {
+        setSaving(false);
+        setSaved(true);
+        setHeaders("");
+        setRemoveHeaders(false);
+        onSaved(now);
+      },
+      (failure: unknown) => {
+        setSaving(false);
+        setError(errorMessage(failure));
+      },
+    );
+  };
+
+  const sendTest = () => {
+    setTest({ state: "sending" });
+    api.sendTestTrace().then(
+      (traceId) => setTest({ state: "sent", traceId }),
+      (failure: unknown) => setTest({ state: "failed", message: errorMessage(failure) }),
+    );
+  };
+
+  const changed = () => setSaved(false);
+  return (
+    <form
+      className="cfg-form cfg-form-plain"
+      aria-label={t("cfgTelemetry")}
+      data-testid="cfg-telemetry"
+      onSubmit={(event) => {
+        event.preventDefault();
+        save();
+      }}
+    >
+      <p className="muted small-text" data-testid="cfg-telemetry-status">
+        {view.sending_to ? t("cfgTelemetrySendingTo", { endpoint: view.sending_to }) : t("cfgTelemetryNotSending")}
+      </p>
+      {view.environment.length > 0 && <p className="muted small-text">{t("cfgTelemetryEnvironment", { names: view.environment.join(", ") })}</p>}
+      {view.problem && <p className="turn-error">{view.problem}</p>}
+      <label className="cfg-field">
+        <span className="cfg-label">{t("cfgTelemetryEndpoint")}</span>
+        <input
+          type="url"
+          spellCheck={false}
+          value={endpoint}
+          placeholder="http://localhost:4318"
+          data-testid="cfg-telemetry-endpoint"
+          onChange={(event) => {
+            setEndpoint(event.target.value);
+            changed();
+          }}
+        />
+        <span className="cfg-hint">{t("cfgTelemetryEndpointHint")}</span>
+      </label>
+      <label className="cfg-field">
+        <span className="cfg-label">{t("cfgTelemetryProtocol")}</span>
+        <select
+          value={protocol}
+          onChange={(event) => {
+            setProtocol(event.target.value);
+            changed();
+          }}
+        >
+          {PROTOCOLS.map((name) => (
+            <option key={name} value={name}>
+              {name}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label className="cfg-field">
+        <span className="cfg-label">{t("cfgTelemetryHeaders")}</span>
+        <input
+          type="password"
+          spellCheck={false}
+          autoComplete="off"
+          value={headers}
+          placeholder={view.headers_stored ? "••••••••" : "authorization=Bearer%20KEY"}
+          data-testid="cfg-telemetry-headers"
+          onChange={(event) => {
+            setHeaders(event.target.value);
+            changed();
+          }}
+        />
+        <span className="cfg-hint">{view.headers_stored ? t("cfgTelemetryHeadersStored") : t("cfgTelemetryHeadersHint")}</span>
+      </label>
+      {view.headers_stored && (
+        <label className="cfg-switch-row">
+          <input
+            type="checkbox"
+            role="switch"
+            className="cfg-switch"
+            checked={removeHeaders}
+            onChange={(event) => {
+              setRemoveHeaders(event.target.checked);
+              changed();
+            }}
+          />
+          {t("cfgTelemetryRemoveHeaders")}
+        </label>
+      )}
+      <label className="cfg-switch-row">
+        <input
+          type="checkbox"
+            role="switch"
+            className="cfg-switch"
+          checked={content}
+          data-testid="cfg-telemetry-content"
+          onChange={(event) => {
+            setContent(event.target.checked);
+            changed();
+          }}
+        />
+        <span>
+          {t("cfgTelemetryContent")}
+          <br />
+          <span className="cfg-hint">{t("cfgTelemetryContentHint")}</span>
+        </span>
+      </label>
+      <label className="cfg-switch-row">
+        <input
+          type="checkbox"
+            role="switch"
+            className="cfg-switch"
+          checked={turnedOff}
+          onChange={(event) => {
+            setTurnedOff(event.target.checked);
+            changed();
+          }}
+        />
+        {t("cfgTelemetryOff")}
+      </label>
+      {error && <p className="turn-error">{t("cfgNotSaved", { message: error })}</p>}
+      {saved && !error && <p className="muted small-text">{t("cfgTelemetrySaved")}</p>}
+      <div className="cfg-actions">
+        <button type="submit" disabled={saving}>
+          {t("cfgSave")}
+        </button>
+        <button type="button" disabled={!view.active || test?.state === "sending"} onClick={sendTest} data-testid="cfg-telemetry-test">
+          {test?.state === "sending" ? t("cfgTelemetryTesting") : t("cfgTelemetryTest")}
+        </button>
+      </div>
+      <p aria-live="polite" className="small-text" data-testid="cfg-telemetry-test-result">
+        {test?.state === "sent" && t("cfgTelemetryTestSent", { traceId: test.traceId })}
+        {test?.state === "failed" && <span className="turn-error">{t("cfgTelemetryTestFailed", { message: test.message })}</span>}
+      </p>
+    </form>
+  );
+}
+
+export function TelemetrySection() {
+  const { t } = useI18n();
+  const [view, setView] = useState<TelemetryView | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    api.telemetrySettings().then(setView, (failure: unknown) => setError(errorMessage(failure)));
+  }, []);
+  if (error) return <p className="turn-error">{t("cfgLoadFailed", { message: error })}</p>;
+  if (!view) return <p className="muted">{t("cfgLoading")}</p>;
+  return <TelemetryForm view={view} onSaved={setView} />;
+}
