@@ -67,6 +67,10 @@ pub fn render() -> Result<Vec<(String, String)>, ts_rs::ExportError> {
     files.visit::<crate::models::ModelsView>();
     files.visit::<crate::models::PullUpdate>();
     files.visit::<crate::models::Imported>();
+    files.visit::<crate::mcp_content::McpContent>();
+    files.visit::<crate::mcp_content::ResourceUpdated>();
+    files.visit::<tooltrail_protocol::Attachment>();
+    files.visit::<tooltrail_protocol::PromptMessageItem>();
     files.visit::<crate::error::CommandError>();
     if let Some(error) = files.error {
         return Err(error);

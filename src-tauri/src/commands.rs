@@ -90,9 +90,17 @@ pub async fn send_message(
     app: AppHandle,
     conversation_id: Option<String>,
     text: String,
+    attachments: Option<Vec<tooltrail_protocol::AttachmentSource>>,
     on_event: Channel<Event>,
 ) -> CommandResult<String> {
-    crate::turn::start(app, conversation_id, text, on_event).await
+    crate::turn::start(
+        app,
+        conversation_id,
+        text,
+        attachments.unwrap_or_default(),
+        on_event,
+    )
+    .await
 }
 
 /// Stops the running turn of a conversation; false when none was running.

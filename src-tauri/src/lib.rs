@@ -24,6 +24,7 @@ mod error;
 mod guide;
 mod instructions;
 mod mcp;
+mod mcp_content;
 mod models;
 mod preferences;
 mod questions;
@@ -71,6 +72,7 @@ pub fn run() -> anyhow::Result<()> {
         .manage(workspace::WorkspaceState::default())
         .manage(host)
         .manage(turns::RunningTurns::default())
+        .manage(mcp_content::WatchedServers::default())
         .manage(approvals::PendingApprovals::default())
         .manage(questions::PendingQuestions::default())
         .manage(models::Downloads::default())
@@ -92,6 +94,11 @@ pub fn run() -> anyhow::Result<()> {
             commands::current_workspace,
             commands::recent_workspaces,
             commands::send_message,
+            mcp_content::mcp_content,
+            mcp_content::workspace_files,
+            mcp_content::read_attachment,
+            mcp_content::get_mcp_prompt,
+            mcp_content::complete_prompt_argument,
             commands::cancel_turn,
             commands::answer_approval,
             commands::answer_question,

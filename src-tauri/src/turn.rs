@@ -34,6 +34,7 @@ pub async fn start(
     app: AppHandle,
     conversation_id: Option<String>,
     text: String,
+    attachments: Vec<tooltrail_protocol::AttachmentSource>,
     channel: Channel<Event>,
 ) -> CommandResult<String> {
     if text.trim().is_empty() {
@@ -44,6 +45,21 @@ pub async fn start(
     let host = app.state::<Host>();
     let engine = host.engine(&Overrides::default(), ctx).await?;
     let mut conversation = host.begin(conversation_id.as_deref())?;
+    let input = match crate::mcp_content::question_input(
+        &app,
+        &engine,
+        &conversation.messages,
+        &text,
+        &attachments,
+    )
+    .await
+    {
+        Ok(input) => input,
+        Err(error) => {
+            host.end(conversation);
+            return Err(error);
+        }
+    };
     let id = conversation.id.clone();
     let cancel = app.state::<RunningTurns>().start(&id);
     let task_app = app.clone();
@@ -57,7 +73,14 @@ pub async fn start(
         sink.traced(
             engine
                 .agent
-                .run_turn(&mut conversation, &text, &sink, &approver, &cancel),
+                .run(
+                    &mut conversation,
+                    input,
+                    &tooltrail_agent::TurnOptions::default(),
+                    &sink,
+                    &approver,
+                    &cancel,
+                ),
         )
         .await;
         task_app.state::<RunningTurns>().finish(&conversation.id);

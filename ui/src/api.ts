@@ -2,6 +2,7 @@
 // ./bindings (see src-tauri/src/bindings.rs); this file only names the commands, once each.
 import { Channel, invoke } from "@tauri-apps/api/core";
 import { listen, type UnlistenFn } from "@tauri-apps/api/event";
+import type { Attachment, AttachmentSource, McpContent, PromptMessageItem, ResourceUpdated } from "./bindings";
 import type {
   AppInfo,
   AppSettings,
@@ -73,10 +74,25 @@ export const api = {
   currentWorkspace: () => invoke<WorkspaceInfo | null>("current_workspace"),
   recentWorkspaces: () => invoke<RecentWorkspace[]>("recent_workspaces"),
   /** Starts a turn; resolves with the conversation id at once, events follow on `onEvent`. */
-  sendMessage: (conversationId: string | null, text: string, onEvent: (event: Event) => void) => {
+  sendMessage: (conversationId: string | null, text: string, onEvent: (event: Event) => void, attachments: AttachmentSource[] = []) => {
     const channel = new Channel<Event>(onEvent);
-    return invoke<string>("send_message", { conversationId, text, onEvent: channel });
+    return invoke<string>("send_message", { conversationId, text, attachments, onEvent: channel });
   },
+  /** The open folder's MCP servers' resources and prompts. */
+  mcpContent: () => invoke<McpContent>("mcp_content"),
+  /** Files of the open folder whose path contains `query`. */
+  workspaceFiles: (query: string) => invoke<string[]>("workspace_files", { query }),
+  /** Reads a file or resource to attach (a resource is subscribed to where the server can). */
+  readAttachment: (source: AttachmentSource) => invoke<Attachment>("read_attachment", { source }),
+  /** The messages of an MCP server's prompt for `args`. */
+  getMcpPrompt: (server: string, prompt: string, args: Record<string, string>) =>
+    invoke<PromptMessageItem[]>("get_mcp_prompt", { server, prompt, arguments: args }),
+  /** The server's suggestions for a prompt argument, as typed so far. */
+  completePromptArgument: (server: string, prompt: string, argument: string, value: string, args: Record<string, string>) =>
+    invoke<string[]>("complete_prompt_argument", { server, prompt, argument, value, arguments: args }),
+  /** A server says an attached resource changed. */
+  onResourceUpdated: (handler: (update: ResourceUpdated) => void): Promise<UnlistenFn> =>
+    listen<ResourceUpdated>("resource-updated", (event) => handler(event.payload)),
   cancelTurn: (conversationId: string) => invoke<boolean>("cancel_turn", { conversationId }),
   answerApproval: (callId: string, reply: ApprovalReply) => invoke<void>("answer_approval", { callId, reply }),
   /** Answers an `ask_user` question; `null` dismisses it. */

@@ -2,7 +2,7 @@
 // actions the window offers — send, stop, answer an approval, switch conversations.
 import { useCallback, useEffect, useReducer, useRef, useState } from "react";
 import { api, errorCode, errorMessage } from "./api";
-import type { ApprovalReply, Event, TurnChanges, UndoReport } from "./bindings";
+import type { ApprovalReply, AttachmentSource, Event, TurnChanges, UndoReport } from "./bindings";
 import { recordTextLatency } from "./perf";
 import { applyEvents, emptyChat, runningTurn, type ChatState } from "./state/chat";
 
@@ -105,12 +105,12 @@ export function useSession(onTurnFinished: () => void): Session {
   );
 
   const send = useCallback(
-    (text: string) => {
+    (text: string, attachments: AttachmentSource[] = []) => {
       const question = text.trim();
       if (!question || runningTurn(chatRef.current)) return;
       const token = view.current;
       setOutgoing({ text: question });
-      api.sendMessage(chatRef.current.conversationId, question, (event) => enqueue(token, event)).catch((error: unknown) => {
+      api.sendMessage(chatRef.current.conversationId, question, (event) => enqueue(token, event), attachments).catch((error: unknown) => {
         if (token === view.current) setOutgoing({ text: question, error: errorMessage(error), code: errorCode(error) });
       });
     },

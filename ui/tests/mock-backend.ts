@@ -27,6 +27,15 @@ interface Config extends HistoryConfig, ModelsConfig, SettingsConfig, SnippetsCo
   undoReport?: unknown;
   /** The open folder's project instructions (project_instructions); none by default. */
   instructions?: { file: string | null; on: boolean };
+  /** The composer's `@` and `/`: what mcp_content, workspace_files and read_attachment answer. */
+  content?: { resources: unknown[]; prompts: unknown[]; problems: string[] };
+  files?: string[];
+  /** By `file:PATH` or `SERVER:URI`: what read_attachment answers. */
+  attachments?: Record<string, unknown>;
+  /** By prompt name: the messages get_mcp_prompt answers. */
+  promptMessages?: Record<string, unknown[]>;
+  /** By argument name: the values complete_prompt_argument offers (filtered by what is typed). */
+  completions?: Record<string, string[]>;
 }
 
 interface Invocation {
@@ -110,6 +119,20 @@ mockIPC((cmd, payload) => {
     case "undo_changes":
       if (config.undoError) return Promise.reject(config.undoError);
       return config.undoReport ?? { restored: [], removed: [] };
+    case "mcp_content":
+      return config.content ?? { resources: [], prompts: [], problems: [] };
+    case "workspace_files":
+      return (config.files ?? []).filter((path) => path.toLowerCase().includes(String(args.query).toLowerCase()));
+    case "read_attachment": {
+      const source = args.source as { kind: string; path?: string; server?: string; uri?: string };
+      const key = source.kind === "file" ? `file:${source.path}` : `${source.server}:${source.uri}`;
+      const found = config.attachments?.[key];
+      return found ? found : Promise.reject({ code: "content", message: `Could not read ${key}.` });
+    }
+    case "get_mcp_prompt":
+      return config.promptMessages?.[String(args.prompt)] ?? [];
+    case "complete_prompt_argument":
+      return (config.completions?.[String(args.argument)] ?? []).filter((value) => value.startsWith(String(args.value)));
     case "plugin:event|listen": {
       const list = listeners.get(String(args.event)) ?? [];
       list.push(Number(args.handler));

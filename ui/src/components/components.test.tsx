@@ -29,7 +29,7 @@ describe("Composer", () => {
     const { rerender } = inEnglish(<Composer folder="demo" busy={false} onSend={onSend} onStop={onStop} />);
     const box = screen.getByRole("textbox");
     await userEvent.type(box, "first line{Shift>}{Enter}{/Shift}second{Enter}");
-    expect(onSend).toHaveBeenCalledWith("first line\nsecond");
+    expect(onSend).toHaveBeenCalledWith("first line\nsecond", []);
     expect(box).toHaveValue("");
     rerender(
       <I18nProvider initial="en">

@@ -1,4 +1,5 @@
 // English strings. Every string the window shows lives here and in zh.ts.
+import { composerEn } from "./composer";
 import { editsEn } from "./edits";
 import { historyEn } from "./history";
 import { mediaEn } from "./media";
@@ -9,6 +10,7 @@ import { telemetryEn } from "./telemetry";
 import { usageEn } from "./usage";
 
 export const en = {
+  ...composerEn,
   ...editsEn,
   ...historyEn,
   ...mediaEn,

@@ -1,5 +1,6 @@
 // 简体中文。
 import type { MessageKey } from "./en";
+import { composerZh } from "./composer";
 import { editsZh } from "./edits";
 import { historyZh } from "./history";
 import { mediaZh } from "./media";
@@ -10,6 +11,7 @@ import { telemetryZh } from "./telemetry";
 import { usageZh } from "./usage";
 
 export const zh: Record<MessageKey, string> = {
+  ...composerZh,
   ...editsZh,
   ...historyZh,
   ...mediaZh,
