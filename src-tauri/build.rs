@@ -23,6 +23,8 @@ const COMMANDS: &[&str] = &[
     "list_conversations",
     "load_conversation",
     "mcp_servers",
+    "mcp_sign_in",
+    "mcp_sign_out",
     "history_calls",
     "history_stats",
     "history_tokens",

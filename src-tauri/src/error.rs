@@ -90,7 +90,8 @@ impl From<tooltrail_mcp::McpError> for CommandError {
             | McpError::Start { .. }
             | McpError::Handshake { .. }
             | McpError::Backoff { .. }
-            | McpError::Request { .. } => "mcp",
+            | McpError::Request { .. }
+            | McpError::SignIn(_) => "mcp",
         };
         Self::new(code, sentence(&error.to_string()))
     }

@@ -61,8 +61,11 @@ pub fn folder_argument(args: impl IntoIterator<Item = std::ffi::OsString>) -> Op
 /// Runs the app until its window closes.
 pub fn run() -> anyhow::Result<()> {
     let folder = folder_argument(std::env::args_os().skip(1));
-    let host =
+    let mut host =
         tooltrail_host::Host::open_default()?.with_front_end(tooltrail_host::FrontEnd::App);
+    // MCP sign-ins tell the window of each step once it exists.
+    let sign_in_notify = std::sync::Arc::new(std::sync::OnceLock::new());
+    host.set_mcp_sign_in(mcp::sign_in_options(std::sync::Arc::clone(&sign_in_notify)));
     if let Some(problem) = host.history().problem() {
         eprintln!("tooltrail: {problem}");
     }
@@ -77,6 +80,7 @@ pub fn run() -> anyhow::Result<()> {
         .manage(questions::PendingQuestions::default())
         .manage(models::Downloads::default())
         .setup(move |app| {
+            let _ = sign_in_notify.set(app.handle().clone());
             if let Some(folder) = folder {
                 // A folder that cannot be opened leaves the window on its start screen.
                 if let Err(error) = workspace::open(app.handle(), &folder) {
@@ -150,6 +154,8 @@ pub fn run() -> anyhow::Result<()> {
             models::stop_runtime,
             instructions::project_instructions,
             instructions::set_project_instructions,
+            mcp::mcp_sign_in,
+            mcp::mcp_sign_out,
         ])
         .build(tauri::generate_context!())?
         .run(|app, event| {

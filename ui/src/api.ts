@@ -105,6 +105,10 @@ export const api = {
   listConversations: () => invoke<ConversationSummary[]>("list_conversations"),
   loadConversation: (conversationId: string) => invoke<LoadedConversation>("load_conversation", { conversationId }),
   mcpServers: () => invoke<McpOverview>("mcp_servers"),
+  /** Signs in to a server of the open folder through the browser; resolves when it is over. */
+  mcpSignIn: (server: string) => invoke<void>("mcp_sign_in", { server }),
+  /** Revokes (where the server can) and forgets the sign-in to a server of the open folder. */
+  mcpSignOut: (server: string) => invoke<void>("mcp_sign_out", { server }),
   /** The open folder's MCP servers started or failed: ask `mcpServers` again. */
   onMcpChanged: (handler: () => void): Promise<UnlistenFn> => listen("mcp-changed", () => handler()),
   onFilesChanged: (handler: (change: FilesChanged) => void): Promise<UnlistenFn> =>

@@ -2,6 +2,8 @@
 //! Its own module so that the turn loop and the round's dispatcher both read it without
 //! either depending on the other.
 
+use std::collections::BTreeMap;
+
 /// Limits and model settings for turns.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AgentConfig {
@@ -16,6 +18,10 @@ pub struct AgentConfig {
     pub max_tokens: Option<u32>,
     /// Replaces the built-in system prompt when set.
     pub system_prompt: Option<String>,
+    /// How often each tool was called before (the record's counts, by name): when the tools'
+    /// schemas would take more than a quarter of the window, the most used MCP tools are the
+    /// ones still offered whole (see `many_tools`).
+    pub tool_counts: BTreeMap<String, u64>,
 }
 
 impl Default for AgentConfig {
@@ -27,6 +33,7 @@ impl Default for AgentConfig {
             temperature: None,
             max_tokens: None,
             system_prompt: None,
+            tool_counts: BTreeMap::new(),
         }
     }
 }

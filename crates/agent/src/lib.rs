@@ -44,6 +44,7 @@ mod cap;
 mod config;
 mod conversation;
 mod dispatch;
+mod many_tools;
 mod prompt;
 mod repeat;
 mod sink;

@@ -18,6 +18,7 @@ use crate::budget::{self, TooSmall};
 use crate::config::AgentConfig;
 use crate::conversation::Conversation;
 use crate::dispatch::{Dispatcher, RoundOutcome};
+use crate::many_tools::ManyTools;
 use crate::prompt;
 use crate::repeat::LoopWatch;
 use crate::sink::{Emitter, EventSink, NullSink};
@@ -275,6 +276,12 @@ impl Agent {
         };
         let mut seen_calls: HashMap<String, (u32, u32)> = HashMap::new();
         let window = self.llm.context_window(cancel).await;
+        // A caller that chose the tools gets them as chosen; otherwise many tools are offered
+        // in part, with `find_tools` for the rest.
+        let mut many = options
+            .offered
+            .is_none()
+            .then(|| ManyTools::new(&self.config.tool_counts, window.tokens));
         // Every request asks for at most the answer's share of the window, so no round
         // generates past what the budget keeps for it.
         let answer_tokens = budget::answer_room(window.tokens, max_tokens);
@@ -313,6 +320,10 @@ impl Agent {
                 registry = fresh;
                 specs = turn_specs(&registry, &external, offered.as_ref(), options);
             }
+            let (registry, specs) = match &mut many {
+                Some(many) => many.offer(&registry, &specs),
+                None => (Arc::clone(&registry), specs.clone()),
+            };
             model_calls += 1;
             let offer_tools =
                 !answer_now && tool_rounds < self.config.max_rounds && !specs.is_empty();

@@ -3,10 +3,13 @@
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
 
 use anyhow::Context;
 use tooltrail_mcp::{
-    McpConfig, McpError, McpManager, McpOptions, ServerState, ServerStatus, ToolSummary, Transport,
+    Browser, McpConfig, McpError, McpManager, McpOptions, ServerState, ServerStatus, SignInError,
+    SignInState, ToolSummary, Transport,
 };
 use tooltrail_tools::ToolRegistry;
 
@@ -97,6 +100,12 @@ pub async fn run(args: McpArgs) -> anyhow::Result<ExitCode> {
         McpCommand::List { json, workspace } => list(json, workspace).await,
         McpCommand::Test { name, workspace } => test(&name, workspace).await,
         McpCommand::ConformanceClient { url } => conformance(&url).await,
+        McpCommand::Login {
+            name,
+            timeout,
+            workspace,
+        } => login(&name, timeout, workspace).await,
+        McpCommand::Logout { name, workspace } => logout(&name, workspace).await,
         McpCommand::Resources {
             name,
             json,
@@ -131,7 +140,9 @@ pub async fn add_tools(registry: &mut ToolRegistry, workspace: &Path) -> Option<
             return None;
         }
     };
-    let manager = McpManager::new(config, McpOptions::for_workspace(workspace));
+    let mut options = McpOptions::for_workspace(workspace);
+    options.sign_in = sign_in_options();
+    let manager = McpManager::new(config, options);
     for failure in manager.register_into(registry).await {
         match &failure.error {
             // The server runs; one of its tools is left out, and the sentence says which.
@@ -165,6 +176,14 @@ fn workspace_or_current(workspace: Option<PathBuf>) -> anyhow::Result<PathBuf> {
 
 /// The manager for mcp.json; `None` (after saying so) when there is no such file.
 fn load_manager(workspace: Option<PathBuf>) -> anyhow::Result<Option<McpManager>> {
+    load_manager_waiting(workspace, tooltrail_mcp::DEFAULT_SIGN_IN_WAIT)
+}
+
+/// [`load_manager`] whose sign-ins wait `wait` for the browser.
+fn load_manager_waiting(
+    workspace: Option<PathBuf>,
+    wait: Duration,
+) -> anyhow::Result<Option<McpManager>> {
     let path = McpConfig::path_in(&config_dir()?);
     let Some(config) = McpConfig::load(&path)? else {
         eprintln!(
@@ -174,10 +193,92 @@ fn load_manager(workspace: Option<PathBuf>) -> anyhow::Result<Option<McpManager>
         return Ok(None);
     };
     let workspace = workspace_or_current(workspace)?;
-    Ok(Some(McpManager::new(
-        config,
-        McpOptions::for_workspace(workspace),
-    )))
+    let mut options = McpOptions::for_workspace(workspace);
+    options.sign_in = sign_in_options();
+    options.sign_in.wait = wait;
+    Ok(Some(McpManager::new(config, options)))
+}
+
+/// Sign-ins kept in the keychain; a server that asks may open the browser only when a person
+/// is at a terminal to finish it.
+pub fn sign_in_options() -> tooltrail_mcp::SignInOptions {
+    use std::io::IsTerminal;
+    let interactive = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
+    let mut options = tooltrail_host::mcp_sign_in::sign_in_options(interactive);
+    options.observer = Some(Arc::new(|server: &str, state: &SignInState| {
+        if let SignInState::Waiting { url } = state {
+            eprintln!("Signing in to {server}: finish in the browser, or open {url}");
+        }
+    }));
+    options
+}
+
+async fn login(name: &str, timeout: u64, workspace: Option<PathBuf>) -> anyhow::Result<ExitCode> {
+    let wait = Duration::from_secs(timeout.max(1));
+    let Some(manager) = load_manager_waiting(workspace, wait)? else {
+        return Ok(ExitCode::from(1));
+    };
+    let server = manager.server(name)?;
+    if !matches!(server.config().transport, Transport::Http { .. }) {
+        eprintln!("error: {name} is started as a program (stdio); only HTTP servers sign in.");
+        return Ok(ExitCode::from(1));
+    }
+    // The browser opens whether or not this runs on a terminal: the user asked for it.
+    let code = match manager.sign_in(name, &Browser::System).await {
+        Ok(state) => {
+            outln!("{name}: {}", state.summary())?;
+            match manager.server(name)?.list_tools().await {
+                Ok(tools) => {
+                    outln!(
+                        "{name}: {} tool{}",
+                        tools.len(),
+                        if tools.len() == 1 { "" } else { "s" }
+                    )?;
+                    ExitCode::SUCCESS
+                }
+                Err(err) => {
+                    eprintln!("error: {err}");
+                    ExitCode::from(1)
+                }
+            }
+        }
+        Err(McpError::SignIn(SignInError::NotAsked(_))) => {
+            outln!("{name} does not ask for sign-in; its tools work as they are.")?;
+            ExitCode::SUCCESS
+        }
+        Err(err) => {
+            eprintln!("error: {err}");
+            ExitCode::from(1)
+        }
+    };
+    manager.shutdown().await;
+    Ok(code)
+}
+
+async fn logout(name: &str, workspace: Option<PathBuf>) -> anyhow::Result<ExitCode> {
+    let Some(manager) = load_manager(workspace)? else {
+        return Ok(ExitCode::from(1));
+    };
+    let code = match manager.sign_out(name).await {
+        Ok(true) => {
+            outln!("Signed out of {name}: the server revoked the tokens and they are forgotten.")?;
+            ExitCode::SUCCESS
+        }
+        Ok(false) => {
+            outln!("Signed out of {name}: the tokens are forgotten.")?;
+            ExitCode::SUCCESS
+        }
+        Err(McpError::SignIn(SignInError::NotAsked(_))) => {
+            eprintln!("error: {name} is started as a program (stdio); it has no sign-in.");
+            ExitCode::from(1)
+        }
+        Err(err) => {
+            eprintln!("error: {err}");
+            ExitCode::from(1)
+        }
+    };
+    manager.shutdown().await;
+    Ok(code)
 }
 
 async fn list(as_json: bool, workspace: Option<PathBuf>) -> anyhow::Result<ExitCode> {
@@ -215,11 +316,27 @@ fn print_status(status: &ServerStatus) -> std::io::Result<()> {
     };
     outln!("{}  [{kind}] {}", status.name, status.transport.summary())?;
     outln!("  {state}")?;
+    if let Some(sign_in) = &status.sign_in {
+        outln!("  {}", sign_in_line(status.name.as_str(), sign_in))?;
+    }
     print_tools(&status.tools)?;
     for line in &status.stderr {
         outln!("  stderr: {line}")?;
     }
     Ok(())
+}
+
+/// A server's sign-in as `mcp list` and `mcp test` show it, with what to do where there is
+/// something to do.
+fn sign_in_line(name: &str, state: &SignInState) -> String {
+    match state {
+        SignInState::Needed | SignInState::Failed { .. } => {
+            format!("{} (run `tooltrail mcp login {name}`)", state.summary())
+        }
+        SignInState::NotNeeded | SignInState::Waiting { .. } | SignInState::SignedIn { .. } => {
+            state.summary()
+        }
+    }
 }
 
 /// Description text shown per tool, at most.
@@ -259,6 +376,9 @@ async fn test(name: &str, workspace: Option<PathBuf>) -> anyhow::Result<ExitCode
     let handshake = match server.start().await {
         Ok(handshake) => handshake,
         Err(err) => {
+            if let Some(state) = manager.sign_in_state(name) {
+                outln!("sign-in: {}", sign_in_line(name, &state))?;
+            }
             eprintln!("error: {err}");
             let stderr = server.stderr().lines();
             if !stderr.is_empty() {
@@ -282,6 +402,9 @@ async fn test(name: &str, workspace: Option<PathBuf>) -> anyhow::Result<ExitCode
         })
         .unwrap_or_default();
     outln!("handshake: {} ms{about}", handshake.as_millis())?;
+    if let Some(state) = manager.sign_in_state(name) {
+        outln!("sign-in: {}", sign_in_line(name, &state))?;
+    }
     let code = match server.list_tools().await {
         Ok(tools) => {
             outln!("tools: {}", tools.len())?;

@@ -152,6 +152,7 @@ impl Host {
             temperature: settings.temperature,
             max_tokens: settings.max_tokens,
             system_prompt,
+            tool_counts: tool_counts(self.history.store(), ctx.workspace.root()),
             ..AgentConfig::default()
         };
         let snippets = StoreSnippets::new(Arc::clone(self.history.store()), ctx.workspace.root());
@@ -262,4 +263,26 @@ fn tools_off_by_default(enabled: &[String]) -> Vec<String> {
         .filter(|name| !enabled.iter().any(|on| on == *name))
         .map(|name| (*name).to_string())
         .collect()
+}
+
+/// How often each tool was called in this folder, from the record's counters: when there are
+/// many tools, the most used are the ones offered whole. An unreadable record counts none.
+fn tool_counts(
+    store: &Store,
+    root: &std::path::Path,
+) -> std::collections::BTreeMap<String, u64> {
+    let filter = tooltrail_store::StatsFilter {
+        workspace: Some(root.display().to_string()),
+        ..Default::default()
+    };
+    store
+        .stats(&filter)
+        .map(|stats| {
+            stats
+                .tools
+                .into_iter()
+                .map(|tool| (tool.tool, tool.calls))
+                .collect()
+        })
+        .unwrap_or_default()
 }

@@ -45,6 +45,10 @@ pub struct McpServerView {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     #[ts(optional, as = "Option<Vec<String>>")]
     pub stderr: Vec<String>,
+    /// Where signing in stands, for servers reached over HTTP.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub sign_in: Option<tooltrail_mcp::SignInState>,
 }
 
 #[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq, TS)]
@@ -72,6 +76,7 @@ impl McpServerView {
             tools,
             error,
             stderr: status.stderr,
+            sign_in: status.sign_in,
         }
     }
 }
@@ -277,6 +282,49 @@ impl Toolbox {
             .and_then(|current| current.manager.as_ref())
             .map(|manager| manager.servers().cloned().collect())
             .unwrap_or_default()
+    }
+
+    /// Signs in to `server` of the folder asked about last, through the user's browser (the
+    /// `BROWSER` variable names another). Returns that folder, whose tools are gathered again
+    /// on next use (the server's tools come with the sign-in): see [`crate::Host::warm_up`].
+    pub async fn sign_in(&self, server: &str) -> Result<PathBuf, tooltrail_mcp::McpError> {
+        let manager = self.last_manager(server).await?;
+        let signed_in = manager
+            .sign_in(server, &tooltrail_mcp::Browser::System)
+            .await;
+        Ok(self.stale(signed_in.map(|_| ())).await?)
+    }
+
+    /// Signs out of `server` of the folder asked about last; returns that folder, as
+    /// [`Toolbox::sign_in`] does.
+    pub async fn sign_out(&self, server: &str) -> Result<PathBuf, tooltrail_mcp::McpError> {
+        let manager = self.last_manager(server).await?;
+        let signed_out = manager.sign_out(server).await;
+        Ok(self.stale(signed_out.map(|_| ())).await?)
+    }
+
+    /// After a sign-in or out: the last folder's tools are gathered afresh on next use.
+    async fn stale(
+        &self,
+        outcome: Result<(), tooltrail_mcp::McpError>,
+    ) -> Result<PathBuf, tooltrail_mcp::McpError> {
+        let mut loaded = self.loaded.lock().await;
+        let Some(last) = loaded.last_mut() else {
+            return outcome.map(|()| PathBuf::new());
+        };
+        if outcome.is_ok() {
+            last.stamp = None;
+        }
+        outcome.map(|()| last.workspace.clone())
+    }
+
+    async fn last_manager(&self, server: &str) -> Result<Arc<McpManager>, tooltrail_mcp::McpError> {
+        self.loaded
+            .lock()
+            .await
+            .last()
+            .and_then(|loaded| loaded.manager.clone())
+            .ok_or_else(|| tooltrail_mcp::McpError::UnknownServer(server.to_string()))
     }
 
     /// Stops every server (the front end is quitting).

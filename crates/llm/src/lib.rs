@@ -102,7 +102,7 @@ pub use config::{LlmConfig, MaxTokensField};
 pub use error::LlmError;
 pub use request::{ChatRequest, tool_json};
 pub use response::{ChatResponse, DroppedCall, FinishReason, StreamDelta};
-pub use tokens::{estimate_message, estimate_tokens};
+pub use tokens::{estimate_message, estimate_tokens, estimate_tools};
 pub use tooltrail_protocol::{ToolMode, UnknownToolMode};
 pub use window::{
     ContextWindow, LOCAL_DEFAULT_WINDOW, REMOTE_DEFAULT_WINDOW, WindowSource, default_window,

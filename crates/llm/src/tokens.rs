@@ -64,6 +64,16 @@ pub fn estimate_message(message: &Message) -> u32 {
     text.saturating_add(MESSAGE_OVERHEAD)
 }
 
+/// The estimated number of tokens `tools` take in a request: their JSON as the `tools` field
+/// carries it, and what a chat template adds around the list.
+pub fn estimate_tools(tools: &[tooltrail_protocol::ToolSpec]) -> u32 {
+    if tools.is_empty() {
+        return 0;
+    }
+    let json: Vec<Value> = tools.iter().map(crate::request::tool_json).collect();
+    TOOLS_OVERHEAD.saturating_add(estimate_tokens(&Value::Array(json).to_string()))
+}
+
 /// The estimated number of tokens a `/chat/completions` body puts in front of the model: each
 /// message's text (and tool calls) with its template overhead, and the tools' JSON.
 pub(crate) fn estimate_body(body: &Value) -> u32 {

@@ -54,8 +54,11 @@ const CLIENT_NAME: &str = "Tooltrail";
 /// Whether a server that asks for sign-in may open the user's browser on its own.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SignInPolicy {
-    /// Yes, with this browser (the app; the command line on a terminal).
+    /// Yes, with this browser (the command line on a terminal).
     Interactive(Browser),
+    /// Only to renew a sign-in the user made before (it expired or was revoked); a server never
+    /// signed in to waits for the user to ask (the app's Sign in button).
+    Renew(Browser),
     /// No: the server's requests fail and say to run `tooltrail mcp login NAME`.
     Never,
 }
@@ -221,7 +224,7 @@ impl ServerAuth {
     /// open, else nothing.
     pub fn sign_in_wait(&self) -> Duration {
         match self.options.policy {
-            SignInPolicy::Interactive(_) => self.options.wait,
+            SignInPolicy::Interactive(_) | SignInPolicy::Renew(_) => self.options.wait,
             SignInPolicy::Never => Duration::ZERO,
         }
     }
@@ -294,8 +297,17 @@ impl ServerAuth {
         challenge: Option<&str>,
         more: &[String],
     ) -> Result<u64, SignInError> {
-        let SignInPolicy::Interactive(browser) = &self.options.policy else {
-            return Err(self.needed());
+        let browser = match &self.options.policy {
+            SignInPolicy::Interactive(browser) => browser,
+            SignInPolicy::Renew(browser)
+                if self
+                    .store
+                    .load()
+                    .is_ok_and(|record| record.client_id.is_some()) =>
+            {
+                browser
+            }
+            SignInPolicy::Renew(_) | SignInPolicy::Never => return Err(self.needed()),
         };
         let mut done = self.flow.lock().await;
         if *done != seen {

@@ -85,7 +85,44 @@ impl KeyStore for OsKeychain {
     }
 }
 
-/// Keys in memory, for tests.
+/// Secrets other than provider keys (the MCP sign-ins), each under its own account name. The
+/// error of a missing keychain speaks of API keys, so these report the keychain's own words.
+impl OsKeychain {
+    pub fn get_secret(&self, account: &str) -> Result<Option<String>, String> {
+        let entry = keyring::Entry::new(SERVICE, account).map_err(|err| err.to_string())?;
+        match entry.get_password() {
+            Ok(secret) => Ok(Some(secret)),
+            Err(keyring::Error::NoEntry) => Ok(None),
+            Err(error) => Err(secret_error(&error)),
+        }
+    }
+
+    pub fn set_secret(&self, account: &str, secret: &str) -> Result<(), String> {
+        keyring::Entry::new(SERVICE, account)
+            .and_then(|entry| entry.set_password(secret))
+            .map_err(|error| secret_error(&error))
+    }
+
+    /// Removes the secret; no error when there was none.
+    pub fn delete_secret(&self, account: &str) -> Result<(), String> {
+        let entry = keyring::Entry::new(SERVICE, account).map_err(|err| err.to_string())?;
+        match entry.delete_credential() {
+            Ok(()) | Err(keyring::Error::NoEntry) => Ok(()),
+            Err(error) => Err(secret_error(&error)),
+        }
+    }
+}
+
+fn secret_error(error: &keyring::Error) -> String {
+    let detail = match error {
+        keyring::Error::PlatformFailure(inner) | keyring::Error::NoStorageAccess(inner) => {
+            inner.to_string()
+        }
+        other => other.to_string(),
+    };
+    format!("the system keychain could not be used ({detail})")
+}
+
 #[derive(Debug, Default)]
 pub struct MemoryKeys(std::sync::Mutex<std::collections::BTreeMap<String, String>>);
 

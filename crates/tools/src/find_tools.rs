@@ -68,12 +68,21 @@ impl FindTools {
             .clone()
     }
 
+    /// Counts `names` as found already (a search made before the tool list changed).
+    pub fn remember(&self, names: BTreeSet<String>) {
+        self.found
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .extend(names);
+    }
+
     /// The held-back tools that best match `query`, best first: a tool scores for each word
-    /// of the query in its name (twice) or description.
+    /// of the query (of three letters or more in ASCII, so that "a" and "an" match nothing) in
+    /// its name (twice) or description.
     pub fn search(&self, query: &str) -> Vec<&ToolSpec> {
         let words: Vec<String> = query
             .split(|c: char| !c.is_alphanumeric())
-            .filter(|word| word.len() > 1)
+            .filter(|word| !word.is_ascii() || word.len() > 2)
             .map(str::to_lowercase)
             .collect();
         let mut scored: Vec<(usize, &ToolSpec)> = self

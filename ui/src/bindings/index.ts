@@ -44,6 +44,7 @@ export type { McpOverview } from "./McpOverview";
 export type { McpServerConfig } from "./McpServerConfig";
 export type { McpServerState } from "./McpServerState";
 export type { McpServerView } from "./McpServerView";
+export type { McpSignInState } from "./McpSignInState";
 export type { Message } from "./Message";
 export type { MessageHitView } from "./MessageHitView";
 export type { MessageRole } from "./MessageRole";

@@ -2,6 +2,7 @@
 import { memo } from "react";
 import type { View } from "../view";
 import type { ConversationSummary, McpOverview, McpServerView, RecentWorkspace, WorkspaceInfo } from "../api";
+import { McpSignIn, signInAsked } from "./McpSignIn";
 import { LANGS, useI18n, type Lang, type Translate } from "../i18n";
 import { Conversations } from "./history/Conversations";
 
@@ -69,7 +70,8 @@ export const Sidebar = memo(function Sidebar({ workspace, conversations, activeC
                 <span className="mcp-dot" aria-hidden="true" />
                 <span className="side-title">{server.name}</span>
                 <span className="muted small-text">{serverState(t, server)}</span>
-                {server.error && <span className="small-text mcp-error">{server.error}</span>}
+                {server.error && !signInAsked(server) && <span className="small-text mcp-error">{server.error}</span>}
+                <McpSignIn server={server} />
               </li>
             ))}
           </ul>

@@ -9,6 +9,7 @@ import { ArgumentsSection, ErrorSection, ResultText } from "./CallParts";
 import { MediaStrip, StructuredSection, mediaOf } from "./CallMedia";
 import { CopyButton } from "./CopyButton";
 import { CopyTraceId } from "./CopyTraceId";
+import { CallNeedsSignIn, serverNeedingSignIn } from "./McpSignIn";
 import { formatClock, formatFull } from "./history/query";
 import { CallTime, StatusIcon } from "./Status";
 
@@ -32,6 +33,7 @@ export const TimelineCard = memo(function TimelineCard({ call, expanded, selecte
   const summary = summarizeArguments(call.arguments, call.argumentsText);
   const result = call.result ?? "";
   const media = useMemo(() => mediaOf(call.data), [call.data]);
+  const signInServer = serverNeedingSignIn(call.error?.message);
   return (
     <article
       className={`timeline-card phase-${call.phase}${selected ? " selected" : ""}${expanded ? " expanded" : ""}`}
@@ -60,6 +62,7 @@ export const TimelineCard = memo(function TimelineCard({ call, expanded, selecte
         )}
       </button>
       <MediaStrip items={media} tool={call.tool} />
+      {signInServer && <CallNeedsSignIn server={signInServer} />}
       {expanded && (
         <div className="card-body">
           <div className="card-meta">

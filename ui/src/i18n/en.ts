@@ -4,6 +4,7 @@ import { editsEn } from "./edits";
 import { historyEn } from "./history";
 import { mediaEn } from "./media";
 import { modelsEn } from "./models";
+import { mcpSignInEn } from "./mcpSignIn";
 import { settingsEn } from "./settings";
 import { snippetsEn } from "./snippets";
 import { telemetryEn } from "./telemetry";
@@ -15,6 +16,7 @@ export const en = {
   ...historyEn,
   ...mediaEn,
   ...modelsEn,
+  ...mcpSignInEn,
   ...settingsEn,
   ...snippetsEn,
   ...telemetryEn,

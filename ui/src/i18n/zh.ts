@@ -5,6 +5,7 @@ import { editsZh } from "./edits";
 import { historyZh } from "./history";
 import { mediaZh } from "./media";
 import { modelsZh } from "./models";
+import { mcpSignInZh } from "./mcpSignIn";
 import { settingsZh } from "./settings";
 import { snippetsZh } from "./snippets";
 import { telemetryZh } from "./telemetry";
@@ -16,6 +17,7 @@ export const zh: Record<MessageKey, string> = {
   ...historyZh,
   ...mediaZh,
   ...modelsZh,
+  ...mcpSignInZh,
   ...settingsZh,
   ...snippetsZh,
   ...telemetryZh,

@@ -2,6 +2,7 @@
 // change or remove one. Changes apply from the next question.
 import { useCallback, useEffect, useState } from "react";
 import { api, errorMessage, type McpApproval, type McpConfigView, type McpOverview, type McpServerView } from "../../api";
+import { McpSignIn, signInAsked } from "../McpSignIn";
 import { useI18n, type Translate } from "../../i18n";
 import type { MessageKey } from "../../i18n/en";
 import { ConfirmInline, Field } from "./Field";
@@ -169,7 +170,8 @@ export function McpSection({ onChanged }: Props) {
                     <span className="muted small-text">{t("cfgMcpApprovalIs", { approval: t(APPROVALS.find((a) => a.value === row.config.approval)?.label ?? "cfgApprovalAsk") })}</span>
                   </div>
                   <code className="cfg-mono cfg-command">{mcpLaunchLine(row.config)}</code>
-                  {row.live?.error && <p className="small-text mcp-error">{row.live.error}</p>}
+                  {row.live?.error && !signInAsked(row.live) && <p className="small-text mcp-error">{row.live.error}</p>}
+                  {row.live && <McpSignIn server={row.live} signOut />}
                   {stderr.length > 0 && (
                     <details className="cfg-stderr">
                       <summary className="small-text">{t("cfgMcpStderr", { count: stderr.length })}</summary>

@@ -1,0 +1,439 @@
+//! What MCP tools return and which of them are offered, against real servers and a scripted
+//! model that checks what the requests carry: images from `@modelcontextprotocol/server-everything`
+//! (`get-tiny-image`) as image parts for a model that sees and in words for one that does not,
+//! `get-structured-content` checked against its output schema, tools set to `never` and
+//! task-only tools left out of the offer, and a server with 62 tools
+//! (`tests/mcp/fixtures/many-tools-server.js`) offered in part with `find_tools`.
+//!
+//! Without `node` (or the npm packages, which `scripts/mcp-setup` installs) the tests print
+//! why and pass.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Arc;
+
+use pretty_assertions::assert_eq;
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+use tooltrail_agent::{Agent, AgentConfig, AllowAll, CollectingSink, Conversation};
+use tooltrail_llm::{LlmClient, LlmConfig};
+use tooltrail_mcp::{Approval, McpConfig, McpManager, McpOptions, ServerConfig};
+use tooltrail_protocol::{Event, EventBody, ToolErrorCode, ToolStatus};
+use tooltrail_test_support::{Reply, ScriptedServer};
+use tooltrail_tools::{ToolContext, ToolRegistry};
+
+fn interop_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/mcp")
+}
+
+fn everything_entry() -> PathBuf {
+    interop_dir().join("node_modules/@modelcontextprotocol/server-everything/dist/index.js")
+}
+
+/// Whether node and the reference server are here; says why not when they are not.
+fn ready() -> bool {
+    let has_node = Command::new("node")
+        .arg("--version")
+        .output()
+        .is_ok_and(|out| out.status.success());
+    if !has_node {
+        eprintln!("skipped: node is not installed, so the MCP content tests cannot run");
+        return false;
+    }
+    if !everything_entry().exists() {
+        eprintln!(
+            "skipped: tests/mcp/node_modules has no server-everything; run scripts/mcp-setup"
+        );
+        return false;
+    }
+    true
+}
+
+macro_rules! require_node {
+    () => {
+        if !ready() {
+            return;
+        }
+    };
+}
+
+fn everything() -> ServerConfig {
+    ServerConfig::stdio(
+        "everything",
+        "node",
+        &[everything_entry().to_str().unwrap(), "stdio"],
+    )
+}
+
+fn many_tools(count: usize, extra: &[&str]) -> ServerConfig {
+    let script = interop_dir().join("fixtures/many-tools-server.js");
+    let count = count.to_string();
+    let mut args = vec![script.to_str().unwrap(), count.as_str()];
+    args.extend_from_slice(extra);
+    ServerConfig::stdio("many", "node", &args)
+}
+
+fn manager(servers: Vec<ServerConfig>, workspace: &Path) -> McpManager {
+    let mut config = McpConfig::default();
+    for server in servers {
+        config.servers.insert(server.name.clone(), server);
+    }
+    let mut options = McpOptions::for_workspace(workspace);
+    options.login_shell_path = false;
+    McpManager::new(config, options)
+}
+
+async fn registry_with(manager: &McpManager) -> ToolRegistry {
+    let mut registry = ToolRegistry::with_builtins();
+    let failures = manager.register_into(&mut registry).await;
+    assert!(
+        failures.is_empty(),
+        "{:?}",
+        failures
+            .iter()
+            .map(|f| f.error.to_string())
+            .collect::<Vec<_>>()
+    );
+    registry
+}
+
+/// One question to a scripted model, with the MCP tools of `registry`.
+async fn ask(
+    registry: ToolRegistry,
+    root: &Path,
+    replies: Vec<Reply>,
+    llm: impl FnOnce(LlmConfig) -> LlmConfig,
+    config: AgentConfig,
+) -> (ScriptedServer, Vec<Event>, String) {
+    let model = ScriptedServer::start(replies).await;
+    let agent = Agent::new(
+        LlmClient::new(llm(LlmConfig::new(model.base_url(), "m"))).unwrap(),
+        Arc::new(registry),
+        ToolContext::open(root).unwrap(),
+        config,
+    );
+    let sink = CollectingSink::new();
+    let outcome = agent
+        .run_turn(
+            &mut Conversation::new(),
+            "Go on.",
+            &sink,
+            &AllowAll,
+            &CancellationToken::new(),
+        )
+        .await;
+    (model, sink.events(), outcome.text)
+}
+
+fn finished(events: &[Event]) -> Vec<(String, ToolStatus, String, Option<Value>)> {
+    events
+        .iter()
+        .filter_map(|event| match &event.body {
+            EventBody::ToolCallFinished {
+                tool,
+                status,
+                result,
+                data,
+                ..
+            } => Some((tool.clone(), *status, result.clone(), data.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+fn offered(body: &Value) -> Vec<String> {
+    body["tools"]
+        .as_array()
+        .map(|tools| {
+            tools
+                .iter()
+                .filter_map(|tool| tool["function"]["name"].as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn workspace() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    (dir, root)
+}
+
+/// A window that every tool fits in a quarter of.
+const WIDE: u32 = 131_072;
+
+const TINY_PNG_START: &str = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABQAAAAU";
+
+#[tokio::test]
+async fn an_image_goes_to_a_model_that_sees_and_is_told_to_one_that_does_not() {
+    require_node!();
+    let (_dir, root) = workspace();
+    for vision in [true, false] {
+        let manager = manager(vec![everything()], &root);
+        let registry = registry_with(&manager).await;
+        let (model, events, _) = ask(
+            registry,
+            &root,
+            vec![
+                Reply::tool_calls(&[("everything__get-tiny-image", "{}")]),
+                Reply::text("It is the MCP logo."),
+            ],
+            |config| LlmConfig {
+                vision,
+                context_window: Some(WIDE),
+                ..config
+            },
+            AgentConfig::default(),
+        )
+        .await;
+        let calls = finished(&events);
+        assert_eq!(calls.len(), 1);
+        let (tool, status, result, data) = &calls[0];
+        assert_eq!(
+            (tool.as_str(), *status),
+            ("everything__get-tiny-image", ToolStatus::Success)
+        );
+        assert!(result.contains("[image 1: image/png, "), "{result}");
+        // The record keeps the image whole with the call.
+        let image = &data.as_ref().unwrap()["result"]["content"][1];
+        assert_eq!(image["type"], "image");
+        assert_eq!(image["mimeType"], "image/png");
+        assert!(image["data"].as_str().unwrap().len() > 1000);
+
+        let requests = model.chat_requests();
+        let messages = requests[1].body["messages"].as_array().unwrap().clone();
+        let tool_message = messages.iter().find(|m| m["role"] == "tool").unwrap();
+        let text = tool_message["content"].as_str().unwrap();
+        let sent = requests[1].body.to_string();
+        if vision {
+            let last = messages.last().unwrap();
+            assert_eq!(last["role"], "user");
+            assert_eq!(last["content"][1]["type"], "image_url");
+            let url = last["content"][1]["image_url"]["url"].as_str().unwrap();
+            assert!(url.starts_with(TINY_PNG_START), "{url}");
+            assert!(
+                text.ends_with("(The image this tool returned follows in the next message.)"),
+                "{text}"
+            );
+            assert!(!sent.contains("You cannot see"), "{sent}");
+        } else {
+            assert!(!sent.contains("image_url"), "{sent}");
+            assert!(!sent.contains("iVBORw0KGgo"), "{sent}");
+            assert!(
+                text.contains(
+                    "The tool also returned an image (image/png, 3.9 KiB). You cannot see or \
+                     hear it"
+                ),
+                "{text}"
+            );
+        }
+        manager.shutdown().await;
+    }
+}
+
+#[tokio::test]
+async fn structured_content_is_checked_against_the_output_schema() {
+    require_node!();
+    let (_dir, root) = workspace();
+    let manager = manager(vec![everything(), many_tools(0, &["wrong-output"])], &root);
+    let registry = registry_with(&manager).await;
+    let (model, events, _) = ask(
+        registry,
+        &root,
+        vec![
+            Reply::tool_calls(&[
+                (
+                    "everything__get-structured-content",
+                    r#"{"location":"Chicago"}"#,
+                ),
+                ("many__weather_report", r#"{"city":"Chicago"}"#),
+            ]),
+            Reply::text("Chicago is 36 degrees."),
+        ],
+        |config| config,
+        AgentConfig::default(),
+    )
+    .await;
+    let calls = finished(&events);
+    assert_eq!(calls[0].1, ToolStatus::Success);
+    assert_eq!(
+        calls[0].3.as_ref().unwrap()["result"]["structuredContent"],
+        json!({"temperature": 36, "conditions": "Light rain / drizzle", "humidity": 82})
+    );
+    assert_eq!(calls[1].1, ToolStatus::Error);
+    assert!(
+        calls[1].2.starts_with(
+            "error [failed]: the MCP tool weather_report of many returned structured content \
+             that does not match its output schema ("
+        ),
+        "{}",
+        calls[1].2
+    );
+    // The model read the mismatch.
+    let sent = model.chat_requests()[1].body.to_string();
+    assert!(sent.contains("does not match its output schema"), "{sent}");
+    manager.shutdown().await;
+}
+
+#[tokio::test]
+async fn never_tools_and_task_only_tools_are_not_offered() {
+    require_node!();
+    let (_dir, root) = workspace();
+    let mut server = everything();
+    server.tools.insert("get-sum".into(), Approval::Never);
+    let manager = manager(vec![server], &root);
+    let registry = registry_with(&manager).await;
+    let ctx = ToolContext::open(&root).unwrap();
+
+    // A task-only tool says so on its first call, and is not offered after it.
+    let names = |registry: &ToolRegistry| -> Vec<String> {
+        registry
+            .offered_specs()
+            .into_iter()
+            .map(|spec| spec.name)
+            .collect()
+    };
+    assert!(names(&registry).contains(&"everything__simulate-research-query".to_string()));
+    let error = registry
+        .call(
+            "everything__simulate-research-query",
+            r#"{"topic":"tides"}"#,
+            &ctx,
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(error.code, ToolErrorCode::Failed);
+    assert_eq!(
+        error.message,
+        "the MCP tool simulate-research-query of \"everything\" runs only as a background task, \
+         which Tooltrail does not start; it will not be offered again, so answer without it"
+    );
+
+    let (model, _, _) = ask(
+        registry,
+        &root,
+        vec![Reply::text("Nothing to do.")],
+        |config| LlmConfig {
+            context_window: Some(WIDE),
+            ..config
+        },
+        AgentConfig::default(),
+    )
+    .await;
+    let offered = offered(&model.chat_requests()[0].body);
+    assert!(
+        offered.contains(&"everything__echo".to_string()),
+        "{offered:?}"
+    );
+    assert!(
+        !offered.contains(&"everything__get-sum".to_string()),
+        "{offered:?}"
+    );
+    assert!(
+        !offered.contains(&"everything__simulate-research-query".to_string()),
+        "{offered:?}"
+    );
+    manager.shutdown().await;
+}
+
+#[tokio::test]
+async fn many_tools_are_offered_in_part_and_found_with_find_tools() {
+    require_node!();
+    let (_dir, root) = workspace();
+    let manager = manager(vec![many_tools(62, &[])], &root);
+
+    // Every tool offered: a window large enough for them all.
+    let registry = registry_with(&manager).await;
+    let (model, events, _) = ask(
+        registry,
+        &root,
+        vec![Reply::text("Hello.")],
+        |config| LlmConfig {
+            context_window: Some(WIDE),
+            ..config
+        },
+        AgentConfig::default(),
+    )
+    .await;
+    let all = offered(&model.chat_requests()[0].body);
+    assert_eq!(
+        all.iter().filter(|name| name.starts_with("many__")).count(),
+        62
+    );
+    assert!(!all.contains(&"find_tools".to_string()));
+    let before = first_request_tokens(&events);
+
+    // A local model's 8,192 tokens: the built-in tools, the most used MCP tool, find_tools.
+    let registry = registry_with(&manager).await;
+    let create = r#"{"workspace":"team","fields":{"title":"Review"}}"#;
+    let (model, events, text) = ask(
+        registry,
+        &root,
+        vec![
+            Reply::tool_calls(&[("find_tools", r#"{"query":"create calendar event"}"#)]),
+            Reply::tool_calls(&[("many__calendar_create_event", create)]),
+            Reply::text("The review is in the calendar."),
+        ],
+        |config| LlmConfig {
+            context_window: Some(8192),
+            ..config
+        },
+        AgentConfig {
+            tool_counts: BTreeMap::from([("many__jira_get_issue".to_string(), 7)]),
+            ..AgentConfig::default()
+        },
+    )
+    .await;
+    assert_eq!(text, "The review is in the calendar.");
+    let requests = model.chat_requests();
+    let first = offered(&requests[0].body);
+    let mcp_first: Vec<&String> = first.iter().filter(|n| n.starts_with("many__")).collect();
+    assert_eq!(mcp_first, vec!["many__jira_get_issue"]);
+    assert!(first.contains(&"find_tools".to_string()), "{first:?}");
+    assert!(first.contains(&"read_file".to_string()), "{first:?}");
+    let after = first_request_tokens(&events);
+    eprintln!(
+        "first request with 62 MCP tools: {before} tokens with every tool, {after} with \
+         find_tools (window 8,192)"
+    );
+    assert!(after * 2 < before, "{after} tokens, before {before}");
+    assert!(after < 8192 / 2, "{after}");
+
+    // What find_tools found is offered from the next request on, and runs.
+    let second = offered(&requests[1].body);
+    assert!(
+        second.contains(&"many__calendar_create_event".to_string()),
+        "{second:?}"
+    );
+    let calls = finished(&events);
+    assert_eq!(
+        calls
+            .iter()
+            .map(|(tool, status, ..)| (tool.as_str(), *status))
+            .collect::<Vec<_>>(),
+        vec![
+            ("find_tools", ToolStatus::Success),
+            ("many__calendar_create_event", ToolStatus::Success)
+        ]
+    );
+    assert!(
+        calls[0]
+            .2
+            .contains("- many__calendar_create_event: Creates a calendar event")
+    );
+    manager.shutdown().await;
+}
+
+/// The tokens of a turn's first request, as the turn estimated them before sending it.
+fn first_request_tokens(events: &[Event]) -> u32 {
+    events
+        .iter()
+        .find_map(|event| match event.body {
+            EventBody::ContextUsage { used_tokens, .. } => Some(used_tokens),
+            _ => None,
+        })
+        .unwrap()
+}
