@@ -13,6 +13,7 @@ import { Markdown } from "./lazy";
 import { formatCount } from "./history/query";
 import { CallTime, StatusIcon } from "./Status";
 import { InstructionsLine } from "./Welcome";
+import { QuestionText } from "./composer/QuestionText";
 
 interface Props {
   chat: ChatState;
@@ -133,7 +134,9 @@ const Turn = memo(function Turn({ turn, calls, isLast, firstWaiting, selected, o
     <div className="turn" data-turn-id={turn.id}>
       <div className="bubble user">
         <div className="who">{t("you")}</div>
-        <div className="user-text">{turn.question}</div>
+        <div className="user-text">
+          <QuestionText text={turn.question} />
+        </div>
       </div>
       <div className="bubble assistant" aria-busy={turn.status === "running"}>
         <div className="who">{t("assistant")}</div>
