@@ -582,7 +582,6 @@ mod tests {
             "mock-models.ts",
             "mock-settings.ts",
             "mock-snippets.ts",
-            "mock-telemetry.ts",
         ]
         .iter()
         .flat_map(|file| {
