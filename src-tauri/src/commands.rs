@@ -582,6 +582,7 @@ mod tests {
             "mock-models.ts",
             "mock-settings.ts",
             "mock-snippets.ts",
+            "mock-telemetry.ts",
         ]
         .iter()
         .flat_map(|file| {

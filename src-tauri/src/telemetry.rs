@@ -142,7 +142,12 @@ fn sentence(text: &str) -> String {
 
 #[tauri::command]
 pub async fn telemetry_settings() -> CommandResult<TelemetryView> {
-    off_main(view, "settings", "The telemetry settings could not be read.").await
+    off_main(
+        view,
+        "settings",
+        "The telemetry settings could not be read.",
+    )
+    .await
 }
 
 #[tauri::command]

@@ -56,6 +56,8 @@ fn free_port() -> u16 {
 struct Phoenix {
     child: tokio::process::Child,
     url: String,
+    /// Where Phoenix takes OTLP over gRPC.
+    grpc: String,
     _dir: tempfile::TempDir,
 }
 
@@ -63,12 +65,13 @@ impl Phoenix {
     async fn start(program: &Path) -> Self {
         let dir = tempfile::tempdir().unwrap();
         let port = free_port();
+        let grpc_port = free_port();
         let child = tokio::process::Command::new(program)
             .arg("serve")
             .env("PHOENIX_WORKING_DIR", dir.path())
             .env("PHOENIX_HOST", "127.0.0.1")
             .env("PHOENIX_PORT", port.to_string())
-            .env("PHOENIX_GRPC_PORT", free_port().to_string())
+            .env("PHOENIX_GRPC_PORT", grpc_port.to_string())
             .env("PHOENIX_TELEMETRY_ENABLED", "false")
             .stdin(std::process::Stdio::null())
             .stdout(std::fs::File::create(dir.path().join("phoenix.log")).unwrap())
@@ -79,6 +82,7 @@ impl Phoenix {
         let phoenix = Self {
             child,
             url: format!("http://127.0.0.1:{port}"),
+            grpc: format!("http://127.0.0.1:{grpc_port}"),
             _dir: dir,
         };
         // Phoenix migrates its database before it listens: on two busy cores, a minute or two.
@@ -412,9 +416,12 @@ async fn a_question_is_one_trace_in_phoenix_and_serve_joins_the_callers() {
         }
     }
 
-    // With content turned on, the arguments and results are there.
+    // With content turned on, the arguments and results are there; this time over gRPC.
     let model = ScriptedServer::start(replies(&setup)).await;
-    let (started, _) = ask(&setup, &model, &telemetry_env(&phoenix.url, true)).await;
+    let mut envs = telemetry_env(&phoenix.grpc, true);
+    envs.push(("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc".to_string()));
+    let (started, stderr) = ask(&setup, &model, &envs).await;
+    assert!(!stderr.contains("traces could not be sent"), "{stderr}");
     let trace_id = started["turn_id"]
         .as_str()
         .unwrap()
@@ -440,6 +447,40 @@ async fn a_question_is_one_trace_in_phoenix_and_serve_joins_the_callers() {
             .unwrap()
             .contains("The plans are secret."),
         "{root:?}"
+    );
+
+    // A question asked with telemetry off, sent later from the record: the same trace.
+    let model = ScriptedServer::start(replies(&setup)).await;
+    let (started, _) = ask(&setup, &model, &[]).await;
+    let conversation = started["conversation_id"].as_str().unwrap();
+    let trace_id = started["turn_id"]
+        .as_str()
+        .unwrap()
+        .strip_prefix("turn_")
+        .unwrap();
+    let envs = telemetry_env(&phoenix.url, false);
+    let envs: Vec<(&str, &str)> = envs.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let out = run::tooltrail(
+        &["export", "--otlp", "-c", conversation],
+        setup.config.path(),
+        &envs,
+    )
+    .await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let said = text(&out.stdout);
+    assert!(
+        said.starts_with(&format!(
+            "Sent {} spans of 1 question to ",
+            1 + 2 + calls + 1
+        )),
+        "{said}"
+    );
+    let spans = phoenix.spans(trace_id, 1 + 2 + calls + 1).await;
+    let root = named(&spans, "invoke_agent tooltrail");
+    assert_eq!(root.attr("gen_ai.conversation.id"), conversation);
+    assert_eq!(
+        named(&spans, "execute_tool read_file").parent_id.as_deref(),
+        Some(root.span_id.as_str())
     );
 
     // serve: a request with a traceparent lands in the caller's trace, under the caller's span.

@@ -163,6 +163,7 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
     let workspace = folder.path().to_path_buf();
     let model = ScriptedServer::start(Vec::new()).await;
 
+    write_config(&config_dir, &model.base_url(), None)?;
     sink_only(&model, &workspace, &endpoint).await?;
     let (_, off) = phase("telemetry off", &config_dir, None, &model, &workspace).await?;
     let (_, on) = phase(

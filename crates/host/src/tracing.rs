@@ -20,7 +20,16 @@ use tooltrail_telemetry::{
 pub(crate) struct Tracing {
     front_end: FrontEnd,
     current: Mutex<Option<Arc<Telemetry>>>,
+    /// The table last read and the headers' change count then, with what they resolved to:
+    /// the keychain is asked again only when either changes.
+    resolved: Mutex<Option<Resolved>>,
     warned: AtomicBool,
+}
+
+struct Resolved {
+    section: TelemetrySection,
+    header_changes: u64,
+    config: Result<Option<TelemetryConfig>, String>,
 }
 
 impl Tracing {
@@ -28,6 +37,7 @@ impl Tracing {
         Self {
             front_end,
             current: Mutex::new(None),
+            resolved: Mutex::new(None),
             warned: AtomicBool::new(false),
         }
     }
@@ -41,16 +51,7 @@ impl Tracing {
     pub(crate) fn refresh(&self) -> Option<Arc<Telemetry>> {
         let resolved = TelemetrySection::read()
             .map_err(|error| error.to_string())
-            .and_then(|section| {
-                // The keychain is asked only once the rest says telemetry is on.
-                match TelemetryConfig::resolve(&file_options(section.clone())) {
-                    Ok(Some(_)) => {
-                        TelemetryConfig::resolve(&file_options(section.with_stored_headers()))
-                    }
-                    other => other,
-                }
-                .map_err(|error| error.to_string())
-            });
+            .and_then(|section| self.resolve(section));
         let mut current = self.current.lock().unwrap_or_else(|p| p.into_inner());
         let config = match resolved {
             Ok(Some(config)) => config,
@@ -79,6 +80,33 @@ impl Tracing {
                 None
             }
         }
+    }
+
+    /// The configuration `section` (with the environment) gives, reusing the last one while
+    /// neither the table nor the stored headers changed.
+    fn resolve(&self, section: TelemetrySection) -> Result<Option<TelemetryConfig>, String> {
+        let header_changes = tooltrail_settings::telemetry::headers_changes();
+        let mut last = self.resolved.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(last) = last.as_ref()
+            && last.section == section
+            && last.header_changes == header_changes
+        {
+            return last.config.clone();
+        }
+        // The keychain is asked only once the rest says telemetry is on.
+        let config = match TelemetryConfig::resolve(&file_options(section.clone())) {
+            Ok(Some(_)) => {
+                TelemetryConfig::resolve(&file_options(section.clone().with_stored_headers()))
+            }
+            other => other,
+        }
+        .map_err(|error| error.to_string());
+        *last = Some(Resolved {
+            section,
+            header_changes,
+            config: config.clone(),
+        });
+        config
     }
 
     fn warn(&self, message: &str) {

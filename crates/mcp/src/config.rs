@@ -588,6 +588,48 @@ mod tests {
     }
 
     #[test]
+    fn the_oauth_field_names_a_client_and_scopes_and_never_shows_the_secret() {
+        let config = parse(
+            r#"{"mcpServers": {"t": {"url": "https://t.example/mcp", "oauth": {
+                "client_id": "desk", "client_secret": "${TOKEN}", "scopes": "a b"}}}}"#,
+        )
+        .unwrap();
+        let server = &config.servers["t"];
+        assert_eq!(
+            server.oauth,
+            Some(OAuthConfig {
+                client_id: Some("desk".into()),
+                client_secret: Some("s3cret".into()),
+                scopes: vec!["a".into(), "b".into()],
+                client_metadata_url: None,
+            })
+        );
+        assert!(!serde_json::to_string(server).unwrap().contains("s3cret"));
+        for (oauth, message) in [
+            (
+                r#"{"client_secret": "x"}"#,
+                "has a \"client_secret\" without the \"client_id\" it belongs to",
+            ),
+            (
+                r#"{"client_metadata_url": "http://x/c.json"}"#,
+                "field \"client_metadata_url\" must be an https:// URL",
+            ),
+        ] {
+            let text = format!(
+                r#"{{"mcpServers": {{"t": {{"url": "https://t/mcp", "oauth": {oauth}}}}}}}"#
+            );
+            assert_eq!(
+                parse(&text).unwrap_err(),
+                format!("mcp.json: server \"t\": \"oauth\" {message}")
+            );
+        }
+        assert_eq!(
+            parse(r#"{"mcpServers": {"s": {"command": "x", "oauth": {}}}}"#).unwrap_err(),
+            "mcp.json: server \"s\": \"oauth\" only applies to servers with a \"url\""
+        );
+    }
+
+    #[test]
     fn errors_name_the_server_and_field() {
         let cases = [
             (

@@ -222,6 +222,7 @@ impl Connection {
     ) -> (Result<CallToolResult, RequestFailure>, Vec<McpProgress>) {
         let mut params = CallToolRequestParams::new(tool.to_string());
         params.arguments = Some(arguments);
+        let retry = params.clone();
         let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
         let options = PeerRequestOptions::with_timeout(timeout)
             .reset_timeout_on_progress()
@@ -241,10 +242,13 @@ impl Connection {
         let outcome = tokio::select! {
             response = handle.await_response() => match response {
                 Ok(ServerResult::CallToolResult(result)) => Ok(result),
-                Ok(ServerResult::InputRequiredResult(_)) => Err(RequestFailure::Other(
-                    "the server asked for more input mid-call, which Tooltrail does not support"
-                        .into(),
-                )),
+                // SEP-2322: the server needs input (a form, the model, the roots) before it
+                // answers. The SDK's helper asks our handler for each and sends the call again
+                // with the answers and the server's requestState, round after round; it starts
+                // from a fresh first round, which such a server answers the same way.
+                Ok(ServerResult::InputRequiredResult(_)) => {
+                    self.call_with_input_rounds(retry, timeout).await
+                }
                 Ok(ServerResult::CreateTaskResult(_)) => Err(RequestFailure::Other(
                     "the server turned the call into a background task, which Tooltrail does \
                      not support"
@@ -274,6 +278,23 @@ impl Connection {
     /// The session's peer, for the requests other modules send (resources, prompts).
     pub(crate) fn peer(&self) -> &Peer<RoleClient> {
         &self.peer
+    }
+
+    /// A call driven through the server's input rounds (SEP-2322) by the SDK.
+    async fn call_with_input_rounds(
+        &self,
+        params: CallToolRequestParams,
+        timeout: Duration,
+    ) -> Result<CallToolResult, RequestFailure> {
+        let service = self.service.lock().await;
+        let Some(service) = service.as_ref() else {
+            return Err(RequestFailure::Closed);
+        };
+        let rounds = timeout.saturating_mul(MAX_TOTAL_TIMEOUTS);
+        match tokio::time::timeout(rounds, service.call_tool(params)).await {
+            Err(_) => Err(RequestFailure::Timeout(rounds)),
+            Ok(result) => result.map_err(failure),
+        }
     }
 
     /// Ends the session (and, for stdio, the process) within a few seconds.

@@ -11,6 +11,8 @@
 //! capture_content = false              # prompts, arguments and results in spans
 //! ```
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use serde::{Deserialize, Serialize};
 use toml_edit::{Item, Value};
 
@@ -114,13 +116,24 @@ impl ConfigEditor {
     }
 }
 
+/// Counts this process's changes to the stored headers, so that a reader may keep what it read
+/// from the (slow) keychain until they change.
+static HEADERS_CHANGES: AtomicU64 = AtomicU64::new(0);
+
 /// Keeps the OTLP headers in the keychain (an empty text removes them).
 pub fn store_headers(headers: &str) -> Result<(), SettingsError> {
-    if headers.trim().is_empty() {
+    let stored = if headers.trim().is_empty() {
         OsKeychain.delete(HEADERS_KEY)
     } else {
         OsKeychain.set(HEADERS_KEY, headers.trim())
-    }
+    };
+    HEADERS_CHANGES.fetch_add(1, Ordering::SeqCst);
+    stored
+}
+
+/// How many times this process has changed the stored headers.
+pub fn headers_changes() -> u64 {
+    HEADERS_CHANGES.load(Ordering::SeqCst)
 }
 
 /// Whether OTLP headers are kept in the keychain (their values are never shown again).

@@ -79,20 +79,35 @@ impl Telemetry {
     /// (a header that is not a valid header, say); a collector that is down is found out
     /// later, and costs a warning once.
     pub fn start(config: TelemetryConfig, front_end: FrontEnd) -> Result<Self, TelemetryError> {
-        let exporter = build_exporter(&config)?;
         let resource = resource(&config, front_end);
         let (sender, receiver) = mpsc::channel(QUEUE);
-        let endpoint = config.endpoint.clone();
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
             .map_err(|error| TelemetryError::Exporter(error.to_string()))?;
+        // The exporter is built on the thread's own runtime: gRPC's channel starts a task of
+        // its own there, not on the front end's runtime.
+        let (built, build_result) = std_mpsc::channel();
+        let thread_config = config.clone();
         std::thread::Builder::new()
             .name("tooltrail-otlp".into())
             .spawn(move || {
-                runtime.block_on(export_loop(exporter, resource, receiver, endpoint));
+                runtime.block_on(async move {
+                    match build_exporter(&thread_config) {
+                        Ok(exporter) => {
+                            let _ = built.send(Ok(()));
+                            export_loop(exporter, resource, receiver, thread_config.endpoint).await;
+                        }
+                        Err(error) => {
+                            let _ = built.send(Err(error));
+                        }
+                    }
+                });
             })
             .map_err(|error| TelemetryError::Exporter(error.to_string()))?;
+        build_result.recv().map_err(|_| {
+            TelemetryError::Exporter("the exporting thread stopped at once".to_string())
+        })??;
         Ok(Self {
             builder: Mutex::new(TraceBuilder::new(config.capture_content)),
             config,

@@ -8,13 +8,12 @@ import type { Outgoing } from "../session";
 import type { CallView, ChatState, RoundView, TurnView } from "../state/chat";
 import { ApprovalCard } from "./ApprovalCard";
 import { QuestionCard } from "./QuestionCard";
-import { ElicitationCard } from "./ElicitationCard";
-import { SamplingCard } from "./SamplingCard";
 import { UndoChanges } from "./UndoChanges";
 import { Markdown } from "./lazy";
 import { formatCount } from "./history/query";
 import { CallTime, StatusIcon } from "./Status";
 import { InstructionsLine } from "./Welcome";
+import { QuestionText } from "./composer/QuestionText";
 
 interface Props {
   chat: ChatState;
@@ -135,7 +134,9 @@ const Turn = memo(function Turn({ turn, calls, isLast, firstWaiting, selected, o
     <div className="turn" data-turn-id={turn.id}>
       <div className="bubble user">
         <div className="who">{t("you")}</div>
-        <div className="user-text">{turn.question}</div>
+        <div className="user-text">
+          <QuestionText text={turn.question} />
+        </div>
       </div>
       <div className="bubble assistant" aria-busy={turn.status === "running"}>
         <div className="who">{t("assistant")}</div>
@@ -168,13 +169,6 @@ const Turn = memo(function Turn({ turn, calls, isLast, firstWaiting, selected, o
                       {call.phase === "waiting" && <ApprovalCard call={call} primary={firstWaiting === callId} onAnswer={onAnswer} />}
                       {call.phase === "running" && call.question && (
                         <QuestionCard call={call} primary={firstWaiting === undefined} onAnswer={onAnswerQuestion} />
-                      )}
-                      {call.requests?.map((request) =>
-                        request.kind === "elicitation" ? (
-                          <ElicitationCard key={request.requestId} request={request} live={call.phase === "running"} />
-                        ) : (
-                          <SamplingCard key={request.requestId} request={request} live={call.phase === "running"} />
-                        ),
                       )}
                     </li>
                   );

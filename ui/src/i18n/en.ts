@@ -4,7 +4,6 @@ import { editsEn } from "./edits";
 import { historyEn } from "./history";
 import { mediaEn } from "./media";
 import { modelsEn } from "./models";
-import { serverRequestsEn } from "./serverRequests";
 import { mcpSignInEn } from "./mcpSignIn";
 import { settingsEn } from "./settings";
 import { snippetsEn } from "./snippets";
@@ -17,7 +16,6 @@ export const en = {
   ...historyEn,
   ...mediaEn,
   ...modelsEn,
-  ...serverRequestsEn,
   ...mcpSignInEn,
   ...settingsEn,
   ...snippetsEn,

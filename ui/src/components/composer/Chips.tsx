@@ -38,11 +38,9 @@ export function Chips({ chips, onRemove }: Props) {
         const title = chip.source.kind === "file" ? chip.source.path : `${chip.source.server}: ${chip.source.uri}`;
         return (
           <li key={chip.key} className={chip.error ? "attach-chip failed" : "attach-chip"} title={title}>
-            <span className="attach-kind" aria-hidden="true">
-              {chip.source.kind === "file" ? "📄" : "🔗"}
-            </span>
+            {chip.source.kind === "resource" && <span className="attach-server">{chip.source.server}:</span>}
             <span className="attach-name">{chip.name}</span>
-            <span className="attach-size muted">{size}</span>
+            <span className="attach-size">{size}</span>
             {chip.updated && <span className="attach-updated">{t("attachmentUpdated")}</span>}
             <button type="button" className="attach-remove" aria-label={t("attachmentRemove", { name: chip.name })} onClick={() => onRemove(chip.key)}>
               ×

@@ -3,6 +3,7 @@ import userEvent from "@testing-library/user-event";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { I18nProvider } from "../../i18n";
 import { Composer, triggerAt } from "../Composer";
+import { splitAttachments } from "./QuestionText";
 
 const api = vi.hoisted(() => ({
   mcpContent: vi.fn(),
@@ -100,5 +101,20 @@ describe("Composer attachments and prompts", () => {
     expect(api.getMcpPrompt).toHaveBeenCalledWith("everything", "args-prompt", { city: "Paris" });
     await waitFor(() => expect(box).toHaveValue("What's weather in Paris?\n\nAssistant: Which day?"));
     expect(api.completePromptArgument).toHaveBeenCalledWith("everything", "args-prompt", "city", expect.any(String), {});
+  });
+});
+
+describe("splitAttachments", () => {
+  it("takes the attachment blocks off the head of a question", () => {
+    const text =
+      '<attachment name="a &quot;b&quot;.txt" source="a.txt">\nalpha\n</attachment>\n\n<attachment name="doc" source="s:demo://d" type="text/plain">\nx\n</attachment>\n\nWhat?';
+    expect(splitAttachments(text)).toEqual({
+      attached: [
+        { name: 'a "b".txt', source: "a.txt" },
+        { name: "doc", source: "s:demo://d" },
+      ],
+      question: "What?",
+    });
+    expect(splitAttachments("Plain <attachment")).toEqual({ attached: [], question: "Plain <attachment" });
   });
 });

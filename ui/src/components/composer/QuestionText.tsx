@@ -1,0 +1,37 @@
+// A question as the conversation shows it: the attachments the model got before it (in
+// `<attachment>` blocks) shown as chips with their names, not as their whole text.
+import { useI18n } from "../../i18n";
+
+const BLOCK = /^<attachment name="([^"]*)" source="([^"]*)"(?: type="[^"]*")?>\n[\s\S]*?\n<\/attachment>\n\n/;
+
+const unescape = (text: string) => text.replaceAll("&quot;", '"').replaceAll("&lt;", "<").replaceAll("&amp;", "&");
+
+/** The attachments' names and sources at the head of `text`, and the question after them. */
+export function splitAttachments(text: string): { attached: { name: string; source: string }[]; question: string } {
+  const attached: { name: string; source: string }[] = [];
+  let rest = text;
+  for (let found = BLOCK.exec(rest); found; found = BLOCK.exec(rest)) {
+    attached.push({ name: unescape(found[1] ?? ""), source: unescape(found[2] ?? "") });
+    rest = rest.slice(found[0].length);
+  }
+  return { attached, question: rest };
+}
+
+export function QuestionText({ text }: { text: string }) {
+  const { t } = useI18n();
+  const { attached, question } = splitAttachments(text);
+  return (
+    <>
+      {attached.length > 0 && (
+        <ul className="attach-chips question-attachments" aria-label={t("attachmentsLabel")}>
+          {attached.map((item) => (
+            <li key={item.source} className="attach-chip" title={item.source}>
+              <span className="attach-name">{item.name}</span>
+            </li>
+          ))}
+        </ul>
+      )}
+      {question}
+    </>
+  );
+}
