@@ -31,6 +31,7 @@ mod questions;
 mod recent;
 mod records;
 mod settings;
+mod server_requests;
 mod snippets;
 mod telemetry;
 mod turn;
@@ -78,6 +79,7 @@ pub fn run() -> anyhow::Result<()> {
         .manage(mcp_content::WatchedServers::default())
         .manage(approvals::PendingApprovals::default())
         .manage(questions::PendingQuestions::default())
+        .manage(server_requests::PendingServerRequests::default())
         .manage(models::Downloads::default())
         .setup(move |app| {
             let _ = sign_in_notify.set(app.handle().clone());
@@ -106,6 +108,9 @@ pub fn run() -> anyhow::Result<()> {
             commands::cancel_turn,
             commands::answer_approval,
             commands::answer_question,
+            server_requests::answer_elicitation,
+            server_requests::answer_sampling,
+            server_requests::open_elicitation_url,
             commands::turn_changes,
             commands::undo_changes,
             commands::list_conversations,

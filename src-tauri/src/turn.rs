@@ -43,7 +43,10 @@ pub async fn start(
     let (ctx, _) = app.state::<WorkspaceState>().context()?;
     let ctx = ctx.with_user(Arc::new(WindowAsker { app: app.clone() }));
     let host = app.state::<Host>();
-    let engine = host.engine(&Overrides::default(), ctx).await?;
+    let mut engine = host.engine(&Overrides::default(), ctx).await?;
+    engine.answer_servers_with(Arc::new(crate::server_requests::WindowRequests {
+        app: app.clone(),
+    }));
     let mut conversation = host.begin(conversation_id.as_deref())?;
     let input = match crate::mcp_content::question_input(
         &app,
@@ -64,6 +67,9 @@ pub async fn start(
     let cancel = app.state::<RunningTurns>().start(&id);
     let task_app = app.clone();
     tauri::async_runtime::spawn(async move {
+        // The whole engine, not only the parts the turn reads: its route for the servers'
+        // requests lives as long as it does.
+        let engine = engine;
         let host = task_app.state::<Host>();
         let sink = host.sink(Box::new(WindowSink { channel }));
         let approver = WindowApprover {

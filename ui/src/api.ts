@@ -12,6 +12,7 @@ import type {
   ConnectionTest,
   ConversationSummary,
   DayTokens,
+  ElicitationAction,
   Event,
   ExportFormat,
   ExportResult,
@@ -97,6 +98,13 @@ export const api = {
   answerApproval: (callId: string, reply: ApprovalReply) => invoke<void>("answer_approval", { callId, reply }),
   /** Answers an `ask_user` question; `null` dismisses it. */
   answerQuestion: (callId: string, answer: string | null) => invoke<void>("answer_question", { callId, answer }),
+  /** Answers an MCP server's form or page; `content` holds an accepted form's values. */
+  answerElicitation: (requestId: string, action: ElicitationAction, content: Record<string, unknown> | null) =>
+    invoke<void>("answer_elicitation", { requestId, action, content }),
+  /** Lets an MCP server use the model for its request, or not. */
+  answerSampling: (requestId: string, allow: boolean) => invoke<void>("answer_sampling", { requestId, allow }),
+  /** Opens the page a waiting MCP request names, in the browser. */
+  openElicitationUrl: (requestId: string) => invoke<void>("open_elicitation_url", { requestId }),
   /** The turns of a conversation that wrote files, oldest first. */
   turnChanges: (conversationId: string) => invoke<TurnChanges[]>("turn_changes", { conversationId }),
   /** Puts back what a turn (or, without `turnId`, the whole conversation) wrote. */

@@ -109,6 +109,10 @@ mockIPC((cmd, payload) => {
       return null;
     case "answer_question":
       return null;
+    case "answer_elicitation":
+    case "answer_sampling":
+    case "open_elicitation_url":
+      return null;
     case "project_instructions":
       return config.instructions ?? { file: null, on: true };
     case "set_project_instructions":

@@ -59,7 +59,8 @@ pub struct Engine {
 impl Engine {
     /// Puts the MCP servers' requests made while this engine's questions run (a form to fill
     /// in, a page to open, a use of the model) to `user`, for as long as the engine lives.
-    /// Without it they are declined.
+    /// Without it they are declined. Keep the engine itself, not only its agent, for as long
+    /// as its questions run: the route closes when it is dropped.
     pub fn answer_servers_with(&mut self, user: Arc<dyn RequestUser>) {
         self.route = Some(
             self.desk

@@ -8,6 +8,8 @@ import type { Outgoing } from "../session";
 import type { CallView, ChatState, RoundView, TurnView } from "../state/chat";
 import { ApprovalCard } from "./ApprovalCard";
 import { QuestionCard } from "./QuestionCard";
+import { ElicitationCard } from "./ElicitationCard";
+import { SamplingCard } from "./SamplingCard";
 import { UndoChanges } from "./UndoChanges";
 import { Markdown } from "./lazy";
 import { formatCount } from "./history/query";
@@ -169,6 +171,13 @@ const Turn = memo(function Turn({ turn, calls, isLast, firstWaiting, selected, o
                       {call.phase === "waiting" && <ApprovalCard call={call} primary={firstWaiting === callId} onAnswer={onAnswer} />}
                       {call.phase === "running" && call.question && (
                         <QuestionCard call={call} primary={firstWaiting === undefined} onAnswer={onAnswerQuestion} />
+                      )}
+                      {call.requests?.map((request) =>
+                        request.kind === "elicitation" ? (
+                          <ElicitationCard key={request.requestId} request={request} live={call.phase === "running"} />
+                        ) : (
+                          <SamplingCard key={request.requestId} request={request} live={call.phase === "running"} />
+                        ),
                       )}
                     </li>
                   );

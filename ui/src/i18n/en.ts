@@ -4,6 +4,7 @@ import { editsEn } from "./edits";
 import { historyEn } from "./history";
 import { mediaEn } from "./media";
 import { modelsEn } from "./models";
+import { serverRequestsEn } from "./serverRequests";
 import { mcpSignInEn } from "./mcpSignIn";
 import { settingsEn } from "./settings";
 import { snippetsEn } from "./snippets";
@@ -16,6 +17,7 @@ export const en = {
   ...historyEn,
   ...mediaEn,
   ...modelsEn,
+  ...serverRequestsEn,
   ...mcpSignInEn,
   ...settingsEn,
   ...snippetsEn,

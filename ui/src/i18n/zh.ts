@@ -5,6 +5,7 @@ import { editsZh } from "./edits";
 import { historyZh } from "./history";
 import { mediaZh } from "./media";
 import { modelsZh } from "./models";
+import { serverRequestsZh } from "./serverRequests";
 import { mcpSignInZh } from "./mcpSignIn";
 import { settingsZh } from "./settings";
 import { snippetsZh } from "./snippets";
@@ -17,6 +18,7 @@ export const zh: Record<MessageKey, string> = {
   ...historyZh,
   ...mediaZh,
   ...modelsZh,
+  ...serverRequestsZh,
   ...mcpSignInZh,
   ...settingsZh,
   ...snippetsZh,

@@ -2,6 +2,7 @@
 // live events and replays stored ones through the same function, so a redrawn conversation
 // looks exactly like the live one did.
 import type { ApprovalRecord, ErrorCode, Event, FileChange, JsonValue, ToolError, ToolMode, ToolStatus, TurnEnd, Usage } from "../bindings";
+import type { ElicitationAction, ElicitationRequest, SamplingMessage } from "../bindings";
 import { instructionsIn, type InstructionsUse } from "./instructions";
 
 /** Where a tool call is: its arguments streaming, waiting for approval, running, or ended. */
@@ -24,6 +25,26 @@ export interface QuestionView {
   text: string;
   choices: string[];
 }
+
+/** What an MCP server asked while one of its tools ran, and how it was answered. */
+export type ServerRequestView =
+  | {
+      kind: "elicitation";
+      requestId: string;
+      server: string;
+      message: string;
+      request: ElicitationRequest;
+      answer?: { action: ElicitationAction; content?: JsonValue; reason?: string };
+    }
+  | {
+      kind: "sampling";
+      requestId: string;
+      server: string;
+      systemPrompt?: string;
+      messages: SamplingMessage[];
+      maxTokens: number;
+      answer?: { approved: boolean; text?: string; model?: string; usage?: Usage; reason?: string };
+    };
 
 export interface CallView {
   callId: string;
@@ -49,6 +70,8 @@ export interface CallView {
   ask?: ApprovalAsk;
   /** The question the call asks the user, while and after it waits for the answer. */
   question?: QuestionView;
+  /** The forms, pages and uses of the model its MCP server asked for while it ran. */
+  requests?: ServerRequestView[];
   truncatedForModel?: boolean;
   /** The MCP server the tool belongs to (built-in tools have none). */
   server?: string;
@@ -328,6 +351,56 @@ function fold(draft: Draft, event: Event) {
       const call = draft.state.calls[event.call_id];
       if (!call) return;
       draft.call(event.call_id)!.question = { text: event.question, choices: event.choices };
+      return;
+    }
+    case "elicitation_requested":
+    case "sampling_requested": {
+      if (!draft.state.calls[event.call_id]) return;
+      const call = draft.call(event.call_id)!;
+      const request: ServerRequestView =
+        event.type === "elicitation_requested"
+          ? { kind: "elicitation", requestId: event.request_id, server: event.server, message: event.message, request: event.request }
+          : {
+              kind: "sampling",
+              requestId: event.request_id,
+              server: event.server,
+              messages: event.messages,
+              maxTokens: event.max_tokens,
+              ...(event.system_prompt !== undefined ? { systemPrompt: event.system_prompt } : {}),
+            };
+      call.requests = [...(call.requests ?? []).filter((known) => known.requestId !== event.request_id), request];
+      return;
+    }
+    case "elicitation_answered":
+    case "sampling_answered": {
+      if (!draft.state.calls[event.call_id]) return;
+      const call = draft.call(event.call_id)!;
+      call.requests = (call.requests ?? []).map((request): ServerRequestView => {
+        if (request.requestId !== event.request_id) return request;
+        if (request.kind === "elicitation" && event.type === "elicitation_answered") {
+          return {
+            ...request,
+            answer: {
+              action: event.action,
+              ...(event.content !== undefined ? { content: event.content } : {}),
+              ...(event.reason !== undefined ? { reason: event.reason } : {}),
+            },
+          };
+        }
+        if (request.kind === "sampling" && event.type === "sampling_answered") {
+          return {
+            ...request,
+            answer: {
+              approved: event.approved,
+              ...(event.text !== undefined ? { text: event.text } : {}),
+              ...(event.model !== undefined ? { model: event.model } : {}),
+              ...(event.usage !== undefined ? { usage: event.usage } : {}),
+              ...(event.reason !== undefined ? { reason: event.reason } : {}),
+            },
+          };
+        }
+        return request;
+      });
       return;
     }
     case "tool_call_started": {
