@@ -56,7 +56,9 @@ pub async fn run(args: AskArgs) -> anyhow::Result<ExitCode> {
     if let Some(problem) = history.problem() {
         eprintln!("warning: {problem}; this answer will not be kept");
     }
-    let host = Host::new(history);
+    let mut host = Host::new(history);
+    // A server that asks for sign-in may open the browser only with a person at the terminal.
+    host.set_mcp_sign_in(crate::mcp_cmd::sign_in_options());
 
     let mut conversation = host.begin(args.conversation.as_deref()).map_err(|error| match (
         &error,

@@ -238,6 +238,12 @@ impl Host {
         &self.toolbox
     }
 
+    /// How MCP servers started from now on sign in when they ask (kept in the keychain either
+    /// way; by default no browser opens, and their tools say to run `tooltrail mcp login`).
+    pub fn set_mcp_sign_in(&mut self, options: tooltrail_mcp::SignInOptions) {
+        self.toolbox.set_sign_in(options);
+    }
+
     /// The MCP servers of the folder asked about last.
     pub async fn mcp_overview(&self) -> McpOverview {
         self.toolbox.overview().await

@@ -53,6 +53,7 @@ mod host;
 pub mod instructions;
 mod local;
 pub mod mcp_content;
+pub mod mcp_sign_in;
 mod models;
 pub mod rules;
 mod sandbox;

@@ -134,6 +134,9 @@ pub struct Toolbox {
     loaded: Mutex<Vec<Loaded>>,
     /// Who answers the servers' elicitation and sampling requests.
     answerer: Option<Arc<dyn McpAnswerer>>,
+    /// How servers that ask for sign-in get it: kept in the keychain; no browser opens unless
+    /// the front end says so ([`Toolbox::set_sign_in`]).
+    sign_in: tooltrail_mcp::SignInOptions,
 }
 
 impl Toolbox {
@@ -143,7 +146,13 @@ impl Toolbox {
             config: mcp_json,
             loaded: Mutex::new(Vec::new()),
             answerer: None,
+            sign_in: crate::mcp_sign_in::sign_in_options(false),
         }
+    }
+
+    /// How the servers started from now on sign in (the app lets them open the browser).
+    pub fn set_sign_in(&mut self, options: tooltrail_mcp::SignInOptions) {
+        self.sign_in = options;
     }
 
     /// The same toolbox, with the servers it starts sending their elicitation and sampling
@@ -177,6 +186,7 @@ impl Toolbox {
                     self.config.as_deref(),
                     stamp,
                     self.answerer.as_ref(),
+                    &self.sign_in,
                 )
                 .await;
                 failures = failed;
@@ -411,6 +421,7 @@ async fn load(
     path: Option<&Path>,
     stamp: Option<SystemTime>,
     answerer: Option<&Arc<dyn McpAnswerer>>,
+    sign_in: &tooltrail_mcp::SignInOptions,
 ) -> (Loaded, Vec<ServerFailure>) {
     let mut mcp = ToolRegistry::new();
     let config = match path.map(McpConfig::load) {
@@ -420,7 +431,9 @@ async fn load(
     };
     let (manager, problem, failures) = match config {
         Ok(Some(config)) if !config.servers.is_empty() => {
-            let mut manager = McpManager::new(config, McpOptions::for_workspace(workspace));
+            let mut options = McpOptions::for_workspace(workspace);
+            options.sign_in = sign_in.clone();
+            let mut manager = McpManager::new(config, options);
             if let Some(answerer) = answerer {
                 manager = manager.answer_with(Arc::clone(answerer));
             }
