@@ -1,0 +1,407 @@
+//! `tooltrail mcp resources|read|prompts` and `tooltrail ask --attach/--prompt/--arg` against
+//! the reference server `@modelcontextprotocol/server-everything` (pinned in
+//! `tests/mcp/package.json`; installed on first run when missing), with a scripted model that
+//! records what each request carries. Without node the tests say so and pass.
+
+#![allow(clippy::unwrap_used)]
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+use std::sync::OnceLock;
+
+use pretty_assertions::assert_eq;
+use serde_json::{Value, json};
+use tooltrail_test_support::{Reply, ScriptedServer};
+
+/// server-everything's entry point; `None` (after saying why) without node.
+fn everything_server() -> Option<PathBuf> {
+    static READY: OnceLock<bool> = OnceLock::new();
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/mcp");
+    let entry = dir.join("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    let ready = *READY.get_or_init(|| {
+        let has_node = std::process::Command::new("node")
+            .arg("--version")
+            .output()
+            .is_ok_and(|out| out.status.success());
+        if !has_node {
+            eprintln!("skipped: node is not installed, so the MCP tests cannot run");
+            return false;
+        }
+        if !entry.exists() {
+            let status = std::process::Command::new("npm")
+                .args(["install", "--no-audit", "--no-fund"])
+                .current_dir(&dir)
+                .status()
+                .unwrap();
+            assert!(status.success(), "npm install in tests/mcp failed");
+        }
+        true
+    });
+    ready.then(|| entry.canonicalize().unwrap())
+}
+
+struct Setup {
+    _dirs: Vec<tempfile::TempDir>,
+    workspace: PathBuf,
+    config: PathBuf,
+    data: PathBuf,
+}
+
+/// A workspace with one file, and an mcp.json with server-everything as `everything`.
+fn setup(entry: &Path) -> Setup {
+    let ws = tempfile::tempdir().unwrap();
+    let workspace = ws.path().canonicalize().unwrap();
+    std::fs::write(workspace.join("notes.txt"), "alpha\nbeta\n").unwrap();
+    let config_dir = tempfile::tempdir().unwrap();
+    let data_dir = tempfile::tempdir().unwrap();
+    let mcp = json!({"mcpServers": {
+        "everything": {"command": "node", "args": [entry, "stdio"]}
+    }});
+    std::fs::write(
+        config_dir.path().join("mcp.json"),
+        serde_json::to_string_pretty(&mcp).unwrap(),
+    )
+    .unwrap();
+    Setup {
+        config: config_dir.path().to_path_buf(),
+        data: data_dir.path().to_path_buf(),
+        workspace,
+        _dirs: vec![ws, config_dir, data_dir],
+    }
+}
+
+async fn tooltrail(args: &[&str], setup: &Setup) -> Output {
+    tokio::process::Command::new(env!("CARGO_BIN_EXE_tooltrail"))
+        .args(args)
+        .env_remove("TOOLTRAIL_BASE_URL")
+        .env_remove("TOOLTRAIL_MODEL")
+        .env_remove("TOOLTRAIL_API_KEY")
+        .env("TOOLTRAIL_CONFIG_DIR", &setup.config)
+        .env("TOOLTRAIL_DATA_DIR", &setup.data)
+        .env("NO_COLOR", "1")
+        .current_dir(&setup.workspace)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .await
+        .unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn docs_file(entry: &Path, name: &str) -> String {
+    std::fs::read_to_string(entry.parent().unwrap().join("docs").join(name)).unwrap()
+}
+
+const INSTRUCTIONS: &str = "demo://resource/static/document/instructions.md";
+
+#[tokio::test]
+async fn mcp_resources_read_and_prompts_list_what_the_server_has() {
+    let Some(entry) = everything_server() else {
+        return;
+    };
+    let setup = setup(&entry);
+
+    let out = tooltrail(&["mcp", "resources", "everything"], &setup).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let listing = text(&out.stdout);
+    assert!(listing.starts_with("resources:\n"), "{listing}");
+    assert!(
+        listing.contains(&format!(
+            "  {INSTRUCTIONS}  instructions.md (text/markdown) — "
+        )),
+        "{listing}"
+    );
+    assert!(
+        listing.contains("templates:\n  demo://resource/dynamic/text/{resourceId}  Dynamic Text Resource (text/plain)"),
+        "{listing}"
+    );
+
+    let out = tooltrail(&["mcp", "resources", "everything", "--json"], &setup).await;
+    let items: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let templates: Vec<&Value> = items
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|item| item["template"] == true)
+        .collect();
+    assert_eq!(templates.len(), 2);
+
+    let out = tooltrail(&["mcp", "read", "everything", INSTRUCTIONS], &setup).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stdout).trim_end(),
+        docs_file(&entry, "instructions.md").trim_end()
+    );
+
+    let out = tooltrail(
+        &[
+            "mcp",
+            "read",
+            "everything",
+            "demo://resource/dynamic/text/0",
+        ],
+        &setup,
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr)
+            .starts_with("error: the MCP server \"everything\" failed to read the resource: "),
+        "{}",
+        text(&out.stderr)
+    );
+
+    let out = tooltrail(&["mcp", "prompts", "everything"], &setup).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let listing = text(&out.stdout);
+    assert!(
+        listing.contains(
+            "everything/args-prompt — A prompt with two arguments, one required and one optional\n  --arg city=… (required): Name of the city\n  --arg state=…\n"
+        ),
+        "{listing}"
+    );
+}
+
+/// The messages of the last chat request the model received.
+fn last_messages(model: &ScriptedServer) -> Vec<Value> {
+    let requests = model.chat_requests();
+    requests.last().unwrap().body["messages"]
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
+#[tokio::test]
+async fn ask_carries_attached_files_and_resources_in_the_question() {
+    let Some(entry) = everything_server() else {
+        return;
+    };
+    let setup = setup(&entry);
+    let model = ScriptedServer::start(vec![Reply::text("Read them.")]).await;
+    let out = tooltrail(
+        &[
+            "ask",
+            "--base-url",
+            &model.base_url(),
+            "--model",
+            "m",
+            "--no-history",
+            "--attach",
+            "notes.txt",
+            "--attach",
+            &format!("everything:{INSTRUCTIONS}"),
+            "What do these say?",
+        ],
+        &setup,
+    )
+    .await;
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("· attached notes.txt (11 characters)"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!("· attached everything:{INSTRUCTIONS} (")),
+        "{stderr}"
+    );
+    let messages = last_messages(&model);
+    let question = messages.last().unwrap();
+    assert_eq!(question["role"], "user");
+    let instructions = docs_file(&entry, "instructions.md");
+    let expected = format!(
+        "<attachment name=\"notes.txt\" source=\"notes.txt\">\nalpha\nbeta\n</attachment>\n\n\
+         <attachment name=\"instructions.md\" source=\"everything:{INSTRUCTIONS}\" \
+         type=\"text/markdown\">\n{}{}</attachment>\n\nWhat do these say?",
+        instructions,
+        if instructions.ends_with('\n') {
+            ""
+        } else {
+            "\n"
+        }
+    );
+    assert_eq!(question["content"].as_str().unwrap(), expected);
+
+    // A file outside the folder is refused before the model is asked.
+    let out = tooltrail(
+        &[
+            "ask",
+            "--base-url",
+            &model.base_url(),
+            "--no-history",
+            "--attach",
+            "/etc/hostname",
+            "Hi",
+        ],
+        &setup,
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("could not attach /etc/hostname"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[tokio::test]
+async fn attachments_are_cut_to_the_room_the_window_leaves() {
+    let Some(entry) = everything_server() else {
+        return;
+    };
+    let setup = setup(&entry);
+    let big = "word ".repeat(20_000);
+    std::fs::write(setup.workspace.join("big.txt"), &big).unwrap();
+    let model = ScriptedServer::start(vec![Reply::text("Long.")]).await;
+    let out = tooltrail(
+        &[
+            "ask",
+            "--base-url",
+            &model.base_url(),
+            "--model",
+            "m",
+            "--no-history",
+            "--context-window",
+            "16384",
+            "--attach",
+            "big.txt",
+            "How long is it?",
+        ],
+        &setup,
+    )
+    .await;
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("· an attachment was cut to fit the model's 16384-token window"),
+        "{stderr}"
+    );
+    // The model got the question whole, with the start of the file: the request fitted, so
+    // the turn went on without telling the model its window was full.
+    let requests = model.chat_requests();
+    assert_eq!(requests.len(), 1);
+    let content = last_messages(&model).last().unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        content.ends_with("</attachment>\n\nHow long is it?"),
+        "{content}"
+    );
+    let attached = content
+        .split_once(">\n")
+        .unwrap()
+        .1
+        .split_once("\n</attachment>")
+        .unwrap()
+        .0;
+    assert!(attached.ends_with("it would not fit in the model's window]"));
+    let kept = attached.split_once("\n[…").unwrap().0;
+    assert!(big.starts_with(kept));
+    // Half of 16,384 tokens is more than the file; the tools and the answer take their share.
+    assert!(
+        kept.len() > 4_000 && kept.len() < 3 * 8_192,
+        "{}",
+        kept.len()
+    );
+}
+
+#[tokio::test]
+async fn ask_starts_from_a_prompt_with_its_arguments() {
+    let Some(entry) = everything_server() else {
+        return;
+    };
+    let setup = setup(&entry);
+    let model = ScriptedServer::start(vec![Reply::text("Rainy."), Reply::text("Noted.")]).await;
+    let out = tooltrail(
+        &[
+            "ask",
+            "--base-url",
+            &model.base_url(),
+            "--model",
+            "m",
+            "--no-history",
+            "--prompt",
+            "everything/args-prompt",
+            "--arg",
+            "city=Portland",
+            "--arg",
+            "state=Oregon",
+            "Answer in one word.",
+        ],
+        &setup,
+    )
+    .await;
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("· prompt everything/args-prompt: 1 message(s)"),
+        "{stderr}"
+    );
+    let messages = last_messages(&model);
+    assert_eq!(
+        messages.last().unwrap(),
+        &json!({"role": "user", "content": "What's weather in Portland, Oregon?\n\nAnswer in one word."})
+    );
+
+    // A prompt alone is a question; one with an embedded resource inlines it.
+    let out = tooltrail(
+        &[
+            "ask",
+            "--base-url",
+            &model.base_url(),
+            "--model",
+            "m",
+            "--no-history",
+            "--prompt",
+            "everything/resource-prompt",
+            "--arg",
+            "resourceType=Text",
+            "--arg",
+            "resourceId=2",
+        ],
+        &setup,
+    )
+    .await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let messages = last_messages(&model);
+    let user: Vec<&str> = messages
+        .iter()
+        .filter(|message| message["role"] == "user")
+        .map(|message| message["content"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        user[0],
+        "This prompt includes the Text resource with id: 2. Please analyze the following resource:"
+    );
+    assert!(
+        user[1].starts_with(
+            "<resource uri=\"demo://resource/dynamic/text/2\">\nResource 2: This is a plaintext resource created at"
+        ),
+        "{user:?}"
+    );
+
+    // A missing required argument is the server's sentence, before the model is asked.
+    let requests_before = model.chat_requests().len();
+    let out = tooltrail(
+        &[
+            "ask",
+            "--base-url",
+            &model.base_url(),
+            "--no-history",
+            "--prompt",
+            "everything/args-prompt",
+        ],
+        &setup,
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("could not use the prompt everything/args-prompt"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(model.chat_requests().len(), requests_before);
+}
