@@ -103,6 +103,10 @@ mockIPC((cmd, payload) => {
     }
     case "mcp_servers":
       return config.mcp ?? { servers: [] };
+    // Signing in happens in the real app's browser; the mock has nothing to sign in to.
+    case "mcp_sign_in":
+    case "mcp_sign_out":
+      return null;
     case "cancel_turn":
       return true;
     case "answer_approval":
