@@ -12,6 +12,8 @@
 //!   and how approvals are asked for and recorded.
 //! - [`event`]: the stream of [`Event`]s one turn produces, each tagged with its conversation,
 //!   turn, sequence number and time.
+//! - [`attachment`]: what a question carries besides its text (a file or an MCP resource,
+//!   read), how it is put in the question, and the MCP resources and prompts a front end lists.
 //!
 //! ```
 //! use tooltrail_protocol::{Event, EventBody};
