@@ -45,6 +45,10 @@ pub struct ProviderView {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub price_output_per_mtok: Option<f64>,
+    /// Whether its models see images; `None`: as the server says (off where it says nothing).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub vision: Option<bool>,
 }
 
 #[derive(Debug, Clone, Serialize, TS)]
@@ -107,6 +111,8 @@ pub struct ProviderInput {
     pub price_input_per_mtok: Option<f64>,
     /// US dollars per million answer tokens; `None` for no price.
     pub price_output_per_mtok: Option<f64>,
+    /// Whether its models see images; `None` asks the server.
+    pub vision: Option<bool>,
 }
 
 fn path() -> CommandResult<PathBuf> {
@@ -144,6 +150,7 @@ pub fn load() -> CommandResult<AppSettings> {
             context_window: p.context_window,
             price_input_per_mtok: p.price_input_per_mtok,
             price_output_per_mtok: p.price_output_per_mtok,
+            vision: p.vision,
         })
         .collect();
     let registry = ToolRegistry::with_builtins();
@@ -233,6 +240,7 @@ pub fn save_provider(input: ProviderInput, activate: bool) -> CommandResult<Prov
         context_window: input.context_window.or(stored_window),
         price_input_per_mtok: input.price_input_per_mtok,
         price_output_per_mtok: input.price_output_per_mtok,
+        vision: input.vision,
         // The answer's limit is set in config.toml; saving here keeps what is there.
         ..Provider::default()
     })?;
@@ -262,6 +270,7 @@ pub fn save_provider(input: ProviderInput, activate: bool) -> CommandResult<Prov
         context_window: stored.context_window,
         price_input_per_mtok: stored.price_input_per_mtok,
         price_output_per_mtok: stored.price_output_per_mtok,
+        vision: stored.vision,
     })
 }
 

@@ -29,4 +29,8 @@ price_input_per_mtok?: number | null,
 /**
  * US dollars per million answer tokens; `None` for no price.
  */
-price_output_per_mtok?: number | null, };
+price_output_per_mtok?: number | null, 
+/**
+ * Whether its models see images; `None` asks the server.
+ */
+vision?: boolean | null, };

@@ -29,4 +29,8 @@ price_input_per_mtok?: number,
 /**
  * US dollars per million answer tokens, when the user gave a price.
  */
-price_output_per_mtok?: number, };
+price_output_per_mtok?: number, 
+/**
+ * Whether its models see images; `None`: as the server says (off where it says nothing).
+ */
+vision?: boolean, };

@@ -86,3 +86,16 @@ describe("media of a call", () => {
     expect(screen.queryByTestId("call-media")).toBeNull();
   });
 });
+
+describe("the provider's vision setting", () => {
+  it("is sent when chosen and left to the server otherwise", async () => {
+    const { EMPTY_PROVIDER_FORM, providerFormFrom, providerInput } = await import("./settings/forms");
+    const form = { ...EMPTY_PROVIDER_FORM, name: "Ollama", base_url: "http://127.0.0.1:11434/v1" };
+    expect("vision" in providerInput(form)).toBe(false);
+    expect(providerInput({ ...form, vision: true }).vision).toBe(true);
+    expect(providerInput({ ...form, vision: false }).vision).toBe(false);
+    const stored = { id: "o", name: "Ollama", base_url: "http://127.0.0.1:11434/v1", model: null, key_stored: false, active: true, tool_mode: null, vision: true };
+    expect(providerFormFrom(stored).vision).toBe(true);
+    expect(providerFormFrom({ ...stored, vision: undefined }).vision).toBeNull();
+  });
+});

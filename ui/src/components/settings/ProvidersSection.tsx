@@ -357,6 +357,19 @@ export function ProvidersSection({ settings, onChanged }: Props) {
                 </select>
               )}
             </Field>
+            <Field label={t("providerVision")} hint={t("providerVisionHint")}>
+              {(control) => (
+                <select
+                  {...control}
+                  value={form.vision === null ? "auto" : form.vision ? "yes" : "no"}
+                  onChange={(e) => update({ vision: e.target.value === "auto" ? null : e.target.value === "yes" })}
+                >
+                  <option value="auto">{t("providerVisionAuto")}</option>
+                  <option value="yes">{t("providerVisionOn")}</option>
+                  <option value="no">{t("providerVisionOff")}</option>
+                </select>
+              )}
+            </Field>
             <Field label={t("cfgPriceInput")} hint={t("cfgPriceHint")} problem={problems.price_input ?? null}>
               {(control) => <input {...control} inputMode="decimal" className="cfg-mono cfg-price" value={form.price_input} onChange={(e) => update({ price_input: e.target.value })} autoComplete="off" placeholder="0.15" />}
             </Field>

@@ -59,12 +59,14 @@ export interface ProviderForm {
   /** US dollars per million prompt and answer tokens, as typed; empty for no price. */
   price_input: string;
   price_output: string;
+  /** Whether its models see images; null: as the server says. */
+  vision: boolean | null;
 }
 
-export const EMPTY_PROVIDER_FORM: ProviderForm = { id: null, name: "", base_url: "", model: "", api_key: "", removeKey: false, needsKey: null, tool_mode: null, price_input: "", price_output: "" };
+export const EMPTY_PROVIDER_FORM: ProviderForm = { id: null, name: "", base_url: "", model: "", api_key: "", removeKey: false, needsKey: null, tool_mode: null, price_input: "", price_output: "", vision: null };
 
 export function providerFormFrom(provider: ProviderView): ProviderForm {
-  return { id: provider.id, name: provider.name, base_url: provider.base_url, model: provider.model ?? "", api_key: "", removeKey: false, needsKey: null, tool_mode: provider.tool_mode, price_input: priceText(provider.price_input_per_mtok), price_output: priceText(provider.price_output_per_mtok) };
+  return { id: provider.id, name: provider.name, base_url: provider.base_url, model: provider.model ?? "", api_key: "", removeKey: false, needsKey: null, tool_mode: provider.tool_mode, price_input: priceText(provider.price_input_per_mtok), price_output: priceText(provider.price_output_per_mtok), vision: provider.vision ?? null };
 }
 
 function priceText(price: number | null | undefined): string {
@@ -119,6 +121,8 @@ export function applyPreset(form: ProviderForm, preset: ProviderPreset, takenNam
     // Another endpoint charges other prices, if any.
     price_input: "",
     price_output: "",
+    // Another endpoint's models may see images or not: back to asking the server.
+    vision: null,
   };
 }
 
@@ -149,6 +153,8 @@ export function providerInput(form: ProviderForm): ProviderInput {
     model: form.model.trim() || null,
     api_key: form.removeKey ? "" : key || null,
     tool_mode: form.tool_mode,
+    // Left out when not chosen: the server is then asked.
+    ...(form.vision !== null ? { vision: form.vision } : {}),
     // Left out when empty: the provider then has no price.
     ...(priceOf(form.price_input) !== null ? { price_input_per_mtok: priceOf(form.price_input) } : {}),
     ...(priceOf(form.price_output) !== null ? { price_output_per_mtok: priceOf(form.price_output) } : {}),
