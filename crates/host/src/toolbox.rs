@@ -302,7 +302,7 @@ impl Toolbox {
         let signed_in = manager
             .sign_in(server, &tooltrail_mcp::Browser::System)
             .await;
-        Ok(self.stale(signed_in.map(|_| ())).await?)
+        self.stale(signed_in.map(|_| ())).await
     }
 
     /// Signs out of `server` of the folder asked about last; returns that folder, as
@@ -310,7 +310,7 @@ impl Toolbox {
     pub async fn sign_out(&self, server: &str) -> Result<PathBuf, tooltrail_mcp::McpError> {
         let manager = self.last_manager(server).await?;
         let signed_out = manager.sign_out(server).await;
-        Ok(self.stale(signed_out.map(|_| ())).await?)
+        self.stale(signed_out.map(|_| ())).await
     }
 
     /// After a sign-in or out: the last folder's tools are gathered afresh on next use.
