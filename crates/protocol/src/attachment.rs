@@ -179,6 +179,30 @@ pub fn question_with(question: &str, attachments: &[Attachment]) -> String {
     out
 }
 
+/// The attachments' names at the head of a user message that [`question_with`] made, and the
+/// question after them: what a person typed, for a title or a list, without the attached text.
+pub fn split_question(message: &str) -> (Vec<String>, &str) {
+    let mut names = Vec::new();
+    let mut rest = message;
+    while let Some(block) = rest.strip_prefix("<attachment name=\"") {
+        let Some((name, _)) = block.split_once('"') else {
+            break;
+        };
+        let Some(end) = block.find("\n</attachment>\n\n") else {
+            break;
+        };
+        names.push(unescape_attr(name));
+        rest = &block[end + "\n</attachment>\n\n".len()..];
+    }
+    (names, rest)
+}
+
+fn unescape_attr(text: &str) -> String {
+    text.replace("&quot;", "\"")
+        .replace("&lt;", "<")
+        .replace("&amp;", "&")
+}
+
 fn escape_attr(text: &str) -> String {
     text.replace('&', "&amp;")
         .replace('"', "&quot;")
@@ -201,6 +225,21 @@ mod tests {
                 truncated: false,
             },
         }
+    }
+
+    #[test]
+    fn the_question_is_told_apart_from_its_attachments() {
+        let message = question_with(
+            "What do these say?",
+            &[text("a \"b\".txt", "alpha"), text("c.txt", "gamma\n")],
+        );
+        let (names, question) = split_question(&message);
+        assert_eq!(names, vec!["a \"b\".txt".to_owned(), "c.txt".to_owned()]);
+        assert_eq!(question, "What do these say?");
+        assert_eq!(
+            split_question("Plain question"),
+            (Vec::new(), "Plain question")
+        );
     }
 
     #[test]

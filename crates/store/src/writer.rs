@@ -264,12 +264,16 @@ fn touch_conversation(conn: &Connection, conversation: i64, time_ms: i64) -> Res
     Ok(())
 }
 
-/// The first line of the first question, cut to a title's length.
-pub(crate) fn title_from(question: &str) -> String {
+/// The first line of the first question, cut to a title's length. Attached files and resources
+/// are not the question: the title is what the person typed, or the first attachment's name when
+/// they typed nothing.
+pub(crate) fn title_from(message: &str) -> String {
+    let (attached, question) = tooltrail_protocol::attachment::split_question(message);
     let line = question
         .lines()
         .map(str::trim)
-        .find(|line| !line.is_empty());
+        .find(|line| !line.is_empty())
+        .or(attached.first().map(String::as_str));
     let line = line.unwrap_or_default();
     let mut title: String = line.chars().take(TITLE_CHARS).collect();
     if line.chars().count() > TITLE_CHARS {
@@ -643,5 +647,12 @@ mod tests {
         let long = "x".repeat(100);
         assert_eq!(title_from(&long), format!("{}…", "x".repeat(80)));
         assert_eq!(title_from(""), "");
+        let attached =
+            "<attachment name=\"notes.md\" source=\"notes.md\">\n# Notes\n</attachment>\n\n";
+        assert_eq!(
+            title_from(&format!("{attached}Sum these up")),
+            "Sum these up"
+        );
+        assert_eq!(title_from(attached), "notes.md");
     }
 }
