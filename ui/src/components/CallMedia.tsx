@@ -2,6 +2,7 @@
 // to see one full size) and sounds of an MCP result, which the record keeps whole in the call's
 // data, and its structured content as a table.
 import { useEffect, useRef, useState } from "react";
+import { createPortal } from "react-dom";
 import type { JsonValue } from "../bindings";
 import { useI18n } from "../i18n";
 
@@ -116,13 +117,15 @@ function Lightbox({ item, n, tool, onClose }: { item: MediaItem; n: number; tool
     return () => window.removeEventListener("keydown", onKey, true);
   }, [onClose]);
   const label = t("mediaDialog", { n, tool });
-  return (
+  // Over the whole window: the timeline's panels clip what is drawn inside them.
+  return createPortal(
     <div className="lightbox" role="dialog" aria-modal="true" aria-label={label} onClick={onClose}>
       <img src={dataUrl(item)} alt={label} onClick={(event) => event.stopPropagation()} />
       <button ref={close} type="button" className="lightbox-close" onClick={onClose}>
         {t("mediaClose")}
       </button>
-    </div>
+    </div>,
+    document.body,
   );
 }
 
