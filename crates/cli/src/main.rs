@@ -59,7 +59,8 @@ enum Command {
     Ask(AskArgs),
     /// Run one tool directly and print its result as JSON.
     Tool(ToolArgs),
-    /// List the tools the model can call.
+    /// List the tools the model can call: the built-in ones and those of the MCP servers in
+    /// mcp.json.
     Tools {
         /// Print the tool specs as JSON.
         #[arg(long)]
@@ -237,7 +238,7 @@ fn main() -> ExitCode {
             Command::Tools {
                 json,
                 tokens: false,
-            } => tool_cmd::list(json),
+            } => tool_cmd::list(json).await,
             Command::History(args) => history_cmd::history(args),
             Command::Conversations(args) => history_cmd::conversations(args),
             Command::Export(args) if args.otlp => otlp_export::export(&args.filter).await,

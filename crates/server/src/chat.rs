@@ -260,16 +260,15 @@ fn spawn_turn(app: &Arc<AppState>, turn: Turn, timer: RequestTimer) -> Running {
             permit,
             traceparent: _,
         } = turn;
-        let outcome = engine
-            .agent
-            .run(
+        let outcome = sink
+            .traced(engine.agent.run(
                 &mut conversation,
                 input,
                 &options,
                 &sink,
                 &approver,
                 &cancel,
-            )
+            ))
             .await;
         host.end(conversation);
         // The session is idle and the slot free once the turn is over, whether or not the

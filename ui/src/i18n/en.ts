@@ -4,8 +4,8 @@ import { editsEn } from "./edits";
 import { historyEn } from "./history";
 import { mediaEn } from "./media";
 import { modelsEn } from "./models";
-import { serverRequestsEn } from "./serverRequests";
 import { mcpSignInEn } from "./mcpSignIn";
+import { serverRequestsEn } from "./serverRequests";
 import { settingsEn } from "./settings";
 import { snippetsEn } from "./snippets";
 import { telemetryEn } from "./telemetry";
@@ -17,8 +17,8 @@ export const en = {
   ...historyEn,
   ...mediaEn,
   ...modelsEn,
-  ...serverRequestsEn,
   ...mcpSignInEn,
+  ...serverRequestsEn,
   ...settingsEn,
   ...snippetsEn,
   ...telemetryEn,

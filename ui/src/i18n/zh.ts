@@ -5,8 +5,8 @@ import { editsZh } from "./edits";
 import { historyZh } from "./history";
 import { mediaZh } from "./media";
 import { modelsZh } from "./models";
-import { serverRequestsZh } from "./serverRequests";
 import { mcpSignInZh } from "./mcpSignIn";
+import { serverRequestsZh } from "./serverRequests";
 import { settingsZh } from "./settings";
 import { snippetsZh } from "./snippets";
 import { telemetryZh } from "./telemetry";
@@ -18,8 +18,8 @@ export const zh: Record<MessageKey, string> = {
   ...historyZh,
   ...mediaZh,
   ...modelsZh,
-  ...serverRequestsZh,
   ...mcpSignInZh,
+  ...serverRequestsZh,
   ...settingsZh,
   ...snippetsZh,
   ...telemetryZh,
