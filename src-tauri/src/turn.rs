@@ -76,18 +76,14 @@ pub async fn start(
             app: task_app.clone(),
             rules: engine.rules.clone(),
         };
-        sink.traced(
-            engine
-                .agent
-                .run(
-                    &mut conversation,
-                    input,
-                    &tooltrail_agent::TurnOptions::default(),
-                    &sink,
-                    &approver,
-                    &cancel,
-                ),
-        )
+        sink.traced(engine.agent.run(
+            &mut conversation,
+            input,
+            &tooltrail_agent::TurnOptions::default(),
+            &sink,
+            &approver,
+            &cancel,
+        ))
         .await;
         task_app.state::<RunningTurns>().finish(&conversation.id);
         host.end(conversation);

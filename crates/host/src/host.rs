@@ -274,10 +274,7 @@ fn tools_off_by_default(enabled: &[String]) -> Vec<String> {
 
 /// How often each tool was called in this folder, from the record's counters: when there are
 /// many tools, the most used are the ones offered whole. An unreadable record counts none.
-fn tool_counts(
-    store: &Store,
-    root: &std::path::Path,
-) -> std::collections::BTreeMap<String, u64> {
+fn tool_counts(store: &Store, root: &std::path::Path) -> std::collections::BTreeMap<String, u64> {
     let filter = tooltrail_store::StatsFilter {
         workspace: Some(root.display().to_string()),
         ..Default::default()
