@@ -146,7 +146,7 @@ pub(crate) struct Shared {
     /// Who answers the server's elicitation and sampling requests, if anyone.
     pub answerer: AnswererSlot,
     /// Resource updates and list changes, for whoever listens (see `resources.rs`).
-    pub resources: crate::resources::ResourceHub,
+    pub resources: crate::resource_hub::ResourceHub,
 }
 
 /// The [`rmcp::ClientHandler`] of one connection.

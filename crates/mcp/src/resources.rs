@@ -3,12 +3,11 @@
 //! `resource_link` a tool returned.
 //!
 //! Updates and list changes arrive as notifications on the connection (see `handler.rs`), which
-//! hands them to the server's [`ResourceHub`]; anyone holding a receiver from
+//! hands them to the server's `ResourceHub` (`resource_hub.rs`); anyone holding a receiver from
 //! [`McpServer::resource_notices`] hears of them. Subscriptions are remembered here, so a
 //! server that restarts is subscribed again on the next read.
 
-use std::collections::BTreeSet;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, PoisonError};
 
 use async_trait::async_trait;
 use base64::Engine as _;
@@ -25,58 +24,13 @@ use tooltrail_tools::{Gate, Tool, ToolContext};
 use crate::config::Approval;
 use crate::error::McpError;
 use crate::manager::{McpManager, ServerFailure};
+use crate::resource_hub::ResourceNotice;
 use crate::server::{McpServer, describe};
 
 /// The built-in tool's name.
 pub const READ_RESOURCE: &str = "read_resource";
 /// Text of one resource given to the model by `read_resource`, at most (in bytes).
 const MAX_TOOL_TEXT: usize = 32 * 1024;
-/// Notices kept for a slow listener before the oldest are dropped.
-const NOTICES_KEPT: usize = 64;
-
-/// Something a server said about its resources.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum ResourceNotice {
-    /// A resource we subscribed to changed (`notifications/resources/updated`).
-    Updated { server: String, uri: String },
-    /// The list of resources changed (`notifications/resources/list_changed`).
-    ListChanged { server: String },
-}
-
-/// One server's resource notices and subscriptions, shared with its connection's handler.
-pub(crate) struct ResourceHub {
-    notices: broadcast::Sender<ResourceNotice>,
-    subscribed: Mutex<BTreeSet<String>>,
-}
-
-impl Default for ResourceHub {
-    fn default() -> Self {
-        Self {
-            notices: broadcast::channel(NOTICES_KEPT).0,
-            subscribed: Mutex::new(BTreeSet::new()),
-        }
-    }
-}
-
-impl ResourceHub {
-    /// Called by the handler when the server says a resource changed.
-    pub(crate) fn updated(&self, server: &str, uri: String) {
-        // Nobody listening is fine.
-        let _ = self.notices.send(ResourceNotice::Updated {
-            server: server.to_string(),
-            uri,
-        });
-    }
-
-    /// Called by the handler when the server says its resource list changed.
-    pub(crate) fn list_changed(&self, server: &str) {
-        let _ = self.notices.send(ResourceNotice::ListChanged {
-            server: server.to_string(),
-        });
-    }
-}
-
 /// One content of a read resource.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ResourceContent {

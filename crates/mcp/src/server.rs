@@ -106,7 +106,7 @@ impl McpServer {
             tools_changed: tokio::sync::Notify::new(),
             answerer: Default::default(),
             tool_notices: Default::default(),
-            resources: crate::resources::ResourceHub::default(),
+            resources: crate::resource_hub::ResourceHub::default(),
         });
         let server = Arc::new(Self {
             config,
