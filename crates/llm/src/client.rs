@@ -388,8 +388,9 @@ impl LlmClient {
 impl LlmClient {
     /// Whether the model sees images: as configured when the caller set
     /// [`LlmConfig::vision`] from a setting, else as the server says (Ollama, llama.cpp, LM
-    /// Studio), and `false` where it does not say. One short try per question; the caller
-    /// keeps the answer in the config of the client it builds.
+    /// Studio), and `false` where it does not say. Each path is tried once, briefly; the caller
+    /// asks when it builds a client and keeps the answer in that client's config, so a
+    /// long-lived front end (the app, `serve`) asks once per endpoint and model.
     pub async fn detect_vision(&self, cancel: &CancellationToken) -> bool {
         crate::window::discover_vision(self.http(), self.config(), cancel)
             .await
