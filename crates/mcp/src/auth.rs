@@ -191,8 +191,9 @@ impl ServerAuth {
             Ok(record) if record.has_tokens() => SignInState::SignedIn {
                 identity: record.identity,
             },
-            Ok(_) => SignInState::NotNeeded,
-            Err(reason) => SignInState::Failed { reason },
+            // A keychain that cannot be read is told when a sign-in needs it, not before: the
+            // server may never ask.
+            Ok(_) | Err(_) => SignInState::NotNeeded,
         };
         Some(Arc::new(Self {
             name: config.name.clone(),
@@ -255,7 +256,9 @@ impl ServerAuth {
     /// as needed.
     pub async fn http_client(&self) -> Result<AuthClient<reqwest::Client>, SignInError> {
         let mut manager = self.manager().await?;
-        let record = self.store.load().map_err(|reason| self.failed(reason))?;
+        // A keychain that cannot be read keeps nothing; a server that needs no sign-in works
+        // all the same.
+        let record = self.store.load().unwrap_or_default();
         if record.has_tokens() {
             // Reads the authorization server's metadata, so refreshing works; an unreachable
             // server leaves the kept token to be tried as it is.
@@ -380,6 +383,65 @@ impl ServerAuth {
         }
     }
 
+    /// Authorization server metadata of a server of the 2025-03-26 revision, whose issuer the
+    /// SDK refused: such a server publishes no protected resource metadata, so its own origin's
+    /// `/.well-known/oauth-authorization-server` is where that revision says to look, and what it
+    /// serves there is the server speaking for itself. Its issuer may then name another path of
+    /// the same origin (an authorization server mounted under `/oauth`, say); never another
+    /// origin. `None` (refuse, as RFC 8414 says) when the server has protected resource metadata,
+    /// when either issuer is off the server's origin, or when the metadata cannot be read again.
+    async fn legacy_metadata(
+        &self,
+        challenge: Option<&str>,
+        expected_issuer: &str,
+        received_issuer: &str,
+    ) -> Option<rmcp::transport::auth::AuthorizationMetadata> {
+        let server = reqwest::Url::parse(&self.url).ok()?;
+        let origin = server.origin();
+        let same_origin =
+            |issuer: &str| reqwest::Url::parse(issuer).is_ok_and(|url| url.origin() == origin);
+        if challenge.is_some_and(|text| text.to_ascii_lowercase().contains("resource_metadata"))
+            || !same_origin(expected_issuer)
+            || !same_origin(received_issuer)
+        {
+            return None;
+        }
+        let http = reqwest::Client::new();
+        let get = |path: String| {
+            let mut url = server.clone();
+            url.set_path(&path);
+            url.set_query(None);
+            url.set_fragment(None);
+            http.get(url)
+                .header("Accept", "application/json")
+                .timeout(Duration::from_secs(30))
+                .send()
+        };
+        let resource_path = server.path().trim_matches('/');
+        let mut prm_paths = vec!["/.well-known/oauth-protected-resource".to_string()];
+        if !resource_path.is_empty() {
+            prm_paths.insert(
+                0,
+                format!("/.well-known/oauth-protected-resource/{resource_path}"),
+            );
+        }
+        for path in prm_paths {
+            if get(path).await.ok()?.status().is_success() {
+                return None;
+            }
+        }
+        let response = get("/.well-known/oauth-authorization-server".to_string())
+            .await
+            .ok()?;
+        if !response.status().is_success() {
+            return None;
+        }
+        let metadata: rmcp::transport::auth::AuthorizationMetadata =
+            serde_json::from_slice(&response.bytes().await.ok()?).ok()?;
+        let issuer = metadata.issuer.as_deref()?;
+        (issuer == received_issuer && same_origin(issuer)).then_some(metadata)
+    }
+
     /// The flow itself.
     async fn run(
         &self,
@@ -388,21 +450,39 @@ impl ServerAuth {
         more: &[String],
     ) -> Result<(), SignInError> {
         let mut manager = self.manager().await?;
-        let resolution = manager
-            .resolve_metadata_from_challenge(challenge)
-            .await
-            .map_err(|err| self.failed(describe(&err)))?;
+        let (metadata, source) = match manager.resolve_metadata_from_challenge(challenge).await {
+            Ok(resolution) => (resolution.metadata, resolution.source),
+            Err(AuthError::AuthorizationServerMismatch {
+                expected_issuer,
+                received_issuer,
+            }) => match self
+                .legacy_metadata(challenge, &expected_issuer, &received_issuer)
+                .await
+            {
+                Some(metadata) => (
+                    metadata,
+                    AuthorizationMetadataSource::AuthorizationServerMetadata,
+                ),
+                None => {
+                    return Err(
+                        self.failed(describe(&AuthError::AuthorizationServerMismatch {
+                            expected_issuer,
+                            received_issuer,
+                        })),
+                    );
+                }
+            },
+            Err(err) => return Err(self.failed(describe(&err))),
+        };
         // A server of the 2025-03-26 revision, found without protected resource metadata,
         // predates RFC 9207 in MCP: an `iss` it sends unasked is not held against it. Every
         // other server's `iss` must be its issuer exactly.
-        let check_iss = resolution.source == AuthorizationMetadataSource::ProtectedResourceMetadata
-            || resolution
-                .metadata
+        let check_iss = source == AuthorizationMetadataSource::ProtectedResourceMetadata
+            || metadata
                 .additional_fields
                 .get("authorization_response_iss_parameter_supported")
                 .and_then(serde_json::Value::as_bool)
                 .unwrap_or(false);
-        let metadata = resolution.metadata;
         let revocation_endpoint = metadata
             .additional_fields
             .get("revocation_endpoint")

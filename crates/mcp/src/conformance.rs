@@ -48,7 +48,6 @@ pub async fn run_client(url: &str, scenario: Option<&str>) -> Result<Conformance
                 policy: SignInPolicy::Interactive(Browser::Fetch),
                 ..SignInOptions::default()
             },
-            protocol_version: std::env::var("MCP_CONFORMANCE_PROTOCOL_VERSION").ok(),
         },
     );
     let mut run = ConformanceRun {

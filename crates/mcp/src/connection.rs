@@ -52,8 +52,6 @@ pub struct ConnectOptions {
     pub elicitation: ElicitationPolicy,
     /// The server's sign-in, for HTTP servers (one per server, kept across reconnections).
     pub(crate) auth: Option<Arc<ServerAuth>>,
-    /// The protocol revision HTTP sessions speak; `None` for the SDK's `initialize` handshake.
-    pub protocol_version: Option<String>,
 }
 
 /// What the server told us in the handshake.
@@ -94,7 +92,11 @@ impl Connection {
         shared: Arc<Shared>,
     ) -> Result<Self, McpError> {
         let workspace_uri = options.workspace.as_deref().map(file_uri);
-        let handler = Handler::new(workspace_uri, options.elicitation, Arc::clone(&shared));
+        let handler = Handler::new(
+            workspace_uri.clone(),
+            options.elicitation,
+            Arc::clone(&shared),
+        );
         let handshake_timeout = config.timeout.max(MIN_HANDSHAKE_TIMEOUT);
         let started = Instant::now();
         let (service, pid) = match &config.transport {
@@ -132,33 +134,32 @@ impl Connection {
                 let transport_config = StreamableHttpClientTransportConfig::with_uri(url.as_str())
                     .custom_headers(custom)
                     .reinit_on_expired_session(true);
-                let served = match &options.auth {
-                    // A server that may ask for sign-in: the SDK's OAuth client under ours.
-                    // The handshake's wait does not count the time a sign-in takes, which is
-                    // the user's (the sign-in has its own limit).
-                    Some(auth) => {
-                        let client = SignInClient::new(Arc::clone(auth))
-                            .await
-                            .map_err(McpError::SignIn)?;
-                        let transport =
-                            StreamableHttpClientTransport::with_client(client, transport_config);
-                        let started = handler.serve_with_lifecycle(
-                            transport,
-                            lifecycle(options.protocol_version.as_deref()),
-                        );
-                        let signing_in = auth.sign_in_wait();
-                        tokio::time::timeout(handshake_timeout + signing_in, started).await
-                    }
-                    None => {
-                        let transport =
-                            StreamableHttpClientTransport::from_config(transport_config);
-                        let started = handler.serve_with_lifecycle(
-                            transport,
-                            lifecycle(options.protocol_version.as_deref()),
-                        );
-                        tokio::time::timeout(handshake_timeout, started).await
-                    }
-                };
+                let mut served = serve_http(
+                    handler,
+                    transport_config.clone(),
+                    options.auth.as_ref(),
+                    newest_then_initialize(),
+                    handshake_timeout,
+                )
+                .await?;
+                // A server that answers `server/discover` with something else than what it
+                // discovers (an empty result, as some answer every method they do not know) is
+                // of an older revision all the same: start again with `initialize`.
+                if matches!(
+                    served,
+                    Ok(Err(ClientInitializeError::ExpectedInitResult(_)))
+                ) {
+                    let handler =
+                        Handler::new(workspace_uri, options.elicitation, Arc::clone(&shared));
+                    served = serve_http(
+                        handler,
+                        transport_config,
+                        options.auth.as_ref(),
+                        ClientLifecycleMode::Initialize,
+                        handshake_timeout,
+                    )
+                    .await?;
+                }
                 let service = finish_handshake(config, served, handshake_timeout, &shared).await;
                 if let (Err(_), Some(auth)) = (&service, &options.auth)
                     && let Some(sign_in) = auth.take_error()
@@ -347,16 +348,45 @@ pub(crate) fn failure(err: ServiceError) -> RequestFailure {
 
 /// How a session starts for a protocol revision: revisions from 2026-07-28 on have no
 /// `initialize` (`server/discover`, then metadata on every request); older ones do.
-fn lifecycle(version: Option<&str>) -> ClientLifecycleMode {
-    let version = version.and_then(|text| {
-        serde_json::from_value::<ProtocolVersion>(serde_json::Value::String(text.to_string())).ok()
-    });
-    match version {
-        Some(version) if !version.has_initialize() => ClientLifecycleMode::Discover {
-            preferred_versions: vec![version],
-        },
-        Some(_) | None => ClientLifecycleMode::Initialize,
+/// How an HTTP session starts: with the newest revision's `server/discover`, falling back to
+/// `initialize` when the server answers that it does not know it (every server of a revision
+/// before 2026-07-28), so old and new servers both work.
+fn newest_then_initialize() -> ClientLifecycleMode {
+    ClientLifecycleMode::Auto {
+        preferred_versions: vec![ProtocolVersion::LATEST],
+        legacy_version: None,
     }
+}
+
+type Served = Result<
+    Result<RunningService<RoleClient, Handler>, ClientInitializeError>,
+    tokio::time::error::Elapsed,
+>;
+
+/// Starts an HTTP session: the handshake in `mode`, within `timeout` (plus the time a sign-in
+/// may take, which is the user's: the sign-in has its own limit).
+async fn serve_http(
+    handler: Handler,
+    transport_config: StreamableHttpClientTransportConfig,
+    auth: Option<&Arc<ServerAuth>>,
+    mode: ClientLifecycleMode,
+    timeout: Duration,
+) -> Result<Served, McpError> {
+    Ok(match auth {
+        // A server that may ask for sign-in: the SDK's OAuth client under ours.
+        Some(auth) => {
+            let client = SignInClient::new(Arc::clone(auth))
+                .await
+                .map_err(McpError::SignIn)?;
+            let transport = StreamableHttpClientTransport::with_client(client, transport_config);
+            let started = handler.serve_with_lifecycle(transport, mode);
+            tokio::time::timeout(timeout + auth.sign_in_wait(), started).await
+        }
+        None => {
+            let transport = StreamableHttpClientTransport::from_config(transport_config);
+            tokio::time::timeout(timeout, handler.serve_with_lifecycle(transport, mode)).await
+        }
+    })
 }
 
 fn start_error(config: &ServerConfig, message: String) -> McpError {
@@ -369,10 +399,7 @@ fn start_error(config: &ServerConfig, message: String) -> McpError {
 
 async fn finish_handshake(
     config: &ServerConfig,
-    served: Result<
-        Result<RunningService<RoleClient, Handler>, ClientInitializeError>,
-        tokio::time::error::Elapsed,
-    >,
+    served: Served,
     timeout: Duration,
     shared: &Shared,
 ) -> Result<RunningService<RoleClient, Handler>, McpError> {

@@ -30,9 +30,6 @@ pub struct McpOptions {
     pub elicitation: ElicitationPolicy,
     /// How HTTP servers that ask for it are signed in to, and where the tokens are kept.
     pub sign_in: SignInOptions,
-    /// The protocol revision HTTP sessions speak (`"2026-07-28"` starts with
-    /// `server/discover`); `None` for the SDK's `initialize` handshake.
-    pub protocol_version: Option<String>,
 }
 
 impl Default for McpOptions {
@@ -42,7 +39,6 @@ impl Default for McpOptions {
             login_shell_path: true,
             elicitation: ElicitationPolicy::Decline,
             sign_in: SignInOptions::default(),
-            protocol_version: None,
         }
     }
 }
@@ -121,7 +117,6 @@ impl McpManager {
             login_shell_path: options.login_shell_path,
             elicitation: options.elicitation,
             auth: None,
-            protocol_version: options.protocol_version,
         };
         let mut auth = BTreeMap::new();
         let servers = config

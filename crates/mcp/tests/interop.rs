@@ -417,6 +417,49 @@ impl Drop for HttpEverything {
     }
 }
 
+/// A keychain that answers nothing, as on a machine where none runs.
+struct NoKeychain;
+
+impl tooltrail_mcp::SecretStore for NoKeychain {
+    fn load(&self, _: &str) -> Result<Option<String>, String> {
+        Err("no keychain is running".to_string())
+    }
+    fn save(&self, _: &str, _: &str) -> Result<(), String> {
+        Err("no keychain is running".to_string())
+    }
+    fn delete(&self, _: &str) -> Result<(), String> {
+        Err("no keychain is running".to_string())
+    }
+}
+
+/// server-everything speaks a revision before 2026-07-28: the session starts with
+/// `server/discover`, falls back to `initialize`, and works; a keychain that cannot be read
+/// stops nothing for a server that never asks for sign-in.
+#[tokio::test]
+async fn an_older_http_server_works_by_fallback_without_a_keychain() {
+    require_node!();
+    let (_dir, root) = workspace();
+    let http = HttpEverything::start().await;
+    let mut config = McpConfig::default();
+    config
+        .servers
+        .insert("web".to_string(), ServerConfig::http("web", &http.url));
+    let mut options = McpOptions::for_workspace(&root);
+    options.login_shell_path = false;
+    options.sign_in.secrets = Some(Arc::new(NoKeychain));
+    let manager = McpManager::new(config, options);
+    let server = manager.server("web").unwrap();
+    server.start().await.unwrap();
+    let info = server.info().await.unwrap();
+    assert_eq!(info.protocol_version, "2025-11-25");
+    assert!(server.list_tools().await.unwrap().len() > 5);
+    assert_eq!(
+        manager.sign_in_state("web"),
+        Some(tooltrail_mcp::SignInState::NotNeeded)
+    );
+    manager.shutdown().await;
+}
+
 #[tokio::test]
 async fn streamable_http_calls_with_progress_media_and_cancellation() {
     require_node!();

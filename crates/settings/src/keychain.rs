@@ -120,7 +120,13 @@ fn secret_error(error: &keyring::Error) -> String {
         }
         other => other.to_string(),
     };
-    format!("the system keychain could not be used ({detail})")
+    if no_service(&detail) {
+        "no system keychain is running (the Secret Service, which GNOME Keyring or KWallet \
+         provides), so the sign-in cannot be kept: start one, then sign in again"
+            .to_string()
+    } else {
+        format!("the system keychain could not be used ({detail})")
+    }
 }
 
 #[derive(Debug, Default)]

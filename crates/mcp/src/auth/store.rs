@@ -143,10 +143,12 @@ fn store_error(message: String) -> AuthError {
 /// is kept as it is.
 #[async_trait]
 impl CredentialStore for RecordStore {
+    /// A keychain that cannot be read keeps no sign-in: requests go out without a token, and a
+    /// server that wants one asks, which is when the keychain's trouble is told (on saving).
     async fn load(&self) -> Result<Option<StoredCredentials>, AuthError> {
-        RecordStore::load(self)
-            .map(|record| record.credentials)
-            .map_err(store_error)
+        Ok(RecordStore::load(self)
+            .ok()
+            .and_then(|record| record.credentials))
     }
 
     async fn save(&self, credentials: StoredCredentials) -> Result<(), AuthError> {
