@@ -3,7 +3,8 @@
 //! pieces) and `tooltrail` with its tokens in a real OS keychain (gnome-keyring on a private
 //! D-Bus session, as `tests/ui/with-keyring` sets up). The browser is a script named by
 //! `BROWSER` that fetches the authorization page and follows its redirects, so the answer comes
-//! back through the real loopback redirect.
+//! back through the real loopback redirect. The access tokens live a few seconds, so a later run
+//! must refresh the sign-in it finds in the keychain.
 //!
 //! Without node, `dbus-run-session` or `gnome-keyring-daemon` the test says so and passes
 //! (`scripts/setup --ui-test` installs them).
@@ -68,10 +69,14 @@ impl Drop for Fixture {
     }
 }
 
+/// How long the fixture's access tokens live, in seconds; the steps wait out one.
+const TOKEN_SECONDS: u64 = 8;
+
 fn start_fixture(node: &Path, secrets: &Path) -> Fixture {
     let mut child = Command::new(node)
         .arg(repo().join("tests/mcp/fixtures/oauth-server.mjs"))
         .arg(secrets)
+        .env("TOKEN_SECONDS", TOKEN_SECONDS.to_string())
         .current_dir(repo().join("tests/mcp"))
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
@@ -109,6 +114,10 @@ BROWSER="$out/follow.sh" "$T" mcp login docs </dev/null >"$out/login.txt" 2>&1
 echo "exit $?" >>"$out/login.txt"
 secret-tool lookup service tooltrail username "mcp-oauth:$MCP_URL" >"$out/record.json" 2>&1
 "$T" tool docs__whoami --approve all </dev/null >"$out/tool.txt" 2>&1
+# The access token runs out; a later run (no browser, no terminal) refreshes it.
+sleep "$OUTLIVE"
+"$T" tool docs__whoami --approve all </dev/null >"$out/tool-later.txt" 2>&1
+secret-tool lookup service tooltrail username "mcp-oauth:$MCP_URL" >"$out/record-later.json" 2>&1
 "$T" mcp list </dev/null >"$out/list.txt" 2>&1
 "$T" mcp logout docs </dev/null >"$out/logout.txt" 2>&1
 secret-tool lookup service tooltrail username "mcp-oauth:$MCP_URL" >"$out/after-logout.txt" 2>&1
@@ -165,6 +174,7 @@ fn sign_in_through_the_loopback_redirect_then_call_a_tool() {
         .env("TOOLTRAIL", env!("CARGO_BIN_EXE_tooltrail"))
         .env("OUT", &out)
         .env("MCP_URL", &fixture.mcp)
+        .env("OUTLIVE", (TOKEN_SECONDS + 1).to_string())
         .env("TOOLTRAIL_CONFIG_DIR", &config)
         .env("TOOLTRAIL_DATA_DIR", config.join("data"))
         .env("NO_COLOR", "1")
@@ -216,6 +226,21 @@ fn sign_in_through_the_loopback_redirect_then_call_a_tool() {
     // The tool call carries the token.
     let tool = read("tool.txt");
     assert!(tool.contains("hello, client with a token"), "{tool}");
+    // After the token ran out, a new run refreshed it: the call works, and the keychain holds
+    // the new pair, whole, with who signed in kept.
+    let later = read("tool-later.txt");
+    assert!(later.contains("hello, client with a token"), "{later}");
+    let renewed: Value = serde_json::from_str(read("record-later.json").trim()).unwrap();
+    let token = |record: &Value, name: &str| record["credentials"]["token_response"][name].clone();
+    assert_ne!(
+        token(&renewed, "access_token"),
+        token(&record, "access_token")
+    );
+    assert_ne!(
+        token(&renewed, "refresh_token"),
+        token(&record, "refresh_token")
+    );
+    assert_eq!(renewed["identity"], "ada@example.com");
     let list = read("list.txt");
     assert!(list.contains("signed in as ada@example.com"), "{list}");
 
@@ -248,6 +273,7 @@ fn sign_in_through_the_loopback_redirect_then_call_a_tool() {
         "killed.txt",
         "login.txt",
         "tool.txt",
+        "tool-later.txt",
         "list.txt",
         "logout.txt",
         "list-after.txt",
