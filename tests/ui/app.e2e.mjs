@@ -295,6 +295,11 @@ test("history filters the record, and a provider's API key is kept in the Secret
     await choose(session, statusSelect, "error");
     await session.until("only the failed call", async () => JSON.stringify(await historyRows(session)) === '["read_file:error"]');
     await choose(session, statusSelect, "");
+    // The tool menu lists the tools of the calls the other filters match: wait for it to offer
+    // search_files again once the failed-only filter is gone.
+    await session.until("search_files offered again", async () =>
+      session.script("return [...arguments[0].options].some(o => o.value === 'search_files')", [{ "element-6066-11e4-a52e-4f735466cecf": toolSelect }]),
+    );
     await choose(session, toolSelect, "search_files");
     await session.until("only search_files", async () => JSON.stringify(await historyRows(session)) === '["search_files:success"]');
     await choose(session, toolSelect, "");
