@@ -471,6 +471,7 @@ impl<'a> Dispatcher<'a> {
                 turn_id: self.emitter.turn_id().to_string(),
                 call_id: call.id.clone(),
             }),
+            traceparent: tooltrail_llm::trace::call_traceparent(&call.id),
             user: self
                 .ctx
                 .user

@@ -207,7 +207,8 @@ fn named<'a>(spans: &'a [Span], name: &str) -> &'a Span {
 }
 
 /// A folder with a file, and a config folder whose mcp.json has the reference filesystem
-/// server (its read tool allowed), when node and the server are installed.
+/// server (its read tool allowed) and `tests/mcp/fixtures/trace-server.js` (which answers with
+/// the `traceparent` its call brought), when node and the server are installed.
 struct Setup {
     workspace: tempfile::TempDir,
     config: tempfile::TempDir,
@@ -228,9 +229,14 @@ fn setup() -> Setup {
     let mcp = has_node && entry.exists();
     if mcp {
         let root = workspace.path().canonicalize().unwrap();
+        let trace = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/mcp/fixtures/trace-server.js")
+            .canonicalize()
+            .unwrap();
         let servers = json!({"mcpServers": {
             "fs": {"command": "node", "args": [entry.canonicalize().unwrap(), root],
-                   "tools": {"read_text_file": "allow"}}
+                   "tools": {"read_text_file": "allow"}},
+            "trace": {"command": "node", "args": [trace], "approval": "allow"}
         }});
         std::fs::write(config.path().join("mcp.json"), servers.to_string()).unwrap();
     } else if std::env::var("CI").is_ok_and(|ci| ci == "true") {
@@ -291,7 +297,8 @@ async fn ask(setup: &Setup, model: &ScriptedServer, envs: &[(&str, String)]) -> 
     (started, stderr)
 }
 
-/// Two built-in calls, a command that needs approval (denied), and an MCP call; then the answer.
+/// Two built-in calls, a command that needs approval (denied), and two MCP calls; then the
+/// answer.
 fn replies(setup: &Setup) -> Vec<Reply> {
     let mut calls = vec![
         ("search_files", r#"{"pattern":"*.txt"}"#.to_string()),
@@ -306,6 +313,7 @@ fn replies(setup: &Setup) -> Vec<Reply> {
             .unwrap()
             .join("plans.txt");
         calls.push(("fs__read_text_file", json!({"path": path}).to_string()));
+        calls.push(("trace__whereami", "{}".to_string()));
     }
     let calls: Vec<(&str, &str)> = calls.iter().map(|(n, a)| (*n, a.as_str())).collect();
     vec![
@@ -328,7 +336,7 @@ async fn a_question_is_one_trace_in_phoenix_and_serve_joins_the_callers() {
     assert!(!stderr.contains("traces could not be sent"), "{stderr}");
     let turn_id = started["turn_id"].as_str().unwrap();
     let trace_id = turn_id.strip_prefix("turn_").unwrap();
-    let calls = if setup.mcp { 4 } else { 3 };
+    let calls = if setup.mcp { 5 } else { 3 };
     // invoke_agent, two chat spans, the calls, the approval's wait.
     let spans = phoenix.spans(trace_id, 1 + 2 + calls + 1).await;
     let mut names: Vec<&str> = spans.iter().map(|span| span.name.as_str()).collect();
@@ -344,6 +352,7 @@ async fn a_question_is_one_trace_in_phoenix_and_serve_joins_the_callers() {
     ];
     if setup.mcp {
         expected.push("execute_tool fs__read_text_file");
+        expected.push("execute_tool trace__whereami");
         expected.sort_unstable();
     }
     assert_eq!(names, expected);
@@ -440,6 +449,19 @@ async fn a_question_is_one_trace_in_phoenix_and_serve_joins_the_callers() {
             .contains("secret plans"),
         "{read:?}"
     );
+    // The MCP server was told the call's span (SEP-414 `_meta.traceparent`).
+    if setup.mcp {
+        let whereami = named(&spans, "execute_tool trace__whereami");
+        let expected = format!("traceparent 00-{trace_id}-{}-01", whereami.span_id);
+        assert!(
+            whereami
+                .attr("gen_ai.tool.call.result")
+                .as_str()
+                .unwrap()
+                .contains(&expected),
+            "{expected} not in {whereami:?}"
+        );
+    }
     let root = named(&spans, "invoke_agent tooltrail");
     assert!(
         root.attr("gen_ai.output.messages")

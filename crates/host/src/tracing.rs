@@ -173,13 +173,21 @@ impl EventSink for TracingSink {
     fn emit(&self, event: Event) {
         self.telemetry.observe(&event, self.parent.as_ref());
         // A request to the model follows these at once: it belongs to the span just begun.
-        if matches!(
-            event.body,
-            EventBody::TurnStarted { .. } | EventBody::ContextUsage { .. }
-        ) {
-            self.slot.set(self.telemetry.traceparent(&event.turn_id));
-        } else if matches!(event.body, EventBody::TurnFinished { .. }) {
-            self.slot.set(None);
+        // A tool call runs right after it starts: an MCP server it calls gets its span.
+        match &event.body {
+            EventBody::TurnStarted { .. } | EventBody::ContextUsage { .. } => {
+                self.slot.set(self.telemetry.traceparent(&event.turn_id));
+            }
+            EventBody::ToolCallStarted { call_id, .. } => {
+                let traceparent = self.telemetry.call_traceparent(&event.turn_id, call_id);
+                self.slot.set_call(call_id, traceparent);
+            }
+            EventBody::ToolCallFinished { call_id, .. } => self.slot.set_call(call_id, None),
+            EventBody::TurnFinished { .. } => {
+                self.slot.set(None);
+                self.slot.clear_calls();
+            }
+            _ => {}
         }
         self.screen.emit(event);
     }

@@ -1,34 +1,68 @@
 //! The W3C `traceparent` each request to the model carries, so that a model server that
-//! traces (vLLM, a gateway, a proxy) files its work under the question's trace.
+//! traces (vLLM, a gateway, a proxy) files its work under the question's trace; and the one each
+//! tool call carries to an MCP server (in `_meta`, SEP-414), so the server's work lands under
+//! the call's span.
 //!
 //! The client knows nothing of telemetry: whoever runs a turn may put it inside
 //! [`with_trace`] with a [`TraceSlot`] it keeps up to date (the host's telemetry sink sets it
-//! to the span of each model request as it begins), and every request sent from within
-//! carries the slot's header. Outside such a scope, requests carry none.
+//! to the span of each model request as it begins, and of each tool call as it starts), and
+//! every request sent from within carries the slot's header. Outside such a scope, requests
+//! carry none.
 
+use std::collections::HashMap;
 use std::future::Future;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 tokio::task_local! {
     static CURRENT: TraceSlot;
 }
 
-/// The `traceparent` value requests made now should carry; shared between the one who sets it
-/// and the requests that read it.
+#[derive(Debug, Default)]
+struct Spans {
+    /// The model request being made.
+    request: Option<String>,
+    /// The tool calls running, by call id.
+    calls: HashMap<String, String>,
+}
+
+/// The `traceparent` values requests made now should carry; shared between the one who sets
+/// them and the requests that read them.
 #[derive(Debug, Clone, Default)]
-pub struct TraceSlot(Arc<Mutex<Option<String>>>);
+pub struct TraceSlot(Arc<Mutex<Spans>>);
 
 impl TraceSlot {
     pub fn new() -> Self {
         Self::default()
     }
 
+    fn spans(&self) -> MutexGuard<'_, Spans> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
     pub fn set(&self, traceparent: Option<String>) {
-        *self.0.lock().unwrap_or_else(|p| p.into_inner()) = traceparent;
+        self.spans().request = traceparent;
     }
 
     pub fn get(&self) -> Option<String> {
-        self.0.lock().unwrap_or_else(|p| p.into_inner()).clone()
+        self.spans().request.clone()
+    }
+
+    /// Sets (or with `None` forgets) the `traceparent` of tool call `call_id`.
+    pub fn set_call(&self, call_id: &str, traceparent: Option<String>) {
+        let mut spans = self.spans();
+        match traceparent {
+            Some(traceparent) => spans.calls.insert(call_id.to_string(), traceparent),
+            None => spans.calls.remove(call_id),
+        };
+    }
+
+    /// Forgets every call's `traceparent` (the turn is over).
+    pub fn clear_calls(&self) {
+        self.spans().calls.clear();
+    }
+
+    fn call(&self, call_id: &str) -> Option<String> {
+        self.spans().calls.get(call_id).cloned()
     }
 }
 
@@ -41,6 +75,11 @@ pub async fn with_trace<F: Future>(slot: TraceSlot, future: F) -> F::Output {
 /// The `traceparent` of the scope this is called in, if any.
 pub fn current_traceparent() -> Option<String> {
     CURRENT.try_with(TraceSlot::get).ok().flatten()
+}
+
+/// The `traceparent` of tool call `call_id` in the scope this is called in, if any.
+pub fn call_traceparent(call_id: &str) -> Option<String> {
+    CURRENT.try_with(|slot| slot.call(call_id)).ok().flatten()
 }
 
 #[cfg(test)]
@@ -68,5 +107,29 @@ mod tests {
             )
         );
         assert_eq!(current_traceparent(), None);
+    }
+
+    #[tokio::test]
+    async fn each_call_has_its_own_header_until_it_is_forgotten() {
+        let slot = TraceSlot::new();
+        let a = "00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01";
+        slot.set_call("call_a", Some(a.into()));
+        slot.set_call(
+            "call_b",
+            Some("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01".into()),
+        );
+        let seen = with_trace(slot.clone(), async {
+            slot.set_call("call_b", None);
+            (
+                call_traceparent("call_a"),
+                call_traceparent("call_b"),
+                current_traceparent(),
+            )
+        })
+        .await;
+        assert_eq!(seen, (Some(a.into()), None, None));
+        assert_eq!(call_traceparent("call_a"), None);
+        slot.clear_calls();
+        assert_eq!(slot.call("call_a"), None);
     }
 }

@@ -10,7 +10,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::auth::{Browser, SignInOptions, SignInPolicy};
 use crate::config::{McpConfig, OAuthConfig, ServerConfig};
-use crate::connection::RequestFailure;
+use crate::connection::{RequestFailure, call_request};
 use crate::error::McpError;
 use crate::handler::ElicitationPolicy;
 use crate::manager::{McpManager, McpOptions};
@@ -104,7 +104,11 @@ pub async fn run_client(url: &str, scenario: Option<&str>) -> Result<Conformance
             continue;
         };
         let outcome = server
-            .call_tool(&tool.name, args.clone(), &CancellationToken::new(), None)
+            .call_tool(
+                call_request(&tool.name, args.clone(), None),
+                &CancellationToken::new(),
+                None,
+            )
             .await?;
         match outcome.result {
             // A tool that reports an error is the server's answer, not a failure of the client.

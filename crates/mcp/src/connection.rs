@@ -9,11 +9,11 @@ use std::time::{Duration, Instant};
 
 use process_wrap::tokio::CommandWrap;
 use reqwest::header::{HeaderName, HeaderValue};
-use rmcp::model::ProtocolVersion;
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotificationParam,
     ClientRequest, ErrorData, JsonObject, ServerResult,
 };
+use rmcp::model::{ProtocolVersion, RequestParamsMeta};
 use rmcp::service::{
     ClientInitializeError, ClientLifecycleMode, ClientServiceExt, PeerRequestOptions,
     RunningService, ServiceError,
@@ -215,14 +215,12 @@ impl Connection {
     pub(crate) async fn call_tool(
         &self,
         shared: &Shared,
-        tool: &str,
-        arguments: JsonObject,
+        params: CallToolRequestParams,
         timeout: Duration,
         cancel: &CancellationToken,
         forward: Option<UnboundedSender<ToolProgress>>,
     ) -> (Result<CallToolResult, RequestFailure>, Vec<McpProgress>) {
-        let mut params = CallToolRequestParams::new(tool.to_string());
-        params.arguments = Some(arguments);
+        let tool = params.name.to_string();
         let retry = params.clone();
         let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
         let options = PeerRequestOptions::with_timeout(timeout)
@@ -233,7 +231,7 @@ impl Connection {
             Err(err) => return (Err(failure(err)), Vec::new()),
         };
         let token = handle.progress_token.clone();
-        shared.progress.watch(&token, tool, forward);
+        shared.progress.watch(&token, &tool, forward);
         let id = handle.id.clone();
         // If this future is dropped mid-call (the turn moved on), the server still hears of it.
         let mut guard = CancelOnDrop {
@@ -348,6 +346,22 @@ pub(crate) fn failure(err: ServiceError) -> RequestFailure {
 
 /// How a session starts for a protocol revision: revisions from 2026-07-28 on have no
 /// `initialize` (`server/discover`, then metadata on every request); older ones do.
+/// A `tools/call` request: the tool, its arguments and, when traces are on, the W3C
+/// `traceparent` of the call's span in `_meta` (SEP-414), so a server that traces files its work
+/// under it.
+pub(crate) fn call_request(
+    tool: &str,
+    arguments: JsonObject,
+    traceparent: Option<&str>,
+) -> CallToolRequestParams {
+    let mut params = CallToolRequestParams::new(tool.to_string());
+    params.arguments = Some(arguments);
+    if let Some(traceparent) = traceparent {
+        params.set_traceparent(traceparent);
+    }
+    params
+}
+
 /// How an HTTP session starts: with the newest revision's `server/discover`, falling back to
 /// `initialize` when the server answers that it does not know it (every server of a revision
 /// before 2026-07-28), so old and new servers both work.

@@ -4,7 +4,7 @@
 use std::sync::{Arc, Mutex as StdMutex, PoisonError, Weak};
 use std::time::{Duration, Instant};
 
-use rmcp::model::JsonObject;
+use rmcp::model::CallToolRequestParams;
 use serde::Serialize;
 use tokio::sync::mpsc::UnboundedSender;
 use tokio::sync::{Mutex, broadcast, watch};
@@ -228,21 +228,13 @@ impl McpServer {
 
     pub(crate) async fn call_tool(
         &self,
-        tool: &str,
-        arguments: JsonObject,
+        params: CallToolRequestParams,
         cancel: &CancellationToken,
         forward: Option<UnboundedSender<ToolProgress>>,
     ) -> Result<CallOutcome, McpError> {
         let connection = self.connection().await?;
         let (result, progress) = connection
-            .call_tool(
-                &self.shared,
-                tool,
-                arguments,
-                self.config.timeout,
-                cancel,
-                forward,
-            )
+            .call_tool(&self.shared, params, self.config.timeout, cancel, forward)
             .await;
         if matches!(result, Err(RequestFailure::Closed)) {
             let mut life = self.life.lock().await;

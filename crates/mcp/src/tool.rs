@@ -10,7 +10,7 @@ use tooltrail_protocol::{ToolError, ToolErrorCode, ToolOutput, ToolSource, ToolS
 use tooltrail_tools::{Gate, Tool, ToolContext};
 
 use crate::config::Approval;
-use crate::connection::RequestFailure;
+use crate::connection::{RequestFailure, call_request};
 use crate::result::{convert, output_validator};
 use crate::server::{McpServer, describe};
 
@@ -200,8 +200,7 @@ impl Tool for McpTool {
         let outcome = self
             .server
             .call_tool(
-                &self.remote_name,
-                arguments,
+                call_request(&self.remote_name, arguments, ctx.traceparent.as_deref()),
                 &ctx.cancel,
                 ctx.progress.clone(),
             )

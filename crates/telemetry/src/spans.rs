@@ -133,6 +133,16 @@ impl TraceBuilder {
         Some(TraceParent::of_span(turn.trace_id, span))
     }
 
+    /// The span of tool call `call_id` of the turn, as a parent for what the tool does (an MCP
+    /// server that traces files its work under it).
+    pub fn call_parent(&self, turn_id: &str, call_id: &str) -> Option<TraceParent> {
+        let turn = self.turns.get(turn_id)?;
+        Some(TraceParent::of_span(
+            turn.trace_id,
+            span_id(&[&turn.turn_id, "call", call_id]),
+        ))
+    }
+
     /// Takes one event; returns the spans it finished. `parent` is used when the event starts
     /// a turn.
     pub fn observe(&mut self, event: &Event, parent: Option<&TraceParent>) -> Vec<SpanData> {

@@ -148,6 +148,14 @@ impl Telemetry {
             .map(|parent| parent.to_string())
     }
 
+    /// The `traceparent` tool call `call_id` of `turn_id` carries to an MCP server: its
+    /// `execute_tool` span.
+    pub fn call_traceparent(&self, turn_id: &str, call_id: &str) -> Option<String> {
+        self.builder()
+            .call_parent(turn_id, call_id)
+            .map(|parent| parent.to_string())
+    }
+
     /// Queues finished spans for export (those of `tooltrail export --otlp` too).
     pub fn send(&self, spans: Vec<SpanData>) {
         let queue = self.queue.lock().unwrap_or_else(|p| p.into_inner());

@@ -68,6 +68,9 @@ pub struct ToolContext {
     pub user: Option<Arc<dyn UserAsker>>,
     /// Set by the agent for each call: the conversation, turn and call it belongs to.
     pub call: Option<CallScope>,
+    /// Set by the agent for each call when traces are on: the W3C `traceparent` of the call's
+    /// span, which MCP servers get in `_meta` (SEP-414) to file their work under it.
+    pub traceparent: Option<String>,
     /// What commands see besides the workspace: toolchains, extra read-only folders from the
     /// settings, and where the workspace's build caches go.
     pub sandbox_settings: SandboxSettings,
@@ -86,6 +89,7 @@ impl ToolContext {
             changes: None,
             user: None,
             call: None,
+            traceparent: None,
             sandbox_settings: SandboxSettings::default(),
         }
     }
