@@ -5,101 +5,38 @@
 
 #![allow(clippy::unwrap_used)]
 
-use std::path::{Path, PathBuf};
-use std::process::Output;
-use std::sync::OnceLock;
+#[path = "support/mcp.rs"]
+mod support;
+
+use std::path::Path;
 
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
+use support::{Setup, reference_server, text, tooltrail};
 use tooltrail_protocol::{ApprovalBy, Event, EventBody, ToolSource, ToolStatus};
 use tooltrail_test_support::{Reply, ScriptedServer};
-
-/// The filesystem server's entry point; installs the npm packages once when they are missing.
-/// `None` (after saying why) without node.
-fn filesystem_server() -> Option<PathBuf> {
-    static READY: OnceLock<bool> = OnceLock::new();
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/mcp");
-    let entry = dir.join("node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
-    let ready = *READY.get_or_init(|| {
-        let has_node = std::process::Command::new("node")
-            .arg("--version")
-            .output()
-            .is_ok_and(|out| out.status.success());
-        if !has_node {
-            eprintln!("skipped: node is not installed, so the MCP tests cannot run");
-            return false;
-        }
-        if !entry.exists() {
-            let status = std::process::Command::new("npm")
-                .args(["install", "--no-audit", "--no-fund"])
-                .current_dir(&dir)
-                .status()
-                .unwrap();
-            assert!(status.success(), "npm install in tests/mcp failed");
-        }
-        true
-    });
-    ready.then(|| entry.canonicalize().unwrap())
-}
-
-struct Setup {
-    _dirs: Vec<tempfile::TempDir>,
-    workspace: PathBuf,
-    config: PathBuf,
-    data: PathBuf,
-}
 
 /// A workspace with one file, and a config folder whose mcp.json has the filesystem server
 /// (`fs`, read_text_file allowed), one that dies at start, and one disabled.
 fn setup(entry: &Path) -> Setup {
-    let ws = tempfile::tempdir().unwrap();
-    let workspace = ws.path().canonicalize().unwrap();
-    std::fs::write(workspace.join("notes.txt"), "alpha\nbeta\n").unwrap();
-    let config_dir = tempfile::tempdir().unwrap();
-    let data_dir = tempfile::tempdir().unwrap();
-    let mcp = json!({"mcpServers": {
-        "fs": {"command": "node", "args": [entry, workspace],
-               "tools": {"read_text_file": "allow"}},
-        "dies": {"command": "node",
-                 "args": ["-e", "console.error('boom: no database'); process.exit(2)"]},
-        "off": {"command": "node", "disabled": true}
-    }});
-    std::fs::write(
-        config_dir.path().join("mcp.json"),
-        serde_json::to_string_pretty(&mcp).unwrap(),
+    Setup::new(
+        &[("notes.txt", "alpha\nbeta\n")],
+        |workspace| {
+            json!({"mcpServers": {
+                "fs": {"command": "node", "args": [entry, workspace],
+                       "tools": {"read_text_file": "allow"}},
+                "dies": {"command": "node",
+                         "args": ["-e", "console.error('boom: no database'); process.exit(2)"]},
+                "off": {"command": "node", "disabled": true}
+            }})
+        },
+        "",
     )
-    .unwrap();
-    Setup {
-        config: config_dir.path().to_path_buf(),
-        data: data_dir.path().to_path_buf(),
-        workspace,
-        _dirs: vec![ws, config_dir, data_dir],
-    }
-}
-
-async fn tooltrail(args: &[&str], setup: &Setup) -> Output {
-    tokio::process::Command::new(env!("CARGO_BIN_EXE_tooltrail"))
-        .args(args)
-        .env_remove("TOOLTRAIL_BASE_URL")
-        .env_remove("TOOLTRAIL_MODEL")
-        .env_remove("TOOLTRAIL_API_KEY")
-        .env("TOOLTRAIL_CONFIG_DIR", &setup.config)
-        .env("TOOLTRAIL_DATA_DIR", &setup.data)
-        .env("NO_COLOR", "1")
-        .current_dir(&setup.workspace)
-        .stdin(std::process::Stdio::null())
-        .output()
-        .await
-        .unwrap()
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }
 
 #[tokio::test]
 async fn mcp_list_shows_states_and_tools() {
-    let Some(entry) = filesystem_server() else {
+    let Some(entry) = reference_server("server-filesystem") else {
         return;
     };
     let setup = setup(&entry);
@@ -141,7 +78,7 @@ async fn mcp_list_shows_states_and_tools() {
 
 #[tokio::test]
 async fn mcp_test_shows_the_handshake_or_the_stderr() {
-    let Some(entry) = filesystem_server() else {
+    let Some(entry) = reference_server("server-filesystem") else {
         return;
     };
     let setup = setup(&entry);
@@ -172,7 +109,7 @@ async fn mcp_test_shows_the_handshake_or_the_stderr() {
 
 #[tokio::test]
 async fn tool_runs_an_mcp_tool_and_warns_about_failed_servers() {
-    let Some(entry) = filesystem_server() else {
+    let Some(entry) = reference_server("server-filesystem") else {
         return;
     };
     let setup = setup(&entry);
@@ -213,7 +150,7 @@ async fn tool_runs_an_mcp_tool_and_warns_about_failed_servers() {
 
 #[tokio::test]
 async fn ask_calls_mcp_tools_and_goes_on_without_a_failed_server() {
-    let Some(entry) = filesystem_server() else {
+    let Some(entry) = reference_server("server-filesystem") else {
         return;
     };
     let setup = setup(&entry);

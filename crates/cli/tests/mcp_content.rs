@@ -2,85 +2,32 @@
 //! `tooltrail tools` lists MCP tools with how each is gated, and `tooltrail ask` sends the image
 //! a tool returns to a model whose provider sees images (`vision = true` in config.toml), and
 //! tells one that does not what came back. The npm packages are installed by
-//! `scripts/mcp-setup`; without node or them the tests say so and pass.
+//! `scripts/mcp-setup` (here on first run when missing); without node the tests say so and pass.
 
 #![allow(clippy::unwrap_used)]
 
-use std::path::{Path, PathBuf};
-use std::process::Output;
+#[path = "support/mcp.rs"]
+mod support;
+
+use std::path::Path;
 
 use serde_json::{Value, json};
+use support::{Setup, reference_server, text, tooltrail};
 use tooltrail_test_support::{Reply, ScriptedServer};
-
-/// The reference server's entry point; `None` (after saying why) without node or the package.
-fn everything_server() -> Option<PathBuf> {
-    let entry = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/mcp/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
-    let has_node = std::process::Command::new("node")
-        .arg("--version")
-        .output()
-        .is_ok_and(|out| out.status.success());
-    if !has_node {
-        eprintln!("skipped: node is not installed, so the MCP tests cannot run");
-        return None;
-    }
-    if !entry.exists() {
-        eprintln!("skipped: server-everything is not installed; run scripts/mcp-setup");
-        return None;
-    }
-    Some(entry.canonicalize().unwrap())
-}
-
-struct Setup {
-    _dirs: Vec<tempfile::TempDir>,
-    workspace: PathBuf,
-    config: PathBuf,
-    data: PathBuf,
-}
 
 /// A config folder whose mcp.json has server-everything (`echo` and `get-tiny-image` allowed,
 /// `get-sum` never), and whose config.toml is `config_toml`.
 fn setup(entry: &Path, config_toml: &str) -> Setup {
-    let ws = tempfile::tempdir().unwrap();
-    let workspace = ws.path().canonicalize().unwrap();
-    let config_dir = tempfile::tempdir().unwrap();
-    let data_dir = tempfile::tempdir().unwrap();
-    let mcp = json!({"mcpServers": {
-        "everything": {"command": "node", "args": [entry, "stdio"],
-                       "tools": {"echo": "allow", "get-tiny-image": "allow", "get-sum": "never"}}
-    }});
-    std::fs::write(
-        config_dir.path().join("mcp.json"),
-        serde_json::to_string_pretty(&mcp).unwrap(),
+    Setup::new(
+        &[],
+        |_| {
+            json!({"mcpServers": {
+                "everything": {"command": "node", "args": [entry, "stdio"],
+                               "tools": {"echo": "allow", "get-tiny-image": "allow", "get-sum": "never"}}
+            }})
+        },
+        config_toml,
     )
-    .unwrap();
-    std::fs::write(config_dir.path().join("config.toml"), config_toml).unwrap();
-    Setup {
-        config: config_dir.path().to_path_buf(),
-        data: data_dir.path().to_path_buf(),
-        workspace,
-        _dirs: vec![ws, config_dir, data_dir],
-    }
-}
-
-async fn tooltrail(args: &[&str], setup: &Setup) -> Output {
-    tokio::process::Command::new(env!("CARGO_BIN_EXE_tooltrail"))
-        .args(args)
-        .env_remove("TOOLTRAIL_BASE_URL")
-        .env_remove("TOOLTRAIL_MODEL")
-        .env_remove("TOOLTRAIL_API_KEY")
-        .env("TOOLTRAIL_CONFIG_DIR", &setup.config)
-        .env("TOOLTRAIL_DATA_DIR", &setup.data)
-        .env("NO_COLOR", "1")
-        .current_dir(&setup.workspace)
-        .stdin(std::process::Stdio::null())
-        .output()
-        .await
-        .unwrap()
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }
 
 /// The words of the listing's line for `tool`.
@@ -94,7 +41,7 @@ fn line_of(listing: &str, tool: &str) -> Vec<String> {
 
 #[tokio::test]
 async fn tools_lists_mcp_tools_with_how_each_is_gated() {
-    let Some(entry) = everything_server() else {
+    let Some(entry) = reference_server("server-everything") else {
         return;
     };
     let setup = setup(&entry, "");
@@ -152,7 +99,7 @@ async fn ask_for_the_image(entry: &Path, vision: Option<bool>) -> Value {
 
 #[tokio::test]
 async fn ask_sends_an_image_to_a_model_that_sees_and_words_to_one_that_does_not() {
-    let Some(entry) = everything_server() else {
+    let Some(entry) = reference_server("server-everything") else {
         return;
     };
     let seeing = ask_for_the_image(&entry, Some(true)).await;

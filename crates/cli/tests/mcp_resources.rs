@@ -5,89 +5,23 @@
 
 #![allow(clippy::unwrap_used)]
 
-use std::path::{Path, PathBuf};
-use std::process::Output;
-use std::sync::OnceLock;
+#[path = "support/mcp.rs"]
+mod support;
+
+use std::path::Path;
 
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
+use support::{Setup, reference_server, text, tooltrail};
 use tooltrail_test_support::{Reply, ScriptedServer};
-
-/// server-everything's entry point; `None` (after saying why) without node.
-fn everything_server() -> Option<PathBuf> {
-    static READY: OnceLock<bool> = OnceLock::new();
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/mcp");
-    let entry = dir.join("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
-    let ready = *READY.get_or_init(|| {
-        let has_node = std::process::Command::new("node")
-            .arg("--version")
-            .output()
-            .is_ok_and(|out| out.status.success());
-        if !has_node {
-            eprintln!("skipped: node is not installed, so the MCP tests cannot run");
-            return false;
-        }
-        if !entry.exists() {
-            let status = std::process::Command::new("npm")
-                .args(["install", "--no-audit", "--no-fund"])
-                .current_dir(&dir)
-                .status()
-                .unwrap();
-            assert!(status.success(), "npm install in tests/mcp failed");
-        }
-        true
-    });
-    ready.then(|| entry.canonicalize().unwrap())
-}
-
-struct Setup {
-    _dirs: Vec<tempfile::TempDir>,
-    workspace: PathBuf,
-    config: PathBuf,
-    data: PathBuf,
-}
 
 /// A workspace with one file, and an mcp.json with server-everything as `everything`.
 fn setup(entry: &Path) -> Setup {
-    let ws = tempfile::tempdir().unwrap();
-    let workspace = ws.path().canonicalize().unwrap();
-    std::fs::write(workspace.join("notes.txt"), "alpha\nbeta\n").unwrap();
-    let config_dir = tempfile::tempdir().unwrap();
-    let data_dir = tempfile::tempdir().unwrap();
-    let mcp = json!({"mcpServers": {
-        "everything": {"command": "node", "args": [entry, "stdio"]}
-    }});
-    std::fs::write(
-        config_dir.path().join("mcp.json"),
-        serde_json::to_string_pretty(&mcp).unwrap(),
+    Setup::new(
+        &[("notes.txt", "alpha\nbeta\n")],
+        |_| json!({"mcpServers": {"everything": {"command": "node", "args": [entry, "stdio"]}}}),
+        "",
     )
-    .unwrap();
-    Setup {
-        config: config_dir.path().to_path_buf(),
-        data: data_dir.path().to_path_buf(),
-        workspace,
-        _dirs: vec![ws, config_dir, data_dir],
-    }
-}
-
-async fn tooltrail(args: &[&str], setup: &Setup) -> Output {
-    tokio::process::Command::new(env!("CARGO_BIN_EXE_tooltrail"))
-        .args(args)
-        .env_remove("TOOLTRAIL_BASE_URL")
-        .env_remove("TOOLTRAIL_MODEL")
-        .env_remove("TOOLTRAIL_API_KEY")
-        .env("TOOLTRAIL_CONFIG_DIR", &setup.config)
-        .env("TOOLTRAIL_DATA_DIR", &setup.data)
-        .env("NO_COLOR", "1")
-        .current_dir(&setup.workspace)
-        .stdin(std::process::Stdio::null())
-        .output()
-        .await
-        .unwrap()
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }
 
 fn docs_file(entry: &Path, name: &str) -> String {
@@ -98,7 +32,7 @@ const INSTRUCTIONS: &str = "demo://resource/static/document/instructions.md";
 
 #[tokio::test]
 async fn mcp_resources_read_and_prompts_list_what_the_server_has() {
-    let Some(entry) = everything_server() else {
+    let Some(entry) = reference_server("server-everything") else {
         return;
     };
     let setup = setup(&entry);
@@ -175,7 +109,7 @@ fn last_messages(model: &ScriptedServer) -> Vec<Value> {
 
 #[tokio::test]
 async fn ask_carries_attached_files_and_resources_in_the_question() {
-    let Some(entry) = everything_server() else {
+    let Some(entry) = reference_server("server-everything") else {
         return;
     };
     let setup = setup(&entry);
@@ -248,7 +182,7 @@ async fn ask_carries_attached_files_and_resources_in_the_question() {
 
 #[tokio::test]
 async fn attachments_are_cut_to_the_room_the_window_leaves() {
-    let Some(entry) = everything_server() else {
+    let Some(entry) = reference_server("server-everything") else {
         return;
     };
     let setup = setup(&entry);
@@ -310,7 +244,7 @@ async fn attachments_are_cut_to_the_room_the_window_leaves() {
 
 #[tokio::test]
 async fn ask_starts_from_a_prompt_with_its_arguments() {
-    let Some(entry) = everything_server() else {
+    let Some(entry) = reference_server("server-everything") else {
         return;
     };
     let setup = setup(&entry);
