@@ -11,7 +11,7 @@ import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSy
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { repo, run, screenshots, test } from "./lib.mjs";
-import { Session, startDriver, startScriptedModel } from "./webdriver.mjs";
+import { Session, startDriver, startScriptedModel, shoot as shootWindow } from "./webdriver.mjs";
 
 const app = process.env.TOOLTRAIL_APP ?? join(repo, "target/debug/tooltrail-app");
 const scriptedModel = process.env.SCRIPTED_MODEL ?? join(repo, "target/debug/scripted-model");
@@ -423,10 +423,7 @@ test("snippets saved from the command line are listed, shown and deleted in the 
       "return [...document.querySelectorAll('.timeline-card[data-call-id]')].map(c => ({ tool: c.querySelector('.card-tool').textContent, phase: c.className.match(/phase-(\\w+)/)[1], description: c.querySelector('.card-desc')?.textContent ?? '', time: c.querySelector('.card-start')?.textContent ?? '', title: c.querySelector('.card-start')?.getAttribute('title') ?? '' }))",
     );
   const setLanguage = async (session, lang) => choose(session, await session.find(".language select"), lang);
-  const shoot = async (session, name) => {
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    writeFileSync(join(screenshots, `app-e2e-${name}.png`), await session.screenshot());
-  };
+  const shoot = (session, name) => shootWindow(session, `app-e2e-${name}`);
   try {
     for (const theme of ["light", "dark"]) {
       // GTK's dark variant is what WebKitGTK reports as prefers-color-scheme: dark.

@@ -10,30 +10,16 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { repo, run, screenshots, test } from "./lib.mjs";
-import { Session, sleep, startDriver, startScriptedModel } from "./webdriver.mjs";
+import { Session, startDriver, startScriptedModel, shoot as shootWindow, axe } from "./webdriver.mjs";
 
 const app = process.env.TOOLTRAIL_APP ?? join(repo, "target/debug/tooltrail-app");
 const scriptedModel = process.env.SCRIPTED_MODEL ?? join(repo, "target/debug/scripted-model");
 const everything = join(repo, "tests/mcp/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
-const AXE = readFileSync(join(repo, "ui/node_modules/axe-core/axe.min.js"), "utf8");
 const INSTRUCTIONS = "demo://resource/static/document/instructions.md";
 // Screenshots need WebKit's DMA-BUF renderer (see app.e2e.mjs).
 process.env.WEBKIT_DISABLE_DMABUF_RENDERER ??= "0";
 
-const shoot = async (session, name) => {
-  await sleep(300);
-  writeFileSync(join(screenshots, `app-e2e-composer-${name}.png`), await session.screenshot());
-};
-
-async function axe(session, what) {
-  await session.script(`if (!window.axe) { ${AXE} }`);
-  const found = await session.scriptAsync(
-    `const done = arguments[arguments.length - 1];
-     window.axe.run(document.querySelector(".composer"), { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] } })
-       .then((r) => done(r.violations.map((v) => v.id + ": " + v.nodes.map((n) => n.target.join(" ")).join(", "))), (e) => done(["axe failed: " + e]));`,
-  );
-  assert.deepEqual(found, [], `axe found problems in ${what}:\n  ${found.join("\n  ")}`);
-}
+const shoot = (session, name) => shootWindow(session, `app-e2e-composer-${name}`);
 
 /** The labels of the picker's options. */
 const options = (session) => session.script("return [...document.querySelectorAll('.picker-option .picker-label')].map(o => o.textContent)");
@@ -84,11 +70,11 @@ for (const [lang, theme] of [
       await session.type(box, "@instructions");
       await session.until("the server's resource in the list", async () => (await options(session)).includes("instructions.md"), 60_000);
       await shoot(session, `at-${theme}-${lang}`);
-      await axe(session, `the @ list (${lang}, ${theme})`);
+      await axe(session, ".composer", `the @ list (${lang}, ${theme})`);
       await session.type(box, "\uE007");
       await session.until("both chips read", async () => (await session.findAll(".attach-chip .attach-size")).length === 2 && !(await session.text(await session.find(".attach-chips"))).match(/reading|正在读取/));
       await shoot(session, `chips-${theme}-${lang}`);
-      await axe(session, `the chips (${lang}, ${theme})`);
+      await axe(session, ".composer", `the chips (${lang}, ${theme})`);
       await session.type(box, "and the server's instructions.\uE007");
       await session.until("the answer", async () => (await session.text(await session.find('[data-testid="chat"]'))).includes("The readme and the instructions, read."), 60_000);
 
@@ -119,7 +105,7 @@ for (const [lang, theme] of [
         return values.join(",") === "David,Eve,Frank";
       });
       await shoot(session, `prompt-form-${theme}-${lang}`);
-      await axe(session, `the prompt form (${lang}, ${theme})`);
+      await axe(session, ".composer", `the prompt form (${lang}, ${theme})`);
       await session.click(await session.find(".prompt-suggestions button"));
       await session.click(await session.find(".prompt-actions button.primary"));
       await session.until("the prompt's message in the box", async () =>

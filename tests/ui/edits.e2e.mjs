@@ -7,17 +7,14 @@ import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { repo, run, screenshots, test } from "./lib.mjs";
-import { Session, startDriver, startScriptedModel } from "./webdriver.mjs";
+import { Session, startDriver, startScriptedModel, shoot as shootWindow } from "./webdriver.mjs";
 
 const app = process.env.TOOLTRAIL_APP ?? join(repo, "target/debug/tooltrail-app");
 const scriptedModel = process.env.SCRIPTED_MODEL ?? join(repo, "target/debug/scripted-model");
 // Screenshots need WebKit's DMA-BUF renderer (see app.e2e.mjs).
 process.env.WEBKIT_DISABLE_DMABUF_RENDERER ??= "0";
 
-const shoot = async (session, name) => {
-  await new Promise((resolve) => setTimeout(resolve, 300));
-  writeFileSync(join(screenshots, `app-e2e-${name}.png`), await session.screenshot());
-};
+const shoot = (session, name) => shootWindow(session, `app-e2e-${name}`);
 
 for (const [lang, theme] of [
   ["en", "light"],

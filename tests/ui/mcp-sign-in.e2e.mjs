@@ -12,18 +12,15 @@ import { chmodSync, cpSync, existsSync, mkdtempSync, readFileSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { repo, run, screenshots, test } from "./lib.mjs";
-import { Session, startDriver } from "./webdriver.mjs";
+import { repo, run, test } from "./lib.mjs";
+import { Session, startDriver, shoot as shootWindow } from "./webdriver.mjs";
 
 const app = process.env.TOOLTRAIL_APP ?? join(repo, "target/debug/tooltrail-app");
 const fixture = join(repo, "tests/mcp/fixtures/oauth-server.mjs");
 // Screenshots need WebKit's DMA-BUF renderer (see app.e2e.mjs).
 process.env.WEBKIT_DISABLE_DMABUF_RENDERER ??= "0";
 
-const shoot = async (session, name) => {
-  await new Promise((resolve) => setTimeout(resolve, 300));
-  writeFileSync(join(screenshots, `app-e2e-mcp-sign-in-${name}.png`), await session.screenshot());
-};
+const shoot = (session, name) => shootWindow(session, `app-e2e-mcp-sign-in-${name}`);
 
 if (!existsSync(join(repo, "tests/mcp/node_modules/@modelcontextprotocol/sdk"))) {
   console.log("skipped: tests/mcp/node_modules is not installed (run scripts/mcp-setup)");

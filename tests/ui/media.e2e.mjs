@@ -5,35 +5,19 @@
 // English and light, once in Chinese and dark; the cards are checked with axe-core and
 // photographed.
 import assert from "node:assert/strict";
-import { cpSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { repo, run, screenshots, test } from "./lib.mjs";
-import { Session, startDriver, startScriptedModel } from "./webdriver.mjs";
+import { repo, run, test } from "./lib.mjs";
+import { Session, startDriver, startScriptedModel, shoot as shootWindow, axe } from "./webdriver.mjs";
 
 const app = process.env.TOOLTRAIL_APP ?? join(repo, "target/debug/tooltrail-app");
 const scriptedModel = process.env.SCRIPTED_MODEL ?? join(repo, "target/debug/scripted-model");
 const everything = join(repo, "tests/mcp/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
-const AXE = readFileSync(join(repo, "ui/node_modules/axe-core/axe.min.js"), "utf8");
 // Screenshots need WebKit's DMA-BUF renderer (see app.e2e.mjs).
 process.env.WEBKIT_DISABLE_DMABUF_RENDERER ??= "0";
 
-const shoot = async (session, name) => {
-  await new Promise((resolve) => setTimeout(resolve, 300));
-  writeFileSync(join(screenshots, `app-e2e-${name}.png`), await session.screenshot());
-};
-
-/** Runs axe-core on the element matching `css` and fails with every violation, named. */
-async function axe(session, css, what) {
-  await session.script(`if (!window.axe) { ${AXE} }`);
-  const found = await session.scriptAsync(
-    `const done = arguments[arguments.length - 1];
-     window.axe.run(document.querySelector(arguments[0]), { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] } })
-       .then((r) => done(r.violations.map((v) => v.id + ": " + v.nodes.map((n) => n.target.join(" ")).join(", "))), (e) => done(["axe failed: " + e]));`,
-    [css],
-  );
-  assert.deepEqual(found, [], `axe found problems in ${what}:\n  ${found.join("\n  ")}`);
-}
+const shoot = (session, name) => shootWindow(session, `app-e2e-${name}`);
 
 if (!existsSync(everything)) {
   console.log("skipped: tests/mcp/node_modules is not installed (run scripts/mcp-setup)");

@@ -10,7 +10,7 @@ import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { repo, run, screenshots, test } from "./lib.mjs";
-import { Session, sleep, startDriver, startScriptedModel } from "./webdriver.mjs";
+import { Session, startDriver, startScriptedModel, shoot as shootWindow } from "./webdriver.mjs";
 
 const app = process.env.TOOLTRAIL_APP ?? join(repo, "target/debug/tooltrail-app");
 const scriptedModel = process.env.SCRIPTED_MODEL ?? join(repo, "target/debug/scripted-model");
@@ -19,10 +19,7 @@ process.env.WEBKIT_DISABLE_DMABUF_RENDERER ??= "0";
 // No keychain: what a machine without a desktop session has (and the point of one check).
 delete process.env.DBUS_SESSION_BUS_ADDRESS;
 
-const shoot = async (session, name) => {
-  await sleep(300);
-  writeFileSync(join(screenshots, `rough-edges-${name}.png`), await session.screenshot());
-};
+const shoot = (session, name) => shootWindow(session, `rough-edges-${name}`);
 
 const TEXT = {
   en: {

@@ -1,7 +1,10 @@
 // A small W3C WebDriver client (fetch only) for driving the real app through WebKitWebDriver,
 // the way tauri-driver does on Linux.
 import { spawn } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
+import { join } from "node:path";
+import { repo, screenshots } from "./lib.mjs";
 
 export async function freePort() {
   return new Promise((resolve, reject) => {
@@ -15,6 +18,28 @@ export async function freePort() {
 }
 
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Saves the window as target/screenshots/NAME.png once the page has settled. */
+export async function shoot(session, name) {
+  await sleep(300);
+  writeFileSync(join(screenshots, `${name}.png`), await session.screenshot());
+}
+
+let axeSource;
+
+/** Runs axe-core (WCAG 2.1 A and AA) on the element matching `css` and fails with every
+ * violation, named; `what` says what was checked. */
+export async function axe(session, css, what) {
+  axeSource ??= readFileSync(join(repo, "ui/node_modules/axe-core/axe.min.js"), "utf8");
+  await session.script(`if (!window.axe) { ${axeSource} }`);
+  const found = await session.scriptAsync(
+    `const done = arguments[arguments.length - 1];
+     window.axe.run(document.querySelector(arguments[0]), { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] } })
+       .then((r) => done(r.violations.map((v) => v.id + ": " + v.nodes.map((n) => n.target.join(" ")).join(", "))), (e) => done(["axe failed: " + e]));`,
+    [css],
+  );
+  if (found.length > 0) throw new Error(`axe found problems in ${what}:\n  ${found.join("\n  ")}`);
+}
 
 /** Starts WebKitWebDriver on a free port and waits until it answers. */
 export async function startDriver(env) {
