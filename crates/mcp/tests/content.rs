@@ -10,63 +10,23 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[macro_use]
+mod support;
+
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 use std::sync::Arc;
 
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
+use support::{everything, interop_dir, manager, registry_with, workspace};
 use tokio_util::sync::CancellationToken;
 use tooltrail_agent::{Agent, AgentConfig, AllowAll, CollectingSink, Conversation};
 use tooltrail_llm::{LlmClient, LlmConfig};
-use tooltrail_mcp::{Approval, McpConfig, McpManager, McpOptions, ServerConfig};
+use tooltrail_mcp::{Approval, ServerConfig};
 use tooltrail_protocol::{Event, EventBody, ToolErrorCode, ToolStatus};
 use tooltrail_test_support::{Reply, ScriptedServer};
 use tooltrail_tools::{ToolContext, ToolRegistry};
-
-fn interop_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/mcp")
-}
-
-fn everything_entry() -> PathBuf {
-    interop_dir().join("node_modules/@modelcontextprotocol/server-everything/dist/index.js")
-}
-
-/// Whether node and the reference server are here; says why not when they are not.
-fn ready() -> bool {
-    let has_node = Command::new("node")
-        .arg("--version")
-        .output()
-        .is_ok_and(|out| out.status.success());
-    if !has_node {
-        eprintln!("skipped: node is not installed, so the MCP content tests cannot run");
-        return false;
-    }
-    if !everything_entry().exists() {
-        eprintln!(
-            "skipped: tests/mcp/node_modules has no server-everything; run scripts/mcp-setup"
-        );
-        return false;
-    }
-    true
-}
-
-macro_rules! require_node {
-    () => {
-        if !ready() {
-            return;
-        }
-    };
-}
-
-fn everything() -> ServerConfig {
-    ServerConfig::stdio(
-        "everything",
-        "node",
-        &[everything_entry().to_str().unwrap(), "stdio"],
-    )
-}
 
 fn many_tools(count: usize, extra: &[&str]) -> ServerConfig {
     let script = interop_dir().join("fixtures/many-tools-server.js");
@@ -74,30 +34,6 @@ fn many_tools(count: usize, extra: &[&str]) -> ServerConfig {
     let mut args = vec![script.to_str().unwrap(), count.as_str()];
     args.extend_from_slice(extra);
     ServerConfig::stdio("many", "node", &args)
-}
-
-fn manager(servers: Vec<ServerConfig>, workspace: &Path) -> McpManager {
-    let mut config = McpConfig::default();
-    for server in servers {
-        config.servers.insert(server.name.clone(), server);
-    }
-    let mut options = McpOptions::for_workspace(workspace);
-    options.login_shell_path = false;
-    McpManager::new(config, options)
-}
-
-async fn registry_with(manager: &McpManager) -> ToolRegistry {
-    let mut registry = ToolRegistry::with_builtins();
-    let failures = manager.register_into(&mut registry).await;
-    assert!(
-        failures.is_empty(),
-        "{:?}",
-        failures
-            .iter()
-            .map(|f| f.error.to_string())
-            .collect::<Vec<_>>()
-    );
-    registry
 }
 
 /// One question to a scripted model, with the MCP tools of `registry`.
@@ -154,12 +90,6 @@ fn offered(body: &Value) -> Vec<String> {
                 .collect()
         })
         .unwrap_or_default()
-}
-
-fn workspace() -> (tempfile::TempDir, PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().canonicalize().unwrap();
-    (dir, root)
 }
 
 /// A window that every tool fits in a quarter of.

@@ -8,13 +8,17 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[macro_use]
+mod support;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
+use support::{everything, fixture, manager, package_entry, registry_with};
 use tokio_util::sync::CancellationToken;
 use tooltrail_agent::{Agent, AgentConfig, AllowAll, CollectingSink, Conversation};
 use tooltrail_llm::{LlmClient, LlmConfig};
@@ -25,69 +29,6 @@ use tooltrail_protocol::{EventBody, ToolErrorCode, ToolSource, ToolStatus};
 use tooltrail_test_support::{Reply, ScriptedServer};
 use tooltrail_tools::{Gate, ToolContext, ToolRegistry};
 
-fn interop_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/mcp")
-}
-
-fn package_entry(package: &str) -> PathBuf {
-    interop_dir()
-        .join("node_modules/@modelcontextprotocol")
-        .join(package)
-        .join("dist/index.js")
-}
-
-fn fixture(name: &str) -> String {
-    interop_dir()
-        .join("fixtures")
-        .join(name)
-        .to_string_lossy()
-        .into_owned()
-}
-
-/// Whether node is here; installs the npm packages once when they are missing.
-fn node_ready() -> bool {
-    static READY: OnceLock<bool> = OnceLock::new();
-    *READY.get_or_init(|| {
-        let has_node = Command::new("node")
-            .arg("--version")
-            .output()
-            .is_ok_and(|out| out.status.success());
-        if !has_node {
-            eprintln!("skipped: node is not installed, so the MCP interop tests cannot run");
-            return false;
-        }
-        if !package_entry("server-everything").exists()
-            || !package_entry("server-filesystem").exists()
-        {
-            let status = Command::new("npm")
-                .args(["install", "--no-audit", "--no-fund"])
-                .current_dir(interop_dir())
-                .status()
-                .expect("npm runs");
-            assert!(status.success(), "npm install in tests/mcp failed");
-        }
-        true
-    })
-}
-
-macro_rules! require_node {
-    () => {
-        if !node_ready() {
-            return;
-        }
-    };
-}
-
-fn manager(servers: Vec<ServerConfig>, workspace: &Path) -> McpManager {
-    let mut config = McpConfig::default();
-    for server in servers {
-        config.servers.insert(server.name.clone(), server);
-    }
-    let mut options = McpOptions::for_workspace(workspace);
-    options.login_shell_path = false;
-    McpManager::new(config, options)
-}
-
 fn filesystem(workspace: &Path) -> ServerConfig {
     let entry = package_entry("server-filesystem");
     ServerConfig::stdio(
@@ -95,11 +36,6 @@ fn filesystem(workspace: &Path) -> ServerConfig {
         "node",
         &[entry.to_str().unwrap(), workspace.to_str().unwrap()],
     )
-}
-
-fn everything_stdio() -> ServerConfig {
-    let entry = package_entry("server-everything");
-    ServerConfig::stdio("everything", "node", &[entry.to_str().unwrap(), "stdio"])
 }
 
 fn misbehaving(mode: &str, log: &Path, timeout: Duration) -> ServerConfig {
@@ -116,25 +52,11 @@ fn misbehaving(mode: &str, log: &Path, timeout: Duration) -> ServerConfig {
     server
 }
 
+/// A workspace with one file.
 fn workspace() -> (tempfile::TempDir, PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().canonicalize().unwrap();
+    let (dir, root) = support::workspace();
     std::fs::write(root.join("notes.txt"), "alpha\nbeta\n").unwrap();
     (dir, root)
-}
-
-async fn registry_with(manager: &McpManager) -> ToolRegistry {
-    let mut registry = ToolRegistry::with_builtins();
-    let failures = manager.register_into(&mut registry).await;
-    assert!(
-        failures.is_empty(),
-        "{:?}",
-        failures
-            .iter()
-            .map(|f| f.error.to_string())
-            .collect::<Vec<_>>()
-    );
-    registry
 }
 
 async fn wait_for(mut check: impl FnMut() -> bool, within: Duration) -> bool {
@@ -331,7 +253,7 @@ async fn an_agent_turn_calls_an_mcp_tool() {
 async fn stdio_servers_get_a_minimal_environment_and_the_workspace_as_root() {
     require_node!();
     let (_dir, root) = workspace();
-    let mut everything = everything_stdio();
+    let mut everything = everything();
     if let tooltrail_mcp::Transport::Stdio { env, .. } = &mut everything.transport {
         env.insert("MARKER".into(), "from-config".into());
     }

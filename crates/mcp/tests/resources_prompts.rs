@@ -9,18 +9,19 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[macro_use]
+mod support;
+
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::sync::OnceLock;
 use std::time::Duration;
 
 use pretty_assertions::assert_eq;
 use serde_json::json;
+use support::{everything, manager, package_entry, workspace};
 use tokio_util::sync::CancellationToken;
 use tooltrail_agent::{Agent, AgentConfig, AllowAll, CollectingSink, Conversation};
 use tooltrail_llm::{LlmClient, LlmConfig};
-use tooltrail_mcp::{Approval, McpConfig, McpManager, McpOptions, ResourceNotice, ServerConfig};
+use tooltrail_mcp::{Approval, ResourceNotice};
 use tooltrail_protocol::{
     AttachedContent, AttachmentSource, EventBody, PromptArgumentItem, PromptMessageItem,
     PromptRole, ToolStatus,
@@ -28,72 +29,13 @@ use tooltrail_protocol::{
 use tooltrail_test_support::{Reply, ScriptedServer};
 use tooltrail_tools::{ToolContext, ToolRegistry};
 
-fn interop_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/mcp")
-}
-
-fn everything_entry() -> PathBuf {
-    interop_dir().join("node_modules/@modelcontextprotocol/server-everything/dist/index.js")
-}
-
-/// Whether node is here; installs the npm packages once when they are missing.
-fn node_ready() -> bool {
-    static READY: OnceLock<bool> = OnceLock::new();
-    *READY.get_or_init(|| {
-        let has_node = Command::new("node")
-            .arg("--version")
-            .output()
-            .is_ok_and(|out| out.status.success());
-        if !has_node {
-            eprintln!("skipped: node is not installed, so the MCP interop tests cannot run");
-            return false;
-        }
-        if !everything_entry().exists() {
-            let status = Command::new("npm")
-                .args(["install", "--no-audit", "--no-fund"])
-                .current_dir(interop_dir())
-                .status()
-                .expect("npm runs");
-            assert!(status.success(), "npm install in tests/mcp failed");
-        }
-        true
-    })
-}
-
-macro_rules! require_node {
-    () => {
-        if !node_ready() {
-            return;
-        }
-    };
-}
-
-fn everything() -> ServerConfig {
-    let entry = everything_entry();
-    ServerConfig::stdio("everything", "node", &[entry.to_str().unwrap(), "stdio"])
-}
-
-fn manager(server: ServerConfig, workspace: &Path) -> McpManager {
-    let mut config = McpConfig::default();
-    config.servers.insert(server.name.clone(), server);
-    let mut options = McpOptions::for_workspace(workspace);
-    options.login_shell_path = false;
-    McpManager::new(config, options)
-}
-
-fn workspace() -> (tempfile::TempDir, PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().canonicalize().unwrap();
-    (dir, root)
-}
-
 const INSTRUCTIONS: &str = "demo://resource/static/document/instructions.md";
 
 #[tokio::test]
 async fn resources_and_templates_are_listed_and_read() {
     require_node!();
     let (_dir, root) = workspace();
-    let manager = manager(everything(), &root);
+    let manager = manager(vec![everything()], &root);
     let server = manager.server("everything").unwrap();
 
     let items = server.resources().await.unwrap();
@@ -118,7 +60,7 @@ async fn resources_and_templates_are_listed_and_read() {
     // A text resource, whole, as the file on disk has it.
     let attachment = server.attachment(INSTRUCTIONS).await.unwrap();
     let on_disk = std::fs::read_to_string(
-        everything_entry()
+        package_entry("server-everything")
             .parent()
             .unwrap()
             .join("docs/instructions.md"),
@@ -171,7 +113,7 @@ async fn a_subscribed_resource_reports_its_updates() {
     config
         .tools
         .insert("toggle-subscriber-updates".into(), Approval::Allow);
-    let manager = manager(config, &root);
+    let manager = manager(vec![config], &root);
     let server = manager.server("everything").unwrap();
     let mut notices = server.resource_notices();
     assert!(server.subscribe(INSTRUCTIONS).await.unwrap());
@@ -208,7 +150,7 @@ async fn the_model_follows_a_resource_link_with_read_resource() {
     config
         .tools
         .insert("get-resource-links".into(), Approval::Allow);
-    let manager = manager(config, &root);
+    let manager = manager(vec![config], &root);
     let mut registry = ToolRegistry::with_builtins();
     let failures = manager.register_into(&mut registry).await;
     assert!(failures.is_empty());
@@ -296,7 +238,7 @@ async fn the_model_follows_a_resource_link_with_read_resource() {
 async fn prompts_are_listed_filled_and_completed() {
     require_node!();
     let (_dir, root) = workspace();
-    let manager = manager(everything(), &root);
+    let manager = manager(vec![everything()], &root);
     let server = manager.server("everything").unwrap();
 
     let prompts = server.prompts().await.unwrap();
