@@ -148,6 +148,27 @@ impl Setup {
             .collect()
     }
 
+    /// A request of the test's own that keeps llama-server's one slot busy for far longer
+    /// than the test needs it.
+    fn hold_the_slot(&self, state: &Value) -> tokio::task::JoinHandle<()> {
+        let url = format!("http://127.0.0.1:{}/completion", state["port"]);
+        let key = state["api_key"].as_str().unwrap().to_string();
+        tokio::spawn(async move {
+            let client = reqwest::Client::builder().no_proxy().build().unwrap();
+            let _ = client
+                .post(url)
+                .bearer_auth(key)
+                .json(&serde_json::json!({
+                    "prompt": "Count from one to a thousand in words:",
+                    "n_predict": 1800,
+                    "ignore_eos": true,
+                    "cache_prompt": false,
+                }))
+                .send()
+                .await;
+        })
+    }
+
     /// Waits until this state's llama-server is working on a request, and returns the state.
     async fn wait_for_a_request(&self, not_from: Option<u64>) -> Value {
         let deadline = Instant::now() + Duration::from_secs(180);
@@ -204,6 +225,41 @@ fn processes() -> Vec<(u32, String)> {
         })
         .filter(|(pid, _)| alive(*pid))
         .collect()
+}
+
+/// Whether `process` has held a connection to the runtime's port for a second: its
+/// request, waiting for the slot (the health check before it closes its connection at once).
+fn waiting_on(process: u32, state: &Value) -> bool {
+    let since = Instant::now();
+    while connected(process, state) {
+        if since.elapsed() >= Duration::from_secs(1) {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    false
+}
+
+/// Whether `process` has an established TCP connection to the runtime's port on loopback.
+fn connected(process: u32, state: &Value) -> bool {
+    let remote = format!("0100007F:{:04X}", pid(state, "port"));
+    let table = std::fs::read_to_string("/proc/net/tcp").unwrap_or_default();
+    let sockets: Vec<String> = table
+        .lines()
+        .skip(1)
+        .filter_map(|line| {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            let established =
+                fields.get(2) == Some(&remote.as_str()) && fields.get(3) == Some(&"01");
+            Some(format!("socket:[{}]", fields.get(9)?)).filter(|_| established)
+        })
+        .collect();
+    std::fs::read_dir(format!("/proc/{process}/fd"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|fd| std::fs::read_link(fd.path()).ok())
+        .any(|link| sockets.iter().any(|socket| link.to_str() == Some(socket)))
 }
 
 /// Running: there, and not a zombie waiting for a parent that may never reap it.
@@ -330,14 +386,26 @@ async fn the_local_provider_runs_llama_server_under_a_supervisor_shared_by_every
     }
 
     // 2. The next question reuses it: same processes, same port, no second llama-server.
+    // Its prompt is cached by now, so it could be answered before a kill lands: a long request
+    // of the test's own holds the one slot, and the question's request waits behind it.
+    let hold = setup.hold_the_slot(&first);
+    setup.wait_for_a_request(None).await;
     let second = setup.spawn_ask(&[]);
-    let state = setup.wait_for_a_request(None).await;
+    let asking = second.id().unwrap();
+    wait_until(
+        "the question's request to llama-server",
+        Duration::from_secs(60),
+        || waiting_on(asking, &first),
+    )
+    .await;
+    let state = setup.state().unwrap();
     for field in ["supervisor_pid", "server_pid", "port"] {
         assert_eq!(state[field], first[field], "{field}");
     }
     assert_eq!(setup.llama_servers().len(), 1);
     // llama-server crashing under it is a clear error for that question...
     kill(pid(&first, "server_pid") as u32);
+    hold.abort();
     let out = tokio::time::timeout(Duration::from_secs(60), second.wait_with_output())
         .await
         .expect("the question in flight ends when llama-server dies")
