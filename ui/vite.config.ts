@@ -12,6 +12,9 @@ export default defineConfig({
     target: "es2022",
     sourcemap: false,
     chunkSizeWarningLimit: 1500,
+    // JavaScriptCore keeps a script's source as one byte per character only when all of it is
+    // Latin-1; a single Chinese string would double the whole bundle's cost in the window.
+    rolldownOptions: { output: { charset: "ascii" } },
   },
   server: { port: 1420, strictPort: true },
   test: {

@@ -8,7 +8,7 @@ fn main() -> std::process::ExitCode {
     // provider starts from here as from the command line.
     tooltrail_host::maybe_run_supervisor();
     #[cfg(target_os = "linux")]
-    software_rendering_without_a_gpu();
+    webkit_switches();
     match tooltrail_app::run() {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(error) => {
@@ -18,18 +18,26 @@ fn main() -> std::process::ExitCode {
     }
 }
 
-/// Without a GPU render node (a virtual machine, a remote or virtual display), WebKitGTK's
-/// DMA-BUF renderer falls back to software OpenGL: slower, about 95 MiB heavier, and on some
-/// virtual machines a blank window. Its shared-memory path draws the same page. WebKit reads
-/// the switch from the environment when its processes start, and changing the environment of
-/// a running program is unsafe, so the app starts itself again with the switch set: `exec`
-/// keeps the process id and leaves nothing behind. A switch the user set is left alone.
+/// WebKit reads these switches from the environment when its processes start. Changing the
+/// environment of a running program is unsafe, so the app starts itself again with them set:
+/// `exec` keeps the process id and leaves nothing behind. A switch the user set is left alone.
+///
+/// - Without a GPU render node (a virtual machine, a remote or virtual display), WebKitGTK's
+///   DMA-BUF renderer falls back to software OpenGL: slower, about 95 MiB heavier, and on some
+///   virtual machines a blank window. Its shared-memory path draws the same page.
+/// - JavaScriptCore's optimising compilers (DFG, and FTL above it) cost the window 3 MiB as soon
+///   as the UI has started; the baseline JIT alone streams an answer as fast (p95 10 ms either
+///   way, `scripts/bench-app`) and runs heavy scripts about 10% slower.
 #[cfg(target_os = "linux")]
-fn software_rendering_without_a_gpu() {
+fn webkit_switches() {
     use std::os::unix::process::CommandExt;
 
-    const SWITCH: &str = "WEBKIT_DISABLE_DMABUF_RENDERER";
-    if std::env::var_os(SWITCH).is_some() || has_render_node() {
+    let mut switches = vec![("JSC_useDFGJIT", "false")];
+    if !has_render_node() {
+        switches.push(("WEBKIT_DISABLE_DMABUF_RENDERER", "1"));
+    }
+    switches.retain(|(name, _)| std::env::var_os(name).is_none());
+    if switches.is_empty() {
         return;
     }
     let Ok(exe) = std::env::current_exe() else {
@@ -41,7 +49,7 @@ fn software_rendering_without_a_gpu() {
         again.arg0(name);
     }
     // Returns only if the app could not be started again; it then goes on as it is.
-    let _ = again.args(args).env(SWITCH, "1").exec();
+    let _ = again.args(args).envs(switches).exec();
 }
 
 #[cfg(target_os = "linux")]

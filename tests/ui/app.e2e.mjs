@@ -11,7 +11,7 @@ import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSy
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { repo, run, screenshots, test } from "./lib.mjs";
-import { Session, startDriver, startScriptedModel, shoot as shootWindow } from "./webdriver.mjs";
+import { Session, setLanguage, shoot as shootWindow, startDriver, startScriptedModel } from "./webdriver.mjs";
 
 const app = process.env.TOOLTRAIL_APP ?? join(repo, "target/debug/tooltrail-app");
 const scriptedModel = process.env.SCRIPTED_MODEL ?? join(repo, "target/debug/scripted-model");
@@ -422,7 +422,6 @@ test("snippets saved from the command line are listed, shown and deleted in the 
     session.script(
       "return [...document.querySelectorAll('.timeline-card[data-call-id]')].map(c => ({ tool: c.querySelector('.card-tool').textContent, phase: c.className.match(/phase-(\\w+)/)[1], description: c.querySelector('.card-desc')?.textContent ?? '', time: c.querySelector('.card-start')?.textContent ?? '', title: c.querySelector('.card-start')?.getAttribute('title') ?? '' }))",
     );
-  const setLanguage = async (session, lang) => choose(session, await session.find(".language select"), lang);
   const shoot = (session, name) => shootWindow(session, `app-e2e-${name}`);
   try {
     for (const theme of ["light", "dark"]) {
@@ -440,6 +439,11 @@ test("snippets saved from the command line are listed, shown and deleted in the 
         const box = await session.waitFor(".composer textarea");
         assert.equal(await session.script("return matchMedia('(prefers-color-scheme: dark)').matches"), theme === "dark");
         if (theme === "light") {
+          // The window's page runs without JavaScriptCore's optimising compilers, which cost
+          // memory the baseline JIT does not (src-tauri/src/main.rs).
+          const pages = webProcessesOf(configDir);
+          assert.ok(pages.length > 0, "the window's web process");
+          for (const environ of pages) assert.ok(environ.includes("JSC_useDFGJIT=false"), "JSC_useDFGJIT=false reaches the web process");
           await session.type(box, "How do I build it, and how big is it?\uE007");
           await session.until("the answer", async () => (await session.text(await session.find('[data-testid="chat"]'))).includes("saved build snippet"));
         } else {
@@ -505,3 +509,18 @@ test("snippets saved from the command line are listed, shown and deleted in the 
 });
 
 process.exit((await run()) ? 1 : 0);
+
+/** The environments of the WebKit web processes of the app whose config folder is `configDir`. */
+function webProcessesOf(configDir) {
+  const found = [];
+  for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
+    try {
+      if (readFileSync(`/proc/${pid}/comm`, "utf8").trim() !== "WebKitWebProces") continue;
+      const environ = readFileSync(`/proc/${pid}/environ`, "utf8").split("\0");
+      if (environ.includes(`TOOLTRAIL_CONFIG_DIR=${configDir}`)) found.push(environ);
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+  return found;
+}

@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { repo, run, test } from "./lib.mjs";
-import { Session, startDriver, shoot as shootWindow } from "./webdriver.mjs";
+import { Session, setLanguage, shoot as shootWindow, startDriver } from "./webdriver.mjs";
 
 const app = process.env.TOOLTRAIL_APP ?? join(repo, "target/debug/tooltrail-app");
 const fixture = join(repo, "tests/mcp/fixtures/oauth-server.mjs");
@@ -74,10 +74,7 @@ for (const [lang, theme] of [
     try {
       session = await Session.start(driver.base, app, [folder]);
       await session.waitFor(".composer textarea");
-      await session.script(
-        "const s = document.querySelector('.language select'); s.value = arguments[0]; s.dispatchEvent(new Event('change', { bubbles: true }));",
-        [lang],
-      );
+      await setLanguage(session, lang);
 
       // Needs sign-in: no browser opened unasked, the button is there.
       await session.until("the server to need sign-in", async () => (await state()) === "needed", 60_000);

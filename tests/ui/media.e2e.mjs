@@ -9,7 +9,7 @@ import { cpSync, existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { repo, run, test } from "./lib.mjs";
-import { Session, startDriver, startScriptedModel, shoot as shootWindow, axe } from "./webdriver.mjs";
+import { Session, axe, setLanguage, shoot as shootWindow, startDriver, startScriptedModel } from "./webdriver.mjs";
 
 const app = process.env.TOOLTRAIL_APP ?? join(repo, "target/debug/tooltrail-app");
 const scriptedModel = process.env.SCRIPTED_MODEL ?? join(repo, "target/debug/scripted-model");
@@ -61,10 +61,7 @@ for (const [lang, theme] of [
     try {
       session = await Session.start(driver.base, app, [folder]);
       const box = await session.waitFor(".composer textarea");
-      await session.script(
-        "const s = document.querySelector('.language select'); s.value = arguments[0]; s.dispatchEvent(new Event('change', { bubbles: true }));",
-        [lang],
-      );
+      await setLanguage(session, lang);
       await session.type(box, "Show me the tiny image, then the weather in Chicago.\uE007");
       await session.until("the answer", async () =>
         (await session.text(await session.find('[data-testid="chat"]'))).includes("light rain at 36 degrees"),

@@ -12,7 +12,7 @@ import { cpSync, existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { repo, run, screenshots, test } from "./lib.mjs";
-import { Session, startDriver, startScriptedModel, shoot as shootWindow } from "./webdriver.mjs";
+import { Session, setLanguage, shoot as shootWindow, startDriver, startScriptedModel } from "./webdriver.mjs";
 
 const app = process.env.TOOLTRAIL_APP ?? join(repo, "target/debug/tooltrail-app");
 const scriptedModel = process.env.SCRIPTED_MODEL ?? join(repo, "target/debug/scripted-model");
@@ -115,10 +115,7 @@ for (const [lang, theme] of [
       session = await Session.start(driver.base, app, []);
       // No endpoint answers: the start screen is the guide.
       const guide = await session.waitFor('[data-testid="model-guide"] [data-testid="guide-servers"]');
-      await session.script(
-        "const s = document.querySelector('.language select'); s.value = arguments[0]; s.dispatchEvent(new Event('change', { bubbles: true }));",
-        [lang],
-      );
+      await setLanguage(session, lang);
       await session.until("the guide's look to end", async () => (await session.script("return document.querySelector('[data-testid=\"model-guide\"]').getAttribute('aria-busy')")) === "false");
       assert.equal((await session.findAll(`[data-server="${model.url}"]`)).length, 0);
       assert.ok((await session.text(guide)).length > 0);

@@ -25,6 +25,17 @@ export async function shoot(session, name) {
   writeFileSync(join(screenshots, `${name}.png`), await session.screenshot());
 }
 
+/** Picks the window's language as a user does: the menu is reached first (it lists the other
+ * language only then), then the choice is made and React sees the change. */
+export async function setLanguage(session, lang) {
+  await session.script("document.querySelector('.language select').focus();");
+  const chosen = await session.script(
+    "const s = document.querySelector('.language select'); s.value = arguments[0]; s.dispatchEvent(new Event('change', { bubbles: true })); s.blur(); return s.value;",
+    [lang],
+  );
+  if (chosen !== lang) throw new Error(`the language menu offers no ${lang}`);
+}
+
 let axeSource;
 
 /** Runs axe-core (WCAG 2.1 A and AA) on the element matching `css` and fails with every

@@ -1,5 +1,5 @@
 // The open folder, its conversations, other recent folders, and the language.
-import { memo } from "react";
+import { memo, useState } from "react";
 import type { View } from "../view";
 import type { ConversationSummary, McpOverview, McpServerView, RecentWorkspace, WorkspaceInfo } from "../api";
 import { McpSignIn, signInAsked } from "./McpSignIn";
@@ -112,13 +112,25 @@ function serverState(t: Translate, server: McpServerView): string {
   }
 }
 
+/** The language menu. Until it is reached (focus or pointer) it holds only the language in
+ * use: the window then never lays out the other language's name, and an English window never
+ * loads a Chinese font just to measure 简体中文. */
 export function LanguagePicker() {
   const { t, lang, setLang } = useI18n();
+  const [reached, setReached] = useState(false);
+  const reach = () => setReached(true);
+  const codes = reached ? (Object.keys(LANGS) as Lang[]) : [lang];
   return (
     <label className="language">
       <span className="muted small-text">{t("language")}</span>
-      <select value={lang} onChange={(event) => setLang(event.target.value as Lang)}>
-        {(Object.keys(LANGS) as Lang[]).map((code) => (
+      <select
+        value={lang}
+        onChange={(event) => setLang(event.target.value as Lang)}
+        onFocus={reach}
+        onPointerEnter={reach}
+        onPointerDown={reach}
+      >
+        {codes.map((code) => (
           <option key={code} value={code}>
             {LANGS[code].label}
           </option>

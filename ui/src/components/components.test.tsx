@@ -7,7 +7,7 @@ import { applyEvents, emptyChat } from "../state/chat";
 import { ApprovalCard } from "./ApprovalCard";
 import { Composer } from "./Composer";
 import { Markdown } from "./Markdown";
-import { Sidebar } from "./Sidebar";
+import { LanguagePicker, Sidebar } from "./Sidebar";
 import { TimelineCard } from "./TimelineCard";
 
 const inEnglish = (ui: React.ReactNode) => render(<I18nProvider initial="en">{ui}</I18nProvider>);
@@ -173,5 +173,21 @@ describe("Sidebar", () => {
     cleanup();
     draw({ servers: [] });
     expect(screen.queryByTestId("mcp-servers")).toBeNull();
+  });
+});
+
+describe("LanguagePicker", () => {
+  it("lists the other language once reached, and switches the window to it", async () => {
+    const user = userEvent.setup();
+    inEnglish(<LanguagePicker />);
+    const menu = screen.getByRole("combobox", { name: "Language" });
+    const offered = () => [...menu.querySelectorAll("option")].map((option) => option.textContent);
+    // Nothing in the window lays out the Chinese name until the menu is reached.
+    expect(offered()).toEqual(["English"]);
+    await user.tab();
+    expect(menu).toHaveFocus();
+    expect(offered()).toEqual(["English", "简体中文"]);
+    await user.selectOptions(menu, "zh");
+    expect(screen.getByRole("combobox", { name: "语言" })).toHaveValue("zh");
   });
 });
