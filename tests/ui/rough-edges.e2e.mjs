@@ -10,7 +10,7 @@ import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { repo, run, screenshots, test } from "./lib.mjs";
-import { Session, startDriver, startScriptedModel, shoot as shootWindow } from "./webdriver.mjs";
+import { Session, setLanguage, shoot as shootWindow, startDriver, startScriptedModel } from "./webdriver.mjs";
 
 const app = process.env.TOOLTRAIL_APP ?? join(repo, "target/debug/tooltrail-app");
 const scriptedModel = process.env.SCRIPTED_MODEL ?? join(repo, "target/debug/scripted-model");
@@ -90,7 +90,7 @@ for (const lang of ["en", "zh"]) {
     try {
       session = await Session.start(driver.base, app, [folder]);
       const box = await session.waitFor(".composer textarea");
-      await session.script(`const s = document.querySelector('.language select'); s.value = '${lang}'; s.dispatchEvent(new Event('change', { bubbles: true }));`);
+      await setLanguage(session, lang);
 
       // The empty chat names the folder's instructions, with the folder's switch.
       const line = await session.waitFor('[data-testid="project-instructions"]');

@@ -10,7 +10,7 @@ import { cpSync, existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { repo, run, test } from "./lib.mjs";
-import { Session, startDriver, startScriptedModel, shoot as shootWindow, axe } from "./webdriver.mjs";
+import { axe, Session, setLanguage, shoot as shootWindow, startDriver, startScriptedModel } from "./webdriver.mjs";
 
 const app = process.env.TOOLTRAIL_APP ?? join(repo, "target/debug/tooltrail-app");
 const scriptedModel = process.env.SCRIPTED_MODEL ?? join(repo, "target/debug/scripted-model");
@@ -64,10 +64,7 @@ for (const [lang, theme] of [
     try {
       session = await Session.start(driver.base, app, [folder]);
       const box = await session.waitFor(".composer textarea");
-      await session.script(
-        "const s = document.querySelector('.language select'); s.value = arguments[0]; s.dispatchEvent(new Event('change', { bubbles: true }));",
-        [lang],
-      );
+      await setLanguage(session, lang);
       await session.type(box, "Ask me for my name, then ask the server's model for a colour.\uE007");
 
       // The form, under the call, built from the server's schema.

@@ -7,7 +7,7 @@ import { cpSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { repo, run, screenshots, test } from "./lib.mjs";
-import { Session, sleep, startDriver, startScriptedModel, shoot as shootWindow } from "./webdriver.mjs";
+import { Session, setLanguage, shoot as shootWindow, sleep, startDriver, startScriptedModel } from "./webdriver.mjs";
 
 const app = process.env.TOOLTRAIL_APP ?? join(repo, "target/debug/tooltrail-app");
 const scriptedModel = process.env.SCRIPTED_MODEL ?? join(repo, "target/debug/scripted-model");
@@ -56,7 +56,7 @@ for (const [lang, theme] of [
       session = await Session.start(driver.base, app, [folder]);
       const box = await session.waitFor(".composer textarea");
       // The window remembers the language; each run picks its own.
-      await session.script(`const s = document.querySelector('.language select'); s.value = '${lang}'; s.dispatchEvent(new Event('change', { bubbles: true }));`);
+      await setLanguage(session, lang);
       await session.click(await session.find('.timeline-modes button[role="radio"]:last-child'));
       await session.type(box, "What does this project do?\uE007");
 
