@@ -227,26 +227,13 @@ fn processes() -> Vec<(u32, String)> {
         .collect()
 }
 
-/// Whether `process` has held a connection to the runtime's port for a second: its
-/// request, waiting for the slot (the health check before it closes its connection at once).
-fn waiting_on(process: u32, state: &Value) -> bool {
-    let since = Instant::now();
-    while connected(process, state) {
-        if since.elapsed() >= Duration::from_secs(1) {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    false
-}
-
-/// Whether `process` has an established TCP connection to the runtime's port on loopback.
+/// Whether `process` has an established TCP connection to the runtime's port on loopback
+/// (the table's header line names no address, so it never matches).
 fn connected(process: u32, state: &Value) -> bool {
     let remote = format!("0100007F:{:04X}", pid(state, "port"));
     let table = std::fs::read_to_string("/proc/net/tcp").unwrap_or_default();
     let sockets: Vec<String> = table
         .lines()
-        .skip(1)
         .filter_map(|line| {
             let fields: Vec<&str> = line.split_whitespace().collect();
             let established =
@@ -391,11 +378,20 @@ async fn the_local_provider_runs_llama_server_under_a_supervisor_shared_by_every
     let hold = setup.hold_the_slot(&first);
     setup.wait_for_a_request(None).await;
     let second = setup.spawn_ask(&[]);
+    // Its request waits for the slot: a connection to the runtime held for a second (the
+    // health check before it closes its connection at once).
     let asking = second.id().unwrap();
+    let mut connected_since = None;
     wait_until(
         "the question's request to llama-server",
         Duration::from_secs(60),
-        || waiting_on(asking, &first),
+        || {
+            if !connected(asking, &first) {
+                connected_since = None;
+                return false;
+            }
+            connected_since.get_or_insert_with(Instant::now).elapsed() >= Duration::from_secs(1)
+        },
     )
     .await;
     let state = setup.state().unwrap();

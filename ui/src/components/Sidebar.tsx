@@ -128,7 +128,6 @@ export function LanguagePicker() {
         onChange={(event) => setLang(event.target.value as Lang)}
         onFocus={reach}
         onPointerEnter={reach}
-        onPointerDown={reach}
       >
         {codes.map((code) => (
           <option key={code} value={code}>
