@@ -439,11 +439,14 @@ test("snippets saved from the command line are listed, shown and deleted in the 
         const box = await session.waitFor(".composer textarea");
         assert.equal(await session.script("return matchMedia('(prefers-color-scheme: dark)').matches"), theme === "dark");
         if (theme === "light") {
-          // The window's page runs without JavaScriptCore's optimising compilers, which cost
-          // memory the baseline JIT does not (src-tauri/src/main.rs).
+          // The window's page runs without JavaScriptCore's optimising compilers, and its
+          // baseline JIT waits for code that keeps running: both cost memory at idle
+          // (src-tauri/src/main.rs).
           const pages = webProcessesOf(configDir);
           assert.ok(pages.length > 0, "the window's web process");
-          for (const environ of pages) assert.ok(environ.includes("JSC_useDFGJIT=false"), "JSC_useDFGJIT=false reaches the web process");
+          for (const environ of pages) {
+            for (const sw of ["JSC_useDFGJIT=false", "JSC_thresholdForJITAfterWarmUp=5000", "JSC_thresholdForJITSoon=1000"]) assert.ok(environ.includes(sw), `${sw} reaches the web process`);
+          }
           await session.type(box, "How do I build it, and how big is it?\uE007");
           await session.until("the answer", async () => (await session.text(await session.find('[data-testid="chat"]'))).includes("saved build snippet"));
         } else {
