@@ -94,8 +94,9 @@ fn main() {
 ///   (glibc 2.36 on): 1.4 MiB of `.rela.dyn` that the loader reads at every start becomes a
 ///   few kB.
 ///
-/// Both are linker options of LLD, rustc's default linker for this target; a build that picks
-/// its own linker (`-C linker`, `-fuse-ld`) is left as it is.
+/// Both are linker options of LLD, rustc's default linker for this target since Rust 1.90; a
+/// build with an older rustc, or that picks its own linker (`-C linker`, `-fuse-ld`), is left
+/// as it is.
 fn lay_out_release_binary() {
     const ORDER: &str = "src-tauri/startup-order.txt";
     println!("cargo:rerun-if-changed={ORDER}");
@@ -105,7 +106,11 @@ fn lay_out_release_binary() {
         || env("CARGO_ENCODED_RUSTFLAGS").split('\x1f').any(|flag| {
             flag.contains("linker=") || flag.contains("linker-flavor") || flag.contains("fuse-ld")
         });
-    if env("PROFILE") != "release" || env("TARGET") != "x86_64-unknown-linux-gnu" || own_linker {
+    if env("PROFILE") != "release"
+        || env("TARGET") != "x86_64-unknown-linux-gnu"
+        || own_linker
+        || !links_with_lld(&env("RUSTC"))
+    {
         return;
     }
     let order = format!("{}/{ORDER}", env("CARGO_MANIFEST_DIR"));
@@ -114,6 +119,27 @@ fn lay_out_release_binary() {
     if glibc_reads_relr() {
         println!("cargo:rustc-link-arg-bin=tooltrail-app=-Wl,-z,pack-relative-relocs");
     }
+}
+
+/// Whether `rustc` links with its own LLD by default (1.90 on, for this target).
+fn links_with_lld(rustc: &str) -> bool {
+    let rustc = if rustc.is_empty() { "rustc" } else { rustc };
+    let Ok(out) = std::process::Command::new(rustc).arg("-vV").output() else {
+        return false;
+    };
+    let text = String::from_utf8_lossy(&out.stdout);
+    let Some(release) = text.lines().find_map(|line| line.strip_prefix("release: ")) else {
+        return false;
+    };
+    version_at_least(release, (1, 90))
+}
+
+/// Whether a version such as "1.95.0" or "2.36" is `least` or later.
+fn version_at_least(version: &str, least: (u32, u32)) -> bool {
+    let mut parts = version.trim().split(['.', '-']);
+    let major = parts.next().and_then(|part| part.parse().ok()).unwrap_or(0);
+    let minor = parts.next().and_then(|part| part.parse().ok()).unwrap_or(0);
+    (major, minor) >= least
 }
 
 /// Whether the C library that the binary links against reads packed relocations (2.36 on).
@@ -125,8 +151,5 @@ fn glibc_reads_relr() -> bool {
         return false;
     };
     let version = String::from_utf8_lossy(&out.stdout);
-    let mut parts = version.trim().trim_start_matches("glibc ").split('.');
-    let major: u32 = parts.next().and_then(|p| p.parse().ok()).unwrap_or(0);
-    let minor: u32 = parts.next().and_then(|p| p.parse().ok()).unwrap_or(0);
-    (major, minor) >= (2, 36)
+    version_at_least(version.trim().trim_start_matches("glibc "), (2, 36))
 }
