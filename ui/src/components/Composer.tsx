@@ -2,7 +2,7 @@
 // `@` opens a list of the folder's files and the MCP servers' resources to attach (shown as
 // chips above the text); `/` at the start opens the servers' prompts, whose arguments a small
 // form asks for (with the server's completions) before their messages are put in the box.
-import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import type { AttachmentSource, McpContent, PromptItem } from "../bindings";
 import { api, errorMessage } from "../api";
 import { useI18n } from "../i18n";
@@ -167,15 +167,22 @@ export function Composer({ folder, busy, onSend, onStop, status }: Props) {
 
   const shown = Math.min(active, Math.max(0, choices.length - 1));
 
+  // Where the caret goes once new text is in the box: placed as the text is committed, before
+  // the next key is handled (a caret placed a frame later moved keys typed in between).
+  const caretAfter = useRef<number | null>(null);
+  useLayoutEffect(() => {
+    const at = caretAfter.current;
+    const box = area.current;
+    if (at === null || !box) return;
+    caretAfter.current = null;
+    box.focus();
+    box.setSelectionRange(at, at);
+  });
+
   const setTextAt = (next: string, at: number) => {
     setText(next);
     setCaret(at);
-    requestAnimationFrame(() => {
-      const box = area.current;
-      if (!box) return;
-      box.focus();
-      box.setSelectionRange(at, at);
-    });
+    caretAfter.current = at;
   };
 
   const insertPrompt = async (item: PromptItem, values: Record<string, string>) => {

@@ -86,6 +86,19 @@ describe("Composer attachments and prompts", () => {
     expect(screen.queryByRole("list", { name: "Attached to the question" })).toBeNull();
   });
 
+  it("goes on typing where a choice left the caret, however soon the next key comes", async () => {
+    composer();
+    const box = screen.getByRole<HTMLTextAreaElement>("textbox");
+    await userEvent.type(box, "Read @notes");
+    await screen.findByRole("option", { name: "notes.txt" });
+    // No pause between the choice and the next keys, then a frame or two.
+    await userEvent.keyboard("{Enter}@instr");
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(box).toHaveValue("Read @instr");
+    expect(box.selectionStart).toBe("Read @instr".length);
+    await screen.findByRole("option", { name: /instructions\.md/ });
+  });
+
   it("fills a prompt's arguments with the server's suggestions and inserts its messages", async () => {
     composer();
     const box = screen.getByRole("textbox");
