@@ -26,9 +26,17 @@ export async function shoot(session, name) {
 }
 
 /** Picks the window's language as a user does: the menu is reached first (it lists the other
- * language only then), then the choice is made and React sees the change. */
+ * language only then), then the choice is made and React sees the change. Focus is the first
+ * way to reach it; a window that has not yet been given the X focus gets no focus event, so the
+ * pointer is moved onto the menu as well if the other language has not appeared. */
 export async function setLanguage(session, lang) {
+  const offered = () =>
+    session.script("return [...document.querySelectorAll('.language select option')].some((o) => o.value === arguments[0]);", [lang]);
   await session.script("document.querySelector('.language select').focus();");
+  if (!(await offered())) {
+    await session.hover(await session.find(".language select"));
+    await session.until(`the language menu to offer ${lang}`, offered, 5_000).catch(() => {});
+  }
   const chosen = await session.script(
     "const s = document.querySelector('.language select'); s.value = arguments[0]; s.dispatchEvent(new Event('change', { bubbles: true })); s.blur(); return s.value;",
     [lang],
@@ -98,6 +106,12 @@ export class Session {
   }
   click(id) {
     return call("POST", `${this.url}/element/${id}/click`, {});
+  }
+  /** Moves the pointer onto the element's centre, as a mouse does (pointer events fire). */
+  hover(id) {
+    return call("POST", `${this.url}/actions`, {
+      actions: [{ type: "pointer", id: "mouse", parameters: { pointerType: "mouse" }, actions: [{ type: "pointerMove", duration: 0, origin: { [ELEMENT]: id }, x: 0, y: 0 }] }],
+    });
   }
   type(id, text) {
     return call("POST", `${this.url}/element/${id}/value`, { text });
