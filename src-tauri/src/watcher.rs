@@ -5,6 +5,7 @@
 //! model reads files all the time), and paths are filtered through the folder's `.gitignore`,
 //! so `target/` churn does not count either.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -33,9 +34,12 @@ pub struct FolderWatch {
     _debouncer: Debouncer<RecommendedWatcher, RecommendedCache>,
 }
 
-/// Starts watching `root`, calling `report` with each debounced batch that matters.
+/// Starts watching `root`, calling `report` with each debounced batch that matters. `own`
+/// names the paths of a batch that hold what Tooltrail itself left there (its writes and
+/// undos): those are not reported.
 pub fn watch(
     root: &Path,
+    own: impl Fn(&[String]) -> HashSet<String> + Send + 'static,
     report: impl Fn(FilesChanged) + Send + 'static,
 ) -> Result<FolderWatch, notify_debouncer_full::notify::Error> {
     let filter = ChangeFilter::new(root);
@@ -50,6 +54,10 @@ pub fn watch(
             .collect();
         paths.sort();
         paths.dedup();
+        if !paths.is_empty() {
+            let left_by_tooltrail = own(&paths);
+            paths.retain(|path| !left_by_tooltrail.contains(path));
+        }
         if paths.is_empty() {
             return;
         }
@@ -150,13 +158,22 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let root = dir.path().canonicalize().expect("canonical");
         let (tx, rx) = std::sync::mpsc::channel();
-        let _watch = watch(&root, move |batch| {
+        // A file holding what Tooltrail wrote is its own change, not the user's.
+        let own = |paths: &[String]| {
+            paths
+                .iter()
+                .filter(|path| path.as_str() == "written-by-tooltrail.md")
+                .cloned()
+                .collect()
+        };
+        let _watch = watch(&root, own, move |batch| {
             let _ = tx.send(batch);
         })
         .expect("watch");
         std::fs::write(root.join("existing.md"), "old").expect("write");
         let _ = rx.recv_timeout(Duration::from_secs(2));
         let _ = std::fs::read_to_string(root.join("existing.md")).expect("read");
+        std::fs::write(root.join("written-by-tooltrail.md"), "hi").expect("write");
         std::fs::write(root.join("notes.md"), "hello").expect("write");
         let batch = rx.recv_timeout(Duration::from_secs(10)).expect("a batch");
         assert_eq!(batch.paths, vec!["notes.md".to_string()]);

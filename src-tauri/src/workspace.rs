@@ -1,10 +1,11 @@
 //! The open folder: its tool context, its watcher and the window title that names it.
 
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use serde::Serialize;
 use tauri::{AppHandle, Emitter, Manager};
+use tooltrail_host::{Host, left_as_tooltrail_left};
 use tooltrail_tools::ToolContext;
 use ts_rs::TS;
 
@@ -89,7 +90,10 @@ pub fn open(app: &AppHandle, path: &Path) -> CommandResult<WorkspaceInfo> {
         .map(|name| name.to_string_lossy().into_owned())
         .unwrap_or_else(|| root.display().to_string());
     let emitter = app.clone();
-    let watch = watcher::watch(&root, move |batch| {
+    let store = Arc::clone(app.state::<Host>().store());
+    let watched_root = root.clone();
+    let own = move |paths: &[String]| left_as_tooltrail_left(&store, &watched_root, paths);
+    let watch = watcher::watch(&root, own, move |batch| {
         let _ = emitter.emit(FILES_CHANGED_EVENT, batch);
     })
     .ok();

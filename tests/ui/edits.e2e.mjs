@@ -93,11 +93,32 @@ for (const [lang, theme] of [
 
       // Undone from the app.
       const undo = await session.waitFor('[data-testid="turn-undo"] button');
+      // The chat followed the turn to its end: the offer to undo is in view, not below it.
+      const inView = await session.script(
+        "const b = arguments[0].getBoundingClientRect(), c = document.querySelector('[data-testid=\"chat\"]').getBoundingClientRect(); return b.top >= c.top && b.bottom <= c.bottom",
+        [{ "element-6066-11e4-a52e-4f735466cecf": undo }],
+      );
+      assert.equal(inView, true, "the undo button is scrolled into the chat's view when the turn ends");
       await shoot(session, `undo-${theme}-${lang}`);
       await session.click(undo);
-      await session.until("the undone note", async () => /undone|已撤销/i.test(await session.text(await session.find('[data-testid="turn-undo"]'))));
+      let undoRow = "";
+      await session.until(
+        "the undone note",
+        async () => {
+          undoRow = await session.text(await session.find('[data-testid="turn-undo"]'));
+          return /undone|已撤销/i.test(undoRow);
+        },
+      ).catch((error) => {
+        throw new Error(`${error.message}; the row under the turn read "${undoRow}", and main.go is ${readFileSync(mainGo, "utf8") === before ? "as before" : "still changed"}`);
+      });
       assert.equal(readFileSync(mainGo, "utf8"), before);
       await shoot(session, `undone-${theme}-${lang}`);
+
+      // What Tooltrail wrote and put back is not news to the user; a file edited by hand is.
+      writeFileSync(join(folder, "README.md"), "Edited by hand after the answer.\n");
+      const banner = await session.waitFor('[data-testid="files-changed"]', 10_000);
+      assert.equal(await session.text(banner), lang === "zh" ? "上次回答后有 1 个文件发生了变化" : "1 file changed since the last answer");
+      assert.equal(await session.script("return arguments[0].title", [{ "element-6066-11e4-a52e-4f735466cecf": banner }]), "README.md");
     } finally {
       await session?.end();
       driver.child.kill();

@@ -7,14 +7,14 @@
 //! is changed, unless it is forced. Files are restored newest change first, so undoing a whole
 //! conversation walks each file back through its turns.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::sync::Arc;
 
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 use tooltrail_sandbox::Workspace;
-use tooltrail_store::{FileChangeRecord, KeptFile, Store};
+use tooltrail_store::{FileChangeRecord, KeptFile, LeftState, Store};
 use tooltrail_tools::{CallScope, ChangeJournal, ToolError, ToolErrorCode, write_atomically};
 use ts_rs::TS;
 
@@ -212,6 +212,26 @@ pub fn undo(
     Ok(report)
 }
 
+/// Which of `paths` (relative to the workspace `root`) hold just what Tooltrail last left in
+/// them, by a write or an undo. The folder's watcher leaves these out: they are not changes
+/// the user would need telling about. A record that cannot be read leaves none out.
+pub fn left_as_tooltrail_left(store: &Store, root: &Path, paths: &[String]) -> HashSet<String> {
+    let Ok(left) = store.left_by_tooltrail(&root.display().to_string(), paths) else {
+        return HashSet::new();
+    };
+    left.into_iter()
+        .filter(|(path, state)| {
+            let now = std::fs::read(root.join(path)).ok();
+            match (state, now) {
+                (LeftState::Written(hash), Some(bytes)) => &sha256(&bytes) == hash,
+                (LeftState::Written(_), None) => false,
+                (LeftState::Restored(prior), now) => prior == &now,
+            }
+        })
+        .map(|(path, _)| path)
+        .collect()
+}
+
 /// The turns of a conversation that wrote files, and whether each is undone: what the app
 /// needs to offer "Undo these changes" on a turn.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
@@ -337,6 +357,42 @@ mod tests {
             "original\n"
         );
         assert!(!root.join("b.txt").exists());
+    }
+
+    #[test]
+    fn files_holding_what_tooltrail_left_are_told_apart_from_the_users_changes() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::write(root.join("a.txt"), "v0\n").unwrap();
+        std::fs::write(root.join("mine.txt"), "untouched by Tooltrail\n").unwrap();
+        let store = Arc::new(Store::open_in_memory().unwrap());
+        let journal = StoreChanges::new(Arc::clone(&store), &root);
+        let paths: Vec<String> = ["a.txt", "b.txt", "mine.txt"].map(String::from).to_vec();
+        let left = |expected: &[&str]| {
+            let mut found: Vec<String> = left_as_tooltrail_left(&store, &root, &paths)
+                .into_iter()
+                .collect();
+            found.sort();
+            assert_eq!(found, expected);
+        };
+        left(&[]);
+
+        // Its own writes, in two turns, the second the later one.
+        write(&journal, &root, "t1", "a.txt", "v1\n");
+        write(&journal, &root, "t1", "b.txt", "made\n");
+        write(&journal, &root, "t2", "a.txt", "v2\n");
+        left(&["a.txt", "b.txt"]);
+
+        // The user's edit is theirs, even of a file Tooltrail wrote.
+        std::fs::write(root.join("a.txt"), "by hand\n").unwrap();
+        left(&["b.txt"]);
+        std::fs::write(root.join("a.txt"), "v2\n").unwrap();
+
+        // Undoing the whole conversation: a.txt back to v0, b.txt removed.
+        undo(&store, "c1", None, false).unwrap();
+        left(&["a.txt", "b.txt"]);
+        std::fs::write(root.join("b.txt"), "made again by hand\n").unwrap();
+        left(&["a.txt"]);
     }
 
     #[test]

@@ -62,7 +62,9 @@ mod snippets;
 pub mod toolbox;
 mod tracing;
 
-pub use changes::{StoreChanges, TurnChanges, UndoError, UndoReport, turn_changes, undo};
+pub use changes::{
+    StoreChanges, TurnChanges, UndoError, UndoReport, left_as_tooltrail_left, turn_changes, undo,
+};
 pub use conversations::Conversations;
 pub use error::{ChooseError, HostError, ModelFailure};
 pub use history::{History, RecordingSink};

@@ -1,6 +1,8 @@
 //! What file writes replaced, per turn and file, so that a turn (or a whole conversation) can
 //! be undone; and when it was. See `V5_FILE_CHANGES` in migrations.rs.
 
+use std::collections::{HashMap, HashSet};
+
 use rusqlite::{Row, TransactionBehavior, params};
 
 use crate::conversations::now_ms;
@@ -35,6 +37,15 @@ pub struct FileChangeRecord {
     pub written_sha256: Option<String>,
     pub created_ms: i64,
     pub undone_ms: Option<i64>,
+}
+
+/// What Tooltrail last left in a file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LeftState {
+    /// A write, by the SHA-256 (hex) of what it wrote.
+    Written(String),
+    /// An undo, by what it put back (`None`: it removed the file).
+    Restored(Option<Vec<u8>>),
 }
 
 impl Store {
@@ -96,6 +107,58 @@ impl Store {
             )?;
             let rows = statement.query_map(params![conversation_id, turn_id], record)?;
             Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+        })
+    }
+
+    /// What Tooltrail last left in each of `paths` (workspace-relative) of `workspace`: the
+    /// hash of its last finished write, or what an undo put back. Paths Tooltrail never wrote
+    /// are absent from the answer.
+    pub fn left_by_tooltrail(
+        &self,
+        workspace: &str,
+        paths: &[String],
+    ) -> Result<HashMap<String, LeftState>> {
+        let wanted: HashSet<&str> = paths.iter().map(String::as_str).collect();
+        self.with_conn(|conn| {
+            let mut statement = conn.prepare(
+                "SELECT id, path, written_sha256, written_ms, undone_ms, existed, \
+                 CASE WHEN undone_ms IS NULL THEN NULL ELSE prior END \
+                 FROM file_changes WHERE workspace = ?1",
+            )?;
+            let mut rows = statement.query(params![workspace])?;
+            // The latest thing Tooltrail did to each file. Within one millisecond an undo comes
+            // after a write, a later write after an earlier one, and an undo of several turns
+            // restores the newest first (the oldest row's restore is the last).
+            let mut latest: HashMap<String, ((i64, u8, i64), LeftState)> = HashMap::new();
+            while let Some(row) = rows.next()? {
+                let path: String = row.get(1)?;
+                if !wanted.contains(path.as_str()) {
+                    continue;
+                }
+                let id: i64 = row.get(0)?;
+                let mut events = Vec::new();
+                if let (Some(hash), Some(at)) = (
+                    row.get::<_, Option<String>>(2)?,
+                    row.get::<_, Option<i64>>(3)?,
+                ) {
+                    events.push(((at, 0, id), LeftState::Written(hash)));
+                }
+                if let Some(at) = row.get::<_, Option<i64>>(4)? {
+                    let existed: bool = row.get(5)?;
+                    let prior: Option<Vec<u8>> = row.get(6)?;
+                    let restored = existed.then(|| prior.unwrap_or_default());
+                    events.push(((at, 1, -id), LeftState::Restored(restored)));
+                }
+                for (when, state) in events {
+                    if latest.get(&path).is_none_or(|(seen, _)| when > *seen) {
+                        latest.insert(path.clone(), (when, state));
+                    }
+                }
+            }
+            Ok(latest
+                .into_iter()
+                .map(|(path, (_, state))| (path, state))
+                .collect())
         })
     }
 

@@ -94,7 +94,7 @@ pub use export::{
     ConversationExport, Format, format_time, render_conversation_markdown, render_history_markdown,
     render_jsonl,
 };
-pub use file_changes::{FileChangeRecord, KeptFile};
+pub use file_changes::{FileChangeRecord, KeptFile, LeftState};
 pub use history::{HistoryFilter, HistoryRow, ToolCallRecord};
 pub use maintenance::VacuumReport;
 pub use migrations::SCHEMA_VERSION;

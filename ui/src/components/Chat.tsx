@@ -41,7 +41,7 @@ export function Chat({ chat, outgoing, folder, selected, reveal, onSelectCall, o
   const stickToBottom = useRef(true);
   const lastTurn = chat.turns.at(-1);
   const lastRound = lastTurn?.rounds.at(-1);
-  const contentKey = `${chat.turns.length}:${lastTurn?.rounds.length}:${lastRound?.text.length}:${lastRound?.callIds.length}:${chat.waiting.length}:${lastTurn?.status}:${outgoing?.text}:${outgoing?.error}`;
+  const contentKey = `${chat.turns.length}:${lastTurn?.rounds.length}:${lastRound?.text.length}:${lastRound?.callIds.length}:${chat.waiting.length}:${lastTurn?.status}:${outgoing?.text}:${outgoing?.error}:${lastTurn ? (changes[lastTurn.id]?.undone ?? "-") : ""}`;
 
   useLayoutEffect(() => {
     const el = scroller.current;
