@@ -23,6 +23,20 @@ describe("applyEvent", () => {
     expect(runningTurn(state)?.id).toBe("turn_1");
   });
 
+  it("keeps a turn's rounds in order when a later round's event comes first", () => {
+    const b = new StreamBuilder("conv_1").start("t", "q").text(1, "one").text(3, "three").text(2, "two").text(5, "five").text(4, "four");
+    // One fold (a redraw) and event by event (a live stream) agree.
+    for (const state of [applyEvents(emptyChat, b.events), replay(b)]) {
+      expect(state.turns[0]!.rounds.map((r) => [r.round, r.text])).toEqual([
+        [1, "one"],
+        [2, "two"],
+        [3, "three"],
+        [4, "four"],
+        [5, "five"],
+      ]);
+    }
+  });
+
   it("appends streamed text to its round", () => {
     const state = replay(new StreamBuilder("conv_1", 1_000).start("t", "q").text(1, "Hello, world", 4));
     // The first piece's time is where the waterfall's streaming bar begins.

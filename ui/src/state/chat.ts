@@ -175,6 +175,11 @@ class Draft {
     return copy;
   }
 
+  /** A list of the state, ready to change. */
+  list<T>(items: T[]): T[] {
+    return this.mine(items);
+  }
+
   calls(): Record<string, CallView> {
     return (this.state.calls = this.mine(this.state.calls));
   }
@@ -219,8 +224,11 @@ class Draft {
       const created: RoundView = { round, text: "", callIds: [] };
       this.own.add(created);
       this.own.add(created.callIds);
-      turn.rounds.push(created);
-      turn.rounds.sort((a, b) => a.round - b.round);
+      // In order: a new round almost always goes last, so look for its place from the end
+      // (sorting on every new round made a long turn's redraw quadratic).
+      let place = turn.rounds.length;
+      while (place > 0 && turn.rounds[place - 1]!.round > round) place--;
+      turn.rounds.splice(place, 0, created);
       return created;
     }
     const copy = this.mine(turn.rounds[at]!);
@@ -251,7 +259,8 @@ function ensureCall(draft: Draft, event: Event, callId: string, round: number, t
     const turn = draft.turn(event.turn_id);
     if (turn) {
       const view = draft.round(turn, round);
-      view.callIds = view.callIds.concat(callId);
+      view.callIds = draft.list(view.callIds);
+      view.callIds.push(callId);
     }
   }
   if (tool && !call.tool) call.tool = tool;
