@@ -120,16 +120,21 @@ impl Store {
     ) -> Result<HashMap<String, LeftState>> {
         let wanted: HashSet<&str> = paths.iter().map(String::as_str).collect();
         self.with_conn(|conn| {
-            let mut statement = conn.prepare(
-                "SELECT id, path, written_sha256, written_ms, undone_ms, existed, \
-                 CASE WHEN undone_ms IS NULL THEN NULL ELSE prior END \
-                 FROM file_changes WHERE workspace = ?1",
-            )?;
-            let mut rows = statement.query(params![workspace])?;
             // The latest thing Tooltrail did to each file. Within one millisecond an undo comes
             // after a write, a later write after an earlier one, and an undo of several turns
             // restores the newest first (the oldest row's restore is the last).
-            let mut latest: HashMap<String, ((i64, u8, i64), LeftState)> = HashMap::new();
+            struct Latest {
+                when: (i64, u8, i64),
+                id: i64,
+                /// The write's hash; `None` for a restore.
+                hash: Option<String>,
+            }
+            let mut latest: HashMap<String, Latest> = HashMap::new();
+            let mut statement = conn.prepare(
+                "SELECT id, path, written_sha256, written_ms, undone_ms FROM file_changes \
+                 WHERE workspace = ?1",
+            )?;
+            let mut rows = statement.query(params![workspace])?;
             while let Some(row) = rows.next()? {
                 let path: String = row.get(1)?;
                 if !wanted.contains(path.as_str()) {
@@ -141,24 +146,33 @@ impl Store {
                     row.get::<_, Option<String>>(2)?,
                     row.get::<_, Option<i64>>(3)?,
                 ) {
-                    events.push(((at, 0, id), LeftState::Written(hash)));
+                    events.push(((at, 0, id), Some(hash)));
                 }
                 if let Some(at) = row.get::<_, Option<i64>>(4)? {
-                    let existed: bool = row.get(5)?;
-                    let prior: Option<Vec<u8>> = row.get(6)?;
-                    let restored = existed.then(|| prior.unwrap_or_default());
-                    events.push(((at, 1, -id), LeftState::Restored(restored)));
+                    events.push(((at, 1, -id), None));
                 }
-                for (when, state) in events {
-                    if latest.get(&path).is_none_or(|(seen, _)| when > *seen) {
-                        latest.insert(path.clone(), (when, state));
+                for (when, hash) in events {
+                    if latest.get(&path).is_none_or(|seen| when > seen.when) {
+                        latest.insert(path.clone(), Latest { when, id, hash });
                     }
                 }
             }
-            Ok(latest
-                .into_iter()
-                .map(|(path, (_, state))| (path, state))
-                .collect())
+            // Only a restore that is the latest needs what it put back read.
+            let mut prior =
+                conn.prepare("SELECT existed, prior FROM file_changes WHERE id = ?1")?;
+            let mut left = HashMap::with_capacity(latest.len());
+            for (path, Latest { id, hash, .. }) in latest {
+                let state = match hash {
+                    Some(hash) => LeftState::Written(hash),
+                    None => LeftState::Restored(prior.query_row(params![id], |row| {
+                        let existed: bool = row.get(0)?;
+                        let bytes: Option<Vec<u8>> = row.get(1)?;
+                        Ok(existed.then(|| bytes.unwrap_or_default()))
+                    })?),
+                };
+                left.insert(path, state);
+            }
+            Ok(left)
         })
     }
 
