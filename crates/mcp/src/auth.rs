@@ -14,7 +14,13 @@
 //! record kept in the OS keychain by server URL (see [`SecretStore`]).
 //!
 //! Tokens are refreshed by the SDK before they expire and when the server rejects one; only
-//! when that fails is the user asked again. Whether a browser may be opened without the user
+//! when that fails is the user asked again. A pre-registered confidential client authenticates
+//! with the `client_secret` of `mcp.json` on every refresh and revocation too (the secret stays
+//! in the config, which may read it from the environment; it is not copied to the keychain).
+//!
+//! Hosts named by the server's sign-in metadata may not be on private networks (the SDK's
+//! guard), unless the server's `oauth` in `mcp.json` says `"allow_private_addresses": true`;
+//! a refusal says so. A loopback server may name loopback hosts. Whether a browser may be opened without the user
 //! asking is the [`SignInPolicy`]: the app and a terminal may, `serve` and a piped `ask` may
 //! not, and then the server's tools fail with a sentence naming `tooltrail mcp login NAME`.
 //!
@@ -23,6 +29,8 @@
 
 mod browser;
 mod client;
+pub mod launcher;
+mod private;
 mod store;
 
 use std::sync::{Arc, Mutex as StdMutex, PoisonError};
@@ -263,7 +271,7 @@ impl ServerAuth {
             // Reads the authorization server's metadata, so refreshing works; an unreachable
             // server leaves the kept token to be tried as it is.
             if let Ok(true) = manager.initialize_from_store().await
-                && let (Some(id), Some(secret)) = (&record.client_id, &record.client_secret)
+                && let (Some(id), Some(secret)) = (&record.client_id, self.client_secret(&record))
             {
                 let config = OAuthClientConfig::new(id.clone(), self.url.clone())
                     .with_client_secret(secret.clone());
@@ -273,10 +281,24 @@ impl ServerAuth {
         Ok(AuthClient::new(reqwest::Client::new(), manager))
     }
 
+    /// The secret `record`'s client authenticates with: the one of `mcp.json` for the
+    /// pre-registered client it names, else the one a dynamic registration handed out.
+    fn client_secret(&self, record: &SignInRecord) -> Option<String> {
+        match (&self.oauth.client_id, &record.client_id) {
+            (Some(configured), Some(kept)) if configured == kept => {
+                self.oauth.client_secret.clone()
+            }
+            _ => record.client_secret.clone(),
+        }
+    }
+
     async fn manager(&self) -> Result<AuthorizationManager, SignInError> {
-        let mut manager = AuthorizationManager::new_allowing_private_addresses(self.url.as_str())
-            .await
-            .map_err(|err| self.failed(describe(&err)))?;
+        let manager = if self.oauth.allow_private_addresses {
+            AuthorizationManager::new_allowing_private_addresses(self.url.as_str()).await
+        } else {
+            AuthorizationManager::new(self.url.as_str()).await
+        };
+        let mut manager = manager.map_err(|err| self.failed(describe(&err)))?;
         manager.set_credential_store(self.store.clone());
         Ok(manager)
     }
@@ -347,7 +369,8 @@ impl ServerAuth {
             (&record.revocation_endpoint, &record.credentials)
             && let Some(tokens) = &credentials.token_response
         {
-            revoked = revoke(endpoint, &record, tokens).await;
+            let secret = self.client_secret(&record);
+            revoked = revoke(endpoint, &record, secret.as_deref(), tokens).await;
         }
         self.store.delete().map_err(|reason| self.failed(reason))?;
         self.set_state(SignInState::Needed);
@@ -472,7 +495,7 @@ impl ServerAuth {
                     );
                 }
             },
-            Err(err) => return Err(self.failed(describe(&err))),
+            Err(err) => return Err(self.failed(self.explain(&err, challenge).await)),
         };
         // A server of the 2025-03-26 revision, found without protected resource metadata,
         // predates RFC 9207 in MCP: an `iss` it sends unasked is not held against it. Every
@@ -488,6 +511,7 @@ impl ServerAuth {
             .get("revocation_endpoint")
             .and_then(|value| value.as_str())
             .map(str::to_string);
+        let revoke_in_body = secret_goes_in_body(&metadata.additional_fields);
         let supports_cimd = metadata
             .additional_fields
             .get("client_id_metadata_document_supported")
@@ -553,19 +577,39 @@ impl ServerAuth {
             ));
         }
 
-        let session = AuthorizationSession::new(manager, request)
-            .await
-            .map_err(|(_, err)| self.failed(describe(&err)))?;
+        let session = match AuthorizationSession::new(manager, request).await {
+            Ok(session) => session,
+            Err((_, err)) => return Err(self.failed(self.explain(&err, None).await)),
+        };
         let url = session.get_authorization_url().to_string();
+        // The authorization endpoint comes from the server's metadata: only a web page is
+        // opened, and only the callback carrying this sign-in's state is taken.
+        let state = launcher::web_address(&url)
+            .map_err(|err| err.to_string())
+            .and_then(|address| {
+                address
+                    .query_pairs()
+                    .find(|(key, _)| key == "state")
+                    .map(|(_, value)| value.into_owned())
+                    .filter(|state| !state.is_empty())
+                    .ok_or_else(|| {
+                        "the authorization page has no state to check the answer by".into()
+                    })
+            })
+            .map_err(|reason: String| self.failed(reason))?;
         self.set_state(SignInState::Waiting { url: url.clone() });
         // Listen while the browser opens: a browser without a person (`Fetch`) only finishes
-        // once the callback has been answered. One that does not start is no reason to stop:
-        // the waiting state carries the URL, which the command line prints and the app shows.
-        let (_, callback) = tokio::join!(
-            browser.open(&url),
-            loopback.wait(self.options.wait, &self.name)
-        );
-        let Some(callback) = callback else {
+        // once the callback has been answered, which is after the exchange. One that does not
+        // start is no reason to stop: the waiting state carries the URL, which the command line
+        // prints and the app shows.
+        let opener = {
+            let (browser, url) = (browser.clone(), url.clone());
+            tokio::spawn(async move {
+                let _ = browser.open(&url).await;
+            })
+        };
+        let Some(arrival) = loopback.wait(self.options.wait, &state).await else {
+            opener.abort();
             let secs = self.options.wait.as_secs();
             self.set_state(SignInState::Failed {
                 reason: format!("the browser did not come back within {secs} s"),
@@ -575,37 +619,82 @@ impl ServerAuth {
                 secs,
             }));
         };
-        if let Some(reason) = callback_error(&callback) {
-            return Err(self.failed(reason));
+        let outcome = self
+            .finish(
+                session,
+                &arrival.url,
+                check_iss,
+                client_secret,
+                revocation_endpoint,
+                revoke_in_body,
+            )
+            .await;
+        arrival
+            .answer(
+                &self.name,
+                outcome.as_ref().map(|_| ()).map_err(String::as_str),
+            )
+            .await;
+        match outcome {
+            Ok(identity) => {
+                self.set_state(SignInState::SignedIn { identity });
+                Ok(())
+            }
+            Err(reason) => Err(self.failed(reason)),
         }
-        // Keep the client first, so the tokens the exchange writes join it in one record.
-        self.store
-            .update(|record| {
-                record.client_secret = client_secret.or_else(|| {
-                    if self.oauth.client_id.is_some() {
-                        None
-                    } else {
-                        record.client_secret.take()
-                    }
-                });
-                record.revocation_endpoint = revocation_endpoint;
-            })
-            .map_err(|reason| self.failed(reason))?;
+    }
+
+    /// The browser came back with `callback`: exchanges its code and keeps what the sign-in
+    /// gave. Who signed in, or why it did not work.
+    async fn finish(
+        &self,
+        session: AuthorizationSession,
+        callback: &str,
+        check_iss: bool,
+        client_secret: Option<String>,
+        revocation_endpoint: Option<String>,
+        revoke_in_body: bool,
+    ) -> Result<Option<String>, String> {
+        if let Some(reason) = callback_error(callback) {
+            return Err(reason);
+        }
+        // Keep the client first, so the tokens the exchange writes join it in one record. A
+        // pre-registered client's secret stays in mcp.json.
+        self.store.update(|record| {
+            record.client_secret = client_secret.or_else(|| {
+                if self.oauth.client_id.is_some() {
+                    None
+                } else {
+                    record.client_secret.take()
+                }
+            });
+            record.revocation_endpoint = revocation_endpoint;
+            record.revoke_in_body = revoke_in_body;
+        })?;
         let callback = if check_iss {
-            callback
+            callback.to_string()
         } else {
-            without_iss(&callback)
+            without_iss(callback)
         };
-        let tokens = session
-            .handle_callback_url(&callback)
-            .await
-            .map_err(|err| self.failed(describe(&err)))?;
+        let tokens = match session.handle_callback_url(&callback).await {
+            Ok(tokens) => tokens,
+            Err(err) => return Err(self.explain(&err, None).await),
+        };
         let identity = identity_of(&tokens);
         self.store
-            .update(|record| record.identity = identity.clone())
-            .map_err(|reason| self.failed(reason))?;
-        self.set_state(SignInState::SignedIn { identity });
-        Ok(())
+            .update(|record| record.identity = identity.clone())?;
+        Ok(identity)
+    }
+
+    /// An SDK error in words, naming the `mcp.json` opt-in when the SDK refused a host on a
+    /// private network that the server's metadata (or its `challenge`) named.
+    async fn explain(&self, err: &AuthError, challenge: Option<&str>) -> String {
+        if !self.oauth.allow_private_addresses
+            && let Some(host) = private::named_private_host(err, challenge).await
+        {
+            return private::refusal(&host);
+        }
+        describe(err)
     }
 }
 
@@ -669,7 +758,12 @@ fn identity_of(tokens: &OAuthTokenResponse) -> Option<String> {
 
 /// RFC 7009: revokes the refresh token (which takes the access token with it at most servers),
 /// else the access token. Whether the server accepted it.
-async fn revoke(endpoint: &str, record: &SignInRecord, tokens: &OAuthTokenResponse) -> bool {
+async fn revoke(
+    endpoint: &str,
+    record: &SignInRecord,
+    secret: Option<&str>,
+    tokens: &OAuthTokenResponse,
+) -> bool {
     use oauth2::TokenResponse;
     let (token, hint) = match tokens.refresh_token() {
         Some(refresh) => (refresh.secret().clone(), "refresh_token"),
@@ -678,7 +772,11 @@ async fn revoke(endpoint: &str, record: &SignInRecord, tokens: &OAuthTokenRespon
     let mut form = vec![("token", token), ("token_type_hint", hint.to_string())];
     let client = reqwest::Client::new();
     let mut request = client.post(endpoint).timeout(Duration::from_secs(15));
-    match (&record.client_id, &record.client_secret) {
+    match (&record.client_id, secret) {
+        (Some(id), Some(secret)) if record.revoke_in_body => {
+            form.push(("client_id", id.clone()));
+            form.push(("client_secret", secret.to_string()));
+        }
         (Some(id), Some(secret)) => request = request.basic_auth(id, Some(secret)),
         (Some(id), None) => form.push(("client_id", id.clone())),
         _ => {}
@@ -697,6 +795,20 @@ async fn revoke(endpoint: &str, record: &SignInRecord, tokens: &OAuthTokenRespon
         .send()
         .await
         .is_ok_and(|response| response.status().is_success())
+}
+
+/// Whether a client secret goes in the request body (`client_secret_post`) rather than HTTP
+/// Basic: when the authorization server lists only the former for revocation (else for its
+/// token endpoint), as the SDK decides for the token endpoint.
+fn secret_goes_in_body(metadata: &std::collections::HashMap<String, serde_json::Value>) -> bool {
+    let methods = metadata
+        .get("revocation_endpoint_auth_methods_supported")
+        .or_else(|| metadata.get("token_endpoint_auth_methods_supported"))
+        .and_then(serde_json::Value::as_array);
+    methods.is_some_and(|methods| {
+        let has = |name: &str| methods.iter().any(|method| method.as_str() == Some(name));
+        has("client_secret_post") && !has("client_secret_basic")
+    })
 }
 
 /// `application/x-www-form-urlencoded` for one value.

@@ -127,8 +127,8 @@ pub struct ServerConfig {
 /// The `oauth` field of an HTTP server: a client registered with the authorization server
 /// beforehand, and the scopes to ask for. Without it Tooltrail uses a Client ID Metadata
 /// Document where the server supports one, else registers itself (RFC 7591). Tokens are never
-/// kept here: they live in the OS keychain.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+/// kept here: they live in the OS keychain. Its `Debug` masks the secret.
+#[derive(Clone, Default, PartialEq, Eq, Serialize)]
 pub struct OAuthConfig {
     pub client_id: Option<String>,
     /// Never shown in listings; `${NAME}` reads it from the environment.
@@ -141,6 +141,26 @@ pub struct OAuthConfig {
     /// client id where the authorization server supports them.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub client_metadata_url: Option<String>,
+    /// Whether the sign-in metadata this server points to may name hosts on private networks
+    /// (10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16, fc00::/7): off unless `mcp.json` says so for
+    /// a server on the LAN, so a server cannot have Tooltrail probe the user's network.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub allow_private_addresses: bool,
+}
+
+impl std::fmt::Debug for OAuthConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OAuthConfig")
+            .field("client_id", &self.client_id)
+            .field(
+                "client_secret",
+                &self.client_secret.as_ref().map(|_| "********"),
+            )
+            .field("scopes", &self.scopes)
+            .field("client_metadata_url", &self.client_metadata_url)
+            .field("allow_private_addresses", &self.allow_private_addresses)
+            .finish()
+    }
 }
 
 impl ServerConfig {
@@ -424,7 +444,7 @@ fn parse_server(
 }
 
 /// The `oauth` object: `client_id`, `client_secret`, `scopes` (an array or one space-separated
-/// string) and `client_metadata_url`.
+/// string), `client_metadata_url` and `allow_private_addresses`.
 fn parse_oauth(
     fields: &Map<String, Value>,
     lookup: &dyn Fn(&str) -> Option<String>,
@@ -459,11 +479,17 @@ fn parse_oauth(
             .ok_or_else(|| "field \"scopes\" must be an array of strings".to_string())?,
         Some(_) => return Err("field \"scopes\" must be an array of strings".into()),
     };
+    let allow_private_addresses = match fields.get("allow_private_addresses") {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(allow)) => *allow,
+        Some(_) => return Err("field \"allow_private_addresses\" must be true or false".into()),
+    };
     Ok(OAuthConfig {
         client_id,
         client_secret,
         scopes,
         client_metadata_url,
+        allow_private_addresses,
     })
 }
 
@@ -602,9 +628,12 @@ mod tests {
                 client_secret: Some("s3cret".into()),
                 scopes: vec!["a".into(), "b".into()],
                 client_metadata_url: None,
+                allow_private_addresses: false,
             })
         );
         assert!(!serde_json::to_string(server).unwrap().contains("s3cret"));
+        assert!(!format!("{server:?}").contains("s3cret"));
+        assert!(!format!("{:?}", server.oauth).contains("s3cret"));
         for (oauth, message) in [
             (
                 r#"{"client_secret": "x"}"#,
@@ -613,6 +642,10 @@ mod tests {
             (
                 r#"{"client_metadata_url": "http://x/c.json"}"#,
                 "field \"client_metadata_url\" must be an https:// URL",
+            ),
+            (
+                r#"{"allow_private_addresses": "yes"}"#,
+                "field \"allow_private_addresses\" must be true or false",
             ),
         ] {
             let text = format!(

@@ -167,6 +167,8 @@ fn oauth_from_context(context: &Value) -> OAuthConfig {
         client_secret: text("client_secret"),
         scopes: Vec::new(),
         client_metadata_url: Some(CLIENT_METADATA_URL.to_string()),
+        // The suite's servers are on loopback, which a loopback MCP server may name anyway.
+        allow_private_addresses: false,
     }
 }
 

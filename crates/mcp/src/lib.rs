@@ -65,7 +65,7 @@ mod tool;
 pub use answerer::{ElicitationAsk, ElicitationReply, McpAnswerer, SamplingAsk, SamplingReply};
 pub use auth::{
     Browser, DEFAULT_SIGN_IN_WAIT, MAX_STEP_UPS, MemorySecrets, SecretStore, SignInError,
-    SignInObserver, SignInOptions, SignInPolicy, SignInState, record_key,
+    SignInObserver, SignInOptions, SignInPolicy, SignInState, launcher, record_key,
 };
 pub use config::{
     Approval, CONFIG_FILE, DEFAULT_TIMEOUT, McpConfig, OAuthConfig, ServerConfig, Transport,

@@ -61,7 +61,8 @@ pub(crate) struct SignInRecord {
     /// or a metadata document's URL).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client_id: Option<String>,
-    /// The secret a dynamic registration handed out, for refreshing later.
+    /// The secret a dynamic registration handed out, for refreshing later. A pre-registered
+    /// client's secret is never kept here: it is read from `mcp.json` each time.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client_secret: Option<String>,
     /// The tokens, as the SDK keeps them.
@@ -73,6 +74,10 @@ pub(crate) struct SignInRecord {
     /// The revocation endpoint (RFC 7009), when the authorization server has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub revocation_endpoint: Option<String>,
+    /// Whether revocation sends the client secret in the body (`client_secret_post`) rather
+    /// than as HTTP Basic.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub revoke_in_body: bool,
 }
 
 impl std::fmt::Debug for SignInRecord {
