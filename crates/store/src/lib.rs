@@ -73,6 +73,7 @@ mod file_changes;
 mod history;
 mod maintenance;
 mod migrations;
+mod owner_only;
 mod paths;
 mod rank;
 mod recorder;

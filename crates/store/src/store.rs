@@ -12,7 +12,7 @@ use crate::connection::{self, Location};
 use crate::error::{Result, StoreError};
 use crate::recorder::Recorder;
 use crate::recovery::{self, Recovered};
-use crate::{migrations, paths, writer};
+use crate::{migrations, owner_only, paths, writer};
 
 /// An open store. Cheap to share behind an `Arc`; its connection is used by one caller at a
 /// time. Open one `Store` per thread that reads a lot, or several: WAL lets them all read while
@@ -43,6 +43,7 @@ impl Store {
                 source,
             })?;
         }
+        owner_only::restrict(&path)?;
         let location = Location::File(path.clone());
         let mut conn = connection::open(&location)?;
         migrations::migrate(&mut conn, &path)?;
