@@ -113,19 +113,11 @@ pub async fn run(args: AskArgs) -> anyhow::Result<ExitCode> {
         eprintln!("warning: MCP servers are off: {problem}");
     }
     // A new conversation's system prompt carries them; say so once, where it starts.
-    if let Some(used) = &engine.project_instructions
-        && conversation.messages.is_empty()
-        && !args.json
-    {
-        let cut = if used.truncated {
-            ", shortened to fit the model's context window"
-        } else {
-            ""
-        };
-        eprintln!(
-            "note: following the project instructions in {}{cut} (--no-project-instructions leaves them out)",
-            used.file
-        );
+    if conversation.messages.is_empty() {
+        for line in crate::context_note::instructions_lines(&engine.project_instructions, args.json)
+        {
+            eprintln!("{line}");
+        }
     }
     for failure in &engine.mcp_failures {
         match &failure.error {

@@ -92,3 +92,66 @@ impl EventSink for SharedSink {
         self.0.emit(event);
     }
 }
+
+/// What `tooltrail ask` says on stderr, where a new conversation starts, about the project
+/// instructions: each file left out and why (always, since a link out of the folder may be
+/// someone's attempt to reach a secret), then the file followed (not with `--json`, whose
+/// reader has the record).
+pub fn instructions_lines(report: &tooltrail_host::InstructionsReport, json: bool) -> Vec<String> {
+    let mut lines: Vec<String> = report
+        .left_out
+        .iter()
+        .map(|left_out| format!("warning: {}", left_out.sentence()))
+        .collect();
+    if let Some(used) = &report.used
+        && !json
+    {
+        let cut = if used.truncated {
+            ", shortened to fit the model's context window"
+        } else {
+            ""
+        };
+        lines.push(format!(
+            "note: following the project instructions in {}{cut} (--no-project-instructions leaves them out)",
+            used.file
+        ));
+    }
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use pretty_assertions::assert_eq;
+    use tooltrail_host::{InstructionsLeftOut, InstructionsReport, InstructionsUse, LeftOutReason};
+
+    use super::instructions_lines;
+
+    #[test]
+    fn a_file_left_out_is_said_with_why_before_the_one_followed() {
+        let report = InstructionsReport {
+            used: Some(InstructionsUse {
+                file: "CLAUDE.md".into(),
+                truncated: true,
+            }),
+            left_out: vec![InstructionsLeftOut {
+                file: "AGENTS.md".into(),
+                reason: LeftOutReason::LinkOutside,
+            }],
+        };
+        assert_eq!(
+            instructions_lines(&report, false),
+            vec![
+                "warning: AGENTS.md was left out: it is a link to a file outside the folder."
+                    .to_string(),
+                "note: following the project instructions in CLAUDE.md, shortened to fit the model's context window (--no-project-instructions leaves them out)".to_string(),
+            ]
+        );
+        assert_eq!(
+            instructions_lines(&report, true),
+            vec![
+                "warning: AGENTS.md was left out: it is a link to a file outside the folder."
+                    .to_string()
+            ]
+        );
+    }
+}

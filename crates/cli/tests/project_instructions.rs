@@ -80,3 +80,116 @@ async fn a_folder_turned_off_in_the_app_is_off_on_the_command_line_too() {
     assert!(!system.contains("haiku"), "{system}");
     assert!(!stderr.contains("project instructions"), "{stderr}");
 }
+
+/// Every file under `dir` (the history database and its journal), read as bytes.
+fn bytes_under(dir: &Path) -> Vec<u8> {
+    let mut all = Vec::new();
+    let mut folders = vec![dir.to_path_buf()];
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(&folder).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                folders.push(path);
+            } else {
+                all.extend(std::fs::read(&path).unwrap_or_default());
+            }
+        }
+    }
+    all
+}
+
+fn holds(haystack: &[u8], needle: &str) -> bool {
+    haystack
+        .windows(needle.len())
+        .any(|window| window == needle.as_bytes())
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn attack_links_agents_md_linked_to_a_key_never_reaches_the_model_or_the_record() {
+    const CANARY: &str = "CANARY-8c2e OPENSSH PRIVATE KEY";
+    let root = tempfile::tempdir().unwrap();
+    let home = root.path().join("home");
+    std::fs::create_dir_all(home.join(".ssh")).unwrap();
+    std::fs::create_dir_all(home.join(".aws")).unwrap();
+    std::fs::write(home.join(".ssh/id_ed25519"), CANARY).unwrap();
+    std::fs::write(home.join(".aws/credentials"), CANARY).unwrap();
+    // A cloned folder: its AGENTS.md and .cursorrules lead to the user's keys, its CLAUDE.md is
+    // its own.
+    let ws = root.path().join("clone");
+    std::fs::create_dir_all(ws.join(".git")).unwrap();
+    std::os::unix::fs::symlink(home.join(".ssh/id_ed25519"), ws.join("AGENTS.md")).unwrap();
+    std::os::unix::fs::symlink("../home/.aws/credentials", ws.join(".cursorrules")).unwrap();
+    let config = tempfile::tempdir().unwrap();
+
+    // Only links out: nothing is followed, and the user is told why.
+    let server = ScriptedServer::start(vec![Reply::text("Done.")]).await;
+    let base_url = server.base_url();
+    let out = tooltrail(
+        &[
+            "ask",
+            "-w",
+            ws.to_str().unwrap(),
+            "--base-url",
+            &base_url,
+            "--model",
+            "scripted",
+            "How do I run the tests?",
+        ],
+        config.path(),
+        &[],
+    )
+    .await;
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains(
+            "warning: AGENTS.md was left out: it is a link to a file outside the folder."
+        ) && stderr.contains(
+            "warning: .cursorrules was left out: it is a link to a file outside the folder."
+        ),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains("following the project instructions"),
+        "{stderr}"
+    );
+    let requests = server.chat_requests();
+    assert!(!requests.is_empty());
+    for request in &requests {
+        let body = serde_json::to_string(&request.body).unwrap();
+        assert!(!body.contains("CANARY"), "{body}");
+        assert!(!body.contains("project's instructions"), "{body}");
+    }
+
+    // With a file of its own beside the link, that one is followed, and the link still said.
+    std::fs::write(ws.join("CLAUDE.md"), "Run `make test`.").unwrap();
+    let (stderr, system) = ask(&ws, config.path(), &[]).await;
+    assert!(
+        stderr.contains(
+            "warning: AGENTS.md was left out: it is a link to a file outside the folder.\nnote: following the project instructions in CLAUDE.md"
+        ),
+        "{stderr}"
+    );
+    assert!(
+        system.ends_with(
+            "from CLAUDE.md (follow them where they apply to the question):\n\nRun `make test`."
+        ),
+        "{system}"
+    );
+    assert!(!system.contains("CANARY"), "{system}");
+
+    // The record holds the questions and the prompt that was sent, never the key.
+    let record = bytes_under(config.path());
+    assert!(holds(&record, "How do I run the tests?"));
+    assert!(holds(&record, "Run `make test`."));
+    assert!(!holds(&record, "CANARY"));
+    let out = tooltrail(
+        &["export", "-w", ws.to_str().unwrap(), "--format", "jsonl"],
+        config.path(),
+        &[],
+    )
+    .await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(!text(&out.stdout).contains("CANARY"));
+}

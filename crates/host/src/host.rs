@@ -52,8 +52,9 @@ pub struct Engine {
     llm: tooltrail_llm::LlmClient,
     /// Open while the front end answers the servers' requests of this question.
     route: Option<DeskRoute>,
-    /// The project instructions a new conversation's system prompt carries.
-    pub project_instructions: Option<crate::InstructionsUse>,
+    /// The project instructions a new conversation's system prompt carries, and those left
+    /// out and why.
+    pub project_instructions: crate::InstructionsReport,
 }
 
 impl Engine {

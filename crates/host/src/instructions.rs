@@ -7,21 +7,35 @@
 //! is no repository's looks only in itself. Only when there is no `AGENTS.md` are the others
 //! looked for, the same way, in the order above. An empty file counts as none.
 //!
+//! **Only what the folder holds.** They are read the way the file tools read: each name is
+//! resolved link by link against the folder it is looked for in (the workspace, or the folder
+//! above it where it was found), and a link that leads out of that folder (to `~/.ssh/id_ed25519`,
+//! by an absolute path, `../..`, a chain of links or a linked `.github`) is not followed. The
+//! folder it was found in is the bound, not the repository's root: a folder without `.git` of
+//! its own inside a home folder kept in git would otherwise reach the whole home. A link to
+//! another file inside is followed. Only ordinary files are opened, and without waiting (a pipe
+//! named `AGENTS.md` never holds the question up). A file left out is said, with why
+//! ([`InstructionsLeftOut`]), and the next file in order is looked for.
+//!
 //! **How much.** The file goes whole into the system prompt when it fits in an eighth of the
 //! model's context window (about four bytes a token), at most 16 KiB; a longer one is cut at a
-//! line's end and says so, so that a small local model keeps room for the question.
+//! line's end and says so, so that a small local model keeps room for the question. No more
+//! than four times that is ever read.
 //!
 //! **Off per folder.** The user can turn them off for a folder ([`FolderPreferences`], kept
 //! beside `config.toml` and read by the app and the command line alike), or for one question
 //! (`tooltrail ask --no-project-instructions`).
 
 use std::collections::BTreeMap;
-use std::io::Read as _;
+use std::fs::File;
+use std::io::{ErrorKind, Read as _};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 use tooltrail_llm::LlmClient;
+pub use tooltrail_protocol::{InstructionsLeftOut, LeftOutReason};
+use tooltrail_sandbox::{PathError, Workspace};
 use tooltrail_settings::Overrides;
 
 use crate::error::HostError;
@@ -35,7 +49,7 @@ pub const FILES: [&str; 4] = [
 ];
 
 /// The most bytes the instructions take in the system prompt, whatever the window.
-const MAX_BYTES: usize = 16 * 1024;
+pub const MAX_BYTES: usize = 16 * 1024;
 
 /// The most bytes read of a file; more could never fit.
 const READ_LIMIT: u64 = 4 * MAX_BYTES as u64;
@@ -47,11 +61,24 @@ pub const SECTION_HEAD: &str = "The project's instructions for agents, from";
 /// A file of project instructions, as found for a workspace.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProjectInstructions {
+    /// Where it was read, every link resolved.
     pub path: PathBuf,
     /// The file as the user knows it: relative to the workspace (`AGENTS.md`,
     /// `../AGENTS.md`, `.github/copilot-instructions.md`).
     pub shown: String,
+    /// Its text, at most the first [`READ_LIMIT`] bytes.
     pub text: String,
+    /// Its size on disk: over [`MAX_BYTES`], it is cut whatever the window.
+    pub bytes: u64,
+}
+
+/// What looking for a workspace's project instructions found.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Lookup {
+    /// The file new conversations follow.
+    pub found: Option<ProjectInstructions>,
+    /// The files that would have come before it (or instead of none), left out, in order.
+    pub left_out: Vec<InstructionsLeftOut>,
 }
 
 /// What a question's system prompt carries of them.
@@ -63,20 +90,51 @@ pub struct InstructionsUse {
     pub truncated: bool,
 }
 
+/// What a question's engine did with the project instructions: the file used, and those left
+/// out and why (both empty when they are turned off).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct InstructionsReport {
+    pub used: Option<InstructionsUse>,
+    pub left_out: Vec<InstructionsLeftOut>,
+}
+
 /// The project instructions of `workspace`, when it has some.
 pub fn find(workspace: &Path) -> Option<ProjectInstructions> {
+    look(workspace).found
+}
+
+/// The project instructions of `workspace`, with the files left out on the way.
+pub fn look(workspace: &Path) -> Lookup {
     let folders = search_folders(workspace);
+    let mut left_out = Vec::new();
     for name in FILES {
         for (depth, folder) in folders.iter().enumerate() {
-            let path = folder.join(name);
-            let Some(text) = read(&path) else {
-                continue;
-            };
             let shown = format!("{}{name}", "../".repeat(depth));
-            return Some(ProjectInstructions { path, shown, text });
+            match read(folder, name) {
+                Ok(None) => {}
+                Ok(Some((path, text, bytes))) => {
+                    let found = ProjectInstructions {
+                        path,
+                        shown,
+                        text,
+                        bytes,
+                    };
+                    return Lookup {
+                        found: Some(found),
+                        left_out,
+                    };
+                }
+                Err(reason) => left_out.push(InstructionsLeftOut {
+                    file: shown,
+                    reason,
+                }),
+            }
         }
     }
-    None
+    Lookup {
+        found: None,
+        left_out,
+    }
 }
 
 /// The workspace, then each folder above it up to the repository's root.
@@ -93,19 +151,61 @@ fn search_folders(workspace: &Path) -> Vec<PathBuf> {
     folders
 }
 
-/// The file's text, when it is a file with something in it.
-fn read(path: &Path) -> Option<String> {
-    if !path.is_file() {
-        return None;
+/// `name` in `folder`, resolved inside it: its path, text and size when it is an ordinary file
+/// with something in it; `Ok(None)` when there is none; why it is left out otherwise.
+fn read(folder: &Path, name: &str) -> Result<Option<(PathBuf, String, u64)>, LeftOutReason> {
+    // A folder that cannot be opened holds nothing to look at.
+    let Ok(bound) = Workspace::open(folder) else {
+        return Ok(None);
+    };
+    let resolved = match bound.resolve(name) {
+        Ok(resolved) => resolved,
+        // No such file, or `.github` is a file.
+        Err(PathError::NotFound(_) | PathError::NotADirectory(_)) => return Ok(None),
+        Err(PathError::Outside(_) | PathError::AbsoluteOutside) => {
+            return Err(LeftOutReason::LinkOutside);
+        }
+        Err(PathError::Refused(_) | PathError::TooManyLinks(_) | PathError::Io { .. }) => {
+            return Err(LeftOutReason::Unreadable);
+        }
+    };
+    let path = resolved.path().to_path_buf();
+    // The resolved path holds no link; what it names must be an ordinary file before it is
+    // opened, since opening a pipe waits for a writer and opening a device may do anything.
+    match std::fs::symlink_metadata(&path) {
+        Ok(meta) if meta.is_file() => {}
+        Ok(_) => return Err(LeftOutReason::NotAFile),
+        Err(error) if error.kind() == ErrorKind::NotFound => return Ok(None),
+        Err(_) => return Err(LeftOutReason::Unreadable),
+    }
+    let file = open_file(&path).map_err(|_| LeftOutReason::Unreadable)?;
+    // Checked again on what was opened: the folder may have changed in between.
+    let meta = file.metadata().map_err(|_| LeftOutReason::Unreadable)?;
+    if !meta.is_file() {
+        return Err(LeftOutReason::NotAFile);
     }
     let mut bytes = Vec::new();
-    std::fs::File::open(path)
-        .ok()?
-        .take(READ_LIMIT)
+    file.take(READ_LIMIT)
         .read_to_end(&mut bytes)
-        .ok()?;
+        .map_err(|_| LeftOutReason::Unreadable)?;
     let text = String::from_utf8_lossy(&bytes).into_owned();
-    (!text.trim().is_empty()).then_some(text)
+    Ok((!text.trim().is_empty()).then_some((path, text, meta.len())))
+}
+
+/// Opens `path` for reading without following a link in its last part (one put there since it
+/// was resolved) and without waiting (a pipe put there since it was checked).
+#[cfg(unix)]
+fn open_file(path: &Path) -> std::io::Result<File> {
+    use rustix::fs::{Mode, OFlags};
+    let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
+    let fd = rustix::fs::open(path, flags, Mode::empty())?;
+    Ok(File::from(fd))
+}
+
+/// Opens `path` for reading: pipes and devices do not live in folders on Windows.
+#[cfg(not(unix))]
+fn open_file(path: &Path) -> std::io::Result<File> {
+    File::open(path)
 }
 
 /// How many bytes the instructions may take with a window of `window_tokens`.
@@ -149,17 +249,25 @@ pub fn section(found: &ProjectInstructions, room: usize) -> (String, Instruction
 
 /// The system prompt of a question in `workspace`: the built-in one with the project
 /// instructions, unless they are turned off (`overrides`, then the folder's preference) or
-/// there are none (`None`: the agent's own prompt).
+/// there are none (`None`: the agent's own prompt); and what was used or left out.
 pub(crate) async fn system_prompt(
     workspace: &Path,
     overrides: &Overrides,
     llm: &LlmClient,
-) -> (Option<String>, Option<InstructionsUse>) {
+) -> (Option<String>, InstructionsReport) {
     let on = overrides
         .project_instructions
         .unwrap_or_else(|| FolderPreferences::load_default().project_instructions(workspace));
-    let Some(found) = on.then(|| find(workspace)).flatten() else {
-        return (None, None);
+    if !on {
+        return (None, InstructionsReport::default());
+    }
+    let Lookup { found, left_out } = look(workspace);
+    let Some(found) = found else {
+        let report = InstructionsReport {
+            used: None,
+            left_out,
+        };
+        return (None, report);
     };
     // Asked once per client and kept: the turn asks for it again at no cost.
     let window = llm.context_window(&CancellationToken::new()).await;
@@ -170,7 +278,11 @@ pub(crate) async fn system_prompt(
         .unwrap_or_else(|| workspace.display().to_string());
     let mut prompt = tooltrail_agent::system_prompt(&name);
     prompt.push_str(&section);
-    (Some(prompt), Some(used))
+    let report = InstructionsReport {
+        used: Some(used),
+        left_out,
+    };
+    (Some(prompt), report)
 }
 
 /// What the user chose for each folder, kept in `folders.json` beside `config.toml`.
@@ -312,6 +424,7 @@ mod tests {
             path: PathBuf::from("/p/AGENTS.md"),
             shown: "AGENTS.md".into(),
             text: "line one\nline two\nline three\n".into(),
+            bytes: 29,
         };
         let (whole, used) = section(&found, 1000);
         assert_eq!(
@@ -325,6 +438,294 @@ mod tests {
             "{cut}"
         );
         assert!(used.truncated);
+    }
+
+    /// A home folder holding a secret, beside the folder that is opened.
+    const CANARY: &str = "CANARY-4f1d PRIVATE KEY";
+
+    struct Scene {
+        _dir: tempfile::TempDir,
+        home: PathBuf,
+        secret: PathBuf,
+        ws: PathBuf,
+    }
+
+    fn scene() -> Scene {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let home = root.join("home");
+        let secret = home.join(".ssh/id_ed25519");
+        write(&secret, CANARY);
+        write(&home.join(".aws/credentials"), CANARY);
+        let ws = root.join("clone");
+        std::fs::create_dir_all(ws.join(".git")).unwrap();
+        Scene {
+            _dir: dir,
+            home,
+            secret,
+            ws,
+        }
+    }
+
+    #[cfg(unix)]
+    fn link(target: impl AsRef<Path>, at: &Path) {
+        std::fs::create_dir_all(at.parent().unwrap()).unwrap();
+        std::os::unix::fs::symlink(target, at).unwrap();
+    }
+
+    /// The system prompt section the lookup gives, or nothing; never the canary.
+    fn assert_no_canary(lookup: &Lookup) {
+        if let Some(found) = &lookup.found {
+            let (section, _) = section(found, MAX_BYTES);
+            assert!(!section.contains("CANARY"), "{section}");
+        }
+    }
+
+    fn left(file: &str, reason: LeftOutReason) -> InstructionsLeftOut {
+        InstructionsLeftOut {
+            file: file.into(),
+            reason,
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn attack_links_agents_md_symlink_to_home_is_not_read() {
+        let s = scene();
+        link(&s.secret, &s.ws.join("AGENTS.md"));
+        let lookup = look(&s.ws);
+        assert_no_canary(&lookup);
+        assert_eq!(
+            lookup,
+            Lookup {
+                found: None,
+                left_out: vec![left("AGENTS.md", LeftOutReason::LinkOutside)],
+            }
+        );
+        assert_eq!(
+            lookup.left_out[0].sentence(),
+            "AGENTS.md was left out: it is a link to a file outside the folder."
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn attack_links_a_file_left_out_gives_way_to_the_next_one_inside() {
+        let s = scene();
+        link(s.home.join(".aws/credentials"), &s.ws.join("AGENTS.md"));
+        write(&s.ws.join("CLAUDE.md"), "Use tabs.");
+        let lookup = look(&s.ws);
+        assert_no_canary(&lookup);
+        assert_eq!(lookup.found.as_ref().unwrap().shown, "CLAUDE.md");
+        assert_eq!(lookup.found.as_ref().unwrap().text, "Use tabs.");
+        assert_eq!(
+            lookup.left_out,
+            vec![left("AGENTS.md", LeftOutReason::LinkOutside)]
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn attack_links_relative_climb_out_of_the_folder_is_not_followed() {
+        let s = scene();
+        link("../home/.ssh/id_ed25519", &s.ws.join("AGENTS.md"));
+        link(
+            "../../home/.ssh/id_ed25519",
+            &s.ws.join(".github/copilot-instructions.md"),
+        );
+        let lookup = look(&s.ws);
+        assert_no_canary(&lookup);
+        assert_eq!(
+            lookup.left_out,
+            vec![
+                left("AGENTS.md", LeftOutReason::LinkOutside),
+                left(
+                    ".github/copilot-instructions.md",
+                    LeftOutReason::LinkOutside
+                ),
+            ]
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn attack_links_a_chain_of_links_that_ends_outside_is_not_followed() {
+        let s = scene();
+        // AGENTS.md -> docs/one -> docs/two -> the secret: each step but the last stays inside.
+        link("docs/one", &s.ws.join("AGENTS.md"));
+        link("two", &s.ws.join("docs/one"));
+        link(&s.secret, &s.ws.join("docs/two"));
+        let lookup = look(&s.ws);
+        assert_no_canary(&lookup);
+        assert_eq!(
+            lookup.left_out,
+            vec![left("AGENTS.md", LeftOutReason::LinkOutside)]
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn attack_links_a_linked_github_folder_outside_is_not_followed() {
+        let s = scene();
+        write(&s.home.join("copilot-instructions.md"), CANARY);
+        link(&s.home, &s.ws.join(".github"));
+        let lookup = look(&s.ws);
+        assert_no_canary(&lookup);
+        assert_eq!(
+            lookup.left_out,
+            vec![left(
+                ".github/copilot-instructions.md",
+                LeftOutReason::LinkOutside
+            )]
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn attack_links_claude_md_and_cursorrules_links_out_are_not_followed() {
+        let s = scene();
+        link(&s.secret, &s.ws.join("CLAUDE.md"));
+        link(s.home.join(".aws/credentials"), &s.ws.join(".cursorrules"));
+        let lookup = look(&s.ws);
+        assert_no_canary(&lookup);
+        assert_eq!(
+            lookup.left_out,
+            vec![
+                left("CLAUDE.md", LeftOutReason::LinkOutside),
+                left(".cursorrules", LeftOutReason::LinkOutside),
+            ]
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn attack_links_a_parent_folders_file_may_not_leave_that_folder() {
+        // The opened folder sits in a repository whose root AGENTS.md links out of it.
+        let s = scene();
+        let sub = s.ws.join("services/api");
+        std::fs::create_dir_all(&sub).unwrap();
+        link(&s.secret, &s.ws.join("AGENTS.md"));
+        // The opened folder's own file may not reach the repository around it either.
+        link("../../../home/.aws/credentials", &sub.join("CLAUDE.md"));
+        let lookup = look(&sub);
+        assert_no_canary(&lookup);
+        assert_eq!(
+            lookup.left_out,
+            vec![
+                left("../../AGENTS.md", LeftOutReason::LinkOutside),
+                left("CLAUDE.md", LeftOutReason::LinkOutside),
+            ]
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn attack_links_a_link_inside_the_folder_to_another_file_inside_is_followed() {
+        let s = scene();
+        write(&s.ws.join("docs/agents.md"), "Run make test.");
+        link("docs/agents.md", &s.ws.join("AGENTS.md"));
+        link(s.ws.join("docs/agents.md"), &s.ws.join("CLAUDE.md"));
+        let lookup = look(&s.ws);
+        let found = lookup.found.unwrap();
+        assert_eq!(
+            (found.shown.as_str(), found.text.as_str()),
+            ("AGENTS.md", "Run make test.")
+        );
+        assert_eq!(found.path, s.ws.join("docs/agents.md"));
+        assert_eq!(lookup.left_out, vec![]);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn attack_links_a_fifo_named_agents_md_is_left_out_without_waiting() {
+        let s = scene();
+        let fifo = s.ws.join("AGENTS.md");
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            &fifo,
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::from_raw_mode(0o600),
+            0,
+        )
+        .unwrap();
+        // No writer ever opens it: a lookup that opened it to read would wait for ever.
+        let lookup = look(&s.ws);
+        assert_eq!(
+            lookup.left_out,
+            vec![left("AGENTS.md", LeftOutReason::NotAFile)]
+        );
+        // Opening it without waiting finds it is no file, should it be swapped in after the
+        // check.
+        let opened = open_file(&fifo).unwrap();
+        assert!(!opened.metadata().unwrap().is_file());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn attack_links_a_fifo_outside_behind_a_link_is_not_opened() {
+        let s = scene();
+        let fifo = s.home.join("pipe");
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            &fifo,
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::from_raw_mode(0o600),
+            0,
+        )
+        .unwrap();
+        link(&fifo, &s.ws.join("AGENTS.md"));
+        assert_eq!(
+            look(&s.ws).left_out,
+            vec![left("AGENTS.md", LeftOutReason::LinkOutside)]
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn attack_links_a_link_to_a_device_is_not_followed() {
+        let s = scene();
+        // /dev/zero is outside, so the link is refused before the device is looked at (making a
+        // device inside the folder takes root).
+        link("/dev/zero", &s.ws.join("AGENTS.md"));
+        assert_eq!(
+            look(&s.ws).left_out,
+            vec![left("AGENTS.md", LeftOutReason::LinkOutside)]
+        );
+    }
+
+    #[test]
+    fn attack_links_a_folder_named_agents_md_is_left_out() {
+        let s = scene();
+        std::fs::create_dir_all(s.ws.join("AGENTS.md")).unwrap();
+        write(&s.ws.join("CLAUDE.md"), "Claude's notes.");
+        let lookup = look(&s.ws);
+        assert_eq!(lookup.found.unwrap().shown, "CLAUDE.md");
+        assert_eq!(
+            lookup.left_out,
+            vec![left("AGENTS.md", LeftOutReason::NotAFile)]
+        );
+    }
+
+    #[test]
+    fn attack_links_a_huge_file_is_read_only_up_to_the_cap_and_cut() {
+        let s = scene();
+        let line = "Keep functions short.\n";
+        let mut text = line.repeat((4 * 1024 * 1024) / line.len());
+        text.push_str(CANARY);
+        write(&s.ws.join("AGENTS.md"), &text);
+        let found = look(&s.ws).found.unwrap();
+        assert_eq!(found.bytes, text.len() as u64);
+        assert_eq!(found.text.len() as u64, READ_LIMIT);
+        let (section, used) = section(&found, room(1_000_000));
+        assert!(used.truncated);
+        assert!(!section.contains("CANARY"));
+        assert!(section.len() < MAX_BYTES + 300, "{}", section.len());
+        assert!(
+            section
+                .ends_with("Keep functions short.\n[the rest of AGENTS.md is left out for room]"),
+            "{}",
+            &section[section.len() - 80..]
+        );
     }
 
     #[test]

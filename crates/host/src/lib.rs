@@ -69,7 +69,10 @@ pub use conversations::Conversations;
 pub use error::{ChooseError, HostError, ModelFailure};
 pub use history::{History, RecordingSink};
 pub use host::{Engine, Host, tools_off};
-pub use instructions::{FolderPreferences, InstructionsUse, ProjectInstructions};
+pub use instructions::{
+    FolderPreferences, InstructionsLeftOut, InstructionsReport, InstructionsUse, LeftOutReason,
+    Lookup, ProjectInstructions,
+};
 pub use local::IDLE_SECS_ENV;
 pub use rules::WorkspaceRules;
 pub use sandbox::{CACHE_FOLDER, network_commands, sandbox_settings, sandbox_settings_from};

@@ -32,6 +32,7 @@
 pub mod attachment;
 pub mod change;
 pub mod event;
+pub mod instructions;
 pub mod media;
 pub mod message;
 pub mod server_request;
@@ -44,6 +45,7 @@ pub use attachment::{
 };
 pub use change::{DiffHunk, DiffLine, DiffLineKind, FileChange, WriteMode};
 pub use event::{ErrorCode, Event, EventBody, TurnEnd, Usage, repetition_sentence};
+pub use instructions::{InstructionsLeftOut, LeftOutReason};
 pub use media::{Media, MediaKind};
 pub use message::{Message, ToolCall};
 pub use server_request::{
