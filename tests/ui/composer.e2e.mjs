@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { cpSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { repo, run, screenshots, test } from "./lib.mjs";
+import { dependencyMissing, repo, run, screenshots, test } from "./lib.mjs";
 import { Session, axe, setLanguage, shoot as shootWindow, startDriver, startScriptedModel } from "./webdriver.mjs";
 
 const app = process.env.TOOLTRAIL_APP ?? join(repo, "target/debug/tooltrail-app");
@@ -25,7 +25,7 @@ const shoot = (session, name) => shootWindow(session, `app-e2e-composer-${name}`
 const options = (session) => session.script("return [...document.querySelectorAll('.picker-option .picker-label')].map(o => o.textContent)");
 
 if (!existsSync(everything)) {
-  console.log("skipped: tests/mcp/node_modules is not installed (run scripts/mcp-setup)");
+  dependencyMissing("tests/mcp/node_modules is not installed (run scripts/mcp-setup)");
   process.exit(0);
 }
 

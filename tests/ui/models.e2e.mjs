@@ -11,7 +11,7 @@ import { execFileSync } from "node:child_process";
 import { cpSync, existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { repo, run, screenshots, test } from "./lib.mjs";
+import { dependencyMissing, repo, run, screenshots, test } from "./lib.mjs";
 import { Session, setLanguage, shoot as shootWindow, startDriver, startScriptedModel } from "./webdriver.mjs";
 
 const app = process.env.TOOLTRAIL_APP ?? join(repo, "target/debug/tooltrail-app");
@@ -144,7 +144,7 @@ for (const [lang, theme] of [
       // path is handed to the same command its button calls) and used at once.
       let gguf = real.model;
       if (!gguf) {
-        console.log(`skip: the real model is absent (${real.why}); importing a small test GGUF instead`);
+        dependencyMissing(`the real model is absent (${real.why}); importing a small test GGUF instead`);
         gguf = join(configDir, "Tiny-Test.gguf");
         writeFileSync(gguf, tinyGguf());
       }
@@ -162,7 +162,7 @@ for (const [lang, theme] of [
       await shoot(session, `settings-models-${theme}-${lang}`);
 
       if (!real.model || !real.server) {
-        console.log(`skip: no question for the local model (${real.why})`);
+        dependencyMissing(`no question for the local model (${real.why})`);
         return;
       }
       // A question for the model Tooltrail runs itself: llama-server starts, and the turn ends

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { cpSync, existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { repo, run, test } from "./lib.mjs";
+import { dependencyMissing, repo, run, test } from "./lib.mjs";
 import { axe, Session, setLanguage, shoot as shootWindow, startDriver, startScriptedModel } from "./webdriver.mjs";
 
 const app = process.env.TOOLTRAIL_APP ?? join(repo, "target/debug/tooltrail-app");
@@ -21,7 +21,7 @@ process.env.WEBKIT_DISABLE_DMABUF_RENDERER ??= "0";
 const shoot = (session, name) => shootWindow(session, `app-e2e-${name}`);
 
 if (!existsSync(everything)) {
-  console.log("skipped: tests/mcp/node_modules is not installed (run scripts/mcp-setup)");
+  dependencyMissing("tests/mcp/node_modules is not installed (run scripts/mcp-setup)");
   process.exit(0);
 }
 

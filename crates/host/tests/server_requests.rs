@@ -39,11 +39,15 @@ fn ready() -> bool {
         .output()
         .is_ok_and(|out| out.status.success());
     if !has_node {
-        eprintln!("skipped: node is not installed, so MCP servers cannot run");
+        tooltrail_test_support::dependency_missing(
+            "node is not installed, so MCP servers cannot run (scripts/setup --app installs it)",
+        );
         return false;
     }
     if !everything_entry().exists() {
-        eprintln!("skipped: tests/mcp/node_modules is not installed (run scripts/mcp-setup)");
+        tooltrail_test_support::dependency_missing(
+            "tests/mcp/node_modules is not installed (run scripts/mcp-setup)",
+        );
         return false;
     }
     true

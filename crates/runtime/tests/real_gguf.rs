@@ -37,8 +37,8 @@ impl<R: Read> Read for Counting<R> {
 #[test]
 fn the_header_of_the_real_gemma_model_is_read_without_reading_the_weights() {
     let Some(path) = model() else {
-        eprintln!(
-            "skipped: no Gemma 3 270M GGUF in the cache (scripts/real-llm build puts it there)"
+        tooltrail_test_support::dependency_missing(
+            "no Gemma 3 270M GGUF in the cache (scripts/real-llm build puts it there)",
         );
         return;
     };

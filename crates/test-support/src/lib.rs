@@ -40,6 +40,7 @@ mod error;
 mod fixture;
 pub mod gguf;
 pub mod hub;
+mod missing;
 mod recorded;
 mod reply;
 pub mod script;
@@ -48,6 +49,7 @@ mod workspace;
 
 pub use error::SupportError;
 pub use fixture::Fixture;
+pub use missing::{dependency_missing, in_ci};
 pub use recorded::RecordedRequest;
 pub use reply::{
     Answer, DEFAULT_WRITE_SIZE, JsonReply, RawReply, Reply, SCRIPTED_USAGE, ScriptedCall, SseReply,

@@ -21,7 +21,9 @@ pub fn reference_server(package: &str) -> Option<PathBuf> {
             .output()
             .is_ok_and(|out| out.status.success());
         if !has_node {
-            eprintln!("skipped: node is not installed, so the MCP tests cannot run");
+            tooltrail_test_support::dependency_missing(
+                "node is not installed, so the MCP tests cannot run (scripts/setup --app installs it)",
+            );
             return false;
         }
         if !entry.exists() {

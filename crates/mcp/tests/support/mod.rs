@@ -42,7 +42,9 @@ pub fn node_ready() -> bool {
             .output()
             .is_ok_and(|out| out.status.success());
         if !has_node {
-            eprintln!("skipped: node is not installed, so the MCP interop tests cannot run");
+            tooltrail_test_support::dependency_missing(
+                "node is not installed, so the MCP interop tests cannot run (scripts/setup --app installs it)",
+            );
             return false;
         }
         if !package_entry("server-everything").exists()
