@@ -218,7 +218,9 @@ mod tests {
         RuntimeStatus {
             state: RuntimeState {
                 supervisor_pid: 100,
+                supervisor_start: None,
                 server_pid: 101,
+                server_start: None,
                 port: 40123,
                 api_key: "secret".into(),
                 model: "gemma".into(),

@@ -33,6 +33,7 @@ mod catalogue;
 mod disk;
 mod error;
 mod hub;
+mod hub_path;
 pub mod names;
 mod pull;
 mod store;

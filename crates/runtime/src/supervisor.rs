@@ -42,6 +42,7 @@ mod context;
 mod daemon;
 mod error;
 mod exec;
+mod identity;
 mod launch;
 mod locks;
 mod probe;
@@ -85,6 +86,13 @@ pub fn maybe_run_supervisor() {
     if let Ok(exe) = std::env::current_exe() {
         let _ = PROGRAM.set(exe);
     }
+}
+
+/// Whether this system can run the local model runtime at all: the supervisor is written for
+/// Unix process control (sessions, signals, the parent-death signal), so not on Windows yet.
+/// Front ends ask this before they offer a model download whose only use is this runtime.
+pub const fn runtime_supported() -> bool {
+    cfg!(unix)
 }
 
 /// The model a runtime serves, with what its metadata says.
@@ -228,7 +236,7 @@ impl Runtime {
         model: &LocalModel,
         options: &RuntimeOptions,
     ) -> Result<Running, SupervisorError> {
-        if cfg!(not(unix)) {
+        if !runtime_supported() {
             return Err(SupervisorError::Unsupported);
         }
         let program = PROGRAM.get().ok_or(SupervisorError::CannotSupervise)?;
@@ -277,13 +285,29 @@ impl Runtime {
     pub async fn stop(&self) -> Result<Option<RuntimeState>, SupervisorError> {
         let state = self.dir.read_state();
         let alive = self.dir.alive_lock();
-        let Some(pid) = supervisor_pid(&alive) else {
+        let Some((pid, lock_start)) = supervisor_pid(&alive) else {
             // A state file whose supervisor died without removing it (killed outright).
             if state.is_some() {
                 let _ = std::fs::remove_file(self.dir.root().join("state.json"));
             }
             return Ok(None);
         };
+        // The id must still name the supervisor that wrote it: the same start time as it
+        // recorded (in its lock, else in the state file).
+        let recorded = lock_start.or_else(|| {
+            state
+                .as_ref()
+                .filter(|state| state.supervisor_pid == pid)
+                .and_then(|state| state.supervisor_start)
+        });
+        if let Some(recorded) = recorded
+            && identity::start_time(pid) != Some(recorded)
+        {
+            return Err(SupervisorError::NotTheSupervisor {
+                pid,
+                lock: alive.clone(),
+            });
+        }
         signal(pid, false);
         let deadline = Instant::now() + STOP_WAIT;
         while locks::is_held(&alive) && Instant::now() < deadline {
@@ -311,9 +335,17 @@ impl Runtime {
         if state.model_path != model.path || !same_context {
             return None;
         }
-        probe::healthy(&probe::client(), &state.root_url())
+        // The port is the state file's: proven to be its llama-server's before a question
+        // sends it the key (see `probe::identify`).
+        let client = probe::client();
+        let root = state.root_url();
+        if !probe::healthy(&client, &root).await {
+            return None;
+        }
+        probe::identify(&client, &root, state.port, state.server_pid, &state.api_key)
             .await
-            .then_some(state)
+            .ok()
+            .map(|_| state)
     }
 
     fn spec(&self, model: &LocalModel, options: &RuntimeOptions, binary: &LlamaServer) -> Spec {
@@ -359,12 +391,16 @@ async fn blocking<T: Send + 'static>(
         })?
 }
 
-/// The live supervisor's process id, written in the lock it holds.
-fn supervisor_pid(alive: &Path) -> Option<u32> {
+/// The live supervisor's process id, and its start time where the system tells, written in
+/// the lock it holds (`PID START`).
+fn supervisor_pid(alive: &Path) -> Option<(u32, Option<u64>)> {
     if !locks::is_held(alive) {
         return None;
     }
-    std::fs::read_to_string(alive).ok()?.trim().parse().ok()
+    let text = std::fs::read_to_string(alive).ok()?;
+    let mut fields = text.split_whitespace();
+    let pid = fields.next()?.parse().ok()?;
+    Some((pid, fields.next().and_then(|start| start.parse().ok())))
 }
 
 #[cfg(unix)]
@@ -387,4 +423,54 @@ fn rss_bytes(pid: u32) -> Option<u64> {
         .and_then(|rest| rest.trim().strip_suffix("kB"))
         .and_then(|kib| kib.trim().parse::<u64>().ok())
         .map(|kib| kib * 1024)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_runtime_is_offered_on_unix_and_not_on_windows() {
+        assert_eq!(runtime_supported(), cfg!(unix));
+        assert_eq!(runtime_supported(), !cfg!(windows));
+    }
+
+    /// The lock names a process id the system has since given to another process (here a
+    /// `sleep` of the test's own, with a start time that is not its own): it is not signalled.
+    #[tokio::test]
+    #[cfg(target_os = "linux")]
+    async fn attack_runtime_stop_does_not_signal_a_reused_process_id() {
+        let data = tempfile::tempdir().unwrap();
+        let runtime = Runtime::new(data.path());
+        runtime.dir().create().unwrap();
+        let mut bystander = std::process::Command::new("sleep")
+            .arg("60")
+            .spawn()
+            .unwrap();
+        let started = identity::start_time(bystander.id()).unwrap();
+        let held = Exclusive::acquire(&runtime.dir().alive_lock()).unwrap();
+        let mut file = held.into_file();
+        std::io::Write::write_all(
+            &mut file,
+            format!("{} {}", bystander.id(), started + 1).as_bytes(),
+        )
+        .unwrap();
+
+        let error = runtime.stop().await.unwrap_err().to_string();
+        assert_eq!(
+            error,
+            format!(
+                "process {}, which {} names as the local model runtime's supervisor, is not that supervisor any more (it started at another time), so it was not signalled; if a runtime is still running, end it from the system's process list",
+                bystander.id(),
+                runtime.dir().alive_lock().display()
+            )
+        );
+        assert!(
+            bystander.try_wait().unwrap().is_none(),
+            "the bystander was signalled"
+        );
+        bystander.kill().unwrap();
+        bystander.wait().unwrap();
+        drop(file);
+    }
 }

@@ -95,6 +95,13 @@ pub struct HubOptions {
     pub hide_size: bool,
     /// Wait this long before each chunk of a download.
     pub chunk_delay: Duration,
+    /// With `redirect`: where the redirect points instead of this hub's content URL on
+    /// `localhost`: this text followed by `/cdn/{repo}/{file}` (another server's address, say,
+    /// or a look-alike of this hub's own such as `//host:port` or `http://127.0.0.1:PORT@host`).
+    pub redirect_to: Option<String>,
+    /// With `redirect`: the redirect carries neither the SHA-256 nor the size, as the hub's
+    /// redirects within itself (a renamed repository) do not.
+    pub bare_redirect: bool,
 }
 
 /// A request the hub received.
@@ -348,21 +355,23 @@ async fn handle(
     if shared.options.redirect {
         // Another host name for the same server, as the real hub's CDN is another host: a
         // client must not send the hub's token there.
-        let location = format!(
-            "http://localhost:{}/cdn/{}/{}",
-            shared.addr.port(),
-            served.file.repo,
-            served.file.file
-        );
+        let base = shared
+            .options
+            .redirect_to
+            .clone()
+            .unwrap_or_else(|| format!("http://localhost:{}", shared.addr.port()));
+        let location = format!("{base}/cdn/{}/{}", served.file.repo, served.file.file);
         let mut response = Response::builder()
             .status(StatusCode::FOUND)
-            .header(hyper::header::LOCATION, location)
-            .header(
+            .header(hyper::header::LOCATION, location);
+        if !shared.options.bare_redirect {
+            response = response.header(
                 "X-Linked-Etag",
                 format!("\"{}\"", advertised(&shared, served)),
             );
-        if !shared.options.hide_size {
-            response = response.header("X-Linked-Size", served.size.to_string());
+            if !shared.options.hide_size {
+                response = response.header("X-Linked-Size", served.size.to_string());
+            }
         }
         return Ok(response
             .body(empty())

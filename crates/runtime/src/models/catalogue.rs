@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::models::{ModelError, names};
+use crate::models::{ModelError, hub_path, names};
 
 const BUILTIN: &str = include_str!("../../catalogue.toml");
 
@@ -82,6 +82,10 @@ impl Catalogue {
                     entry.name
                 )));
             }
+            // The same rules as a reference a user types: nothing climbs out of the repository.
+            hub_path::check_revision(&entry.revision)
+                .and_then(|_| hub_path::check_file(&entry.file))
+                .map_err(|reason| ModelError::Catalogue(format!("{}: {reason}", entry.name)))?;
         }
         Ok(Self {
             entries: file.model,

@@ -12,7 +12,7 @@ use std::time::Duration;
 use reqwest::header::{HeaderMap, LOCATION};
 use reqwest::{StatusCode, Url};
 
-use crate::models::{Catalogue, CatalogueEntry, ModelError, names};
+use crate::models::{Catalogue, CatalogueEntry, ModelError, hub_path, names};
 
 /// Names the hub's base URL, as every Hugging Face client reads it.
 pub const HF_ENDPOINT_ENV: &str = "HF_ENDPOINT";
@@ -54,8 +54,24 @@ impl ModelRef {
     /// (`huggingface.co/…` too, and `@REVISION` after the file for a revision other than
     /// `main`), or a file's URL on the hub (`https://huggingface.co/OWNER/REPO/resolve/main/
     /// FILE.gguf`, or the `/blob/` URL of its page). A URL's file is fetched from the hub
-    /// `HF_ENDPOINT` names, so that a mirror serves `huggingface.co` links too.
+    /// `HF_ENDPOINT` names, so that a mirror serves `huggingface.co` links too; a link to any
+    /// other host than Hugging Face's or that hub is refused (see [`ModelRef::parse_for`]).
     pub fn parse(text: &str, catalogue: &Catalogue) -> Result<Self, ModelError> {
+        let endpoint =
+            tooltrail_settings::env(HF_ENDPOINT_ENV).unwrap_or_else(|| DEFAULT_HUB.to_string());
+        Self::parse_for(text, catalogue, &endpoint)
+    }
+
+    /// [`ModelRef::parse`] for the hub at `endpoint`. A link is taken only when it is Hugging
+    /// Face's (`https://huggingface.co`, `https://hf.co`) or has the hub's own origin: a link
+    /// to another host names a file somewhere else, and quietly fetching a file of the same
+    /// name from the hub instead would not be what the user asked for. The revision and the
+    /// file's path must stay inside the repository (see `hub_path.rs`).
+    pub fn parse_for(
+        text: &str,
+        catalogue: &Catalogue,
+        endpoint: &str,
+    ) -> Result<Self, ModelError> {
         let reference = text.trim();
         let bad = |reason: &str| ModelError::BadReference {
             reference: reference.to_string(),
@@ -64,24 +80,32 @@ impl ModelRef {
         if let Some(entry) = catalogue.get(reference) {
             return Ok(ModelRef::Catalogue(entry.clone()));
         }
-        let without_scheme = reference
-            .strip_prefix("https://")
-            .or_else(|| reference.strip_prefix("http://"));
-        let is_url = without_scheme.is_some();
-        let rest = without_scheme.unwrap_or(reference);
+        let scheme = ["https", "http"].into_iter().find(|scheme| {
+            reference
+                .get(..scheme.len() + 3)
+                .is_some_and(|start| start.eq_ignore_ascii_case(&format!("{scheme}://")))
+        });
+        let rest = scheme.map_or(reference, |scheme| &reference[scheme.len() + 3..]);
         let rest = rest.split(['?', '#']).next().unwrap_or(rest);
         let Some((host, path)) = rest.split_once('/') else {
             return Err(bad(
                 "it is neither a model of the catalogue nor a file on the hub",
             ));
         };
-        let short_form = matches!(host, "hf.co" | "huggingface.co" | "www.huggingface.co");
-        if !short_form && !is_url {
-            return Err(bad(
-                "it is neither a model of the catalogue nor a file on the hub",
-            ));
+        let short_form = matches!(
+            host.to_ascii_lowercase().as_str(),
+            "hf.co" | "huggingface.co" | "www.huggingface.co"
+        );
+        match scheme {
+            None if !short_form => {
+                return Err(bad(
+                    "it is neither a model of the catalogue nor a file on the hub",
+                ));
+            }
+            None => {}
+            Some(scheme) => check_link(scheme, host, endpoint).map_err(|reason| bad(&reason))?,
         }
-        let parts: Vec<&str> = path.split('/').filter(|part| !part.is_empty()).collect();
+        let parts: Vec<&str> = path.split('/').collect();
         let (owner, name, revision, file) = match parts.as_slice() {
             [owner, name, "resolve" | "blob", revision, file @ ..] if !file.is_empty() => {
                 (*owner, *name, revision.to_string(), file.join("/"))
@@ -89,21 +113,16 @@ impl ModelRef {
             [owner, name, file @ ..] if short_form && !file.is_empty() => {
                 let file = file.join("/");
                 match file.rsplit_once('@') {
-                    Some((file, revision)) if !revision.is_empty() => {
+                    Some((file, revision)) => {
                         (*owner, *name, revision.to_string(), file.to_string())
                     }
-                    _ => (*owner, *name, "main".to_string(), file),
+                    None => (*owner, *name, "main".to_string(), file),
                 }
             }
             _ => {
                 return Err(bad("a file on the hub is named hf.co/OWNER/REPO/FILE.gguf"));
             }
         };
-        if !file.to_ascii_lowercase().ends_with(".gguf") {
-            return Err(bad(
-                "Tooltrail runs GGUF files; name a file ending in .gguf (a repository's Files page lists them)",
-            ));
-        }
         let valid_part = |part: &str| {
             !part.is_empty()
                 && part != "."
@@ -115,8 +134,12 @@ impl ModelRef {
         if !valid_part(owner) || !valid_part(name) {
             return Err(bad("a repository is named OWNER/REPO"));
         }
-        if file.split('/').any(|part| part == ".." || part == ".") {
-            return Err(bad("a file's path cannot go up a folder"));
+        let file = hub_path::check_file(&file).map_err(|reason| bad(&reason))?;
+        let revision = hub_path::check_revision(&revision).map_err(|reason| bad(&reason))?;
+        if !file.to_ascii_lowercase().ends_with(".gguf") {
+            return Err(bad(
+                "Tooltrail runs GGUF files; name a file ending in .gguf (a repository's Files page lists them)",
+            ));
         }
         Ok(ModelRef::Hub(HubFileRef {
             repo: format!("{owner}/{name}"),
@@ -147,6 +170,33 @@ impl ModelRef {
     }
 }
 
+/// A link is taken when it is Hugging Face's own (https, the usual port, no user name) or has
+/// the origin of the hub at `endpoint`; otherwise why not, as the end of a sentence.
+fn check_link(scheme: &str, host: &str, endpoint: &str) -> Result<(), String> {
+    let link = Url::parse(&format!("{scheme}://{host}/"))
+        .map_err(|_| format!("{host} is not a host name a link can have"))?;
+    let named = link.host_str().unwrap_or(host).to_string();
+    if !link.username().is_empty() || link.password().is_some() {
+        return Err(format!(
+            "the link carries a user name before its host {named}; Tooltrail takes links to the hub only, written plainly"
+        ));
+    }
+    let huggingface = link.scheme() == "https"
+        && link.port().is_none()
+        && matches!(
+            named.as_str(),
+            "hf.co" | "huggingface.co" | "www.huggingface.co"
+        );
+    let the_hub = Url::parse(endpoint).is_ok_and(|hub| hub_path::same_origin(&link, &hub));
+    if huggingface || the_hub {
+        return Ok(());
+    }
+    Err(format!(
+        "it is a link to {}, which is not the hub models are pulled from ({endpoint}, set by HF_ENDPOINT); nothing was fetched from it or in its place",
+        link.origin().ascii_serialization()
+    ))
+}
+
 /// What the hub says about a file before it is downloaded.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FileMetadata {
@@ -161,6 +211,8 @@ pub struct FileMetadata {
 #[derive(Debug, Clone)]
 pub struct Hub {
     endpoint: String,
+    /// The endpoint parsed: the origin the token may go to, and no other.
+    origin: Url,
     token: Option<String>,
     /// For `HEAD`: follows no redirect, so that the hub's own headers are seen.
     ask: reqwest::Client,
@@ -172,14 +224,21 @@ impl Hub {
     /// The hub at `endpoint` (its base URL), with a token for gated and private repositories.
     pub fn new(endpoint: &str, token: Option<String>) -> Result<Self, ModelError> {
         let endpoint = endpoint.trim().trim_end_matches('/').to_string();
-        if Url::parse(&endpoint).is_err()
-            || !(endpoint.starts_with("http://") || endpoint.starts_with("https://"))
-        {
-            return Err(ModelError::HubUnreachable {
-                endpoint,
-                reason: "it is not an http:// or https:// URL".to_string(),
-            });
-        }
+        let origin = match Url::parse(&endpoint) {
+            Ok(url)
+                if matches!(url.scheme(), "http" | "https")
+                    && url.username().is_empty()
+                    && url.password().is_none() =>
+            {
+                url
+            }
+            _ => {
+                return Err(ModelError::HubUnreachable {
+                    endpoint,
+                    reason: "it is not an http:// or https:// URL without a user name".to_string(),
+                });
+            }
+        };
         let client_error = |error: reqwest::Error| ModelError::HubUnreachable {
             endpoint: endpoint.clone(),
             reason: error.to_string(),
@@ -191,14 +250,17 @@ impl Hub {
             .build()
             .map_err(client_error)?;
         // No overall timeout for a download of gigabytes; a stalled connection is caught by
-        // the read timeout and resumed.
+        // the read timeout and resumed. Redirects are followed by `get` itself, which decides
+        // at each hop whether the token goes along.
         let fetch = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
             .connect_timeout(Duration::from_secs(15))
             .read_timeout(Duration::from_secs(60))
             .build()
             .map_err(client_error)?;
         Ok(Self {
             endpoint,
+            origin,
             token: token.filter(|token| !token.trim().is_empty()),
             ask,
             fetch,
@@ -234,7 +296,7 @@ impl Hub {
         // are followed, and the first answer that carries the file's headers is used.
         for _ in 0..5 {
             let mut request = self.ask.head(&url);
-            if let Some(token) = &self.token {
+            if let Some(token) = self.token_for(&url) {
                 request = request.bearer_auth(token);
             }
             let response = request
@@ -259,12 +321,14 @@ impl Hub {
                 };
                 let next = Url::parse(&url)
                     .and_then(|base| base.join(location))
+                    .map(without_credentials)
                     .map_err(|_| ModelError::HubStatus {
                         status: status.as_u16(),
                         url: url.clone(),
                     })?;
                 let sha256 = sha256_header(headers);
-                let same_hub = location.starts_with('/');
+                // Within the hub only by origin: `//other.host/…` starts with a slash too.
+                let same_hub = hub_path::same_origin(&next, &self.origin);
                 if same_hub && sha256.is_none() {
                     url = next.to_string();
                     continue;
@@ -312,23 +376,44 @@ impl Hub {
         })
     }
 
-    /// Starts the download of `url` from byte `from`. The token goes along only when the URL
-    /// is the hub's own (reqwest drops it when a redirect leaves the host).
-    pub(crate) async fn get(
-        &self,
-        url: &str,
-        from: u64,
-    ) -> Result<reqwest::Response, reqwest::Error> {
-        let mut request = self.fetch.get(url);
-        if from > 0 {
-            request = request.header(reqwest::header::RANGE, format!("bytes={from}-"));
+    /// Starts the download of `url` from byte `from`, following redirects (CDNs redirect
+    /// further). The token goes along only to the hub's own origin, decided at each hop, so a
+    /// redirect to another origin never carries it. Fails with a reason in a few words.
+    pub(crate) async fn get(&self, url: &str, from: u64) -> Result<reqwest::Response, String> {
+        let mut url = url.to_string();
+        for _ in 0..10 {
+            let mut request = self.fetch.get(&url);
+            if from > 0 {
+                request = request.header(reqwest::header::RANGE, format!("bytes={from}-"));
+            }
+            if let Some(token) = self.token_for(&url) {
+                request = request.bearer_auth(token);
+            }
+            let response = request.send().await.map_err(|error| error_reason(&error))?;
+            if !response.status().is_redirection() {
+                return Ok(response);
+            }
+            let Some(location) = response
+                .headers()
+                .get(LOCATION)
+                .and_then(|value| value.to_str().ok())
+            else {
+                return Ok(response);
+            };
+            url = Url::parse(&url)
+                .and_then(|base| base.join(location))
+                .map(without_credentials)
+                .map_err(|_| "the hub redirected to an address that is not a URL".to_string())?
+                .to_string();
         }
-        if let Some(token) = &self.token
-            && url.starts_with(&self.endpoint)
-        {
-            request = request.bearer_auth(token);
-        }
-        request.send().await
+        Err("the download was redirected too many times".to_string())
+    }
+
+    /// The token, when `url` has the hub's origin.
+    fn token_for(&self, url: &str) -> Option<&str> {
+        let token = self.token.as_deref()?;
+        let url = Url::parse(url).ok()?;
+        hub_path::same_origin(&url, &self.origin).then_some(token)
     }
 
     fn unreachable(&self, error: &reqwest::Error) -> ModelError {
@@ -337,6 +422,14 @@ impl Hub {
             reason: error_reason(error),
         }
     }
+}
+
+/// A redirect's target without a user name or password in it: those would go out as
+/// credentials of their own (HTTP basic authentication) to wherever the redirect points.
+fn without_credentials(mut url: Url) -> Url {
+    let _ = url.set_username("");
+    let _ = url.set_password(None);
+    url
 }
 
 /// A transport error in a few words, without the URL (the sentence around it names the hub).
@@ -471,6 +564,80 @@ mod tests {
         assert!(error("hf.co/a/b").contains("hf.co/OWNER/REPO/FILE.gguf"));
         assert!(error("hf.co/a/b/../x.gguf").contains("cannot go up a folder"));
         assert!(error("example.com/a/b/x.gguf").contains("neither a model of the catalogue"));
+    }
+
+    #[test]
+    fn attack_hub_references_whose_revision_or_path_climb_out_of_the_repository_are_refused() {
+        let catalogue = Catalogue::builtin().unwrap();
+        let error = |text: &str| {
+            ModelRef::parse_for(text, &catalogue, DEFAULT_HUB)
+                .map(|parsed| format!("{parsed:?}"))
+                .unwrap_err()
+                .to_string()
+        };
+        for text in [
+            "hf.co/a/b/x.gguf@../../other/repo",
+            "hf.co/a/b/x.gguf@%2e%2e",
+            "hf.co/a/b/x.gguf@main%2f..%2f..",
+            "hf.co/a/b/%2e%2e/%2E%2e/x.gguf",
+            "hf.co/a/b/..%2fx.gguf",
+            "hf.co/a/b/..\\x.gguf",
+            "hf.co/a/b//x.gguf",
+            "hf.co/a/b/sub//x.gguf",
+            "https://huggingface.co/a/b/resolve/../../x.gguf",
+            "https://huggingface.co/a/b/resolve/%2e%2e/x.gguf",
+            "https://huggingface.co/a/b/resolve/main/%2e%2e/%2e%2e/c/d/resolve/main/x.gguf",
+            "https://huggingface.co/a/b/resolve/main//etc/x.gguf",
+            "hf.co/%2e%2e/b/x.gguf",
+        ] {
+            let said = error(text);
+            assert!(
+                said.starts_with(&format!("{text:?} is not a model to pull: ")),
+                "{text}: {said}"
+            );
+        }
+        assert_eq!(
+            error("hf.co/a/b/x.gguf@%2E%2e"),
+            "\"hf.co/a/b/x.gguf@%2E%2e\" is not a model to pull: a revision cannot go up a folder. \
+             Give a name from `tooltrail models list`, or a file on the hub as hf.co/OWNER/REPO/FILE.gguf"
+        );
+    }
+
+    #[test]
+    fn attack_hub_links_to_another_host_are_refused_not_fetched_from_the_hub() {
+        let catalogue = Catalogue::builtin().unwrap();
+        let parse = |text: &str| ModelRef::parse_for(text, &catalogue, "https://hub.example.com");
+        for link in [
+            "https://evil.example/a/b/resolve/main/x.gguf",
+            "https://huggingface.co.evil.net/a/b/resolve/main/x.gguf",
+            "https://huggingface.co@evil.net/a/b/resolve/main/x.gguf",
+            "https://hub.example.com.evil.net/a/b/resolve/main/x.gguf",
+            "https://hub.example.com@evil.net/a/b/resolve/main/x.gguf",
+            "http://huggingface.co/a/b/resolve/main/x.gguf",
+            "https://huggingface.co:8443/a/b/resolve/main/x.gguf",
+            "http://hub.example.com/a/b/resolve/main/x.gguf",
+        ] {
+            assert!(parse(link).is_err(), "{link} was taken");
+        }
+        assert_eq!(
+            parse("https://evil.example/a/b/resolve/main/x.gguf")
+                .unwrap_err()
+                .to_string(),
+            "\"https://evil.example/a/b/resolve/main/x.gguf\" is not a model to pull: it is a link \
+             to https://evil.example, which is not the hub models are pulled from \
+             (https://hub.example.com, set by HF_ENDPOINT); nothing was fetched from it or in its \
+             place. Give a name from `tooltrail models list`, or a file on the hub as \
+             hf.co/OWNER/REPO/FILE.gguf"
+        );
+        // Hugging Face's own links, and the hub's (a mirror's), are taken.
+        assert_eq!(
+            parse("https://hub.example.com/a/b/resolve/v2/x.gguf").unwrap(),
+            hub("a/b", "v2", "x.gguf")
+        );
+        assert_eq!(
+            parse("HTTPS://HuggingFace.co/a/b/blob/main/x.gguf").unwrap(),
+            hub("a/b", "main", "x.gguf")
+        );
     }
 
     #[test]

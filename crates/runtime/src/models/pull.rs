@@ -30,7 +30,7 @@ use crate::gguf::read_gguf;
 use crate::models::hub::error_reason;
 use crate::models::store::{PartState, hex, remove_if_there};
 use crate::models::{
-    Hub, InstalledModel, ModelError, ModelRef, ModelSource, ModelStore, disk, names,
+    Hub, InstalledModel, ModelError, ModelRef, ModelSource, ModelStore, disk, hub_path, names,
 };
 
 /// How often progress is reported while bytes arrive.
@@ -234,6 +234,13 @@ impl ModelStore {
             None => reference.default_name()?,
         };
         let file = reference.file();
+        // A reference made in code rather than parsed is held to the same rules.
+        hub_path::check_revision(&file.revision)
+            .and_then(|_| hub_path::check_file(&file.file))
+            .map_err(|reason| ModelError::BadReference {
+                reference: file.display(),
+                reason,
+            })?;
         let (expected_sha, expected_size, source) = match reference {
             ModelRef::Catalogue(entry) => (
                 entry.sha256.clone(),
@@ -461,9 +468,7 @@ async fn fetch(
     let response = tokio::select! {
         biased;
         () = cancel.cancelled() => return Err(Step::Failed(transfer.cancelled())),
-        response = hub.get(url, from) => {
-            response.map_err(|error| Step::Broken(error_reason(&error)))?
-        }
+        response = hub.get(url, from) => response.map_err(Step::Broken)?,
     };
     let status = response.status();
     match status {

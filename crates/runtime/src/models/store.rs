@@ -247,7 +247,8 @@ impl ModelStore {
     }
 
     /// Imports a GGUF file the user has: copied, or with `link` hard-linked (or, across file
-    /// systems, symbolically linked) so that it takes no more space. Its metadata is read
+    /// systems, symbolically linked) so that it takes no more space. A symbolic link given is
+    /// followed to its file first, and that file is what is read, linked and recorded. Its metadata is read
     /// first, so a file that is not a GGUF model is refused before anything is written.
     /// `progress` is told the bytes copied or hashed so far and the file's size.
     pub fn import(
@@ -257,13 +258,16 @@ impl ModelStore {
         link: bool,
         progress: &mut dyn FnMut(u64, u64),
     ) -> Result<InstalledModel, ModelError> {
-        let metadata = read_gguf(file)?;
+        // The file itself, not a link to it: a hard link made of a symbolic link is another
+        // symbolic link, whose relative target would name a different file from inside the
+        // models folder than the one whose header was read and whose bytes were hashed.
+        let from = std::fs::canonicalize(file)
+            .map_err(|source| ModelError::io("find the full path of", file, source))?;
+        let metadata = read_gguf(&from)?;
         let name = match name {
             Some(name) => names::normalize(name)?,
             None => names::from_file_name(&file.to_string_lossy())?,
         };
-        let from = std::path::absolute(file)
-            .map_err(|source| ModelError::io("find the full path of", file, source))?;
         let size = std::fs::metadata(&from)
             .map_err(|source| ModelError::io("read", &from, source))?
             .len();
@@ -279,9 +283,7 @@ impl ModelStore {
             match std::fs::hard_link(&from, &part) {
                 Ok(()) => (ImportMode::HardLink, hash_file(&part, size, progress)?),
                 Err(hard) => {
-                    let canonical = std::fs::canonicalize(&from)
-                        .map_err(|source| ModelError::io("find the full path of", &from, source))?;
-                    symlink(&canonical, &part).map_err(|_| ModelError::LinkFailed {
+                    symlink(&from, &part).map_err(|_| ModelError::LinkFailed {
                         path: from.display().to_string(),
                         source: hard,
                     })?;

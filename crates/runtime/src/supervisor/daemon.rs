@@ -26,6 +26,7 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use super::exec::EXEC_ARG;
+use super::identity;
 use super::locks::Exclusive;
 use super::probe;
 use super::spec::Spec;
@@ -79,8 +80,12 @@ fn hold_alive_lock(dir: &RuntimeDir) -> Option<std::fs::File> {
         match Exclusive::try_acquire(&dir.alive_lock()) {
             Ok(Some(held)) => {
                 let mut file = held.into_file();
+                let me = std::process::id();
+                // The start time beside the id: `models stop` signals this process only while
+                // the id still names it (see `identity.rs`).
+                let start = identity::start_time(me).map_or(String::new(), |t| format!(" {t}"));
                 let _ = file.set_len(0);
-                let _ = write!(file, "{}", std::process::id());
+                let _ = write!(file, "{me}{start}");
                 return Some(file);
             }
             Ok(None) if Instant::now() < deadline => std::thread::sleep(READY_POLL),
@@ -103,19 +108,19 @@ async fn supervise(spec: &Spec, dir: &RuntimeDir, caller: &mut Caller) -> i32 {
         return caller.failed(&error.to_string());
     }
     let client = probe::client();
-    let (mut server, port) = match start_server(spec, dir, &client).await {
+    let (mut server, port, props) = match start_server(spec, dir, &client, &api_key).await {
         Ok(started) => started,
         Err(message) => {
             log(&message);
             return caller.failed(&message);
         }
     };
-    let root = format!("http://127.0.0.1:{port}");
-    let template = probe::tools_in_template(&client, &root, &api_key).await;
     let server_pid = server.id().unwrap_or_default();
     let mut state = RuntimeState {
         supervisor_pid: me,
+        supervisor_start: identity::start_time(me),
         server_pid,
+        server_start: identity::start_time(server_pid),
         port,
         api_key,
         model: spec.model.clone(),
@@ -128,7 +133,7 @@ async fn supervise(spec: &Spec, dir: &RuntimeDir, caller: &mut Caller) -> i32 {
         last_used_unix: unix_now(),
         idle_secs: spec.idle_secs,
         // A GGUF without a template gets llama-server's default one, which renders no tools.
-        tools_in_template: spec.model_has_template && template.unwrap_or(false),
+        tools_in_template: spec.model_has_template && probe::template_renders_tools(&props),
     };
     if let Err(error) = dir.write_state(&state) {
         stop_server(&mut server).await;
@@ -143,13 +148,16 @@ async fn supervise(spec: &Spec, dir: &RuntimeDir, caller: &mut Caller) -> i32 {
     code
 }
 
-/// Starts llama-server and waits until it is ready; a port taken in between is tried again
-/// with another.
+/// Starts llama-server and waits until it is ready and has shown it is the child started
+/// here (see [`probe::identify`]); returns it, its port and its `/props`. A port taken in
+/// between is tried again with another, unless what took it answers there: then nothing more
+/// is sent to it, and the start fails saying so.
 async fn start_server(
     spec: &Spec,
     dir: &RuntimeDir,
     client: &reqwest::Client,
-) -> Result<(tokio::process::Child, u16), String> {
+    api_key: &str,
+) -> Result<(tokio::process::Child, u16, serde_json::Value), String> {
     let deadline = Instant::now() + Duration::from_secs(spec.start_timeout_secs);
     let mut tries = 0;
     loop {
@@ -161,7 +169,17 @@ async fn start_server(
         let root = format!("http://127.0.0.1:{port}");
         loop {
             if probe::healthy(client, &root).await {
-                return Ok((server, port));
+                let pid = server.id().unwrap_or_default();
+                match probe::identify(client, &root, port, pid, api_key).await {
+                    Ok(props) => return Ok((server, port, props)),
+                    Err(not_ours) => {
+                        stop_server(&mut server).await;
+                        return Err(format!(
+                            "another program answered on 127.0.0.1:{port}, the port chosen for llama-server, and it is not the llama-server Tooltrail started: {}. Nothing was sent to it; ask again to start on another port, and if this happens again, look for the program listening there",
+                            not_ours.describe()
+                        ));
+                    }
+                }
             }
             if let Ok(Some(status)) = server.try_wait() {
                 let tail = dir.server_log_tail(12);

@@ -27,6 +27,12 @@ pub enum SupervisorError {
     /// The runtime is written for Unix process control.
     #[error("the local model runtime is not available on this system yet")]
     Unsupported,
+    /// The process id the runtime's lock names belongs to another process now.
+    #[error(
+        "process {pid}, which {} names as the local model runtime's supervisor, is not that supervisor any more (it started at another time), so it was not signalled; if a runtime is still running, end it from the system's process list",
+        lock.display()
+    )]
+    NotTheSupervisor { pid: u32, lock: PathBuf },
     /// The supervisor said why llama-server did not start (with the tail of its log).
     #[error("{0}")]
     StartFailed(String),

@@ -20,8 +20,15 @@ use super::error::SupervisorError;
 pub struct RuntimeState {
     /// The supervising Tooltrail process.
     pub supervisor_pid: u32,
+    /// When it started (clock ticks since boot, Linux): with the id, what `models stop` checks
+    /// before it signals, so that an id the system gave to another process since is left alone.
+    #[serde(default)]
+    pub supervisor_start: Option<u64>,
     /// llama-server, the supervisor's child.
     pub server_pid: u32,
+    /// When llama-server started, likewise.
+    #[serde(default)]
+    pub server_start: Option<u64>,
     /// llama-server's port on 127.0.0.1.
     pub port: u16,
     /// The key llama-server requires; never shown.
@@ -51,7 +58,9 @@ impl std::fmt::Debug for RuntimeState {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RuntimeState")
             .field("supervisor_pid", &self.supervisor_pid)
+            .field("supervisor_start", &self.supervisor_start)
             .field("server_pid", &self.server_pid)
+            .field("server_start", &self.server_start)
             .field("port", &self.port)
             .field("api_key", &"<redacted>")
             .field("model", &self.model)
@@ -145,8 +154,11 @@ impl RuntimeDir {
             "create the runtime folder {}",
             self.root.display()
         )))?;
-        restrict_to_owner(&self.root, 0o700);
-        Ok(())
+        // The folder holds the key: one that cannot be made the owner's alone is not used.
+        restrict_to_owner(&self.root, 0o700).map_err(SupervisorError::io(format!(
+            "make the runtime folder {} readable by its owner only",
+            self.root.display()
+        )))
     }
 
     /// The state file, when there is one that can be read.
@@ -210,8 +222,9 @@ fn private_file(path: &Path) -> std::io::Result<File> {
         .truncate(true)
         .mode(0o600)
         .open(path)?;
-    // A file left from before with wider permissions keeps them through `open`.
-    restrict_to_owner(path, 0o600);
+    // A file left from before with wider permissions keeps them through `open`; one that
+    // cannot be narrowed is not written to (the caller's error names the file).
+    restrict_to_owner(path, 0o600)?;
     Ok(file)
 }
 
@@ -221,13 +234,15 @@ fn private_file(path: &Path) -> std::io::Result<File> {
 }
 
 #[cfg(unix)]
-fn restrict_to_owner(path: &Path, mode: u32) {
+fn restrict_to_owner(path: &Path, mode: u32) -> std::io::Result<()> {
     use std::os::unix::fs::PermissionsExt;
-    let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode));
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))
 }
 
 #[cfg(not(unix))]
-fn restrict_to_owner(_path: &Path, _mode: u32) {}
+fn restrict_to_owner(_path: &Path, _mode: u32) -> std::io::Result<()> {
+    Ok(())
+}
 
 /// Seconds since the Unix epoch.
 pub(crate) fn unix_now() -> u64 {
@@ -245,7 +260,9 @@ mod tests {
     fn sample() -> RuntimeState {
         RuntimeState {
             supervisor_pid: 10,
+            supervisor_start: Some(5),
             server_pid: 11,
+            server_start: None,
             port: 41000,
             api_key: "secret-key".into(),
             model: "gemma".into(),
@@ -278,6 +295,21 @@ mod tests {
         }
         assert!(!format!("{:?}", sample()).contains("secret-key"));
         assert_eq!(sample().base_url(), "http://127.0.0.1:41000/v1");
+    }
+
+    /// `/proc/self` exists and cannot have its mode changed, even by root: what a folder on a
+    /// file system that ignores owner-only permissions looks like to the runtime.
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn a_folder_that_cannot_be_made_owner_only_is_an_error_not_a_shrug() {
+        let dir = RuntimeDir::from_root(PathBuf::from("/proc/self"));
+        let error = dir.create().unwrap_err().to_string();
+        assert!(
+            error.starts_with(
+                "could not make the runtime folder /proc/self readable by its owner only: "
+            ),
+            "{error}"
+        );
     }
 
     #[test]
