@@ -17,7 +17,9 @@
 //! is reported with the server and field it is in. Fields other hosts add (`type`,
 //! `description`, `autoApprove`, ...) are accepted and ignored, so a pasted config works.
 //! `${NAME}` in `env` and `headers` values is replaced by our environment variable `NAME`, so
-//! tokens need not be written into the file.
+//! tokens need not be written into the file. Those values are [`ConfigValue`]s: the expanded
+//! value reaches only the server, and every listing, `Debug` and error shows the value as
+//! written, or a mask (see `redact.rs`).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -28,6 +30,7 @@ use serde_json::{Map, Value};
 use ts_rs::TS;
 
 use crate::error::McpError;
+use crate::redact::{ConfigValue, Redactor};
 
 /// The file name inside the config folder.
 pub const CONFIG_FILE: &str = "mcp.json";
@@ -77,14 +80,14 @@ pub enum Transport {
         command: String,
         args: Vec<String>,
         /// Added to the minimal environment the server starts with.
-        env: BTreeMap<String, String>,
+        env: BTreeMap<String, ConfigValue>,
         /// Working folder; the workspace when absent.
         cwd: Option<PathBuf>,
     },
     /// A Streamable HTTP endpoint.
     Http {
         url: String,
-        headers: BTreeMap<String, String>,
+        headers: BTreeMap<String, ConfigValue>,
     },
 }
 
@@ -203,6 +206,20 @@ impl ServerConfig {
     /// The policy for one of this server's tools.
     pub fn approval_for(&self, tool: &str) -> Approval {
         self.tools.get(tool).copied().unwrap_or(self.approval)
+    }
+
+    /// What scrubs this server's secrets (its `env` or `headers` values and its OAuth client
+    /// secret) out of text it sends back: its stderr, an error that echoes a header.
+    pub fn redactor(&self) -> Redactor {
+        let values = match &self.transport {
+            Transport::Stdio { env, .. } => env.values(),
+            Transport::Http { headers, .. } => headers.values(),
+        };
+        let client_secret = self
+            .oauth
+            .as_ref()
+            .and_then(|oauth| oauth.client_secret.as_deref());
+        Redactor::new(values, client_secret)
     }
 }
 
@@ -451,8 +468,8 @@ fn parse_oauth(
 ) -> Result<OAuthConfig, String> {
     let text = |field: &str| -> Result<Option<String>, String> {
         match optional_string(fields, field) {
-            Ok(Some(value)) => expand_vars(&value, lookup)
-                .map(Some)
+            Ok(Some(value)) => ConfigValue::expand(&value, lookup)
+                .map(|value| Some(value.expose().to_string()))
                 .map_err(|var| format!("field {field:?} uses ${{{var}}}, which is not set")),
             Ok(None) => Ok(None),
             Err(what) => Err(format!("field {field:?} {what}")),
@@ -509,7 +526,7 @@ fn string_map(
     fields: &Map<String, Value>,
     field: &str,
     lookup: &dyn Fn(&str) -> Option<String>,
-) -> Result<BTreeMap<String, String>, String> {
+) -> Result<BTreeMap<String, ConfigValue>, String> {
     let mut map = BTreeMap::new();
     match fields.get(field) {
         None | Some(Value::Null) => {}
@@ -521,7 +538,7 @@ fn string_map(
                     Value::Bool(flag) => flag.to_string(),
                     _ => return Err(format!("value of {key:?} must be a string")),
                 };
-                let text = expand_vars(&text, lookup)
+                let text = ConfigValue::expand(&text, lookup)
                     .map_err(|var| format!("value of {key:?} uses ${{{var}}}, which is not set"))?;
                 map.insert(key.clone(), text);
             }
@@ -529,30 +546,6 @@ fn string_map(
         Some(_) => return Err("must be an object of strings".into()),
     }
     Ok(map)
-}
-
-/// Replaces `${NAME}` with the variable's value; `Err(NAME)` for the first unset one. A `$`
-/// not followed by `{` is kept as it is.
-fn expand_vars(text: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Result<String, String> {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(start) = rest.find("${") {
-        out.push_str(&rest[..start]);
-        let after = &rest[start + 2..];
-        let Some(end) = after.find('}') else {
-            out.push_str(&rest[start..]);
-            return Ok(out);
-        };
-        let name = &after[..end];
-        let name = name.strip_prefix("env:").unwrap_or(name);
-        match lookup(name) {
-            Some(value) => out.push_str(&value),
-            None => return Err(name.to_string()),
-        }
-        rest = &after[end + 1..];
-    }
-    out.push_str(rest);
-    Ok(out)
 }
 
 #[cfg(test)]
@@ -594,13 +587,12 @@ mod tests {
         assert_eq!(fs.approval_for("write_file"), Approval::Never);
         assert!(!fs.disabled);
         let web = &config.servers["web"];
-        assert_eq!(
-            web.transport,
-            Transport::Http {
-                url: "https://example.com/mcp".into(),
-                headers: BTreeMap::from([("Authorization".into(), "Bearer s3cret".into())]),
-            }
-        );
+        let Transport::Http { url, headers } = &web.transport else {
+            panic!("{:?}", web.transport);
+        };
+        assert_eq!(url, "https://example.com/mcp");
+        assert_eq!(headers["Authorization"].expose(), "Bearer s3cret");
+        assert_eq!(headers["Authorization"].shown(), "Bearer ${TOKEN}");
         assert_eq!(web.timeout, DEFAULT_TIMEOUT);
         assert_eq!(web.approval_for("anything"), Approval::Ask);
         assert!(web.disabled);
@@ -737,11 +729,42 @@ mod tests {
     }
 
     #[test]
-    fn variables_expand_only_when_braced() {
-        let lookup = |name: &str| (name == "A").then(|| "1".to_string());
-        assert_eq!(expand_vars("x${A}y${env:A}", &lookup), Ok("x1y1".into()));
-        assert_eq!(expand_vars("$A ${", &lookup), Ok("$A ${".into()));
-        assert_eq!(expand_vars("${B}", &lookup), Err("B".into()));
+    fn attack_secrets_debug_and_json_of_the_config_show_no_expanded_value() {
+        let config = parse(
+            r#"{"mcpServers": {
+                "fs": {"command": "npx", "env": {"API_KEY": "${TOKEN}", "PASTED": "sk-pasted-4242"}},
+                "web": {"url": "https://example.com/mcp",
+                        "headers": {"Authorization": "Bearer ${TOKEN}"}}
+            }}"#,
+        )
+        .unwrap();
+        let shown = [
+            format!("{config:?}"),
+            format!("{config:#?}"),
+            serde_json::to_string(&config).unwrap(),
+            format!("{:?}", config.servers["web"].transport),
+        ];
+        for text in &shown {
+            assert!(!text.contains("s3cret"), "{text}");
+            assert!(!text.contains("sk-pasted-4242"), "{text}");
+        }
+        let json = serde_json::to_value(&config.servers["fs"].transport).unwrap();
+        assert_eq!(
+            json["env"],
+            serde_json::json!({"API_KEY": "${TOKEN}", "PASTED": "********"})
+        );
+        let json = serde_json::to_value(&config.servers["web"].transport).unwrap();
+        assert_eq!(
+            json["headers"],
+            serde_json::json!({"Authorization": "Bearer ${TOKEN}"})
+        );
+        // Text the server sends back is scrubbed of the same values.
+        assert_eq!(
+            config.servers["web"]
+                .redactor()
+                .redact("refused Bearer s3cret"),
+            "refused Bearer ${TOKEN}"
+        );
     }
 
     #[test]

@@ -126,7 +126,7 @@ impl Connection {
                     let name = HeaderName::from_bytes(name.as_bytes()).map_err(|_| {
                         start_error(config, format!("{name:?} is not a valid header name"))
                     })?;
-                    let value = HeaderValue::from_str(value).map_err(|_| {
+                    let value = HeaderValue::from_str(value.expose()).map_err(|_| {
                         start_error(config, format!("the value of header {name} is not valid"))
                     })?;
                     custom.insert(name, value);
@@ -426,7 +426,8 @@ async fn finish_handshake(
     tokio::time::sleep(Duration::from_millis(200)).await;
     Err(McpError::Handshake {
         server: config.name.clone(),
-        message,
+        // An HTTP error may quote the request it refused, headers and all.
+        message: config.redactor().redact(&message).into_owned(),
         stderr: shared.log.tail(STDERR_TAIL),
     })
 }
@@ -493,7 +494,7 @@ fn handshake_message(err: &ClientInitializeError) -> String {
 async fn spawn(
     command: &str,
     args: &[String],
-    env: &std::collections::BTreeMap<String, String>,
+    env: &std::collections::BTreeMap<String, crate::redact::ConfigValue>,
     cwd: Option<&Path>,
     options: &ConnectOptions,
     shared: &Shared,
@@ -515,7 +516,7 @@ async fn spawn(
     };
     // A PATH in the config's env is the server's PATH, and the one its program is found in.
     let path = match env.get("PATH") {
-        Some(path) => Some(path.into()),
+        Some(path) => Some(path.expose().into()),
         None => merge_paths(std::env::var_os("PATH").as_deref(), login.as_deref()),
     };
     let program = resolve_program(command, path.as_deref(), &cwd);

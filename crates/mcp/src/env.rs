@@ -13,6 +13,8 @@ use std::time::Duration;
 
 use tokio::sync::OnceCell;
 
+use crate::redact::ConfigValue;
+
 /// Variables passed through from our environment when set.
 #[cfg(unix)]
 const PASSED_THROUGH: &[&str] = &[
@@ -104,10 +106,11 @@ pub fn merge_paths(ours: Option<&OsStr>, login: Option<&OsStr>) -> Option<OsStri
 }
 
 /// The whole environment for a stdio server: passed-through variables, `path`, then `extra`
-/// from the config (which may override any of them).
+/// from the config (which may override any of them). The config's values are given expanded:
+/// this is where they are meant to go.
 pub fn server_env(
     path: Option<&OsStr>,
-    extra: &BTreeMap<String, String>,
+    extra: &BTreeMap<String, ConfigValue>,
 ) -> Vec<(OsString, OsString)> {
     let mut env: BTreeMap<OsString, OsString> = BTreeMap::new();
     for name in PASSED_THROUGH {
@@ -119,7 +122,7 @@ pub fn server_env(
         env.insert(OsString::from("PATH"), path.to_os_string());
     }
     for (name, value) in extra {
-        env.insert(OsString::from(name), OsString::from(value));
+        env.insert(OsString::from(name), OsString::from(value.expose()));
     }
     env.into_iter().collect()
 }
@@ -197,8 +200,8 @@ mod tests {
     #[test]
     fn server_env_is_minimal_and_configured_values_win() {
         let extra = BTreeMap::from([
-            ("HOME".to_string(), "/elsewhere".to_string()),
-            ("DEBUG".to_string(), "1".to_string()),
+            ("HOME".to_string(), ConfigValue::plain("/elsewhere")),
+            ("DEBUG".to_string(), ConfigValue::plain("1")),
         ]);
         let env = server_env(Some(OsStr::new("/bin")), &extra);
         let names: Vec<&OsStr> = env.iter().map(|(name, _)| name.as_os_str()).collect();

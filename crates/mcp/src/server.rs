@@ -100,7 +100,7 @@ impl McpServer {
     ) -> Arc<Self> {
         let shared = Arc::new(Shared {
             server: config.name.clone(),
-            log: StderrLog::new(),
+            log: StderrLog::redacting(config.redactor()),
             progress: ProgressBoard::default(),
             live_progress,
             tools_changed: tokio::sync::Notify::new(),

@@ -5,15 +5,20 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
 
+use crate::redact::Redactor;
+
 /// Lines kept per server.
 const MAX_LINES: usize = 200;
 /// Characters kept per line.
 const MAX_LINE_CHARS: usize = 2000;
 
 /// The last lines a server wrote to stderr (and log messages it sent). Cloning shares the log.
+/// Lines are kept with the server's own secrets scrubbed out (a server that prints its
+/// environment or its request headers), since they are shown and recorded.
 #[derive(Clone, Default)]
 pub struct StderrLog {
     lines: Arc<Mutex<VecDeque<String>>>,
+    redactor: Redactor,
 }
 
 impl std::fmt::Debug for StderrLog {
@@ -29,9 +34,17 @@ impl StderrLog {
         Self::default()
     }
 
+    /// A log that scrubs `redactor`'s secrets out of every line it keeps.
+    pub(crate) fn redacting(redactor: Redactor) -> Self {
+        Self {
+            redactor,
+            ..Self::default()
+        }
+    }
+
     /// Adds one line, dropping the oldest when full.
     pub fn push(&self, line: &str) {
-        let line = line.trim_end_matches(['\r', '\n']);
+        let line = self.redactor.redact(line.trim_end_matches(['\r', '\n']));
         let line = match line.char_indices().nth(MAX_LINE_CHARS) {
             Some((cut, _)) => format!("{}…", &line[..cut]),
             None => line.to_string(),

@@ -1,0 +1,269 @@
+//! Keeping the secrets of `mcp.json` out of everything a person or a file can see.
+//!
+//! `env` and `headers` values often carry bearer tokens and API keys, written as `${NAME}` so
+//! that the key itself stays in the environment. The expanded value goes only where it is
+//! meant to go: the server's process environment and the HTTP request. Everywhere else (the
+//! listings in text and JSON, `Debug`, errors, the server's stderr as it is kept, and from
+//! there the record, exports and spans) a value is shown as it was written, with `${NAME}`
+//! unexpanded; a value written without any variable is masked whole, since it may be a token
+//! pasted straight into the file.
+//!
+//! [`ConfigValue`] holds one value both ways and only ever shows the safe one; [`Redactor`]
+//! scrubs a server's secret values out of free text it did not write itself (its stderr, an
+//! error message that echoes a header), so there is one place that decides what is hidden.
+//!
+//! ```
+//! use tooltrail_mcp::ConfigValue;
+//!
+//! let value = ConfigValue::expand("Bearer ${TOKEN}", &|_| Some("tok-123456".into())).unwrap();
+//! assert_eq!(value.expose(), "Bearer tok-123456");
+//! assert_eq!(value.shown(), "Bearer ${TOKEN}");
+//! assert_eq!(format!("{value:?}"), "\"Bearer ${TOKEN}\"");
+//! ```
+
+use std::borrow::Cow;
+
+use serde::{Serialize, Serializer};
+
+/// What a value written without a variable is shown as.
+pub const MASK: &str = "********";
+
+/// Secret values shorter than this are not scrubbed from free text: a `"1"` or a `"true"`
+/// would blot out ordinary words, and no credential is that short.
+const MIN_SCRUBBED: usize = 8;
+
+/// One `env` or `headers` value of `mcp.json`: as written, and as expanded for the server.
+#[derive(Clone, PartialEq, Eq)]
+pub struct ConfigValue {
+    written: String,
+    value: String,
+    /// The variables the value used: their names and what they expanded to.
+    vars: Vec<(String, String)>,
+}
+
+impl ConfigValue {
+    /// A value written as it is, with no variable in it (masked wherever it is shown).
+    pub fn plain(text: impl Into<String>) -> Self {
+        let text = text.into();
+        Self {
+            written: text.clone(),
+            value: text,
+            vars: Vec::new(),
+        }
+    }
+
+    /// `written` with each `${NAME}` (or `${env:NAME}`) replaced by `lookup(NAME)`; `Err(NAME)`
+    /// for the first variable that is not set. A `$` not followed by `{` is kept as it is.
+    pub fn expand(written: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Result<Self, String> {
+        let mut value = String::with_capacity(written.len());
+        let mut vars = Vec::new();
+        let mut rest = written;
+        while let Some(start) = rest.find("${") {
+            value.push_str(&rest[..start]);
+            let after = &rest[start + 2..];
+            let Some(end) = after.find('}') else {
+                value.push_str(&rest[start..]);
+                rest = "";
+                break;
+            };
+            let name = &after[..end];
+            let name = name.strip_prefix("env:").unwrap_or(name);
+            let Some(found) = lookup(name) else {
+                return Err(name.to_string());
+            };
+            value.push_str(&found);
+            vars.push((name.to_string(), found));
+            rest = &after[end + 1..];
+        }
+        value.push_str(rest);
+        Ok(Self {
+            written: written.to_string(),
+            value,
+            vars,
+        })
+    }
+
+    /// The value itself. Only for the server: its process environment or its HTTP request.
+    pub fn expose(&self) -> &str {
+        &self.value
+    }
+
+    /// The value as listings, logs and errors may show it: as written when it takes its
+    /// secret from a variable, else [`MASK`].
+    pub fn shown(&self) -> &str {
+        if self.vars.is_empty() && !self.written.is_empty() {
+            MASK
+        } else {
+            &self.written
+        }
+    }
+
+    /// The texts to scrub from free text, each with what replaces it.
+    fn secrets(&self) -> Vec<(String, String)> {
+        if self.vars.is_empty() {
+            return vec![(self.value.clone(), MASK.to_string())];
+        }
+        let mut secrets: Vec<(String, String)> = self
+            .vars
+            .iter()
+            .map(|(name, value)| (value.clone(), format!("${{{name}}}")))
+            .collect();
+        // The whole value too: a server may echo `Bearer <token>` as one piece.
+        secrets.push((self.value.clone(), self.written.clone()));
+        secrets
+    }
+}
+
+impl From<&str> for ConfigValue {
+    fn from(text: &str) -> Self {
+        Self::plain(text)
+    }
+}
+
+impl From<String> for ConfigValue {
+    fn from(text: String) -> Self {
+        Self::plain(text)
+    }
+}
+
+impl std::fmt::Debug for ConfigValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(self.shown(), f)
+    }
+}
+
+impl Serialize for ConfigValue {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.shown())
+    }
+}
+
+/// Scrubs one server's secret values out of text it did not write itself. Cloning shares
+/// nothing mutable; an empty one leaves text as it is.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct Redactor {
+    /// Secret and replacement, longest secret first, so that a token inside a longer value is
+    /// not cut out of it before the longer value is.
+    secrets: Vec<(String, String)>,
+}
+
+impl std::fmt::Debug for Redactor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Redactor")
+            .field("secrets", &self.secrets.len())
+            .finish()
+    }
+}
+
+impl Redactor {
+    /// A redactor for `values`, and for `extra` secrets to mask whole (an OAuth client secret).
+    pub fn new<'a>(
+        values: impl IntoIterator<Item = &'a ConfigValue>,
+        extra: impl IntoIterator<Item = &'a str>,
+    ) -> Self {
+        let mut secrets: Vec<(String, String)> = values
+            .into_iter()
+            .flat_map(ConfigValue::secrets)
+            .chain(
+                extra
+                    .into_iter()
+                    .map(|secret| (secret.to_string(), MASK.to_string())),
+            )
+            .filter(|(secret, replacement)| {
+                secret.chars().count() >= MIN_SCRUBBED && secret != replacement
+            })
+            .collect();
+        secrets.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then_with(|| a.0.cmp(&b.0)));
+        secrets.dedup_by(|a, b| a.0 == b.0);
+        Self { secrets }
+    }
+
+    /// `text` with every secret replaced by its variable (`${NAME}`) or by [`MASK`].
+    pub fn redact<'t>(&self, text: &'t str) -> Cow<'t, str> {
+        let mut out = Cow::Borrowed(text);
+        for (secret, replacement) in &self.secrets {
+            if out.contains(secret.as_str()) {
+                out = Cow::Owned(out.replace(secret.as_str(), replacement));
+            }
+        }
+        out
+    }
+
+    /// Each of `lines`, redacted.
+    pub fn redact_all(&self, lines: Vec<String>) -> Vec<String> {
+        lines
+            .into_iter()
+            .map(|line| self.redact(&line).into_owned())
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use pretty_assertions::assert_eq;
+
+    use super::*;
+
+    const CANARY: &str = "canary-5f1e9c2b7d";
+
+    fn lookup(name: &str) -> Option<String> {
+        match name {
+            "TOKEN" => Some(CANARY.to_string()),
+            "SHORT" => Some("1".to_string()),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn attack_secrets_a_variable_is_shown_unexpanded_and_a_literal_masked() {
+        let header = ConfigValue::expand("Bearer ${TOKEN}", &lookup).unwrap();
+        assert_eq!(header.expose(), format!("Bearer {CANARY}"));
+        assert_eq!(header.shown(), "Bearer ${TOKEN}");
+        let braced = ConfigValue::expand("${env:TOKEN}", &lookup).unwrap();
+        assert_eq!(braced.expose(), CANARY);
+        assert_eq!(braced.shown(), "${env:TOKEN}");
+        let literal = ConfigValue::expand(CANARY, &lookup).unwrap();
+        assert_eq!(literal.expose(), CANARY);
+        assert_eq!(literal.shown(), MASK);
+        assert_eq!(ConfigValue::plain("").shown(), "");
+        for value in [&header, &braced, &literal] {
+            let debug = format!("{value:?} {:#?}", vec![value]);
+            let json = serde_json::to_string(value).unwrap();
+            assert!(!debug.contains(CANARY), "{debug}");
+            assert!(!json.contains(CANARY), "{json}");
+        }
+    }
+
+    #[test]
+    fn variables_expand_only_when_braced_and_unset_ones_are_named() {
+        let value = ConfigValue::expand("x${SHORT}y${env:SHORT}", &lookup).unwrap();
+        assert_eq!(value.expose(), "x1y1");
+        assert_eq!(
+            ConfigValue::expand("$A ${", &lookup).unwrap().expose(),
+            "$A ${"
+        );
+        assert_eq!(ConfigValue::expand("${NOPE}", &lookup), Err("NOPE".into()));
+    }
+
+    #[test]
+    fn attack_secrets_free_text_loses_every_secret_value() {
+        let header = ConfigValue::expand("Bearer ${TOKEN}", &lookup).unwrap();
+        let literal = ConfigValue::plain("sk-literal-0123456789");
+        let short = ConfigValue::expand("${SHORT}", &lookup).unwrap();
+        let redactor = Redactor::new([&header, &literal, &short], ["client-secret-xyz"]);
+        assert_eq!(
+            redactor.redact(&format!(
+                "401: bad header Authorization: Bearer {CANARY}; token {CANARY}; \
+                 key sk-literal-0123456789; client-secret-xyz; 1 of 1"
+            )),
+            "401: bad header Authorization: Bearer ${TOKEN}; token ${TOKEN}; key ********; \
+             ********; 1 of 1"
+        );
+        assert_eq!(
+            redactor.redact_all(vec![format!("env TOKEN={CANARY}")]),
+            vec!["env TOKEN=${TOKEN}".to_string()]
+        );
+        assert!(matches!(redactor.redact("nothing here"), Cow::Borrowed(_)));
+        assert_eq!(format!("{redactor:?}"), "Redactor { secrets: 4 }");
+    }
+}
