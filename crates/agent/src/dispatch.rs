@@ -451,14 +451,14 @@ impl<'a> Dispatcher<'a> {
             round,
             call_id: call.id.clone(),
             tool: call.name.clone(),
-            source: tool.source(),
+            source: tool.source_of(&args),
             description: tool.spec().description.clone(),
             arguments: args.clone(),
             approval: approval.clone(),
         });
         let started = Instant::now();
         if let Some(line) = self.line {
-            line.line().started(&call.id, tool.source());
+            line.line().started(&call.id, tool.source_of(&args));
         }
         let (progress_tx, mut progress_rx) = tokio::sync::mpsc::unbounded_channel();
         let (question_tx, mut question_rx) = tokio::sync::mpsc::unbounded_channel();
@@ -524,7 +524,7 @@ impl<'a> Dispatcher<'a> {
             report(progress);
         }
         let finished = Finished {
-            source: tool.source(),
+            source: tool.source_of(&args),
             description: tool.spec().description.clone(),
             arguments: args,
             result,
@@ -540,14 +540,15 @@ impl<'a> Dispatcher<'a> {
     /// Records a copy of an earlier call of the round, which shares that call's result.
     fn finish_copy(&self, round: u32, call: &ToolCall, first: &ToolCall) -> Message {
         let tool = self.registry.get(&call.name);
+        let arguments = raw_arguments(call);
         let (source, description) = match &tool {
-            Some(tool) => (tool.source(), tool.spec().description.clone()),
+            Some(tool) => (tool.source_of(&arguments), tool.spec().description.clone()),
             None => (ToolSource::Builtin, String::new()),
         };
         let finished = Finished {
             source,
             description,
-            arguments: raw_arguments(call),
+            arguments,
             result: Ok(ToolOutput::new(
                 prompt::copy_result(&first.id),
                 serde_json::json!({ "copy_of": first.id }),
@@ -562,7 +563,10 @@ impl<'a> Dispatcher<'a> {
     /// Records a call that never ran (invalid, refused, denied, cancelled before it ran).
     fn finish_unrun(&self, round: u32, call: &ToolCall, rejected: Rejected) -> Message {
         let (source, description) = match &rejected.tool {
-            Some(tool) => (tool.source(), tool.spec().description.clone()),
+            Some(tool) => (
+                tool.source_of(&rejected.arguments),
+                tool.spec().description.clone(),
+            ),
             None => (ToolSource::Builtin, String::new()),
         };
         let finished = Finished {

@@ -182,7 +182,12 @@ impl McpServer {
         Err(McpError::Request {
             server: self.name().to_string(),
             action,
-            message: describe(&failure),
+            // The server's own words may quote what it was sent.
+            message: self
+                .config()
+                .redactor()
+                .redact(&describe(&failure))
+                .into_owned(),
         })
     }
 }
@@ -360,9 +365,18 @@ impl ReadResourceTool {
                 "required": ["server", "uri"],
                 "additionalProperties": false
             }),
-            read_only: true,
+            // Runs freely only where every server's policy says so; the gate decides per call.
+            read_only: servers
+                .iter()
+                .all(|server| server.config().approval == Approval::Allow),
         };
         Some(Self { spec, servers })
+    }
+
+    /// The server a call's `server` argument names, when it is one of ours.
+    fn server_named(&self, args: &Value) -> Option<&Arc<McpServer>> {
+        let name = args.get("server").and_then(Value::as_str)?;
+        self.servers.iter().find(|server| server.name() == name)
     }
 }
 
@@ -376,24 +390,49 @@ impl Tool for ReadResourceTool {
         ToolSource::Builtin
     }
 
+    /// A read goes to the server it names, and is recorded as that server's call, so the
+    /// history of a server shows what was read from it.
+    fn source_of(&self, args: &Value) -> ToolSource {
+        match self.server_named(args) {
+            Some(server) => ToolSource::Mcp {
+                server: server.name().to_string(),
+            },
+            None => ToolSource::Builtin,
+        }
+    }
+
+    /// A read is gated by the server's `approval`, like its tools: the model asking for a
+    /// resource sends the server a request as much as a tool call does, and the server's answer
+    /// goes to the model. (A resource the user attaches, with `@` in the composer or
+    /// `--attach`, is read without asking: the user chose it, and the model never asked.)
     fn gate(&self, args: &Value, _ctx: &ToolContext) -> Gate {
-        let name = args.get("server").and_then(Value::as_str).unwrap_or("");
-        match self.servers.iter().find(|server| server.name() == name) {
+        let Some(server) = self.server_named(args) else {
+            // Schema validation keeps this from happening; `call` says what the servers are.
+            return Gate::ReadOnly;
+        };
+        let name = server.name();
+        let uri = args.get("uri").and_then(Value::as_str).unwrap_or("");
+        match server.config().approval {
+            Approval::Allow => Gate::Allowed {
+                reason: format!("the MCP server {name:?} is set to \"allow\" in mcp.json"),
+            },
+            Approval::Ask => Gate::Ask {
+                summary: format!("read_resource {name} {uri}"),
+                cwd: None,
+                reason: format!("it reads a resource of the external MCP server {name:?}"),
+            },
             // The user said no to this server's tools as a whole; its resources go with them.
-            Some(server) if server.config().approval == Approval::Never => {
-                Gate::Refuse(ToolError::new(
-                    ToolErrorCode::Denied,
-                    format!("the MCP server {name:?} is set to \"never\" in mcp.json"),
-                ))
-            }
-            Some(_) | None => Gate::ReadOnly,
+            Approval::Never => Gate::Refuse(ToolError::new(
+                ToolErrorCode::Denied,
+                format!("the MCP server {name:?} is set to \"never\" in mcp.json"),
+            )),
         }
     }
 
     async fn call(&self, args: Value, _ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let name = args.get("server").and_then(Value::as_str).unwrap_or("");
         let uri = args.get("uri").and_then(Value::as_str).unwrap_or("");
-        let Some(server) = self.servers.iter().find(|server| server.name() == name) else {
+        let Some(server) = self.server_named(&args) else {
             return Err(ToolError::new(
                 ToolErrorCode::InvalidArguments,
                 format!(

@@ -213,6 +213,13 @@ pub trait Tool: Send + Sync {
         ToolSource::Builtin
     }
 
+    /// Where this particular call goes, as its record says: [`Tool::source`] unless the
+    /// arguments pick an MCP server (`read_resource` reads from the server it names, and is
+    /// that server's call).
+    fn source_of(&self, _args: &Value) -> ToolSource {
+        self.source()
+    }
+
     /// Whether the model is told this tool's parameters only when it calls it: the tool is
     /// offered with its name and description, and a call without valid arguments is answered
     /// with the parameters. For tools rarely needed, whose schemas would otherwise take their
