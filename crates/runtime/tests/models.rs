@@ -429,7 +429,7 @@ async fn a_stopped_pull_keeps_its_bytes_for_the_next_one() {
 }
 
 /// A 1 MiB tmpfs for the full-disk tests, unmounted when dropped; `None` (with the reason
-/// printed) where mounting is not allowed.
+/// printed) where mounting is not allowed, which fails the test under `CI=true`.
 struct SmallDisk {
     dir: tempfile::TempDir,
 }
@@ -444,14 +444,16 @@ impl SmallDisk {
         match mounted {
             Ok(output) if output.status.success() => Some(Self { dir }),
             Ok(output) => {
-                eprintln!(
-                    "skipped: a small disk could not be mounted ({})",
+                tooltrail_test_support::dependency_missing(&format!(
+                    "a 1 MiB tmpfs could not be mounted for the full-disk test, so `mount -t tmpfs` is not allowed here ({}); run it as root or where mounting is allowed",
                     String::from_utf8_lossy(&output.stderr).trim()
-                );
+                ));
                 None
             }
             Err(error) => {
-                eprintln!("skipped: mount could not be run ({error})");
+                tooltrail_test_support::dependency_missing(&format!(
+                    "the `mount` program could not be run for the full-disk test ({error})"
+                ));
                 None
             }
         }
@@ -707,5 +709,194 @@ async fn the_hub_token_goes_to_the_hub_and_not_to_the_cdn_it_redirects_to() {
             (format!("HEAD /{REPO}/resolve/main/{FILE}"), true),
             (format!("GET /cdn/{REPO}/{FILE}"), false),
         ]
+    );
+}
+
+/// A second server standing for another host: it serves the same file under `/cdn/`, and
+/// records whether a request carried an `Authorization` header.
+async fn elsewhere(bytes: &[u8]) -> HubServer {
+    hub(bytes, HubOptions::default()).await
+}
+
+fn port_of(server: &HubServer) -> u16 {
+    server
+        .endpoint()
+        .rsplit(':')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap()
+}
+
+fn with_token(hub: &HubServer) -> PullOptions {
+    PullOptions {
+        hub: Hub::new(&hub.endpoint(), Some("hf_secret".into())).unwrap(),
+        ..options(hub)
+    }
+}
+
+/// The redirect's target starts with the hub's own address, as `https://hub.example.com@evil.net`
+/// starts with `https://hub.example.com`: a string-prefix test would hand it the token.
+#[tokio::test]
+async fn attack_hub_the_token_does_not_go_to_a_host_whose_address_starts_like_the_hubs() {
+    let bytes = model_bytes(10_000);
+    let other = elsewhere(&bytes).await;
+    let hub = hub(
+        &bytes,
+        HubOptions {
+            redirect: true,
+            redirect_to: Some(format!("http://{{hub}}@localhost:{}", port_of(&other))),
+            ..HubOptions::default()
+        },
+    )
+    .await;
+    let dir = tempfile::tempdir().unwrap();
+    let store = ModelStore::open(dir.path()).unwrap();
+    let (result, _) = pull(&store, &hub_ref(), &with_token(&hub)).await;
+    assert_eq!(std::fs::read(&result.unwrap().model().path).unwrap(), bytes);
+    assert_eq!(
+        hub.requests()
+            .iter()
+            .map(|r| (r.method.as_str(), r.authorized))
+            .collect::<Vec<_>>(),
+        [("HEAD", true)]
+    );
+    assert_eq!(
+        other
+            .requests()
+            .iter()
+            .map(|r| (format!("{} {}", r.method, r.path), r.authorized))
+            .collect::<Vec<_>>(),
+        [(format!("GET /cdn/{REPO}/{FILE}"), false)]
+    );
+}
+
+/// A redirect to `//other-host/…` starts with a slash, like a redirect within the hub; when it
+/// carries no SHA-256 the hub used to be asked again there, with the token.
+#[tokio::test]
+async fn attack_hub_a_protocol_relative_redirect_gets_no_token() {
+    let bytes = model_bytes(10_000);
+    let other = elsewhere(&bytes).await;
+    let hub = hub(
+        &bytes,
+        HubOptions {
+            redirect: true,
+            bare_redirect: true,
+            redirect_to: Some(format!("//localhost:{}", port_of(&other))),
+            ..HubOptions::default()
+        },
+    )
+    .await;
+    let dir = tempfile::tempdir().unwrap();
+    let store = ModelStore::open(dir.path()).unwrap();
+    let (result, _) = pull(&store, &hub_ref(), &with_token(&hub)).await;
+    let error = result.unwrap_err().to_string();
+    assert!(error.starts_with("the hub gave no SHA-256 for "), "{error}");
+    assert_eq!(
+        hub.requests()
+            .iter()
+            .map(|r| (r.method.as_str(), r.authorized))
+            .collect::<Vec<_>>(),
+        [("HEAD", true)]
+    );
+    assert!(
+        other.requests().iter().all(|r| !r.authorized),
+        "{:?}",
+        other.requests()
+    );
+}
+
+/// A link with the hub's own origin (a mirror's `resolve` URL) is pulled from it; the same
+/// path on another host is refused before anything is asked of anyone.
+#[tokio::test]
+async fn attack_hub_a_link_to_another_host_is_refused_and_one_to_the_hub_is_pulled() {
+    let bytes = model_bytes(10_000);
+    let hub = hub(&bytes, HubOptions::default()).await;
+    let other = elsewhere(&bytes).await;
+    let catalogue = Catalogue::builtin().unwrap();
+    let link = |server: &HubServer| {
+        format!(
+            "{}/{REPO}/resolve/main/{FILE}",
+            server.endpoint().replace("127.0.0.1", "localhost")
+        )
+    };
+    let error = ModelRef::parse_for(&link(&other), &catalogue, &hub.endpoint())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains(&format!(
+            "it is a link to http://localhost:{}, which is not the hub models are pulled from ({}, set by HF_ENDPOINT)",
+            port_of(&other),
+            hub.endpoint()
+        )),
+        "{error}"
+    );
+    assert_eq!(other.requests(), []);
+    let own = format!("{}/{REPO}/resolve/main/{FILE}", hub.endpoint());
+    let reference = ModelRef::parse_for(&own, &catalogue, &hub.endpoint()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let store = ModelStore::open(dir.path()).unwrap();
+    let (result, _) = pull(&store, &reference, &options(&hub)).await;
+    assert_eq!(std::fs::read(&result.unwrap().model().path).unwrap(), bytes);
+}
+
+/// A reference built in code with a revision that climbs (`../..`) is refused by the pull
+/// itself, before the hub is asked anything.
+#[tokio::test]
+async fn attack_hub_a_pull_of_a_revision_that_climbs_out_asks_the_hub_nothing() {
+    let bytes = model_bytes(10_000);
+    let hub = hub(&bytes, HubOptions::default()).await;
+    let dir = tempfile::tempdir().unwrap();
+    let store = ModelStore::open(dir.path()).unwrap();
+    for (revision, file) in [
+        ("../../other/repo/resolve/main", FILE),
+        ("main", "%2e%2e/%2e%2e/x.gguf"),
+    ] {
+        let reference = ModelRef::Hub(tooltrail_runtime::models::HubFileRef {
+            repo: REPO.into(),
+            revision: revision.into(),
+            file: file.into(),
+        });
+        let (result, _) = pull(&store, &reference, &with_token(&hub)).await;
+        let error = result.unwrap_err().to_string();
+        assert!(error.contains("is not a model to pull: "), "{error}");
+    }
+    assert_eq!(hub.requests(), []);
+}
+
+/// `models import --link` of a symbolic link links the file it points to. A hard link made of
+/// the symbolic link itself would be another symbolic link whose relative target, read from
+/// the models folder, names a different file (here a decoy beside the models folder).
+#[test]
+#[cfg(unix)]
+fn attack_runtime_import_link_of_a_symlink_links_its_target() {
+    let root = tempfile::tempdir().unwrap();
+    let real = root.path().join("real/model.gguf");
+    let decoy = root.path().join("data/real/model.gguf");
+    for (path, size) in [(&real, 10_000), (&decoy, 20_000)] {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, model_bytes(size)).unwrap();
+    }
+    let link = root.path().join("links/mine.gguf");
+    std::fs::create_dir_all(link.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink("../real/model.gguf", &link).unwrap();
+    let store = ModelStore::open(root.path().join("data/models")).unwrap();
+
+    let model = store.import(&link, None, true, &mut |_, _| {}).unwrap();
+    assert_eq!(model.name, "mine");
+    assert_eq!(std::fs::read(&model.path).unwrap(), model_bytes(10_000));
+    assert_eq!(model.sha256, sha256_hex(&model_bytes(10_000)));
+    assert_eq!(
+        model.source,
+        ModelSource::Imported {
+            from: real.canonicalize().unwrap(),
+            how: ImportMode::HardLink
+        }
+    );
+    assert!(
+        !std::fs::symlink_metadata(&model.path)
+            .unwrap()
+            .file_type()
+            .is_symlink()
     );
 }

@@ -97,7 +97,8 @@ pub struct HubOptions {
     pub chunk_delay: Duration,
     /// With `redirect`: where the redirect points instead of this hub's content URL on
     /// `localhost`: this text followed by `/cdn/{repo}/{file}` (another server's address, say,
-    /// or a look-alike of this hub's own such as `//host:port` or `http://127.0.0.1:PORT@host`).
+    /// or a look-alike of this hub's own such as `//host:port` or `http://{hub}@host`, where
+    /// `{hub}` stands for this hub's own `127.0.0.1:PORT`).
     pub redirect_to: Option<String>,
     /// With `redirect`: the redirect carries neither the SHA-256 nor the size, as the hub's
     /// redirects within itself (a renamed repository) do not.
@@ -358,7 +359,8 @@ async fn handle(
         let base = shared
             .options
             .redirect_to
-            .clone()
+            .as_ref()
+            .map(|base| base.replace("{hub}", &shared.addr.to_string()))
             .unwrap_or_else(|| format!("http://localhost:{}", shared.addr.port()));
         let location = format!("{base}/cdn/{}/{}", served.file.repo, served.file.file);
         let mut response = Response::builder()
