@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 use tauri::State;
-use tooltrail_host::FolderPreferences;
+use tooltrail_host::{FolderPreferences, InstructionsLeftOut, instructions};
 use ts_rs::TS;
 
 use crate::error::{CommandError, CommandResult, sentence};
@@ -18,14 +18,30 @@ pub struct InstructionsView {
     pub file: Option<String>,
     /// Whether new conversations follow it (turned off per folder).
     pub on: bool,
+    /// The file is longer than new conversations take of it (`limit_kib`): they get
+    /// its beginning.
+    pub cut: bool,
+    /// The most of the file a conversation takes, in KiB.
+    pub limit_kib: u32,
+    /// The files found before it (or instead of one) and left out, with why: a link out of
+    /// the folder, or no ordinary file.
+    pub left_out: Vec<InstructionsLeftOut>,
 }
 
 fn view(workspace: &WorkspaceState) -> CommandResult<InstructionsView> {
     let (ctx, _) = workspace.context()?;
     let root = ctx.workspace.root();
+    let lookup = instructions::look(root);
+    let limit = instructions::MAX_BYTES;
     Ok(InstructionsView {
-        file: tooltrail_host::instructions::find(root).map(|found| found.shown),
+        cut: lookup
+            .found
+            .as_ref()
+            .is_some_and(|found| found.bytes > limit as u64),
+        file: lookup.found.map(|found| found.shown),
         on: FolderPreferences::load_default().project_instructions(root),
+        limit_kib: u32::try_from(limit / 1024).unwrap_or(u32::MAX),
+        left_out: lookup.left_out,
     })
 }
 

@@ -2,7 +2,7 @@
 // commands through Tauri's IPC mock and lets a test push protocol events down a turn's Channel
 // exactly as Rust would. Bundled to one script and injected before the page's own scripts.
 import { mockIPC } from "@tauri-apps/api/mocks";
-import type { Event } from "../src/bindings";
+import type { Event, InstructionsView } from "../src/bindings";
 import * as stream from "../src/fixtures/stream";
 import { historyCommand, type HistoryConfig } from "./mock-history";
 import { modelsCommand, type ModelsConfig } from "./mock-models";
@@ -26,7 +26,7 @@ interface Config extends HistoryConfig, ModelsConfig, SettingsConfig, SnippetsCo
   undoError?: { code: string; message: string } | null;
   undoReport?: unknown;
   /** The open folder's project instructions (project_instructions); none by default. */
-  instructions?: { file: string | null; on: boolean };
+  instructions?: Partial<InstructionsView>;
   /** The composer's `@` and `/`: what mcp_content, workspace_files and read_attachment answer. */
   content?: { resources: unknown[]; prompts: unknown[]; problems: string[] };
   files?: string[];
@@ -67,6 +67,11 @@ const config: Config = window.__mockConfig ?? {};
 const calls: Invocation[] = [];
 const channels: { channel: ChannelLike; next: number }[] = [];
 const listeners = new Map<string, number[]>();
+
+/** The folder's instructions as the shell reports them: none, on, nothing left out by default. */
+function instructionsView(given: Partial<InstructionsView> | undefined): InstructionsView {
+  return { file: null, on: true, cut: false, limit_kib: 16, left_out: [], ...given };
+}
 
 function internals() {
   return (window as unknown as { __TAURI_INTERNALS__: { runCallback: (id: number, data: unknown) => void } }).__TAURI_INTERNALS__;
@@ -118,10 +123,10 @@ mockIPC((cmd, payload) => {
     case "open_elicitation_url":
       return null;
     case "project_instructions":
-      return config.instructions ?? { file: null, on: true };
+      return instructionsView(config.instructions);
     case "set_project_instructions":
-      config.instructions = { file: config.instructions?.file ?? null, on: Boolean(args.on) };
-      return config.instructions;
+      config.instructions = { ...config.instructions, on: Boolean(args.on) };
+      return instructionsView(config.instructions);
     case "turn_changes":
       return config.turnChanges ?? [];
     case "undo_changes":

@@ -1,9 +1,13 @@
 // Beside the composer: how much of the model's context window the conversation's latest
 // request took (a bar that turns amber, then red, as it fills), the tokens the whole
-// conversation has used, and the project instructions (AGENTS.md, ...) every request carries.
-// All follow the live turn.
+// conversation has used, and the project instructions (AGENTS.md, ...) every request carries,
+// or, when it carries none, the folder's files that were left out and why. All follow the
+// live turn.
+import { useEffect, useState } from "react";
+import { api, type InstructionsLeftOut } from "../api";
 import { useI18n } from "../i18n";
 import type { TurnView } from "../state/chat";
+import { leftOutSentence } from "../state/instructions";
 import { conversationUsage, latestContext, meterLevel, share } from "../state/tokens";
 import { formatCount, formatRate } from "./history/query";
 
@@ -13,6 +17,7 @@ export function ContextMeter({ turns }: { turns: readonly TurnView[] }) {
   const usage = conversationUsage(turns);
   // The system prompt of the conversation's first turn carries them into every request.
   const instructions = turns.find((turn) => turn.instructions)?.instructions;
+  const leftOut = useLeftOut(!instructions, turns.length);
   const n = (count: number) => formatCount(count, lang);
   return (
     <div className="context-meter-row">
@@ -34,6 +39,15 @@ export function ContextMeter({ turns }: { turns: readonly TurnView[] }) {
           {t(instructions.truncated ? "meterInstructionsCut" : "meterInstructions", { file: instructions.file })}
         </span>
       )}
+      {!instructions && leftOut[0] && (
+        <span
+          className="meter-instructions meter-left-out"
+          data-testid="meter-instructions-left-out"
+          title={leftOut.map((entry) => leftOutSentence(t, entry)).join(" ")}
+        >
+          {t("meterLeftOut", { file: leftOut[0].file })}
+        </span>
+      )}
       {context ? (
         <span
           className={`context-meter level-${meterLevel(context)}`}
@@ -53,4 +67,26 @@ export function ContextMeter({ turns }: { turns: readonly TurnView[] }) {
       ) : null}
     </div>
   );
+}
+
+/**
+ * The open folder's files of instructions left out, asked for when the conversation carries
+ * none, and again as each question starts (the engine looks anew for each). Nothing when
+ * they are turned off for the folder, or when the folder could not be asked.
+ */
+function useLeftOut(wanted: boolean, turnCount: number): InstructionsLeftOut[] {
+  const [leftOut, setLeftOut] = useState<InstructionsLeftOut[]>([]);
+  useEffect(() => {
+    if (!wanted) return;
+    let live = true;
+    api.projectInstructions().then(
+      (view) => live && setLeftOut(view.on ? view.left_out : []),
+      // The meter says only what it knows; the welcome line shows the error.
+      () => live && setLeftOut([]),
+    );
+    return () => {
+      live = false;
+    };
+  }, [wanted, turnCount]);
+  return wanted ? leftOut : [];
 }

@@ -1,11 +1,12 @@
 // The first screen: what Tooltrail does, which model endpoint it will use and how to change it,
 // and the way in — open a folder, or one of the recent ones. When no model answers (a new
 // machine), the endpoint's paragraph gives way to the guide to choosing one. An open folder's
-// empty chat welcomes with the project instructions its conversations follow (AGENTS.md, ...)
-// and the folder's switch for them.
+// empty chat welcomes with the project instructions its conversations follow (AGENTS.md, ...),
+// the folder's switch for them, and the files left out and why.
 import { Suspense, useEffect, useState } from "react";
 import { api, errorMessage, type AppInfo, type GuideView, type InstructionsView, type RecentWorkspace } from "../api";
 import { useI18n } from "../i18n";
+import { leftOutSentence } from "../state/instructions";
 import { ModelGuide } from "./lazy";
 import { LanguagePicker } from "./Sidebar";
 
@@ -99,7 +100,9 @@ function Logo() {
 
 /**
  * The open folder's project instructions: which file new conversations follow, with the
- * folder's switch; nothing when the folder has none. Looked for anew each time it shows.
+ * folder's switch, whether it is cut, and each file left out and why (a link out of the
+ * folder is never followed); nothing when the folder has none. Looked for anew each time it
+ * shows.
  */
 export function InstructionsLine() {
   const { t } = useI18n();
@@ -116,18 +119,31 @@ export function InstructionsLine() {
     };
   }, []);
   if (problem) return <p className="turn-error small-text">{problem}</p>;
-  if (!view?.file) return null;
+  if (!view) return null;
+  // Turned off, nothing of the folder's is read: what would be left out does not matter.
+  const leftOut = view.on ? view.left_out : [];
+  if (!view.file && leftOut.length === 0) return null;
   const file = view.file;
   const toggle = () => {
     setProblem(null);
     api.setProjectInstructions(!view.on).then(setView, (error: unknown) => setProblem(errorMessage(error)));
   };
   return (
-    <p className="instructions-line muted small-text" data-testid="project-instructions">
-      {t(view.on ? "instructionsOn" : "instructionsOff", { file })}{" "}
-      <button type="button" className="link-button" onClick={toggle}>
-        {t(view.on ? "instructionsTurnOff" : "instructionsTurnOn")}
-      </button>
-    </p>
+    <div className="instructions-line muted small-text" data-testid="project-instructions">
+      {leftOut.map((entry) => (
+        <p key={entry.file} className="instructions-left-out" data-testid="instructions-left-out">
+          {leftOutSentence(t, entry)}
+        </p>
+      ))}
+      {file && (
+        <p>
+          {t(view.on ? "instructionsOn" : "instructionsOff", { file })}{" "}
+          {view.on && view.cut && <span data-testid="instructions-cut">{t("instructionsCut", { file, limit: view.limit_kib })} </span>}
+          <button type="button" className="link-button" onClick={toggle}>
+            {t(view.on ? "instructionsTurnOff" : "instructionsTurnOn")}
+          </button>
+        </p>
+      )}
+    </div>
   );
 }
