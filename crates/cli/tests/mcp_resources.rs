@@ -339,3 +339,167 @@ async fn ask_starts_from_a_prompt_with_its_arguments() {
     );
     assert_eq!(model.chat_requests().len(), requests_before);
 }
+
+/// The `read_resource` calls the record of `setup` holds, as `tooltrail history --json` lists
+/// them: (source, status, allowed, by).
+async fn recorded_reads(setup: &Setup) -> Vec<(Value, Value, Value, Value)> {
+    let out = tooltrail(&["history", "--json", "--tool", "read_resource"], setup).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let page: Value = serde_json::from_slice(&out.stdout).unwrap();
+    page["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|row| {
+            (
+                row["source"].clone(),
+                row["status"].clone(),
+                row["approval"]["allowed"].clone(),
+                row["approval"]["by"].clone(),
+            )
+        })
+        .collect()
+}
+
+/// The text of the tool message the model got back for the call, in the last request.
+fn tool_reply(model: &ScriptedServer) -> String {
+    last_messages(model)
+        .iter()
+        .find(|message| message["role"] == "tool")
+        .unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+#[tokio::test]
+async fn attack_approvals_read_resource_of_an_ask_server_runs_only_when_the_user_allows() {
+    let Some(entry) = reference_server("server-everything") else {
+        return;
+    };
+    // `everything` has no `approval`: the default, "ask".
+    let setup = setup(&entry);
+    let instructions = docs_file(&entry, "instructions.md");
+    let marker = instructions.lines().find(|line| line.len() > 20).unwrap();
+    let read = json!({"server": "everything", "uri": INSTRUCTIONS}).to_string();
+    let script = || {
+        vec![
+            Reply::tool_calls(&[("read_resource", read.as_str())]),
+            Reply::text("Done."),
+        ]
+    };
+
+    // Without a terminal and without --approve, calls that need approval are refused.
+    let model = ScriptedServer::start(script()).await;
+    let out = tooltrail(
+        &[
+            "ask",
+            "--base-url",
+            &model.base_url(),
+            "--model",
+            "m",
+            "Read it.",
+        ],
+        &setup,
+    )
+    .await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let reply = tool_reply(&model);
+    assert!(!reply.contains(marker), "{reply}");
+    assert!(
+        !text(&out.stdout).contains(marker) && !text(&out.stderr).contains(marker),
+        "{}",
+        text(&out.stderr)
+    );
+    let mcp = json!({"kind": "mcp", "server": "everything"});
+    assert_eq!(
+        recorded_reads(&setup).await,
+        vec![(
+            mcp.clone(),
+            json!("denied"),
+            json!(false),
+            json!({"kind": "setting"})
+        )]
+    );
+
+    // Given approval, the resource is read, and recorded as the server's call.
+    let model = ScriptedServer::start(script()).await;
+    let out = tooltrail(
+        &[
+            "ask",
+            "--base-url",
+            &model.base_url(),
+            "--model",
+            "m",
+            "--approve",
+            "all",
+            "Read it.",
+        ],
+        &setup,
+    )
+    .await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let reply = tool_reply(&model);
+    assert!(reply.contains(marker), "{reply}");
+    let reads = recorded_reads(&setup).await;
+    assert_eq!(reads.len(), 2, "{reads:?}");
+    assert!(
+        reads.contains(&(
+            mcp,
+            json!("success"),
+            json!(true),
+            json!({"kind": "setting"})
+        )),
+        "{reads:?}"
+    );
+}
+
+#[tokio::test]
+async fn attack_approvals_read_resource_follows_never_and_allow_in_mcp_json() {
+    let Some(entry) = reference_server("server-everything") else {
+        return;
+    };
+    let instructions = docs_file(&entry, "instructions.md");
+    let marker = instructions
+        .lines()
+        .find(|line| line.len() > 20)
+        .unwrap()
+        .to_string();
+    let read = json!({"server": "everything", "uri": INSTRUCTIONS}).to_string();
+    for (approval, read_it, status) in [("never", false, "denied"), ("allow", true, "success")] {
+        let setup = Setup::new(
+            &[],
+            |_| {
+                json!({"mcpServers": {"everything": {
+                    "command": "node", "args": [&entry, "stdio"], "approval": approval}}})
+            },
+            "",
+        );
+        let model = ScriptedServer::start(vec![
+            Reply::tool_calls(&[("read_resource", read.as_str())]),
+            Reply::text("Done."),
+        ])
+        .await;
+        // --approve deny: only mcp.json's own "allow" lets the read run.
+        let out = tooltrail(
+            &[
+                "ask",
+                "--base-url",
+                &model.base_url(),
+                "--model",
+                "m",
+                "--approve",
+                "deny",
+                "Read it.",
+            ],
+            &setup,
+        )
+        .await;
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        assert_eq!(tool_reply(&model).contains(&marker), read_it, "{approval}");
+        let reads = recorded_reads(&setup).await;
+        assert_eq!(reads.len(), 1, "{reads:?}");
+        assert_eq!(reads[0].0, json!({"kind": "mcp", "server": "everything"}));
+        assert_eq!(reads[0].1, json!(status), "{approval}");
+    }
+}
