@@ -15,7 +15,7 @@ file: string | null,
  */
 on: boolean, 
 /**
- * The file is longer than new conversations take of it ([`Self::limit_kib`]): they get
+ * The file is longer than new conversations take of it (`limit_kib`): they get
  * its beginning.
  */
 cut: boolean, 
