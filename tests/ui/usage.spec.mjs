@@ -2,8 +2,9 @@
 // side mocked): a turn with two parallel reads and a command that waits for approval, replayed
 // through the real Channel code path. Screenshots in English and Chinese, light and dark.
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { launchBrowser, openApp, run, screenshots, test } from "./lib.mjs";
+import { launchBrowser, openApp, repo, run, screenshots, test } from "./lib.mjs";
 
 const workspace = { path: "/home/me/demo", name: "demo", watched: true };
 const browser = await launchBrowser();
@@ -152,6 +153,37 @@ test("stats: tokens per day, and their cost where the provider has prices", asyn
     assert.equal(await cost(1), lang === "zh" ? "未设价格" : "No price set");
     assert.equal(await table.locator("tfoot td").last().innerText(), usd("0.48"));
     await shot(page, `stats-tokens-${lang}-${scheme}`);
+    assert.deepEqual(problems, []);
+    await context.close();
+  }
+});
+
+test("an AGENTS.md left out is said with why in the empty chat and the context meter, in both languages, and passes axe", async () => {
+  const AXE = readFileSync(join(repo, "ui/node_modules/axe-core/axe.min.js"), "utf8");
+  const instructions = {
+    file: "CLAUDE.md",
+    cut: true,
+    limit_kib: 16,
+    left_out: [{ file: "AGENTS.md", reason: "link_outside" }],
+  };
+  const cases = [
+    { lang: "en-US", leftOut: "AGENTS.md was left out: it is a link to a file outside the folder.", cut: "CLAUDE.md is over 16 KiB: new conversations get only its beginning." },
+    { lang: "zh-CN", leftOut: "未采用 AGENTS.md：它是指向文件夹外文件的链接。", cut: "CLAUDE.md 超过 16 KiB：新对话只读取它的开头部分。" },
+  ];
+  for (const { lang, leftOut, cut } of cases) {
+    const { page, problems, context } = await openApp(browser, { workspace, instructions }, { locale: lang });
+    const line = page.getByTestId("instructions-left-out");
+    await line.waitFor();
+    assert.equal(await line.innerText(), leftOut);
+    assert.equal(await page.getByTestId("instructions-cut").innerText(), cut);
+    const meter = page.getByTestId("meter-instructions-left-out");
+    assert.equal(await meter.getAttribute("title"), leftOut);
+    await page.evaluate(AXE);
+    const result = await page.evaluate(() =>
+      window.axe.run(document.querySelector("main") ?? document.body, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] } }),
+    );
+    assert.deepEqual(result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`), []);
+    await shot(page, `instructions-left-out-${lang}`);
     assert.deepEqual(problems, []);
     await context.close();
   }

@@ -138,7 +138,11 @@ export function InstructionsLine() {
       {file && (
         <p>
           {t(view.on ? "instructionsOn" : "instructionsOff", { file })}{" "}
-          {view.on && view.cut && <span data-testid="instructions-cut">{t("instructionsCut", { file, limit: view.limit_kib })} </span>}
+          {view.on && view.cut && (
+            <>
+              <span data-testid="instructions-cut">{t("instructionsCut", { file, limit: view.limit_kib })}</span>{" "}
+            </>
+          )}
           <button type="button" className="link-button" onClick={toggle}>
             {t(view.on ? "instructionsTurnOff" : "instructionsTurnOn")}
           </button>
