@@ -133,38 +133,27 @@ impl Drop for Forget<'_> {
     }
 }
 
-/// Opens `url` in the user's browser. Only web addresses: a server cannot have the app run a
-/// file or another scheme's handler.
+/// Opens `url` in the user's browser, through the launcher the command line's sign-in uses:
+/// only web addresses (a server cannot have the app run a file or another scheme's handler),
+/// handed to the system's opener as one argument, never through a shell.
 pub fn open_in_browser(url: &str) -> CommandResult<()> {
-    if !(url.starts_with("https://") || url.starts_with("http://")) {
-        return Err(CommandError::new(
+    use tooltrail_mcp::launcher::{LaunchError, open_web_page};
+    open_web_page(url).map_err(|error| match error {
+        LaunchError::NotWeb => CommandError::new(
             "not_web",
             "Only web pages (http and https addresses) are opened.",
-        ));
-    }
-    #[cfg(target_os = "macos")]
-    let mut command = std::process::Command::new("open");
-    #[cfg(windows)]
-    let mut command = {
-        let mut command = std::process::Command::new("rundll32");
-        command.arg("url.dll,FileProtocolHandler");
-        command
-    };
-    #[cfg(all(unix, not(target_os = "macos")))]
-    let mut command = std::process::Command::new("xdg-open");
-    command
-        .arg(url)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .map(|_| ())
-        .map_err(|error| {
-            CommandError::new(
-                "no_browser",
-                format!("The browser could not be opened ({error}); copy the address instead."),
-            )
-        })
+        ),
+        LaunchError::EmptyCommand => CommandError::new(
+            "no_browser",
+            "The BROWSER variable names no command; copy the address instead.",
+        ),
+        LaunchError::Start { program, reason } => CommandError::new(
+            "no_browser",
+            format!(
+                "The browser could not be opened ({program}: {reason}); copy the address instead."
+            ),
+        ),
+    })
 }
 
 /// Puts servers' requests on the chat's cards, with an OS notification when the window is in

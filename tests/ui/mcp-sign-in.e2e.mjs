@@ -2,7 +2,8 @@
 // sign-in (tests/mcp/fixtures/oauth-server.mjs) and its sign-ins in a private OS keychain (run
 // under tests/ui/with-keyring). The sidebar shows the server needs sign-in, with the button; the
 // button opens the browser (BROWSER is a script that only notes the page) and the sidebar shows
-// the page while it waits; the authorization server saying no makes it "failed" with the reason;
+// the page while it waits; a stray local call to the callback (no state) changes nothing; the
+// authorization server saying no makes it "failed" with the reason;
 // signing in again and finishing the page (fetched by the test, redirects followed, as a
 // browser would) makes it "signed in as ada@example.com", in the sidebar and in Settings → MCP.
 // Once in English and light, once in Chinese and dark; each state is photographed.
@@ -91,12 +92,22 @@ for (const [lang, theme] of [
       assert.ok((await session.text(await session.find(entry))).includes(first.slice(0, 40)));
       await shoot(session, `waiting-${theme}-${lang}`);
 
-      // The authorization server says no: failed, with the reason.
+      // Another local program calls the callback first, without the sign-in's state: it gets an
+      // error page and the sign-in goes on waiting for the real answer.
       const denied = new URL(first);
+      const stray = new URL(denied.searchParams.get("redirect_uri"));
+      stray.searchParams.set("code", "stolen");
+      const strayAnswer = await fetch(stray);
+      assert.equal(strayAnswer.status, 400);
+      assert.match(await strayAnswer.text(), /not the sign-in Tooltrail is waiting for/);
+
+      // The authorization server says no: failed, with the reason (not the stray call's).
       const back = new URL(denied.searchParams.get("redirect_uri"));
       back.searchParams.set("error", "access_denied");
       back.searchParams.set("state", denied.searchParams.get("state"));
-      await fetch(back);
+      const deniedPage = await (await fetch(back)).text();
+      assert.match(deniedPage, /did not work: access was denied/);
+      assert.doesNotMatch(deniedPage, /signed in/i);
       await session.until("the sign-in to have failed", async () => (await state()) === "failed");
       assert.match(await session.text(await session.find(entry)), zh ? /登录失败：access was denied/ : /Sign-in failed: access was denied/);
       await shoot(session, `failed-${theme}-${lang}`);
@@ -104,7 +115,8 @@ for (const [lang, theme] of [
       // Again, finished this time: signed in as the ID token's user, in the sidebar and Settings.
       await session.click(await session.find(`${entry} [data-testid="mcp-sign-in"]`));
       const second = await openedPage(first);
-      await (await fetch(second)).text();
+      // The page the browser ends on says signed in: the code was exchanged by then.
+      assert.match(await (await fetch(second)).text(), /You are signed in to /);
       await session.until("the sign-in to be done", async () => (await state()) === "signed_in", 60_000);
       assert.match(await session.text(await session.find(entry)), zh ? /已登录为 ada@example\.com/ : /Signed in as ada@example\.com/);
       // The server starts again with the token, and its tool is offered.
