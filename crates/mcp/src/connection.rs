@@ -464,6 +464,8 @@ fn handshake_message(err: &ClientInitializeError) -> String {
         ClientInitializeError::JsonRpcError(data) => {
             format!("the server refused it: {}", data.message)
         }
+        // Both ways of starting failed: the older one's reason is what the server last said.
+        ClientInitializeError::LegacyFallbackFailed { fallback, .. } => handshake_message(fallback),
         ClientInitializeError::TransportError { error, .. } => {
             let mut parts: Vec<String> = Vec::new();
             let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error.error.as_ref());
