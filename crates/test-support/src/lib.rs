@@ -19,6 +19,10 @@
 //! Face's (the `hub-server` binary serves files from disk the same way), and
 //! [`gguf::GgufBuilder`] writes small GGUF model files.
 //!
+//! For the local runtime: the `llama-server-stand-in` binary ([`stand_in`]) takes
+//! llama-server's command line and answers its `/health`, `/props` and chat requests, key
+//! required, so the runtime's supervisor is tested without a real model server.
+//!
 //! ```
 //! use tooltrail_test_support::{Reply, ScriptedServer};
 //!
@@ -45,6 +49,7 @@ mod recorded;
 mod reply;
 pub mod script;
 mod server;
+pub mod stand_in;
 mod workspace;
 
 pub use error::SupportError;

@@ -45,7 +45,11 @@ pub(crate) fn listener_owned_by(pid: u32, port: u16) -> Option<bool> {
         if inodes.is_empty() {
             return Some(false);
         }
-        let fds = std::fs::read_dir(format!("/proc/{pid}/fd")).ok()?;
+        // The child's own open files are always readable to its parent's user: when they are
+        // not, it has ended, and an ended process holds no socket.
+        let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) else {
+            return Some(false);
+        };
         let owned = fds
             .flatten()
             .filter_map(|fd| std::fs::read_link(fd.path()).ok())

@@ -1,0 +1,414 @@
+//! The local runtime's supervisor against a stand-in for llama-server
+//! (`llama-server-stand-in`, crates/test-support), on every run: `tooltrail ask` with the
+//! `local` provider starts it under a supervisor, the next question reuses it, it stops when
+//! unused, a crashed server is replaced by the next question, it dies with its supervisor, and
+//! a program that takes the chosen port first is refused without being sent the key or a
+//! prompt. The same behaviours against the real llama-server are in `local_runtime.rs`.
+//!
+//! The stand-in is a binary of another package: `cargo test --workspace` builds it beside
+//! `tooltrail`; alone, `cargo build -p tooltrail-test-support --bin llama-server-stand-in`.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+#![cfg(target_os = "linux")]
+
+#[path = "support/run.rs"]
+mod run;
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use run::text;
+use serde_json::Value;
+use tooltrail_test_support::gguf::GgufBuilder;
+use tooltrail_test_support::stand_in::{
+    CANNED_ANSWER, CHUNK_MS_ENV, SQUATTER_ENV, SQUATTER_LOG_ENV,
+};
+use tooltrail_test_support::{demo_workspace, dependency_missing};
+
+/// The stand-in, beside the `tooltrail` binary; `None` (said, and failing under CI) when it
+/// was not built.
+fn stand_in() -> Option<PathBuf> {
+    let path = Path::new(env!("CARGO_BIN_EXE_tooltrail")).with_file_name("llama-server-stand-in");
+    if path.is_file() {
+        return Some(path);
+    }
+    dependency_missing(&format!(
+        "the llama-server stand-in is not built at {}; `cargo test --workspace` builds it, or `cargo build -p tooltrail-test-support --bin llama-server-stand-in`",
+        path.display()
+    ));
+    None
+}
+
+/// Config and data folders of the test's own with a small model imported as `tiny` and the
+/// `local` provider chosen; kills whatever is left of its runtime when dropped.
+struct Setup {
+    config: tempfile::TempDir,
+    workspace: tempfile::TempDir,
+    stand_in: PathBuf,
+}
+
+impl Setup {
+    fn new(stand_in: PathBuf) -> Self {
+        let config = tempfile::tempdir().unwrap();
+        let model = config.path().join("tiny.gguf");
+        std::fs::write(
+            &model,
+            GgufBuilder::new()
+                .string("general.architecture", "llama")
+                .string("general.name", "Tiny")
+                .u32("llama.context_length", 4096)
+                .tensor("token_embd.weight", &[64, 64], 12)
+                .data_bytes(10_000)
+                .build(),
+        )
+        .unwrap();
+        tooltrail_runtime::models::ModelStore::open(config.path().join("data/models"))
+            .unwrap()
+            .import(&model, Some("tiny"), false, &mut |_, _| {})
+            .unwrap();
+        std::fs::write(
+            config.path().join("config.toml"),
+            "active_provider = \"local\"\n\
+             disabled_tools = [\"execute_bash\", \"code_query\", \"snippet_save\", \"snippet_load\", \"snippet_list\", \"ask_user\"]\n\
+             [local]\nmodel = \"tiny\"\ncontext_size = 2048\n",
+        )
+        .unwrap();
+        Self {
+            config,
+            workspace: demo_workspace().unwrap(),
+            stand_in,
+        }
+    }
+
+    fn runtime_dir(&self) -> PathBuf {
+        self.config.path().join("data/runtime")
+    }
+
+    fn state(&self) -> Option<Value> {
+        let text = std::fs::read_to_string(self.runtime_dir().join("state.json")).ok()?;
+        serde_json::from_str(&text).ok()
+    }
+
+    fn envs<'a>(&'a self, extra: &[(&'a str, &'a str)]) -> Vec<(&'a str, &'a str)> {
+        let mut envs = vec![("TOOLTRAIL_LLAMA_SERVER", self.stand_in.to_str().unwrap())];
+        envs.extend_from_slice(extra);
+        envs
+    }
+
+    async fn tooltrail(&self, args: &[&str], extra: &[(&str, &str)]) -> std::process::Output {
+        run::tooltrail(args, self.config.path(), &self.envs(extra)).await
+    }
+
+    async fn ask(&self, extra: &[(&str, &str)]) -> std::process::Output {
+        let workspace = self.workspace.path().to_str().unwrap().to_string();
+        self.tooltrail(
+            &["ask", "--approve", "deny", "-w", &workspace, "Say hello."],
+            extra,
+        )
+        .await
+    }
+
+    /// An answered question: exit 0 and the stand-in's answer on stdout.
+    async fn answered(&self, extra: &[(&str, &str)]) {
+        let out = self.ask(extra).await;
+        let stdout = text(&out.stdout);
+        assert!(
+            out.status.success() && stdout.contains(CANNED_ANSWER),
+            "{stdout}\n{}",
+            text(&out.stderr)
+        );
+    }
+}
+
+impl Drop for Setup {
+    fn drop(&mut self) {
+        // The supervisor and the stand-in name this folder on their command lines.
+        let needle = self.config.path().display().to_string();
+        for (pid, cmdline) in processes() {
+            if cmdline.contains(&needle) {
+                kill(pid);
+            }
+        }
+    }
+}
+
+fn processes() -> Vec<(u32, String)> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|entry| {
+            let pid: u32 = entry.file_name().to_str()?.parse().ok()?;
+            let cmdline = std::fs::read(entry.path().join("cmdline")).ok()?;
+            Some((pid, String::from_utf8_lossy(&cmdline).replace('\0', " ")))
+        })
+        .filter(|(pid, _)| alive(*pid))
+        .collect()
+}
+
+/// Running: there, and not a zombie.
+fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|stat| {
+            let state = stat.rsplit_once(") ")?.1.chars().next()?;
+            Some(state != 'Z' && state != 'X')
+        })
+        .unwrap_or(false)
+}
+
+fn kill(pid: u32) {
+    let _ = std::process::Command::new("kill")
+        .args(["-KILL", &pid.to_string()])
+        .status();
+}
+
+fn pid(state: &Value, field: &str) -> u32 {
+    u32::try_from(
+        state[field]
+            .as_u64()
+            .unwrap_or_else(|| panic!("{field} in {state}")),
+    )
+    .unwrap()
+}
+
+/// The program a process runs.
+fn program(pid: u32) -> PathBuf {
+    std::fs::read_link(format!("/proc/{pid}/exe")).unwrap()
+}
+
+async fn wait_until(what: &str, within: Duration, mut done: impl FnMut() -> bool) {
+    let deadline = Instant::now() + within;
+    while !done() {
+        assert!(
+            Instant::now() < deadline,
+            "{what} did not happen within {within:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_question_starts_the_runtime_the_next_reuses_it_and_models_stop_ends_it() {
+    let Some(stand_in) = stand_in() else { return };
+    let setup = Setup::new(stand_in.clone());
+
+    setup.answered(&[]).await;
+    let first = setup.state().expect("a state file while the runtime runs");
+    assert_eq!(first["model"], "tiny");
+    assert_eq!(first["context_size"], 2048);
+    assert_eq!(first["binary_source"], "TOOLTRAIL_LLAMA_SERVER");
+    let (supervisor, server) = (pid(&first, "supervisor_pid"), pid(&first, "server_pid"));
+    assert!(alive(supervisor) && alive(server));
+    assert_eq!(program(server), stand_in.canonicalize().unwrap());
+    assert_eq!(
+        program(supervisor),
+        Path::new(env!("CARGO_BIN_EXE_tooltrail"))
+            .canonicalize()
+            .unwrap()
+    );
+    // The start times the stop checks are recorded.
+    assert!(first["supervisor_start"].as_u64().is_some(), "{first}");
+    {
+        use std::os::unix::fs::PermissionsExt;
+        for file in ["state.json", "api-key"] {
+            let mode = std::fs::metadata(setup.runtime_dir().join(file))
+                .unwrap()
+                .permissions()
+                .mode();
+            assert_eq!(mode & 0o777, 0o600, "{file}");
+        }
+    }
+    // The key is required: the server refuses a request without it.
+    let client = reqwest::Client::builder().no_proxy().build().unwrap();
+    let props = format!("http://127.0.0.1:{}/props", first["port"]);
+    assert_eq!(client.get(&props).send().await.unwrap().status(), 401);
+
+    // The next question reuses it: same processes, same port.
+    setup.answered(&[]).await;
+    let second = setup.state().unwrap();
+    for field in ["supervisor_pid", "server_pid", "port", "api_key"] {
+        assert_eq!(second[field], first[field], "{field}");
+    }
+
+    let ps = setup.tooltrail(&["models", "ps", "--json"], &[]).await;
+    let listed: Value = serde_json::from_slice(&ps.stdout).unwrap_or(Value::Null);
+    assert_eq!(
+        listed["server_pid"],
+        first["server_pid"],
+        "{}",
+        text(&ps.stderr)
+    );
+    assert!(!text(&ps.stdout).contains(first["api_key"].as_str().unwrap()));
+
+    let stop = setup.tooltrail(&["models", "stop"], &[]).await;
+    assert_eq!(
+        text(&stop.stdout),
+        format!(
+            "Stopped the local model tiny (llama-server pid {server}, port {}).\n",
+            first["port"]
+        ),
+        "{}",
+        text(&stop.stderr)
+    );
+    wait_until(
+        "the runtime's end after models stop",
+        Duration::from_secs(10),
+        || !alive(supervisor) && !alive(server),
+    )
+    .await;
+    assert!(setup.state().is_none());
+    let ps = setup.tooltrail(&["models", "ps"], &[]).await;
+    assert_eq!(text(&ps.stdout), "No local model is running.\n");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_crashed_server_is_replaced_by_the_next_question() {
+    let Some(stand_in) = stand_in() else { return };
+    let setup = Setup::new(stand_in);
+    setup.answered(&[]).await;
+    let first = setup.state().unwrap();
+    kill(pid(&first, "server_pid"));
+    // Its supervisor clears the state and ends...
+    wait_until("the supervisor's end", Duration::from_secs(10), || {
+        !alive(pid(&first, "supervisor_pid")) && setup.state().is_none()
+    })
+    .await;
+    let log = std::fs::read_to_string(setup.runtime_dir().join("supervisor.log")).unwrap();
+    assert!(
+        log.contains("llama-server stopped by itself (killed by signal 9)"),
+        "{log}"
+    );
+    // ... and the next question starts a new one.
+    setup.answered(&[]).await;
+    let second = setup.state().unwrap();
+    assert_ne!(second["supervisor_pid"], first["supervisor_pid"]);
+    assert_ne!(second["server_pid"], first["server_pid"]);
+    assert!(alive(pid(&second, "server_pid")));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_server_dies_with_its_supervisor_however_it_dies() {
+    let Some(stand_in) = stand_in() else { return };
+    let setup = Setup::new(stand_in);
+    setup.answered(&[]).await;
+    let state = setup.state().unwrap();
+    kill(pid(&state, "supervisor_pid"));
+    wait_until(
+        "the server's end with its supervisor",
+        Duration::from_secs(10),
+        || !alive(pid(&state, "server_pid")),
+    )
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_unused_runtime_stops_after_its_idle_time_and_not_while_a_question_runs() {
+    let Some(stand_in) = stand_in() else { return };
+    let setup = Setup::new(stand_in);
+    // Each streamed piece waits 300 ms: the question holds the runtime for about three
+    // seconds, longer than the idle time, and the runtime must not stop under it.
+    setup
+        .answered(&[(tooltrail_host::IDLE_SECS_ENV, "1"), (CHUNK_MS_ENV, "300")])
+        .await;
+    let state = setup
+        .state()
+        .expect("the runtime outlived a question longer than its idle time");
+    assert_eq!(state["idle_secs"], 1);
+    wait_until("the idle stop", Duration::from_secs(20), || {
+        setup.state().is_none()
+            && !alive(pid(&state, "supervisor_pid"))
+            && !alive(pid(&state, "server_pid"))
+    })
+    .await;
+    let log = std::fs::read_to_string(setup.runtime_dir().join("supervisor.log")).unwrap();
+    assert!(log.contains("stopping after 1 s unused"), "{log}");
+}
+
+/// What the squatter of a test received, and its process id (killed when dropped).
+struct Squatter {
+    log: PathBuf,
+}
+
+impl Squatter {
+    fn lines(&self) -> Vec<String> {
+        std::fs::read_to_string(&self.log)
+            .unwrap_or_default()
+            .lines()
+            .map(str::to_string)
+            .collect()
+    }
+}
+
+impl Drop for Squatter {
+    fn drop(&mut self) {
+        if let Some(pid) = self.lines().first().and_then(|line| line.parse().ok()) {
+            kill(pid);
+        }
+    }
+}
+
+/// Another program takes the port chosen for llama-server first (the stand-in starts it, then
+/// fails to bind, as llama-server would) and answers every request: the question fails with a
+/// sentence, and neither the key nor a prompt is ever sent there.
+async fn squatted(mode: &str) -> (String, Vec<String>) {
+    let Some(stand_in) = stand_in() else {
+        return (String::new(), Vec::new());
+    };
+    let setup = Setup::new(stand_in);
+    let squatter = Squatter {
+        log: setup.config.path().join("squatter.log"),
+    };
+    let log = squatter.log.to_str().unwrap().to_string();
+    let out = setup
+        .ask(&[(SQUATTER_ENV, mode), (SQUATTER_LOG_ENV, &log)])
+        .await;
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(setup.state().is_none());
+    let lines = squatter.lines();
+    assert!(lines.len() > 1, "the squatter was asked nothing: {lines:?}");
+    assert!(
+        lines.iter().skip(1).all(|line| line.ends_with(" key=no")),
+        "the key reached the squatter: {lines:?}"
+    );
+    assert!(
+        !lines.iter().any(|line| line.starts_with("POST")),
+        "a prompt reached the squatter: {lines:?}"
+    );
+    (stderr, lines)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn attack_runtime_a_program_on_the_chosen_port_that_answers_without_the_key_gets_nothing() {
+    let (stderr, _) = squatted("keyless").await;
+    if stderr.is_empty() {
+        return;
+    }
+    assert!(
+        stderr.starts_with(
+            "error: the local model \"tiny\" could not be served: another program answered on 127.0.0.1:"
+        ),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(
+            "it answered a request without the API key (HTTP 200), which the llama-server Tooltrail starts refuses. Nothing was sent to it"
+        ),
+        "{stderr}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn attack_runtime_a_program_on_the_chosen_port_that_refuses_keyless_requests_never_sees_the_key()
+ {
+    let (stderr, _) = squatted("keyed").await;
+    if stderr.is_empty() {
+        return;
+    }
+    assert!(
+        stderr.contains(
+            "the socket listening there belongs to another process than the llama-server Tooltrail started. Nothing was sent to it"
+        ),
+        "{stderr}"
+    );
+}
