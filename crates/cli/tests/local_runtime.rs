@@ -2,7 +2,9 @@
 //! model in the models folder starts llama-server under a supervisor of its own, the next
 //! question reuses it, and the runtime never outlives its supervisor. A real llama-server and
 //! the Gemma 3 270M GGUF are needed (`scripts/real-llm build` caches both in
-//! `~/.cache/tooltrail`); without them the test says so and passes.
+//! `~/.cache/tooltrail`); without them the test says which is missing, and fails under
+//! `CI=true` (elsewhere it is skipped). The same behaviours against a stand-in for
+//! llama-server run everywhere: `local_runtime_double.rs`.
 //!
 //! The model answers badly, so the test asserts what Tooltrail controls: the turn ends with
 //! its calls recorded, in prompt mode from the first request (the GGUF has no chat template),
@@ -42,18 +44,18 @@ fn cached_model() -> PathBuf {
 /// The model, when it and a llama-server are there; otherwise why the test does not run.
 fn prerequisites() -> Result<PathBuf, String> {
     if cfg!(not(target_os = "linux")) {
-        return Err("the runtime's kill-and-restart checks read /proc".into());
+        return Err("its kill-and-restart checks read /proc, which only Linux has".into());
     }
     let model = cached_model();
     if !model.is_file() {
         return Err(format!(
-            "{} is missing (scripts/real-llm build)",
+            "the Gemma 3 270M model {} is missing (scripts/real-llm build puts it there)",
             model.display()
         ));
     }
     SearchPlaces::from_env()
         .find()
-        .map_err(|error| error.to_string())?;
+        .map_err(|error| format!("{error} (scripts/real-llm build builds it)"))?;
     Ok(model)
 }
 
@@ -299,7 +301,9 @@ async fn the_local_provider_runs_llama_server_under_a_supervisor_shared_by_every
     let model = match prerequisites() {
         Ok(model) => model,
         Err(why) => {
-            println!("skipped: {why}");
+            tooltrail_test_support::dependency_missing(&format!(
+                "the test against the real llama-server cannot run: {why}"
+            ));
             return;
         }
     };
