@@ -7,6 +7,8 @@
 
 #![allow(clippy::unwrap_used)]
 
+// Its `tooltrail` runner is not used: these runs need the secrets in their environment.
+#[allow(dead_code)]
 #[path = "support/mcp.rs"]
 mod support;
 
@@ -153,6 +155,9 @@ async fn attack_secrets_listings_errors_questions_and_the_record_never_show_them
     let Some(entry) = reference_server("server-filesystem") else {
         return;
     };
+    let Some(everything) = reference_server("server-everything") else {
+        return;
+    };
     let url = echoing_endpoint().await;
     let setup = Setup::new(
         &[("notes.txt", "alpha\nbeta\n")],
@@ -161,6 +166,10 @@ async fn attack_secrets_listings_errors_questions_and_the_record_never_show_them
                 "fs": {"command": "node", "args": [entry, workspace],
                        "env": {"API_KEY": "${API_KEY}"},
                        "tools": {"read_text_file": "allow"}},
+                // Its get-env tool answers with its whole environment.
+                "everything": {"command": "node", "args": [everything, "stdio"],
+                               "env": {"API_KEY": "${API_KEY}"},
+                               "tools": {"get-env": "allow"}},
                 "leaky": {"command": "node",
                           "args": ["-e", "console.error('my key is ' + process.env.API_KEY); process.exit(3)"],
                           "env": {"API_KEY": "${API_KEY}"}},
@@ -222,7 +231,7 @@ async fn attack_secrets_listings_errors_questions_and_the_record_never_show_them
     let path = setup.workspace.join("notes.txt");
     let call = json!({"path": path}).to_string();
     let model = ScriptedServer::start(vec![
-        Reply::tool_calls(&[("fs__read_text_file", &call)]),
+        Reply::tool_calls(&[("fs__read_text_file", &call), ("everything__get-env", "{}")]),
         Reply::text("Alpha and beta."),
     ])
     .await;
@@ -248,12 +257,19 @@ async fn attack_secrets_listings_errors_questions_and_the_record_never_show_them
         "the question did not use the server: {}",
         text(&out.stdout)
     );
-    for request in model.chat_requests() {
+    let requests = model.chat_requests();
+    for request in &requests {
         assert_no_secret(
             "a request to the model",
             request.body.to_string().as_bytes(),
         );
     }
+    // The environment the server answered with reached the model, its key as written.
+    let last = requests.last().unwrap().body.to_string();
+    assert!(
+        last.contains("API_KEY") && last.contains("${API_KEY}"),
+        "{last}"
+    );
 
     let workspace = setup.workspace.to_str().unwrap();
     for args in [

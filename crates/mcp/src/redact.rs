@@ -24,6 +24,8 @@
 use std::borrow::Cow;
 
 use serde::{Serialize, Serializer};
+use serde_json::Value;
+use tooltrail_protocol::{ToolError, ToolOutput};
 
 /// What a value written without a variable is shown as.
 pub const MASK: &str = "********";
@@ -196,6 +198,55 @@ impl Redactor {
             .map(|line| self.redact(&line).into_owned())
             .collect()
     }
+
+    /// Every string in `value` (keys too), redacted in place.
+    pub fn redact_value(&self, value: &mut Value) {
+        if self.secrets.is_empty() {
+            return;
+        }
+        match value {
+            Value::String(text) => {
+                if let Cow::Owned(clean) = self.redact(text) {
+                    *text = clean;
+                }
+            }
+            Value::Array(items) => items.iter_mut().for_each(|item| self.redact_value(item)),
+            Value::Object(map) => {
+                let entries = std::mem::take(map);
+                for (key, mut item) in entries {
+                    self.redact_value(&mut item);
+                    map.insert(self.redact(&key).into_owned(), item);
+                }
+            }
+            Value::Null | Value::Bool(_) | Value::Number(_) => {}
+        }
+    }
+
+    /// A call's result as the model and the record get it: text, data and error message
+    /// redacted (a server that answers with its own token keeps it to itself).
+    pub fn redact_result(
+        &self,
+        result: Result<ToolOutput, ToolError>,
+    ) -> Result<ToolOutput, ToolError> {
+        if self.secrets.is_empty() {
+            return result;
+        }
+        match result {
+            Ok(mut output) => {
+                if let Cow::Owned(clean) = self.redact(&output.text) {
+                    output.text = clean;
+                }
+                self.redact_value(&mut output.data);
+                Ok(output)
+            }
+            Err(mut error) => {
+                if let Cow::Owned(clean) = self.redact(&error.message) {
+                    error.message = clean;
+                }
+                Err(error)
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -264,6 +315,25 @@ mod tests {
             vec!["env TOKEN=${TOKEN}".to_string()]
         );
         assert!(matches!(redactor.redact("nothing here"), Cow::Borrowed(_)));
+        let answered = Ok(ToolOutput::new(
+            format!("your token is {CANARY}"),
+            serde_json::json!({"env": {CANARY: [format!("Bearer {CANARY}"), 3]}}),
+        ));
+        assert_eq!(
+            redactor.redact_result(answered),
+            Ok(ToolOutput::new(
+                "your token is ${TOKEN}",
+                serde_json::json!({"env": {"${TOKEN}": ["Bearer ${TOKEN}", 3]}}),
+            ))
+        );
+        let refused = Err(ToolError::new(
+            tooltrail_protocol::ToolErrorCode::Failed,
+            format!("bad key {CANARY}"),
+        ));
+        assert_eq!(
+            redactor.redact_result(refused).unwrap_err().message,
+            "bad key ${TOKEN}"
+        );
         assert_eq!(format!("{redactor:?}"), "Redactor { secrets: 4 }");
     }
 }

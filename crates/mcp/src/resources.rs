@@ -430,9 +430,20 @@ impl Tool for ReadResourceTool {
     }
 
     async fn call(&self, args: Value, _ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let result = self.read(&args).await;
+        match self.server_named(&args) {
+            // What the server gave goes to the model and the record, without its secrets.
+            Some(server) => server.config().redactor().redact_result(result),
+            None => result,
+        }
+    }
+}
+
+impl ReadResourceTool {
+    async fn read(&self, args: &Value) -> Result<ToolOutput, ToolError> {
         let name = args.get("server").and_then(Value::as_str).unwrap_or("");
         let uri = args.get("uri").and_then(Value::as_str).unwrap_or("");
-        let Some(server) = self.server_named(&args) else {
+        let Some(server) = self.server_named(args) else {
             return Err(ToolError::new(
                 ToolErrorCode::InvalidArguments,
                 format!(

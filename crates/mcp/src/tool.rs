@@ -180,6 +180,15 @@ impl Tool for McpTool {
     }
 
     async fn call(&self, args: Value, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let result = self.call_server(args, ctx).await;
+        // The answer goes to the model and the record: a server that quotes its own token
+        // (its environment, the header it got) does not pass it on.
+        self.server.config().redactor().redact_result(result)
+    }
+}
+
+impl McpTool {
+    async fn call_server(&self, args: Value, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let arguments = match args {
             Value::Object(map) => map,
             Value::Null => Map::new(),
