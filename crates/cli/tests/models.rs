@@ -313,3 +313,37 @@ async fn use_refuses_to_take_over_a_provider_of_the_users_own_called_local() {
         before
     );
 }
+
+/// What a user pastes from a page that means harm: a link to another host dressed as the hub,
+/// and references whose revision or path climb out of the repository. Each is one sentence,
+/// and the hub (with a token set) is asked nothing.
+#[tokio::test]
+async fn attack_hub_pull_refuses_links_elsewhere_and_references_that_climb_out() {
+    let hub = hub(&model_bytes(10_000), HubOptions::default()).await;
+    let config = tempfile::tempdir().unwrap();
+    let host = hub.endpoint().replace("http://", "");
+    for reference in [
+        format!("https://evil.example/{REPO}/resolve/main/{FILE}"),
+        format!("http://{host}.evil.net/{REPO}/resolve/main/{FILE}"),
+        format!("http://{host}@evil.net/{REPO}/resolve/main/{FILE}"),
+        format!("hf.co/{REPO}/{FILE}@../../other/repo"),
+        format!("hf.co/{REPO}/%2e%2e/%2E%2e/{FILE}"),
+        format!("hf.co/{REPO}/..%2f{FILE}"),
+        format!("hf.co/{REPO}//{FILE}"),
+    ] {
+        let out = tooltrail(
+            &["models", "pull", &reference],
+            config.path(),
+            &[("HF_ENDPOINT", &hub.endpoint()), ("HF_TOKEN", "hf_secret")],
+        )
+        .await;
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{reference}: {stderr}");
+        assert!(
+            stderr.starts_with(&format!("error: {:?} is not a model to pull: ", reference)),
+            "{reference}: {stderr}"
+        );
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    }
+    assert_eq!(hub.requests(), []);
+}
