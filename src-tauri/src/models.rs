@@ -135,6 +135,9 @@ pub struct ModelsView {
     pub runtime: Option<RuntimeView>,
     /// Why no llama-server can be run, in a sentence; `None` when one was found.
     pub server_problem: Option<String>,
+    /// Whether this system can run a model Tooltrail downloads at all (not on Windows yet):
+    /// when not, the first-run guide offers no download and says why.
+    pub runtime_supported: bool,
 }
 
 /// A step of a download, as the window shows it.
@@ -329,6 +332,7 @@ pub fn overview() -> CommandResult<ModelsView> {
             .find()
             .err()
             .map(|error| sentence(&error.to_string())),
+        runtime_supported: tooltrail_runtime::supervisor::runtime_supported(),
     })
 }
 

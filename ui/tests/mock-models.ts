@@ -28,7 +28,7 @@ export const CATALOGUE: CatalogueModel[] = [
 ];
 
 function defaultModels(): ModelsView {
-  return { dir: "/home/me/.local/share/tooltrail/models", local_model: null, local_active: false, installed: [], unfinished: [], catalogue: structuredClone(CATALOGUE), runtime: null, server_problem: null };
+  return { dir: "/home/me/.local/share/tooltrail/models", local_model: null, local_active: false, installed: [], unfinished: [], catalogue: structuredClone(CATALOGUE), runtime: null, server_problem: null, runtime_supported: true };
 }
 
 function defaultGuide(): GuideView {

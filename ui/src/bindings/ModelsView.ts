@@ -27,4 +27,9 @@ catalogue: Array<CatalogueModel>, runtime: RuntimeView | null,
 /**
  * Why no llama-server can be run, in a sentence; `None` when one was found.
  */
-server_problem: string | null, };
+server_problem: string | null, 
+/**
+ * Whether this system can run a model Tooltrail downloads at all (not on Windows yet):
+ * when not, the first-run guide offers no download and says why.
+ */
+runtime_supported: boolean, };

@@ -332,6 +332,9 @@ function Local({ onChosen }: { onChosen: (sentence: string) => void }) {
   const downloads = useDownloads();
   const [catalogue, setCatalogue] = useState<CatalogueModel[]>([]);
   const [serverProblem, setServerProblem] = useState<string | null>(null);
+  // Until the backend says otherwise; where it cannot run models (Windows, for now), no
+  // download of a gigabyte or two is offered that could not be used.
+  const [supported, setSupported] = useState(true);
   const [problem, setProblem] = useState<string | null>(null);
   const [importing, setImporting] = useState(false);
   useEffect(() => {
@@ -339,6 +342,7 @@ function Local({ onChosen }: { onChosen: (sentence: string) => void }) {
       (view) => {
         setCatalogue(view.catalogue);
         setServerProblem(view.server_problem);
+        setSupported(view.runtime_supported !== false);
       },
       (failure: unknown) => setProblem(errorMessage(failure)),
     );
@@ -362,6 +366,16 @@ function Local({ onChosen }: { onChosen: (sentence: string) => void }) {
       },
     );
   };
+  if (!supported) {
+    return (
+      <section className="guide-way" aria-labelledby={titleId} data-testid="guide-local">
+        <h3 id={titleId}>{t("guideLocalTitle")}</h3>
+        <p className="cfg-warning small-text" data-testid="guide-local-unsupported">
+          {t("guideLocalUnsupported")}
+        </p>
+      </section>
+    );
+  }
   return (
     <section className="guide-way" aria-labelledby={titleId} data-testid="guide-local">
       <h3 id={titleId}>{t("guideLocalTitle")}</h3>
