@@ -66,6 +66,8 @@ pub async fn resources(
     Ok(ExitCode::SUCCESS)
 }
 
+/// `tooltrail mcp read`: the user asks for the resource by name, so it is read without the
+/// approval the model's `read_resource` needs, and shown only on this terminal.
 pub async fn read(name: &str, uri: &str, manager: Option<McpManager>) -> anyhow::Result<ExitCode> {
     let Some(manager) = manager else {
         return Ok(ExitCode::from(1));

@@ -99,6 +99,11 @@ impl Host {
 
     /// Reads one attachment: a file of `workspace`, or a resource of one of its servers (and
     /// subscribes to that resource's updates where the server offers them).
+    ///
+    /// No approval is asked here, whatever the server's `approval`: an attachment is the user's
+    /// own pick (`@` in the composer, `--attach`), made before the model is asked anything, so
+    /// choosing it is the consent. A read the model asks for goes through `read_resource`,
+    /// which the server's `approval` gates like its tools.
     pub async fn attach(
         &self,
         workspace: &Path,

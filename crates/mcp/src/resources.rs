@@ -102,9 +102,19 @@ impl McpServer {
     }
 
     /// Reads a resource as one attachment: its contents' text joined, or its size when none
-    /// of them is text.
+    /// of them is text. The user picked it (`@` in the composer, `--attach`), so it is read
+    /// without asking; the text goes to the model and the record without the server's own
+    /// secrets.
     pub async fn attachment(&self, uri: &str) -> Result<Attachment, McpError> {
-        let contents = self.read_resource(uri).await?;
+        let mut contents = self.read_resource(uri).await?;
+        let redactor = self.config().redactor();
+        for content in &mut contents {
+            if let AttachedContent::Text { text, .. } = &mut content.content
+                && let std::borrow::Cow::Owned(clean) = redactor.redact(text)
+            {
+                *text = clean;
+            }
+        }
         let name = uri
             .trim_end_matches('/')
             .rsplit('/')

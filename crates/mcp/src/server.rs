@@ -212,7 +212,11 @@ impl McpServer {
             .map_err(|failure| McpError::Request {
                 server: self.config.name.clone(),
                 action: "list its tools",
-                message: describe(&failure),
+                message: self
+                    .config
+                    .redactor()
+                    .redact(&describe(&failure))
+                    .into_owned(),
             })?;
         *self.tools.lock().unwrap_or_else(PoisonError::into_inner) = Some(tools.clone());
         Ok(tools)
