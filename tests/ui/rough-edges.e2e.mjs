@@ -1,12 +1,13 @@
 // The real app in a real window (Xvfb, WebKitWebDriver), against the scripted model, as a user
 // meets a first week's rough edges: the folder's AGENTS.md named in the empty chat (and its
-// switch) and in the context meter once asked; the waterfall's last bars clear of the window's
+// switch) and in the context meter once asked; an AGENTS.md that links out of the folder (to a
+// key in the home folder) left out, with why, in both places, and never sent or recorded; the waterfall's last bars clear of the window's
 // right edge; the conversation's rename and delete icons drawn (not a glyph the font lacks);
 // and, with no keychain running (no Secret Service on this display's D-Bus), Settings →
 // Providers saying in a sentence that keys cannot be stored, how to fix it and what works
 // meanwhile. English and Chinese, with screenshots.
 import assert from "node:assert/strict";
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { repo, run, screenshots, test } from "./lib.mjs";
@@ -32,6 +33,8 @@ const TEXT = {
     remove: "Delete",
     settings: "Settings",
     keychain: /^API keys cannot be stored: no keychain is running on this computer .*install gnome-keyring.*TOOLTRAIL_API_KEY/s,
+    leftOut: "AGENTS.md was left out: it is a link to a file outside the folder.",
+    meterLeftOut: "AGENTS.md left out",
   },
   zh: {
     instructions: "新对话会遵循 AGENTS.md 中的项目说明。",
@@ -43,6 +46,8 @@ const TEXT = {
     remove: "删除",
     settings: "设置",
     keychain: /^无法保存 API 密钥：.*gnome-keyring.*TOOLTRAIL_API_KEY/s,
+    leftOut: "未采用 AGENTS.md：它是指向文件夹外文件的链接。",
+    meterLeftOut: "未采用 AGENTS.md",
   },
 };
 
@@ -148,6 +153,77 @@ for (const lang of ["en", "zh"]) {
       assert.doesNotMatch(sentence, /D-?Bus/i);
       await session.script("arguments[0].scrollIntoView({ block: 'center' })", [{ "element-6066-11e4-a52e-4f735466cecf": keychain }]);
       await shoot(session, `keychain-${lang}`);
+    } finally {
+      await session?.end();
+      driver.child.kill();
+      model.child.kill();
+    }
+  });
+}
+
+/** Every file under `dir` (the history database and its journal), as one buffer. */
+function bytesUnder(dir) {
+  const parts = [];
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    parts.push(statSync(path).isDirectory() ? bytesUnder(path) : readFileSync(path));
+  }
+  return Buffer.concat(parts);
+}
+
+for (const lang of ["en", "zh"]) {
+  const say = TEXT[lang];
+  test(`an AGENTS.md linked to a key outside the folder is left out, with why, in a real window (${lang})`, async () => {
+    const canary = "CANARY-5b7a OPENSSH PRIVATE KEY";
+    const root = mkdtempSync(join(tmpdir(), "tooltrail-e2e-"));
+    mkdirSync(join(root, "home/.ssh"), { recursive: true });
+    writeFileSync(join(root, "home/.ssh/id_ed25519"), canary);
+    const folder = join(root, "cloned-project");
+    cpSync(join(repo, "tests/ui/fixtures/demo-project"), folder, { recursive: true });
+    symlinkSync(join(root, "home/.ssh/id_ed25519"), join(folder, "AGENTS.md"));
+    const configDir = mkdtempSync(join(tmpdir(), "tooltrail-config-"));
+    const script = join(configDir, "script.json");
+    const record = join(configDir, "requests.jsonl");
+    writeFileSync(script, JSON.stringify([{ text: "A small Go service.", delay_ms: 50 }]));
+    const model = await startScriptedModel(scriptedModel, script, ["--record", record]);
+    const driver = await startDriver({
+      ...process.env,
+      TAURI_WEBVIEW_AUTOMATION: "true",
+      TOOLTRAIL_BASE_URL: model.url,
+      TOOLTRAIL_MODEL: "scripted",
+      TOOLTRAIL_CONFIG_DIR: configDir,
+      TOOLTRAIL_DATA_DIR: join(configDir, "data"),
+      GTK_THEME: "Adwaita",
+    });
+    let session;
+    try {
+      session = await Session.start(driver.base, app, [folder]);
+      const box = await session.waitFor(".composer textarea");
+      await setLanguage(session, lang);
+
+      // The empty chat says the file was left out and why, and offers no switch for it.
+      const line = await session.waitFor('[data-testid="instructions-left-out"]');
+      await session.until("the left-out line", async () => (await session.text(line)).trim() === say.leftOut);
+      assert.deepEqual(await session.findAll('[data-testid="project-instructions"] button'), []);
+      // The meter, before anything is asked, says it too.
+      const meter = await session.waitFor('[data-testid="meter-instructions-left-out"]');
+      assert.equal((await session.text(meter)).trim(), say.meterLeftOut);
+      assert.equal(await session.script('return document.querySelector(\'[data-testid="meter-instructions-left-out"]\').title'), say.leftOut);
+      await shoot(session, `left-out-${lang}`);
+
+      await session.type(box, "What does this project do?\uE007");
+      await session.until("the answer", async () => (await session.text(await session.find('[data-testid="chat"]'))).includes("A small Go service."));
+      await session.until("the meter after the answer", async () => (await session.text(await session.find('[data-testid="meter-instructions-left-out"]'))).trim() === say.meterLeftOut);
+      assert.deepEqual(await session.findAll('[data-testid="meter-instructions"]'), []);
+      await shoot(session, `left-out-asked-${lang}`);
+
+      // Neither the model nor the record ever got the key.
+      const sent = readFileSync(record, "utf8");
+      assert.match(sent, /What does this project do\?/);
+      assert.doesNotMatch(sent, /CANARY|project's instructions for agents/);
+      const stored = bytesUnder(join(configDir, "data"));
+      assert.ok(stored.includes("What does this project do?"), "the question is in the record");
+      assert.ok(!stored.includes("CANARY"), "the key is in the record");
     } finally {
       await session?.end();
       driver.child.kill();
