@@ -604,6 +604,26 @@ mod tests {
     }
 
     #[test]
+    fn attack_secrets_the_settings_view_shows_values_as_written_never_expanded() {
+        // PATH is set wherever tests run, so an expansion would show.
+        let expanded = std::env::var("PATH").unwrap();
+        let (dir, _editor) = editor_on(&json!({"mcpServers": {
+            "fs": {"command": "npx", "env": {"KEY": "${PATH}"}},
+            "web": {"url": "https://x/mcp", "headers": {"Authorization": "Bearer ${PATH}"}}
+        }}));
+        let view = McpConfigView::load(&McpConfig::path_in(dir.path()));
+        assert_eq!(view.problem, None);
+        let fs = view
+            .servers
+            .iter()
+            .find(|server| server.name == "fs")
+            .unwrap();
+        assert_eq!(fs.env["KEY"], "${PATH}");
+        let shown = serde_json::to_string(&view).unwrap();
+        assert!(!shown.contains(&expanded), "{shown}");
+    }
+
+    #[test]
     fn a_missing_file_lists_nothing_and_is_created_on_save() {
         let dir = tempfile::tempdir().unwrap();
         let path = McpConfig::path_in(&dir.path().join("new"));

@@ -485,6 +485,19 @@ describe("McpSection", () => {
     expect(screen.getByRole("button", { name: /Add a server/ })).toBeDisabled();
   });
 
+  it("shows a server's environment and stderr as mcp.json writes them, variables unexpanded", async () => {
+    const keys: McpServerConfig = { name: "keys", command: "node", args: ["server.js"], url: null, env: { API_KEY: "${API_KEY}" }, cwd: null, approval: "ask", tools: {}, disabled: false, timeout_secs: 60 };
+    vi.spyOn(api, "mcpConfig").mockResolvedValue({ path: "/c/mcp.json", servers: [keys], problem: null });
+    // The backend scrubs the server's own secrets out of its stderr before the window sees it.
+    vi.spyOn(api, "mcpServers").mockResolvedValue({ servers: [{ name: "keys", state: "failed", tools: 0, error: "the server exited", stderr: ["my key is ${API_KEY}"] }] });
+    vi.spyOn(api, "onMcpChanged").mockResolvedValue(() => {});
+    inEnglish(<McpSection onChanged={() => {}} />);
+    expect(await screen.findByText("node server.js")).toBeInTheDocument();
+    expect(screen.getByText("my key is ${API_KEY}")).toBeInTheDocument();
+    await userEvent.click(screen.getByRole("button", { name: "Edit keys" }));
+    expect(screen.getByLabelText("Environment")).toHaveValue("API_KEY=${API_KEY}");
+  });
+
   it("saves a new server from the form and reports the change", async () => {
     vi.spyOn(api, "mcpConfig").mockResolvedValue({ path: "/c/mcp.json", servers: [], problem: null });
     vi.spyOn(api, "mcpServers").mockResolvedValue({ servers: [] });
