@@ -13,7 +13,7 @@ import { chmodSync, cpSync, existsSync, mkdtempSync, readFileSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { repo, run, test } from "./lib.mjs";
+import { dependencyMissing, repo, run, test } from "./lib.mjs";
 import { Session, setLanguage, shoot as shootWindow, startDriver } from "./webdriver.mjs";
 
 const app = process.env.TOOLTRAIL_APP ?? join(repo, "target/debug/tooltrail-app");
@@ -24,11 +24,11 @@ process.env.WEBKIT_DISABLE_DMABUF_RENDERER ??= "0";
 const shoot = (session, name) => shootWindow(session, `app-e2e-mcp-sign-in-${name}`);
 
 if (!existsSync(join(repo, "tests/mcp/node_modules/@modelcontextprotocol/sdk"))) {
-  console.log("skipped: tests/mcp/node_modules is not installed (run scripts/mcp-setup)");
+  dependencyMissing("tests/mcp/node_modules is not installed (run scripts/mcp-setup)");
   process.exit(0);
 }
 if (!process.env.DBUS_SESSION_BUS_ADDRESS) {
-  console.log("skipped: no Secret Service to keep sign-ins in (run under tests/ui/with-keyring)");
+  dependencyMissing("no Secret Service to keep sign-ins in (run under tests/ui/with-keyring)");
   process.exit(0);
 }
 

@@ -33,10 +33,9 @@ fn repo() -> PathBuf {
 
 /// A missing dependency: fails under `CI=true`, else says the test is skipped.
 fn missing(what: &str) {
-    if std::env::var("CI").is_ok_and(|ci| ci == "true") {
-        panic!("{what}, so the MCP sign-in test cannot run");
-    }
-    eprintln!("skipped: {what}");
+    tooltrail_test_support::dependency_missing(&format!(
+        "{what}, so the MCP sign-in test cannot run"
+    ));
 }
 
 /// Node 22 from tests/mcp, else the one on PATH; `None` (after saying why) when missing, as is
