@@ -648,8 +648,15 @@ mod tests {
             0,
         )
         .unwrap();
-        // No writer ever opens it: a lookup that opened it to read would wait for ever.
-        let lookup = look(&s.ws);
+        // No writer ever opens it: a lookup that opened it to read would wait for ever. The
+        // lookup runs on a thread of its own so that such a wait fails the test (after a bound
+        // far beyond any lookup's time) instead of holding the run up.
+        let ws = s.ws.clone();
+        let (done, result) = std::sync::mpsc::channel();
+        std::thread::spawn(move || done.send(look(&ws)));
+        let lookup = result
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .expect("the lookup waited on the pipe");
         assert_eq!(
             lookup.left_out,
             vec![left("AGENTS.md", LeftOutReason::NotAFile)]
