@@ -251,6 +251,14 @@ fn write_table<const N: usize>(
     Ok(())
 }
 
+/// Said before a download on a system where Tooltrail cannot serve the model itself (Windows,
+/// for now): the file may still be wanted for another server, but not unknowingly.
+fn unsupported_note() -> Option<&'static str> {
+    (!tooltrail_runtime::supervisor::runtime_supported()).then_some(
+        "note: Tooltrail cannot run models itself on this system yet, so the `local` provider cannot serve this model here; the file can still be given to another llama.cpp server",
+    )
+}
+
 async fn pull(reference: &str, name: Option<String>) -> anyhow::Result<ExitCode> {
     let store = ModelStore::open_default()?;
     let catalogue = Catalogue::builtin()?;
@@ -259,6 +267,9 @@ async fn pull(reference: &str, name: Option<String>) -> anyhow::Result<ExitCode>
         name,
         ..PullOptions::new(Hub::from_env()?)
     };
+    if let Some(note) = unsupported_note() {
+        eprintln!("{note}");
+    }
     let cancel = CancellationToken::new();
     let on_ctrl_c = cancel.clone();
     let watcher = tokio::spawn(async move {
@@ -545,6 +556,11 @@ fn use_model(name: &str) -> anyhow::Result<ExitCode> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_pull_says_before_downloading_where_the_runtime_cannot_serve_it() {
+        assert_eq!(unsupported_note().is_some(), cfg!(windows));
+    }
 
     #[test]
     fn durations_read_as_people_say_them() {
