@@ -435,6 +435,75 @@ mod tests {
         assert_eq!(runtime_supported(), !cfg!(windows));
     }
 
+    /// The state file names a runtime whose port another program now holds (the server
+    /// died and the port was taken before the supervisor noticed): a program that answers
+    /// `/health` and a request without the key is not reused, and never sees the key.
+    #[tokio::test]
+    async fn attack_runtime_a_port_that_answers_without_the_key_is_not_reused() {
+        use std::sync::{Arc, Mutex};
+        let seen: Arc<Mutex<Vec<(String, bool)>>> = Arc::default();
+        let record = Arc::clone(&seen);
+        let router = axum::Router::new().fallback(move |request: axum::extract::Request| {
+            let record = Arc::clone(&record);
+            async move {
+                let keyed = request.headers().contains_key("authorization");
+                record
+                    .lock()
+                    .unwrap()
+                    .push((request.uri().path().to_string(), keyed));
+                "{\"status\":\"ok\"}"
+            }
+        });
+        let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0))
+            .await
+            .unwrap();
+        let port = listener.local_addr().unwrap().port();
+        tokio::spawn(async move { axum::serve(listener, router).await });
+
+        let data = tempfile::tempdir().unwrap();
+        let runtime = Runtime::new(data.path());
+        runtime.dir().create().unwrap();
+        let model = LocalModel::new("tiny", data.path().join("tiny.gguf"));
+        let held = Exclusive::acquire(&runtime.dir().alive_lock()).unwrap();
+        runtime
+            .dir()
+            .write_state(&RuntimeState {
+                supervisor_pid: std::process::id(),
+                supervisor_start: None,
+                server_pid: std::process::id(),
+                server_start: None,
+                port,
+                api_key: "the-runtime-key".into(),
+                model: "tiny".into(),
+                model_path: model.path.clone(),
+                context_size: 2048,
+                threads: 1,
+                binary: "/bin/llama-server".into(),
+                binary_source: "PATH".into(),
+                started_unix: 1,
+                last_used_unix: 1,
+                idle_secs: 600,
+                tools_in_template: false,
+            })
+            .unwrap();
+
+        assert!(
+            runtime
+                .usable(&model, &RuntimeOptions::default())
+                .await
+                .is_none()
+        );
+        let seen = seen.lock().unwrap().clone();
+        assert_eq!(
+            seen,
+            [
+                ("/health".to_string(), false),
+                ("/props".to_string(), false)
+            ]
+        );
+        drop(held);
+    }
+
     /// The lock names a process id the system has since given to another process (here a
     /// `sleep` of the test's own, with a start time that is not its own): it is not signalled.
     #[tokio::test]
