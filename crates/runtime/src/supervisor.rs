@@ -2,8 +2,9 @@
 //! `tooltrail ask` and `tooltrail serve`.
 //!
 //! A question for the `local` provider asks [`Runtime::ensure_running`] for an endpoint. When
-//! a runtime for that model is up (its state file says so, its supervisor holds its lock and
-//! llama-server answers `/health`), that is the answer, in a millisecond or two. Otherwise the
+//! a runtime for that model is up (its state file says so, its supervisor holds its lock, and
+//! llama-server answers `/health` and proves it is the child started, see `probe::identify`),
+//! that is the answer, in a millisecond or two. Otherwise the
 //! caller starts one: the Tooltrail program it runs in (the `tooltrail` binary or the desktop
 //! app) is started again as a supervisor in a hidden mode ([`maybe_run_supervisor`]), in a
 //! session of its own, so it outlives the `ask` that started it and the next question reuses

@@ -4,7 +4,8 @@
 //! It leaves the caller's session first (`setsid`), so that neither Ctrl-C at the terminal nor
 //! the caller's end reaches it: the runtime an `ask` starts is still there for the next
 //! question. Then it starts llama-server through [`super::exec`] (which ties llama-server's
-//! life to the supervisor's), waits for `/health`, writes the state file and tells the caller
+//! life to the supervisor's), waits for `/health` and for the proof that the server on the port
+//! is that child (`probe::identify`), writes the state file and tells the caller
 //! on its stdout: one line, `ready` or `failed: <sentence>`. From then on it watches:
 //!
 //! - llama-server ends (a crash, an out-of-memory kill): the state file goes, the supervisor
