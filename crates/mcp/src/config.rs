@@ -730,12 +730,15 @@ mod tests {
 
     #[test]
     fn attack_secrets_debug_and_json_of_the_config_show_no_expanded_value() {
-        let config = parse(
+        let lookup = |name: &str| (name == "TOKEN").then(|| "s3cret-token-42".to_string());
+        let config = McpConfig::parse_with_env(
             r#"{"mcpServers": {
                 "fs": {"command": "npx", "env": {"API_KEY": "${TOKEN}", "PASTED": "sk-pasted-4242"}},
                 "web": {"url": "https://example.com/mcp",
                         "headers": {"Authorization": "Bearer ${TOKEN}"}}
             }}"#,
+            Path::new("mcp.json"),
+            &lookup,
         )
         .unwrap();
         let shown = [
@@ -762,7 +765,7 @@ mod tests {
         assert_eq!(
             config.servers["web"]
                 .redactor()
-                .redact("refused Bearer s3cret"),
+                .redact("refused Bearer s3cret-token-42"),
             "refused Bearer ${TOKEN}"
         );
     }

@@ -42,6 +42,20 @@ const PASSED_THROUGH: &[&str] = &[
     "PROCESSOR_ARCHITECTURE",
 ];
 
+/// Whether our variable `name` is one every stdio server gets anyway (or the PATH), and so no
+/// secret: its value is not scrubbed from what servers send back (a home folder in every path
+/// of a file server's answers would otherwise read `${HOME}`).
+pub(crate) fn is_shared_with_servers(name: &str) -> bool {
+    let same = |known: &&str| {
+        if cfg!(windows) {
+            known.eq_ignore_ascii_case(name)
+        } else {
+            *known == name
+        }
+    };
+    PASSED_THROUGH.iter().any(same) || ["PATH", "PWD"].iter().any(same)
+}
+
 /// How long the login shell may take to print its PATH.
 const LOGIN_SHELL_TIMEOUT: Duration = Duration::from_secs(3);
 

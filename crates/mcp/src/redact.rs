@@ -9,8 +9,11 @@
 //! pasted straight into the file.
 //!
 //! [`ConfigValue`] holds one value both ways and only ever shows the safe one; [`Redactor`]
-//! scrubs a server's secret values out of free text it did not write itself (its stderr, an
-//! error message that echoes a header), so there is one place that decides what is hidden.
+//! scrubs a server's secret values out of free text it sends back (its stderr, an error that
+//! echoes a header, a tool's result), so there is one place that decides what is hidden. What
+//! counts as secret there is what came from a variable (other than the few every server gets
+//! anyway, such as `HOME`): a value written straight into the file cannot be told from
+//! ordinary words, so it is masked in listings but not searched for in text.
 //!
 //! ```
 //! use tooltrail_mcp::ConfigValue;
@@ -100,19 +103,16 @@ impl ConfigValue {
         }
     }
 
-    /// The texts to scrub from free text, each with what replaces it.
+    /// The texts to scrub from free text, each with what replaces it: the values of the
+    /// variables it used, each by its `${NAME}`. Putting a value in a variable is what marks
+    /// it secret; a value written straight into the file cannot be told from ordinary words
+    /// (`"production"`), and variables every server gets anyway (`HOME`, `PATH`) are none.
     fn secrets(&self) -> Vec<(String, String)> {
-        if self.vars.is_empty() {
-            return vec![(self.value.clone(), MASK.to_string())];
-        }
-        let mut secrets: Vec<(String, String)> = self
-            .vars
+        self.vars
             .iter()
+            .filter(|(name, _)| !crate::env::is_shared_with_servers(name))
             .map(|(name, value)| (value.clone(), format!("${{{name}}}")))
-            .collect();
-        // The whole value too: a server may echo `Bearer <token>` as one piece.
-        secrets.push((self.value.clone(), self.written.clone()));
-        secrets
+            .collect()
     }
 }
 
@@ -158,7 +158,8 @@ impl std::fmt::Debug for Redactor {
 }
 
 impl Redactor {
-    /// A redactor for `values`, and for `extra` secrets to mask whole (an OAuth client secret).
+    /// A redactor for the secrets `values` took from variables, and for `extra` secrets to
+    /// mask whole (an OAuth client secret).
     pub fn new<'a>(
         values: impl IntoIterator<Item = &'a ConfigValue>,
         extra: impl IntoIterator<Item = &'a str>,
@@ -299,16 +300,19 @@ mod tests {
     #[test]
     fn attack_secrets_free_text_loses_every_secret_value() {
         let header = ConfigValue::expand("Bearer ${TOKEN}", &lookup).unwrap();
-        let literal = ConfigValue::plain("sk-literal-0123456789");
+        let literal = ConfigValue::plain("production");
         let short = ConfigValue::expand("${SHORT}", &lookup).unwrap();
-        let redactor = Redactor::new([&header, &literal, &short], ["client-secret-xyz"]);
+        // PATH is given to every server anyway (HOME too, where the OS has one).
+        let home =
+            ConfigValue::expand("${PATH}:/opt/notes", &|_| Some("/home/alice".into())).unwrap();
+        let redactor = Redactor::new([&header, &literal, &short, &home], ["client-secret-xyz"]);
         assert_eq!(
             redactor.redact(&format!(
                 "401: bad header Authorization: Bearer {CANARY}; token {CANARY}; \
-                 key sk-literal-0123456789; client-secret-xyz; 1 of 1"
+                 client-secret-xyz; 1 of 1 in production at /home/alice/notes"
             )),
-            "401: bad header Authorization: Bearer ${TOKEN}; token ${TOKEN}; key ********; \
-             ********; 1 of 1"
+            "401: bad header Authorization: Bearer ${TOKEN}; token ${TOKEN}; ********; \
+             1 of 1 in production at /home/alice/notes"
         );
         assert_eq!(
             redactor.redact_all(vec![format!("env TOKEN={CANARY}")]),
@@ -334,6 +338,6 @@ mod tests {
             redactor.redact_result(refused).unwrap_err().message,
             "bad key ${TOKEN}"
         );
-        assert_eq!(format!("{redactor:?}"), "Redactor { secrets: 4 }");
+        assert_eq!(format!("{redactor:?}"), "Redactor { secrets: 2 }");
     }
 }
