@@ -24,6 +24,11 @@
 //! the server's text. A server that dies is started again, with backoff, on its next use; its
 //! stderr is kept in a bounded [`StderrLog`] for display.
 //!
+//! `env` and `headers` values are [`ConfigValue`]s: expanded only for the server, shown
+//! everywhere else as written (`${NAME}`) or masked, and scrubbed by the server's [`Redactor`]
+//! from what it sends back (stderr, errors, results). The model's `read_resource` is gated by
+//! the named server's approval and recorded as that server's call.
+//!
 //! ```no_run
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
 //! use std::path::Path;

@@ -517,6 +517,56 @@ mod tests {
     use super::*;
 
     #[test]
+    fn attack_approvals_the_model_reads_a_resource_only_as_its_server_allows() {
+        let server = |name: &str, approval: Approval| {
+            let mut config = crate::config::ServerConfig::stdio(name, "unused", &[]);
+            config.approval = approval;
+            crate::server::McpServer::new(
+                config,
+                crate::connection::ConnectOptions::default(),
+                broadcast::channel(1).0,
+            )
+        };
+        let tool = ReadResourceTool::new(vec![
+            server("asks", Approval::Ask),
+            server("free", Approval::Allow),
+            server("off", Approval::Never),
+        ])
+        .unwrap();
+        // One server that asks makes the tool as a whole one that asks.
+        assert!(!tool.spec().read_only);
+        let dir = tempfile::tempdir().unwrap();
+        let ctx = ToolContext::open(dir.path()).unwrap();
+        let args = |name: &str| json!({"server": name, "uri": "demo://x"});
+        assert_eq!(
+            tool.gate(&args("asks"), &ctx),
+            Gate::Ask {
+                summary: "read_resource asks demo://x".into(),
+                cwd: None,
+                reason: "it reads a resource of the external MCP server \"asks\"".into(),
+            }
+        );
+        assert!(matches!(
+            tool.gate(&args("free"), &ctx),
+            Gate::Allowed { .. }
+        ));
+        assert!(matches!(
+            tool.gate(&args("off"), &ctx),
+            Gate::Refuse(ToolError {
+                code: ToolErrorCode::Denied,
+                ..
+            })
+        ));
+        assert_eq!(
+            tool.source_of(&args("asks")),
+            ToolSource::Mcp {
+                server: "asks".into()
+            }
+        );
+        assert_eq!(tool.source_of(&args("nope")), ToolSource::Builtin);
+    }
+
+    #[test]
     fn blobs_of_a_text_type_are_text_and_others_a_size() {
         let blob = |mime: &str| ResourceContents::BlobResourceContents {
             uri: "demo://b".into(),
