@@ -101,6 +101,7 @@ export const modelsEn = {
   mdlStopNamed: "Stop {name}",
   mdlStopped: "Stopped {name}.",
   mdlServerProblem: "Tooltrail cannot run a model yet: {problem}",
+  mdlRuntimeUnsupported: "Tooltrail cannot run models itself on this system yet: a model downloaded here (1 to 2.5 GB) can only be used by a model server you run yourself.",
   mdlFailed: "Failed: {message}",
   mdlRefresh: "Refresh",
 
@@ -229,6 +230,7 @@ export const modelsZh: Record<keyof typeof modelsEn, string> = {
   mdlStopNamed: "停止 {name}",
   mdlStopped: "已停止 {name}。",
   mdlServerProblem: "Tooltrail 还无法运行模型：{problem}",
+  mdlRuntimeUnsupported: "Tooltrail 目前还不能在此系统上自行运行模型：在这里下载的模型（1 到 2.5 GB）只能由你自己运行的模型服务器使用。",
   mdlFailed: "失败：{message}",
   mdlRefresh: "刷新",
 

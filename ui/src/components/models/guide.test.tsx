@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { api, type GuideView, type ModelsView } from "../../api";
 import { I18nProvider, type Lang } from "../../i18n";
 import { modelsEn, modelsZh } from "../../i18n/models";
+import { ModelsSection } from "../settings/ModelsSection";
 import { ModelGuide } from "./ModelGuide";
 
 afterEach(() => vi.restoreAllMocks());
@@ -57,4 +58,33 @@ describe("the first-run guide's own model", () => {
       expect(within(local).queryByText("Qwen3 1.7B")).toBeNull();
     });
   }
+});
+
+describe("Settings → Models", () => {
+  for (const [lang, strings] of [["en", modelsEn], ["zh", modelsZh]] as const) {
+    it(`says before a download that this system cannot run the model itself (${lang})`, async () => {
+      vi.spyOn(api, "listModels").mockResolvedValue(models(false));
+      render(
+        <I18nProvider initial={lang}>
+          <ModelsSection onChanged={() => {}} />
+        </I18nProvider>,
+      );
+      const catalogue = await screen.findByTestId("mdl-catalogue");
+      const warning = screen.getByTestId("mdl-runtime-unsupported");
+      expect(warning).toHaveTextContent(strings.mdlRuntimeUnsupported);
+      // The sentence comes before the catalogue's download buttons.
+      expect(warning.compareDocumentPosition(catalogue) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
+    });
+  }
+
+  it("says nothing of it where the runtime runs", async () => {
+    vi.spyOn(api, "listModels").mockResolvedValue(models(true));
+    render(
+      <I18nProvider initial="en">
+        <ModelsSection onChanged={() => {}} />
+      </I18nProvider>,
+    );
+    await screen.findByTestId("mdl-catalogue");
+    expect(screen.queryByTestId("mdl-runtime-unsupported")).toBeNull();
+  });
 });

@@ -147,6 +147,11 @@ export function ModelsSection({ onChanged }: Props) {
       )}
 
       <h3>{t("mdlCatalogue")}</h3>
+      {!view.runtime_supported && (
+        <p className="cfg-warning small-text" data-testid="mdl-runtime-unsupported">
+          {t("mdlRuntimeUnsupported")}
+        </p>
+      )}
       <ul className="cfg-list" aria-label={t("mdlCatalogue")} data-testid="mdl-catalogue">
         {view.catalogue.map((entry) => (
           <li key={entry.name} className="cfg-item" data-model={entry.name}>
