@@ -211,15 +211,26 @@ impl ServerConfig {
     /// What scrubs this server's secrets (its `env` or `headers` values and its OAuth client
     /// secret) out of text it sends back: its stderr, an error that echoes a header.
     pub fn redactor(&self) -> Redactor {
-        let values = match &self.transport {
-            Transport::Stdio { env, .. } => env.values(),
-            Transport::Http { headers, .. } => headers.values(),
+        let named = match &self.transport {
+            Transport::Stdio { env, .. } => env,
+            Transport::Http { headers, .. } => headers,
         };
+        // A token pasted straight into the file under a name that says so (`Authorization`,
+        // `API_KEY`) is as secret as one taken from a variable.
+        let literal: Vec<String> = named
+            .iter()
+            .flat_map(|(name, value)| value.literal_secrets(name))
+            .collect();
         let client_secret = self
             .oauth
             .as_ref()
             .and_then(|oauth| oauth.client_secret.as_deref());
-        Redactor::new(values, client_secret)
+        Redactor::new(
+            named.values(),
+            client_secret
+                .into_iter()
+                .chain(literal.iter().map(String::as_str)),
+        )
     }
 }
 

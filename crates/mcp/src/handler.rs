@@ -25,6 +25,7 @@ use tokio::sync::{Notify, broadcast};
 use tooltrail_protocol::ToolProgress;
 
 use crate::answerer::{AnswererSlot, ElicitationAsk, SamplingAsk, SamplingReply};
+use crate::redact::Redactor;
 use crate::stderr::StderrLog;
 
 /// Progress tokens remembered at most; beyond this the oldest are forgotten, so a server that
@@ -135,6 +136,9 @@ impl ProgressBoard {
 /// Shared between a server and the handler of its current connection.
 pub(crate) struct Shared {
     pub server: String,
+    /// The server's own secrets (see `redact.rs`), scrubbed from what it asks the user and the
+    /// model, as from its log.
+    pub redactor: Redactor,
     pub log: StderrLog,
     pub progress: ProgressBoard,
     pub live_progress: broadcast::Sender<McpProgress>,
@@ -247,10 +251,18 @@ impl rmcp::ClientHandler for Handler {
             // A mode newer than rmcp's of today: we could not show it.
             _ => return Ok(ElicitResult::new(ElicitationAction::Decline)),
         };
+        // What the server asks goes on a card and into the record: none of its secrets.
+        let clean = |text: &str| self.shared.redactor.redact(text).into_owned();
+        let request = match request {
+            tooltrail_protocol::ElicitationRequest::Url { url } => {
+                tooltrail_protocol::ElicitationRequest::Url { url: clean(&url) }
+            }
+            form @ tooltrail_protocol::ElicitationRequest::Form { .. } => form,
+        };
         let reply = answerer
             .elicit(ElicitationAsk {
                 server: self.shared.server.clone(),
-                message,
+                message: clean(&message),
                 request,
             })
             .await;
@@ -275,6 +287,7 @@ impl rmcp::ClientHandler for Handler {
         let Some(answerer) = self.shared.answerer.get() else {
             return Err(refused("no one is there to approve the use of the model"));
         };
+        let redactor = &self.shared.redactor;
         let messages = params
             .messages
             .into_iter()
@@ -283,19 +296,27 @@ impl rmcp::ClientHandler for Handler {
                     Role::User => "user".to_string(),
                     Role::Assistant => "assistant".to_string(),
                 },
-                text: message
-                    .content
-                    .into_vec()
-                    .iter()
-                    .map(describe_sampling_part)
-                    .collect::<Vec<_>>()
-                    .join("\n"),
+                // What the server asks of the model goes to the user's card, the provider and
+                // the record: none of its own secrets.
+                text: redactor
+                    .redact(
+                        &message
+                            .content
+                            .into_vec()
+                            .iter()
+                            .map(describe_sampling_part)
+                            .collect::<Vec<_>>()
+                            .join("\n"),
+                    )
+                    .into_owned(),
             })
             .collect();
         let reply = answerer
             .sample(SamplingAsk {
                 server: self.shared.server.clone(),
-                system_prompt: params.system_prompt,
+                system_prompt: params
+                    .system_prompt
+                    .map(|prompt| redactor.redact(&prompt).into_owned()),
                 messages,
                 max_tokens: params.max_tokens,
                 temperature: params.temperature,

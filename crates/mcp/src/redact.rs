@@ -12,8 +12,10 @@
 //! scrubs a server's secret values out of free text it sends back (its stderr, an error that
 //! echoes a header, a tool's result), so there is one place that decides what is hidden. What
 //! counts as secret there is what came from a variable (other than the few every server gets
-//! anyway, such as `HOME`): a value written straight into the file cannot be told from
-//! ordinary words, so it is masked in listings but not searched for in text.
+//! anyway, such as `HOME`), and a value written straight into the file under a name that says
+//! it is a credential (`Authorization`, `X-Api-Key`, `GITHUB_TOKEN`); any other value written
+//! straight into the file cannot be told from ordinary words (`"production"`), so it is masked
+//! in listings but not searched for in text.
 //!
 //! ```
 //! use tooltrail_mcp::ConfigValue;
@@ -103,6 +105,23 @@ impl ConfigValue {
         }
     }
 
+    /// The token a value written straight into the file holds when its name says it is a
+    /// credential (see [`names_a_credential`]): the whole value and, for `Bearer …` or
+    /// `Basic …`, its last word, each masked whole. Empty for a value that uses a variable
+    /// (its variables are scrubbed instead) or whose name says nothing of a secret.
+    pub(crate) fn literal_secrets(&self, name: &str) -> Vec<String> {
+        if !self.vars.is_empty() || !names_a_credential(name) {
+            return Vec::new();
+        }
+        let mut found = vec![self.written.clone()];
+        if let Some(last) = self.written.split_whitespace().last()
+            && last != self.written
+        {
+            found.push(last.to_string());
+        }
+        found
+    }
+
     /// The texts to scrub from free text, each with what replaces it: the values of the
     /// variables it used, each by its `${NAME}`. Putting a value in a variable is what marks
     /// it secret; a value written straight into the file cannot be told from ordinary words
@@ -114,6 +133,26 @@ impl ConfigValue {
             .map(|(name, value)| (value.clone(), format!("${{{name}}}")))
             .collect()
     }
+}
+
+/// Whether an `env` or `headers` name says its value is a credential (`Authorization`,
+/// `X-Api-Key`, `GITHUB_TOKEN`, `DB_PASSWORD`, `Cookie`, …): a value written under such a name
+/// without a variable is scrubbed from what the server sends back, as a variable's would be.
+pub(crate) fn names_a_credential(name: &str) -> bool {
+    let name = name.to_ascii_lowercase();
+    [
+        "auth",
+        "token",
+        "key",
+        "secret",
+        "password",
+        "passwd",
+        "cookie",
+        "credential",
+        "session",
+    ]
+    .iter()
+    .any(|word| name.contains(word))
 }
 
 impl From<&str> for ConfigValue {
@@ -295,6 +334,31 @@ mod tests {
             "$A ${"
         );
         assert_eq!(ConfigValue::expand("${NOPE}", &lookup), Err("NOPE".into()));
+    }
+
+    #[test]
+    fn attack_secrets_a_token_written_into_mcp_json_under_a_credential_name_is_scrubbed_too() {
+        let bearer = ConfigValue::plain(format!("Bearer {CANARY}"));
+        let api_key = ConfigValue::plain("literal-api-key-0042");
+        let region = ConfigValue::plain("production-eu-west");
+        let mut literal = bearer.literal_secrets("Authorization");
+        literal.extend(api_key.literal_secrets("X-Api-Key"));
+        literal.extend(region.literal_secrets("X-Region"));
+        let redactor = Redactor::new(
+            [&bearer, &api_key, &region],
+            literal.iter().map(String::as_str),
+        );
+        assert_eq!(
+            redactor.redact(&format!(
+                "401 for Authorization: Bearer {CANARY} (token {CANARY}, key \
+                 literal-api-key-0042) in production-eu-west"
+            )),
+            "401 for Authorization: ******** (token ********, key ********) in \
+             production-eu-west"
+        );
+        // A value that uses a variable is scrubbed by its variable, not as a literal.
+        let from_var = ConfigValue::expand("Bearer ${TOKEN}", &lookup).unwrap();
+        assert!(from_var.literal_secrets("Authorization").is_empty());
     }
 
     #[test]

@@ -100,6 +100,7 @@ impl McpServer {
     ) -> Arc<Self> {
         let shared = Arc::new(Shared {
             server: config.name.clone(),
+            redactor: config.redactor(),
             log: StderrLog::redacting(config.redactor()),
             progress: ProgressBoard::default(),
             live_progress,
