@@ -12,7 +12,7 @@ use std::path::Path;
 
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
-use support::{Setup, reference_server, text, tooltrail};
+use support::{Setup, ask, listed_server, reference_server, text, tooltrail};
 use tooltrail_protocol::{ApprovalBy, Event, EventBody, ToolSource, ToolStatus};
 use tooltrail_test_support::{Reply, ScriptedServer};
 
@@ -43,15 +43,7 @@ async fn mcp_list_shows_states_and_tools() {
     let out = tooltrail(&["mcp", "list", "--json"], &setup).await;
     assert!(out.status.success(), "{}", text(&out.stderr));
     let servers: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let by_name = |name: &str| {
-        servers
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|server| server["name"] == name)
-            .unwrap()
-            .clone()
-    };
+    let by_name = |name: &str| listed_server(&servers, name);
     let fs = by_name("fs");
     assert_eq!(fs["state"], "running");
     let read = fs["tools"]
@@ -161,18 +153,9 @@ async fn ask_calls_mcp_tools_and_goes_on_without_a_failed_server() {
         Reply::text("Alpha and beta."),
     ])
     .await;
-    let out = tooltrail(
-        &[
-            "ask",
-            "--base-url",
-            &model.base_url(),
-            "--model",
-            "m",
-            "--approve",
-            "deny",
-            "--json",
-            "What do the notes say?",
-        ],
+    let out = ask(
+        &model,
+        &["--approve", "deny", "--json", "What do the notes say?"],
         &setup,
     )
     .await;

@@ -7,8 +7,6 @@
 
 #![allow(clippy::unwrap_used)]
 
-// Its `tooltrail` runner is not used: these runs need the secrets in their environment.
-#[allow(dead_code)]
 #[path = "support/mcp.rs"]
 mod support;
 
@@ -16,7 +14,7 @@ use std::path::Path;
 use std::process::Output;
 
 use serde_json::{Value, json};
-use support::{Setup, reference_server, text};
+use support::{Setup, ask, listed_server, reference_server, text, tooltrail};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tooltrail_test_support::{Reply, ScriptedServer};
 
@@ -24,25 +22,6 @@ use tooltrail_test_support::{Reply, ScriptedServer};
 const TOKEN: &str = "tokcanary-3f9a1c7e5d20";
 /// What `${API_KEY}` expands to: the key given to the stdio servers.
 const API_KEY: &str = "keycanary-8b2d6e0a4c19";
-
-/// Runs `tooltrail ARGS` in `setup`, with the two secrets in its environment.
-async fn tooltrail(args: &[&str], setup: &Setup) -> Output {
-    tokio::process::Command::new(env!("CARGO_BIN_EXE_tooltrail"))
-        .args(args)
-        .env_remove("TOOLTRAIL_BASE_URL")
-        .env_remove("TOOLTRAIL_MODEL")
-        .env_remove("TOOLTRAIL_API_KEY")
-        .env("TOOLTRAIL_CONFIG_DIR", &setup.config)
-        .env("TOOLTRAIL_DATA_DIR", &setup.data)
-        .env("NO_COLOR", "1")
-        .env("TOKEN", TOKEN)
-        .env("API_KEY", API_KEY)
-        .current_dir(&setup.workspace)
-        .stdin(std::process::Stdio::null())
-        .output()
-        .await
-        .unwrap()
-}
 
 /// Fails naming the place when either secret is in `bytes`.
 fn assert_no_secret(what: &str, bytes: &[u8]) {
@@ -177,22 +156,15 @@ async fn attack_secrets_listings_errors_questions_and_the_record_never_show_them
             }})
         },
         "",
-    );
+    )
+    .with_env(&[("TOKEN", TOKEN), ("API_KEY", API_KEY)]);
 
     // The listing as JSON: values as written, the failures' words scrubbed.
     let out = tooltrail(&["mcp", "list", "--json"], &setup).await;
     assert_output_has_no_secret("mcp list --json", &out);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let servers: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let by_name = |name: &str| {
-        servers
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|server| server["name"] == name)
-            .unwrap()
-            .clone()
-    };
+    let by_name = |name: &str| listed_server(&servers, name);
     let fs = by_name("fs");
     assert_eq!(fs["state"], "running", "{fs}");
     assert_eq!(fs["transport"]["env"], json!({"API_KEY": "${API_KEY}"}));
@@ -235,18 +207,9 @@ async fn attack_secrets_listings_errors_questions_and_the_record_never_show_them
         Reply::text("Alpha and beta."),
     ])
     .await;
-    let out = tooltrail(
-        &[
-            "ask",
-            "--base-url",
-            &model.base_url(),
-            "--model",
-            "m",
-            "--approve",
-            "deny",
-            "--json",
-            "What do the notes say?",
-        ],
+    let out = ask(
+        &model,
+        &["--approve", "deny", "--json", "What do the notes say?"],
         &setup,
     )
     .await;

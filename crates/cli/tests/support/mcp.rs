@@ -2,9 +2,14 @@
 //! installed once when missing), a workspace with config and data folders of its own, and
 //! `tooltrail` run in it.
 
+// Each test file uses the part it needs.
+#![allow(dead_code)]
+
 use std::path::{Path, PathBuf};
 use std::process::Output;
 use std::sync::OnceLock;
+
+use tooltrail_test_support::ScriptedServer;
 
 /// The entry point of `@modelcontextprotocol/PACKAGE` in tests/mcp; installs the npm packages
 /// once when they are missing. `None` (after saying why) without node.
@@ -45,6 +50,8 @@ pub struct Setup {
     pub workspace: PathBuf,
     pub config: PathBuf,
     pub data: PathBuf,
+    /// Variables (name, value) added to the environment of every `tooltrail` run in it.
+    pub env: Vec<(String, String)>,
 }
 
 impl Setup {
@@ -74,12 +81,23 @@ impl Setup {
             config: config_dir.path().to_path_buf(),
             data: data_dir.path().to_path_buf(),
             workspace,
+            env: Vec::new(),
             _dirs: vec![ws, config_dir, data_dir],
         }
     }
+
+    /// The same, with `env` (name, value) in the environment of every `tooltrail` run in it.
+    pub fn with_env(mut self, env: &[(&str, &str)]) -> Self {
+        self.env.extend(
+            env.iter()
+                .map(|(name, value)| (name.to_string(), value.to_string())),
+        );
+        self
+    }
 }
 
-/// Runs `tooltrail ARGS` in `setup`'s workspace, with no user settings, and waits.
+/// Runs `tooltrail ARGS` in `setup`'s workspace, with no user settings and `setup.env` added
+/// to its environment, and waits.
 pub async fn tooltrail(args: &[&str], setup: &Setup) -> Output {
     tokio::process::Command::new(env!("CARGO_BIN_EXE_tooltrail"))
         .args(args)
@@ -89,11 +107,31 @@ pub async fn tooltrail(args: &[&str], setup: &Setup) -> Output {
         .env("TOOLTRAIL_CONFIG_DIR", &setup.config)
         .env("TOOLTRAIL_DATA_DIR", &setup.data)
         .env("NO_COLOR", "1")
+        .envs(setup.env.iter().map(|(name, value)| (name, value)))
         .current_dir(&setup.workspace)
         .stdin(std::process::Stdio::null())
         .output()
         .await
         .unwrap()
+}
+
+/// Runs `tooltrail ask --base-url MODEL --model m ARGS` in `setup`, and waits.
+pub async fn ask(model: &ScriptedServer, args: &[&str], setup: &Setup) -> Output {
+    let base_url = model.base_url();
+    let mut all = vec!["ask", "--base-url", &base_url, "--model", "m"];
+    all.extend_from_slice(args);
+    tooltrail(&all, setup).await
+}
+
+/// The server called `name` in `servers`, what `tooltrail mcp list --json` printed.
+pub fn listed_server(servers: &serde_json::Value, name: &str) -> serde_json::Value {
+    servers
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|server| server["name"] == name)
+        .unwrap()
+        .clone()
 }
 
 /// What a stream printed, as text.
