@@ -9,10 +9,11 @@
 mod support;
 
 use std::path::Path;
+use std::process::Output;
 
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
-use support::{Setup, reference_server, text, tooltrail};
+use support::{Setup, ask, reference_server, text, tooltrail};
 use tooltrail_test_support::{Reply, ScriptedServer};
 
 /// A workspace with one file, and an mcp.json with server-everything as `everything`.
@@ -114,13 +115,9 @@ async fn ask_carries_attached_files_and_resources_in_the_question() {
     };
     let setup = setup(&entry);
     let model = ScriptedServer::start(vec![Reply::text("Read them.")]).await;
-    let out = tooltrail(
+    let out = ask(
+        &model,
         &[
-            "ask",
-            "--base-url",
-            &model.base_url(),
-            "--model",
-            "m",
             "--no-history",
             "--attach",
             "notes.txt",
@@ -189,13 +186,9 @@ async fn attachments_are_cut_to_the_room_the_window_leaves() {
     let big = "word ".repeat(20_000);
     std::fs::write(setup.workspace.join("big.txt"), &big).unwrap();
     let model = ScriptedServer::start(vec![Reply::text("Long.")]).await;
-    let out = tooltrail(
+    let out = ask(
+        &model,
         &[
-            "ask",
-            "--base-url",
-            &model.base_url(),
-            "--model",
-            "m",
             "--no-history",
             "--context-window",
             "16384",
@@ -249,13 +242,9 @@ async fn ask_starts_from_a_prompt_with_its_arguments() {
     };
     let setup = setup(&entry);
     let model = ScriptedServer::start(vec![Reply::text("Rainy."), Reply::text("Noted.")]).await;
-    let out = tooltrail(
+    let out = ask(
+        &model,
         &[
-            "ask",
-            "--base-url",
-            &model.base_url(),
-            "--model",
-            "m",
             "--no-history",
             "--prompt",
             "everything/args-prompt",
@@ -281,13 +270,9 @@ async fn ask_starts_from_a_prompt_with_its_arguments() {
     );
 
     // A prompt alone is a question; one with an embedded resource inlines it.
-    let out = tooltrail(
+    let out = ask(
+        &model,
         &[
-            "ask",
-            "--base-url",
-            &model.base_url(),
-            "--model",
-            "m",
             "--no-history",
             "--prompt",
             "everything/resource-prompt",
@@ -372,6 +357,48 @@ fn tool_reply(model: &ScriptedServer) -> String {
         .to_string()
 }
 
+/// A line of instructions.md long enough to tell whether its text got somewhere.
+fn instructions_marker(entry: &Path) -> String {
+    docs_file(entry, "instructions.md")
+        .lines()
+        .find(|line| line.len() > 20)
+        .unwrap()
+        .to_string()
+}
+
+/// Runs `tooltrail ask FLAGS "Read it."` in `setup` against a model that has `everything` read
+/// the instructions, then answers; what tooltrail printed, and the tool message the model got
+/// back for the read.
+async fn ask_to_read_the_instructions(setup: &Setup, flags: &[&str]) -> (Output, String) {
+    let read = json!({"server": "everything", "uri": INSTRUCTIONS}).to_string();
+    let model = ScriptedServer::start(vec![
+        Reply::tool_calls(&[("read_resource", read.as_str())]),
+        Reply::text("Done."),
+    ])
+    .await;
+    let mut args = flags.to_vec();
+    args.push("Read it.");
+    let out = ask(&model, &args, setup).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let reply = tool_reply(&model);
+    (out, reply)
+}
+
+/// Where a read of `everything` is recorded as coming from.
+fn everything_source() -> Value {
+    json!({"kind": "mcp", "server": "everything"})
+}
+
+/// A recorded read of `everything` with `status`, `allowed` or not by a setting.
+fn everything_read(status: &str, allowed: bool) -> (Value, Value, Value, Value) {
+    (
+        everything_source(),
+        json!(status),
+        json!(allowed),
+        json!({"kind": "setting"}),
+    )
+}
+
 #[tokio::test]
 async fn attack_approvals_read_resource_of_an_ask_server_runs_only_when_the_user_allows() {
     let Some(entry) = reference_server("server-everything") else {
@@ -379,77 +406,28 @@ async fn attack_approvals_read_resource_of_an_ask_server_runs_only_when_the_user
     };
     // `everything` has no `approval`: the default, "ask".
     let setup = setup(&entry);
-    let instructions = docs_file(&entry, "instructions.md");
-    let marker = instructions.lines().find(|line| line.len() > 20).unwrap();
-    let read = json!({"server": "everything", "uri": INSTRUCTIONS}).to_string();
-    let script = || {
-        vec![
-            Reply::tool_calls(&[("read_resource", read.as_str())]),
-            Reply::text("Done."),
-        ]
-    };
+    let marker = instructions_marker(&entry);
 
     // Without a terminal and without --approve, calls that need approval are refused.
-    let model = ScriptedServer::start(script()).await;
-    let out = tooltrail(
-        &[
-            "ask",
-            "--base-url",
-            &model.base_url(),
-            "--model",
-            "m",
-            "Read it.",
-        ],
-        &setup,
-    )
-    .await;
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    let reply = tool_reply(&model);
-    assert!(!reply.contains(marker), "{reply}");
+    let (out, reply) = ask_to_read_the_instructions(&setup, &[]).await;
+    assert!(!reply.contains(&marker), "{reply}");
     assert!(
-        !text(&out.stdout).contains(marker) && !text(&out.stderr).contains(marker),
+        !text(&out.stdout).contains(&marker) && !text(&out.stderr).contains(&marker),
         "{}",
         text(&out.stderr)
     );
-    let mcp = json!({"kind": "mcp", "server": "everything"});
     assert_eq!(
         recorded_reads(&setup).await,
-        vec![(
-            mcp.clone(),
-            json!("denied"),
-            json!(false),
-            json!({"kind": "setting"})
-        )]
+        vec![everything_read("denied", false)]
     );
 
     // Given approval, the resource is read, and recorded as the server's call.
-    let model = ScriptedServer::start(script()).await;
-    let out = tooltrail(
-        &[
-            "ask",
-            "--base-url",
-            &model.base_url(),
-            "--model",
-            "m",
-            "--approve",
-            "all",
-            "Read it.",
-        ],
-        &setup,
-    )
-    .await;
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    let reply = tool_reply(&model);
-    assert!(reply.contains(marker), "{reply}");
+    let (_, reply) = ask_to_read_the_instructions(&setup, &["--approve", "all"]).await;
+    assert!(reply.contains(&marker), "{reply}");
     let reads = recorded_reads(&setup).await;
     assert_eq!(reads.len(), 2, "{reads:?}");
     assert!(
-        reads.contains(&(
-            mcp,
-            json!("success"),
-            json!(true),
-            json!({"kind": "setting"})
-        )),
+        reads.contains(&everything_read("success", true)),
         "{reads:?}"
     );
 }
@@ -459,13 +437,7 @@ async fn attack_approvals_read_resource_follows_never_and_allow_in_mcp_json() {
     let Some(entry) = reference_server("server-everything") else {
         return;
     };
-    let instructions = docs_file(&entry, "instructions.md");
-    let marker = instructions
-        .lines()
-        .find(|line| line.len() > 20)
-        .unwrap()
-        .to_string();
-    let read = json!({"server": "everything", "uri": INSTRUCTIONS}).to_string();
+    let marker = instructions_marker(&entry);
     for (approval, read_it, status) in [("never", false, "denied"), ("allow", true, "success")] {
         let setup = Setup::new(
             &[],
@@ -475,31 +447,12 @@ async fn attack_approvals_read_resource_follows_never_and_allow_in_mcp_json() {
             },
             "",
         );
-        let model = ScriptedServer::start(vec![
-            Reply::tool_calls(&[("read_resource", read.as_str())]),
-            Reply::text("Done."),
-        ])
-        .await;
         // --approve deny: only mcp.json's own "allow" lets the read run.
-        let out = tooltrail(
-            &[
-                "ask",
-                "--base-url",
-                &model.base_url(),
-                "--model",
-                "m",
-                "--approve",
-                "deny",
-                "Read it.",
-            ],
-            &setup,
-        )
-        .await;
-        assert!(out.status.success(), "{}", text(&out.stderr));
-        assert_eq!(tool_reply(&model).contains(&marker), read_it, "{approval}");
+        let (_, reply) = ask_to_read_the_instructions(&setup, &["--approve", "deny"]).await;
+        assert_eq!(reply.contains(&marker), read_it, "{approval}");
         let reads = recorded_reads(&setup).await;
         assert_eq!(reads.len(), 1, "{reads:?}");
-        assert_eq!(reads[0].0, json!({"kind": "mcp", "server": "everything"}));
+        assert_eq!(reads[0].0, everything_source());
         assert_eq!(reads[0].1, json!(status), "{approval}");
     }
 }
