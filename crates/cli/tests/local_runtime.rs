@@ -19,11 +19,14 @@
 
 #[path = "support/run.rs"]
 mod run;
+#[path = "support/runtime.rs"]
+mod runtime;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use run::{text, tooltrail};
+use runtime::{alive, kill, pid, processes, wait_until};
 use serde_json::Value;
 use tooltrail_protocol::{Event, EventBody, ToolMode, TurnEnd};
 use tooltrail_runtime::supervisor::SearchPlaces;
@@ -76,13 +79,7 @@ impl Setup {
             .unwrap();
         // The tools the question needs, and a window small enough that a 270M model on two
         // busy cores answers in seconds: the answer gets a quarter of it.
-        std::fs::write(
-            config.path().join("config.toml"),
-            "active_provider = \"local\"\n\
-             disabled_tools = [\"execute_bash\", \"code_query\", \"snippet_save\", \"snippet_load\", \"snippet_list\", \"ask_user\"]\n\
-             [local]\nmodel = \"gemma\"\ncontext_size = 2048\n",
-        )
-        .unwrap();
+        runtime::choose_local_model(config.path(), "gemma");
         Self {
             config,
             workspace: demo_workspace().unwrap(),
@@ -90,12 +87,11 @@ impl Setup {
     }
 
     fn runtime_dir(&self) -> PathBuf {
-        self.config.path().join("data/runtime")
+        runtime::runtime_dir(self.config.path())
     }
 
     fn state(&self) -> Option<Value> {
-        let text = std::fs::read_to_string(self.runtime_dir().join("state.json")).ok()?;
-        serde_json::from_str(&text).ok()
+        runtime::state(self.config.path())
     }
 
     fn ask_args(&self) -> Vec<String> {
@@ -172,7 +168,7 @@ impl Setup {
     }
 
     /// Waits until this state's llama-server is working on a request, and returns the state.
-    async fn wait_for_a_request(&self, not_from: Option<u64>) -> Value {
+    async fn wait_for_a_request(&self, not_from: Option<u32>) -> Value {
         let deadline = Instant::now() + Duration::from_secs(180);
         let client = reqwest::Client::builder().no_proxy().build().unwrap();
         loop {
@@ -204,29 +200,8 @@ impl Setup {
 
 impl Drop for Setup {
     fn drop(&mut self) {
-        // A failed assertion must not leave a runtime behind: its supervisor and llama-server
-        // name this folder on their command lines.
-        let needle = self.config.path().display().to_string();
-        for (pid, cmdline) in processes() {
-            if cmdline.contains(&needle) {
-                kill(pid);
-            }
-        }
+        runtime::kill_runtime(self.config.path());
     }
-}
-
-/// Every process's id and command line.
-fn processes() -> Vec<(u32, String)> {
-    std::fs::read_dir("/proc")
-        .unwrap()
-        .flatten()
-        .filter_map(|entry| {
-            let pid: u32 = entry.file_name().to_str()?.parse().ok()?;
-            let cmdline = std::fs::read(entry.path().join("cmdline")).ok()?;
-            Some((pid, String::from_utf8_lossy(&cmdline).replace('\0', " ")))
-        })
-        .filter(|(pid, _)| alive(*pid))
-        .collect()
 }
 
 /// Whether `process` has an established TCP connection to the runtime's port on loopback
@@ -251,42 +226,8 @@ fn connected(process: u32, state: &Value) -> bool {
         .any(|link| sockets.iter().any(|socket| link.to_str() == Some(socket)))
 }
 
-/// Running: there, and not a zombie waiting for a parent that may never reap it.
-fn alive(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .ok()
-        .and_then(|stat| {
-            let state = stat.rsplit_once(") ")?.1.chars().next()?;
-            Some(state != 'Z' && state != 'X')
-        })
-        .unwrap_or(false)
-}
-
-fn kill(pid: u32) {
-    let _ = std::process::Command::new("kill")
-        .args(["-KILL", &pid.to_string()])
-        .status();
-}
-
-fn pid(state: &Value, field: &str) -> u64 {
-    state[field]
-        .as_u64()
-        .unwrap_or_else(|| panic!("{field} in {state}"))
-}
-
 fn alive_field(state: &Value, field: &str) -> bool {
-    alive(u32::try_from(pid(state, field)).unwrap())
-}
-
-async fn wait_until(what: &str, within: Duration, mut done: impl FnMut() -> bool) {
-    let deadline = Instant::now() + within;
-    while !done() {
-        assert!(
-            Instant::now() < deadline,
-            "{what} did not happen within {within:?}"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    alive(pid(state, field))
 }
 
 fn events(stdout: &[u8]) -> Vec<Event> {
@@ -366,7 +307,7 @@ async fn the_local_provider_runs_llama_server_under_a_supervisor_shared_by_every
     assert_eq!(first["context_size"], 2048);
     assert_eq!(first["tools_in_template"], false);
     assert!(alive_field(&first, "supervisor_pid") && alive_field(&first, "server_pid"));
-    assert_eq!(setup.llama_servers(), [pid(&first, "server_pid") as u32]);
+    assert_eq!(setup.llama_servers(), [pid(&first, "server_pid")]);
     {
         use std::os::unix::fs::PermissionsExt;
         let mode = std::fs::metadata(setup.runtime_dir().join("state.json"))
@@ -404,7 +345,7 @@ async fn the_local_provider_runs_llama_server_under_a_supervisor_shared_by_every
     }
     assert_eq!(setup.llama_servers().len(), 1);
     // llama-server crashing under it is a clear error for that question...
-    kill(pid(&first, "server_pid") as u32);
+    kill(pid(&first, "server_pid"));
     hold.abort();
     let out = tokio::time::timeout(Duration::from_secs(60), second.wait_with_output())
         .await
@@ -484,7 +425,7 @@ async fn the_local_provider_runs_llama_server_under_a_supervisor_shared_by_every
     let victim = setup.wait_for_a_request(None).await;
     fourth.start_kill().unwrap();
     fourth.wait().await.unwrap();
-    kill(pid(&victim, "supervisor_pid") as u32);
+    kill(pid(&victim, "supervisor_pid"));
     wait_until(
         "llama-server's end with its supervisor",
         Duration::from_secs(5),

@@ -13,11 +13,14 @@
 
 #[path = "support/run.rs"]
 mod run;
+#[path = "support/runtime.rs"]
+mod runtime;
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use run::text;
+use runtime::{alive, kill, pid, processes, wait_until};
 use serde_json::Value;
 use tooltrail_test_support::gguf::GgufBuilder;
 use tooltrail_test_support::stand_in::{
@@ -66,13 +69,7 @@ impl Setup {
             .unwrap()
             .import(&model, Some("tiny"), false, &mut |_, _| {})
             .unwrap();
-        std::fs::write(
-            config.path().join("config.toml"),
-            "active_provider = \"local\"\n\
-             disabled_tools = [\"execute_bash\", \"code_query\", \"snippet_save\", \"snippet_load\", \"snippet_list\", \"ask_user\"]\n\
-             [local]\nmodel = \"tiny\"\ncontext_size = 2048\n",
-        )
-        .unwrap();
+        runtime::choose_local_model(config.path(), "tiny");
         Self {
             config,
             workspace: demo_workspace().unwrap(),
@@ -81,12 +78,11 @@ impl Setup {
     }
 
     fn runtime_dir(&self) -> PathBuf {
-        self.config.path().join("data/runtime")
+        runtime::runtime_dir(self.config.path())
     }
 
     fn state(&self) -> Option<Value> {
-        let text = std::fs::read_to_string(self.runtime_dir().join("state.json")).ok()?;
-        serde_json::from_str(&text).ok()
+        runtime::state(self.config.path())
     }
 
     fn envs<'a>(&'a self, extra: &[(&'a str, &'a str)]) -> Vec<(&'a str, &'a str)> {
@@ -122,69 +118,13 @@ impl Setup {
 
 impl Drop for Setup {
     fn drop(&mut self) {
-        // The supervisor and the stand-in name this folder on their command lines.
-        let needle = self.config.path().display().to_string();
-        for (pid, cmdline) in processes() {
-            if cmdline.contains(&needle) {
-                kill(pid);
-            }
-        }
+        runtime::kill_runtime(self.config.path());
     }
-}
-
-fn processes() -> Vec<(u32, String)> {
-    std::fs::read_dir("/proc")
-        .unwrap()
-        .flatten()
-        .filter_map(|entry| {
-            let pid: u32 = entry.file_name().to_str()?.parse().ok()?;
-            let cmdline = std::fs::read(entry.path().join("cmdline")).ok()?;
-            Some((pid, String::from_utf8_lossy(&cmdline).replace('\0', " ")))
-        })
-        .filter(|(pid, _)| alive(*pid))
-        .collect()
-}
-
-/// Running: there, and not a zombie.
-fn alive(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .ok()
-        .and_then(|stat| {
-            let state = stat.rsplit_once(") ")?.1.chars().next()?;
-            Some(state != 'Z' && state != 'X')
-        })
-        .unwrap_or(false)
-}
-
-fn kill(pid: u32) {
-    let _ = std::process::Command::new("kill")
-        .args(["-KILL", &pid.to_string()])
-        .status();
-}
-
-fn pid(state: &Value, field: &str) -> u32 {
-    u32::try_from(
-        state[field]
-            .as_u64()
-            .unwrap_or_else(|| panic!("{field} in {state}")),
-    )
-    .unwrap()
 }
 
 /// The program a process runs.
 fn program(pid: u32) -> PathBuf {
     std::fs::read_link(format!("/proc/{pid}/exe")).unwrap()
-}
-
-async fn wait_until(what: &str, within: Duration, mut done: impl FnMut() -> bool) {
-    let deadline = Instant::now() + within;
-    while !done() {
-        assert!(
-            Instant::now() < deadline,
-            "{what} did not happen within {within:?}"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
 }
 
 #[tokio::test(flavor = "multi_thread")]
