@@ -135,6 +135,24 @@ fn start_fixture_with(node: &Path, secrets: &Path, env: &[(&str, &str)]) -> Fixt
     }
 }
 
+/// An mcp.json whose one server, `docs`, is the fixture's MCP server; `more` adds members
+/// (each after a comma) to its entry.
+fn docs_mcp_json(fixture: &Fixture, more: &str) -> String {
+    format!(
+        r#"{{"mcpServers": {{"docs": {{"url": "{}"{more}}}}}}}"#,
+        fixture.mcp
+    )
+}
+
+/// Fails unless `output`, what a step signing in printed, says it signed in and ended well.
+fn assert_signed_in(output: &str) {
+    assert!(
+        output.contains("docs: signed in as ada@example.com"),
+        "{output}"
+    );
+    assert!(output.trim_end().ends_with("exit 0"), "{output}");
+}
+
 /// The steps, in one shell on one keychain. Each step's output goes to its own file; `stall`
 /// is a browser that only notes the page (a user who never finishes), `follow` one that
 /// completes it.
@@ -178,10 +196,7 @@ fn sign_in_through_the_loopback_redirect_then_call_a_tool() {
     std::fs::write(&secrets, "").unwrap();
     let fixture = start_fixture(&node, &secrets);
 
-    let mcp_json = format!(
-        r#"{{"mcpServers": {{"docs": {{"url": "{}"}}}}}}"#,
-        fixture.mcp
-    );
+    let mcp_json = docs_mcp_json(&fixture, "");
     std::fs::write(config.join("mcp.json"), &mcp_json).unwrap();
     let script = |name: &str, body: String| {
         let path = out.join(name);
@@ -248,12 +263,8 @@ fn sign_in_through_the_loopback_redirect_then_call_a_tool() {
 
     // Started again: signed in, with one whole record in the keychain.
     let login = read("login.txt");
-    assert!(
-        login.contains("docs: signed in as ada@example.com"),
-        "{login}"
-    );
+    assert_signed_in(&login);
     assert!(login.contains("docs: 1 tool"), "{login}");
-    assert!(login.trim_end().ends_with("exit 0"), "{login}");
     let record: Value = serde_json::from_str(read("record.json").trim()).unwrap();
     assert_eq!(record["identity"], "ada@example.com");
     assert!(record["client_id"].is_string());
@@ -415,8 +426,9 @@ impl World {
         }
     }
 
-    fn mcp_json(&self, text: &str) {
-        std::fs::write(self.config.join("mcp.json"), text).unwrap();
+    /// Writes mcp.json with the fixture as `docs`, `more` added to its entry.
+    fn docs_server(&self, fixture: &Fixture, more: &str) {
+        std::fs::write(self.config.join("mcp.json"), docs_mcp_json(fixture, more)).unwrap();
     }
 
     /// Runs `steps` (bash) in one keychain session; `T` is tooltrail, `OUT` the outputs, and
@@ -455,6 +467,31 @@ impl World {
     }
 }
 
+/// The steps signing in to `docs`, what it printed and its exit status going to `$OUT/FILE`.
+fn login_step(file: &str) -> String {
+    format!(
+        r#""$T" mcp login docs </dev/null >"$OUT/{file}" 2>&1
+echo "exit $?" >>"$OUT/{file}"
+"#
+    )
+}
+
+/// A world whose `docs` server knows the one confidential client `desk` (secret
+/// desk-secret-7731), and whose mcp.json signs in as `desk` with `client_secret`.
+fn confidential_client(node: &Path, client_secret: &str) -> (World, Fixture) {
+    let world = World::new(node);
+    let fixture = start_fixture_with(
+        node,
+        &world.secrets,
+        &[("CONFIDENTIAL_CLIENT", "desk:desk-secret-7731")],
+    );
+    world.docs_server(
+        &fixture,
+        &format!(r#", "oauth": {{"client_id": "desk", "client_secret": "{client_secret}"}}"#),
+    );
+    (world, fixture)
+}
+
 /// Waits (in the steps) for the browser to have written the page it ended on: it gets it only
 /// after tooltrail answered the callback.
 const AWAIT_PAGE: &str =
@@ -465,18 +502,14 @@ fn attack_signin_stray_local_callbacks_do_not_end_the_sign_in_and_the_browser_st
     let Some(node) = tools() else { return };
     let world = World::new(&node);
     let fixture = start_fixture(&node, &world.secrets);
-    world.mcp_json(&format!(
-        r#"{{"mcpServers": {{"docs": {{"url": "{}"}}}}}}"#,
-        fixture.mcp
-    ));
+    world.docs_server(&fixture, "");
     world.run(
         &fixture,
         &format!(
-            r#"STRAY=1 "$T" mcp login docs </dev/null >"$OUT/login.txt" 2>&1
-echo "exit $?" >>"$OUT/login.txt"
-{AWAIT_PAGE}
+            r#"STRAY=1 {}{AWAIT_PAGE}
 "$T" tool docs__whoami --approve all </dev/null >"$OUT/tool.txt" 2>&1
-"#
+"#,
+            login_step("login.txt")
         ),
         &[],
     );
@@ -493,12 +526,7 @@ echo "exit $?" >>"$OUT/login.txt"
         assert!(!line.contains("signed in"), "{line}");
     }
     // ...which the browser's own return then completed.
-    let login = world.read("login.txt");
-    assert!(
-        login.contains("docs: signed in as ada@example.com"),
-        "{login}"
-    );
-    assert!(login.trim_end().ends_with("exit 0"), "{login}");
+    assert_signed_in(&world.read("login.txt"));
     let page = world.read("page.txt");
     assert!(
         page.starts_with("200 ") && page.contains("You are signed in to docs."),
@@ -516,39 +544,24 @@ echo "exit $?" >>"$OUT/login.txt"
 #[test]
 fn attack_signin_confidential_client_refresh_and_revocation_carry_its_secret() {
     let Some(node) = tools() else { return };
-    let world = World::new(&node);
-    let fixture = start_fixture_with(
-        &node,
-        &world.secrets,
-        &[("CONFIDENTIAL_CLIENT", "desk:desk-secret-7731")],
-    );
     // The secret is read from the environment, as mcp.json lets it be.
-    world.mcp_json(&format!(
-        r#"{{"mcpServers": {{"docs": {{"url": "{}", "oauth": {{"client_id": "desk", "client_secret": "${{DESK_SECRET}}"}}}}}}}}"#,
-        fixture.mcp
-    ));
+    let (world, fixture) = confidential_client(&node, "${DESK_SECRET}");
     world.run(
         &fixture,
         &format!(
-            r#""$T" mcp login docs </dev/null >"$OUT/login.txt" 2>&1
-echo "exit $?" >>"$OUT/login.txt"
-{AWAIT_PAGE}
+            r#"{}{AWAIT_PAGE}
 secret-tool lookup service tooltrail username "mcp-oauth:$MCP_URL" >"$OUT/record.json" 2>&1
 "$T" tool docs__whoami --approve all </dev/null >"$OUT/tool.txt" 2>&1
 # The access token runs out: a later run with no browser must refresh, with the secret.
 sleep "$OUTLIVE"
 "$T" tool docs__whoami --approve all </dev/null >"$OUT/tool-later.txt" 2>&1
 "$T" mcp logout docs </dev/null >"$OUT/logout.txt" 2>&1
-"#
+"#,
+            login_step("login.txt")
         ),
         &[("DESK_SECRET", "desk-secret-7731")],
     );
-    let login = world.read("login.txt");
-    assert!(
-        login.contains("docs: signed in as ada@example.com"),
-        "{login}"
-    );
-    assert!(login.trim_end().ends_with("exit 0"), "{login}");
+    assert_signed_in(&world.read("login.txt"));
     // The secret stays in the config: the keychain's record does not copy it.
     let record = world.read("record.json");
     assert!(record.contains("\"client_id\":\"desk\""), "{record}");
@@ -581,25 +594,11 @@ sleep "$OUTLIVE"
 #[test]
 fn attack_signin_page_after_a_failed_exchange_does_not_say_signed_in() {
     let Some(node) = tools() else { return };
-    let world = World::new(&node);
-    let fixture = start_fixture_with(
-        &node,
-        &world.secrets,
-        &[("CONFIDENTIAL_CLIENT", "desk:desk-secret-7731")],
-    );
     // The authorization page approves; the token endpoint then refuses the wrong secret.
-    world.mcp_json(&format!(
-        r#"{{"mcpServers": {{"docs": {{"url": "{}", "oauth": {{"client_id": "desk", "client_secret": "not-the-secret"}}}}}}}}"#,
-        fixture.mcp
-    ));
+    let (world, fixture) = confidential_client(&node, "not-the-secret");
     world.run(
         &fixture,
-        &format!(
-            r#""$T" mcp login docs </dev/null >"$OUT/login.txt" 2>&1
-echo "exit $?" >>"$OUT/login.txt"
-{AWAIT_PAGE}
-"#
-        ),
+        &format!("{}{AWAIT_PAGE}\n", login_step("login.txt")),
         &[],
     );
     let login = world.read("login.txt");
@@ -635,13 +634,7 @@ fn attack_signin_private_network_metadata_is_refused_unless_the_server_allows_it
             ("MCP_DANGEROUSLY_ALLOW_INSECURE_ISSUER_URL", "1"),
         ],
     );
-    let mcp_json = |allow: &str| {
-        format!(
-            r#"{{"mcpServers": {{"docs": {{"url": "{}"{allow}}}}}}}"#,
-            fixture.mcp
-        )
-    };
-    world.mcp_json(&mcp_json(""));
+    world.docs_server(&fixture, "");
     // The fixture's authorization server is reached at 10.255.0.1 through it as a proxy.
     let proxy = format!("http://127.0.0.1:{}", fixture.issuer_port);
     let env = [
@@ -649,13 +642,7 @@ fn attack_signin_private_network_metadata_is_refused_unless_the_server_allows_it
         ("NO_PROXY", "127.0.0.1,localhost"),
         ("no_proxy", "127.0.0.1,localhost"),
     ];
-    world.run(
-        &fixture,
-        r#""$T" mcp login docs </dev/null >"$OUT/refused.txt" 2>&1
-echo "exit $?" >>"$OUT/refused.txt"
-"#,
-        &env,
-    );
+    world.run(&fixture, &login_step("refused.txt"), &env);
     let refused = world.read("refused.txt");
     assert!(
         refused.contains(
@@ -666,21 +653,11 @@ echo "exit $?" >>"$OUT/refused.txt"
     assert!(!refused.trim_end().ends_with("exit 0"), "{refused}");
     assert_eq!(world.read("page.txt"), "", "no page was opened");
 
-    world.mcp_json(&mcp_json(r#", "oauth": {"allow_private_addresses": true}"#));
+    world.docs_server(&fixture, r#", "oauth": {"allow_private_addresses": true}"#);
     world.run(
         &fixture,
-        &format!(
-            r#""$T" mcp login docs </dev/null >"$OUT/allowed.txt" 2>&1
-echo "exit $?" >>"$OUT/allowed.txt"
-{AWAIT_PAGE}
-"#
-        ),
+        &format!("{}{AWAIT_PAGE}\n", login_step("allowed.txt")),
         &env,
     );
-    let allowed = world.read("allowed.txt");
-    assert!(
-        allowed.contains("docs: signed in as ada@example.com"),
-        "{allowed}"
-    );
-    assert!(allowed.trim_end().ends_with("exit 0"), "{allowed}");
+    assert_signed_in(&world.read("allowed.txt"));
 }
