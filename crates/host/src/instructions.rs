@@ -481,6 +481,14 @@ mod tests {
         }
     }
 
+    /// The lookup in `folder`, after checking that its section holds no canary.
+    #[cfg(unix)]
+    fn look_without_canary(folder: &Path) -> Lookup {
+        let lookup = look(folder);
+        assert_no_canary(&lookup);
+        lookup
+    }
+
     fn left(file: &str, reason: LeftOutReason) -> InstructionsLeftOut {
         InstructionsLeftOut {
             file: file.into(),
@@ -488,18 +496,38 @@ mod tests {
         }
     }
 
+    /// `files`, each left out as a link to outside the folder.
+    #[cfg(unix)]
+    fn links_outside(files: &[&str]) -> Vec<InstructionsLeftOut> {
+        files
+            .iter()
+            .map(|file| left(file, LeftOutReason::LinkOutside))
+            .collect()
+    }
+
+    #[cfg(unix)]
+    fn make_fifo(at: &Path) {
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            at,
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::from_raw_mode(0o600),
+            0,
+        )
+        .unwrap();
+    }
+
     #[cfg(unix)]
     #[test]
     fn attack_links_agents_md_symlink_to_home_is_not_read() {
         let s = scene();
         link(&s.secret, &s.ws.join("AGENTS.md"));
-        let lookup = look(&s.ws);
-        assert_no_canary(&lookup);
+        let lookup = look_without_canary(&s.ws);
         assert_eq!(
             lookup,
             Lookup {
                 found: None,
-                left_out: vec![left("AGENTS.md", LeftOutReason::LinkOutside)],
+                left_out: links_outside(&["AGENTS.md"]),
             }
         );
         assert_eq!(
@@ -514,14 +542,10 @@ mod tests {
         let s = scene();
         link(s.home.join(".aws/credentials"), &s.ws.join("AGENTS.md"));
         write(&s.ws.join("CLAUDE.md"), "Use tabs.");
-        let lookup = look(&s.ws);
-        assert_no_canary(&lookup);
+        let lookup = look_without_canary(&s.ws);
         assert_eq!(lookup.found.as_ref().unwrap().shown, "CLAUDE.md");
         assert_eq!(lookup.found.as_ref().unwrap().text, "Use tabs.");
-        assert_eq!(
-            lookup.left_out,
-            vec![left("AGENTS.md", LeftOutReason::LinkOutside)]
-        );
+        assert_eq!(lookup.left_out, links_outside(&["AGENTS.md"]));
     }
 
     #[cfg(unix)]
@@ -533,17 +557,10 @@ mod tests {
             "../../home/.ssh/id_ed25519",
             &s.ws.join(".github/copilot-instructions.md"),
         );
-        let lookup = look(&s.ws);
-        assert_no_canary(&lookup);
+        let lookup = look_without_canary(&s.ws);
         assert_eq!(
             lookup.left_out,
-            vec![
-                left("AGENTS.md", LeftOutReason::LinkOutside),
-                left(
-                    ".github/copilot-instructions.md",
-                    LeftOutReason::LinkOutside
-                ),
-            ]
+            links_outside(&["AGENTS.md", ".github/copilot-instructions.md"])
         );
     }
 
@@ -555,12 +572,8 @@ mod tests {
         link("docs/one", &s.ws.join("AGENTS.md"));
         link("two", &s.ws.join("docs/one"));
         link(&s.secret, &s.ws.join("docs/two"));
-        let lookup = look(&s.ws);
-        assert_no_canary(&lookup);
-        assert_eq!(
-            lookup.left_out,
-            vec![left("AGENTS.md", LeftOutReason::LinkOutside)]
-        );
+        let lookup = look_without_canary(&s.ws);
+        assert_eq!(lookup.left_out, links_outside(&["AGENTS.md"]));
     }
 
     #[cfg(unix)]
@@ -569,14 +582,10 @@ mod tests {
         let s = scene();
         write(&s.home.join("copilot-instructions.md"), CANARY);
         link(&s.home, &s.ws.join(".github"));
-        let lookup = look(&s.ws);
-        assert_no_canary(&lookup);
+        let lookup = look_without_canary(&s.ws);
         assert_eq!(
             lookup.left_out,
-            vec![left(
-                ".github/copilot-instructions.md",
-                LeftOutReason::LinkOutside
-            )]
+            links_outside(&[".github/copilot-instructions.md"])
         );
     }
 
@@ -586,14 +595,10 @@ mod tests {
         let s = scene();
         link(&s.secret, &s.ws.join("CLAUDE.md"));
         link(s.home.join(".aws/credentials"), &s.ws.join(".cursorrules"));
-        let lookup = look(&s.ws);
-        assert_no_canary(&lookup);
+        let lookup = look_without_canary(&s.ws);
         assert_eq!(
             lookup.left_out,
-            vec![
-                left("CLAUDE.md", LeftOutReason::LinkOutside),
-                left(".cursorrules", LeftOutReason::LinkOutside),
-            ]
+            links_outside(&["CLAUDE.md", ".cursorrules"])
         );
     }
 
@@ -607,14 +612,10 @@ mod tests {
         link(&s.secret, &s.ws.join("AGENTS.md"));
         // The opened folder's own file may not reach the repository around it either.
         link("../../../home/.aws/credentials", &sub.join("CLAUDE.md"));
-        let lookup = look(&sub);
-        assert_no_canary(&lookup);
+        let lookup = look_without_canary(&sub);
         assert_eq!(
             lookup.left_out,
-            vec![
-                left("../../AGENTS.md", LeftOutReason::LinkOutside),
-                left("CLAUDE.md", LeftOutReason::LinkOutside),
-            ]
+            links_outside(&["../../AGENTS.md", "CLAUDE.md"])
         );
     }
 
@@ -640,14 +641,7 @@ mod tests {
     fn attack_links_a_fifo_named_agents_md_is_left_out_without_waiting() {
         let s = scene();
         let fifo = s.ws.join("AGENTS.md");
-        rustix::fs::mknodat(
-            rustix::fs::CWD,
-            &fifo,
-            rustix::fs::FileType::Fifo,
-            rustix::fs::Mode::from_raw_mode(0o600),
-            0,
-        )
-        .unwrap();
+        make_fifo(&fifo);
         // No writer ever opens it: a lookup that opened it to read would wait for ever. The
         // lookup runs on a thread of its own so that such a wait fails the test (after a bound
         // far beyond any lookup's time) instead of holding the run up.
@@ -672,19 +666,9 @@ mod tests {
     fn attack_links_a_fifo_outside_behind_a_link_is_not_opened() {
         let s = scene();
         let fifo = s.home.join("pipe");
-        rustix::fs::mknodat(
-            rustix::fs::CWD,
-            &fifo,
-            rustix::fs::FileType::Fifo,
-            rustix::fs::Mode::from_raw_mode(0o600),
-            0,
-        )
-        .unwrap();
+        make_fifo(&fifo);
         link(&fifo, &s.ws.join("AGENTS.md"));
-        assert_eq!(
-            look(&s.ws).left_out,
-            vec![left("AGENTS.md", LeftOutReason::LinkOutside)]
-        );
+        assert_eq!(look(&s.ws).left_out, links_outside(&["AGENTS.md"]));
     }
 
     #[cfg(unix)]
@@ -694,10 +678,7 @@ mod tests {
         // /dev/zero is outside, so the link is refused before the device is looked at (making a
         // device inside the folder takes root).
         link("/dev/zero", &s.ws.join("AGENTS.md"));
-        assert_eq!(
-            look(&s.ws).left_out,
-            vec![left("AGENTS.md", LeftOutReason::LinkOutside)]
-        );
+        assert_eq!(look(&s.ws).left_out, links_outside(&["AGENTS.md"]));
     }
 
     #[test]
