@@ -692,11 +692,7 @@ async fn the_hub_token_goes_to_the_hub_and_not_to_the_cdn_it_redirects_to() {
     .await;
     let dir = tempfile::tempdir().unwrap();
     let store = ModelStore::open(dir.path()).unwrap();
-    let options = PullOptions {
-        hub: Hub::new(&hub.endpoint(), Some("hf_secret".into())).unwrap(),
-        ..options(&hub)
-    };
-    let (result, _) = pull(&store, &hub_ref(), &options).await;
+    let (result, _) = pull(&store, &hub_ref(), &with_token(&hub)).await;
     result.unwrap();
     let seen: Vec<(String, bool)> = hub
         .requests()
@@ -735,13 +731,36 @@ fn with_token(hub: &HubServer) -> PullOptions {
     }
 }
 
+/// Pulls the model into `store`, with the token, from a hub serving `bytes` as `redirecting`
+/// says; the result, once it is checked that the hub itself was asked one thing (the HEAD
+/// that redirects), with the token.
+async fn pull_redirected_with_token(
+    store: &ModelStore,
+    bytes: &[u8],
+    redirecting: HubOptions,
+) -> Result<Pulled, ModelError> {
+    let hub = hub(bytes, redirecting).await;
+    let (result, _) = pull(store, &hub_ref(), &with_token(&hub)).await;
+    assert_eq!(
+        hub.requests()
+            .iter()
+            .map(|r| (r.method.as_str(), r.authorized))
+            .collect::<Vec<_>>(),
+        [("HEAD", true)]
+    );
+    result
+}
+
 /// The redirect's target starts with the hub's own address, as `https://hub.example.com@evil.net`
 /// starts with `https://hub.example.com`: a string-prefix test would hand it the token.
 #[tokio::test]
 async fn attack_hub_the_token_does_not_go_to_a_host_whose_address_starts_like_the_hubs() {
     let bytes = model_bytes(10_000);
     let other = elsewhere(&bytes).await;
-    let hub = hub(
+    let dir = tempfile::tempdir().unwrap();
+    let store = ModelStore::open(dir.path()).unwrap();
+    let result = pull_redirected_with_token(
+        &store,
         &bytes,
         HubOptions {
             redirect: true,
@@ -750,17 +769,7 @@ async fn attack_hub_the_token_does_not_go_to_a_host_whose_address_starts_like_th
         },
     )
     .await;
-    let dir = tempfile::tempdir().unwrap();
-    let store = ModelStore::open(dir.path()).unwrap();
-    let (result, _) = pull(&store, &hub_ref(), &with_token(&hub)).await;
     assert_eq!(std::fs::read(&result.unwrap().model().path).unwrap(), bytes);
-    assert_eq!(
-        hub.requests()
-            .iter()
-            .map(|r| (r.method.as_str(), r.authorized))
-            .collect::<Vec<_>>(),
-        [("HEAD", true)]
-    );
     assert_eq!(
         other
             .requests()
@@ -777,7 +786,10 @@ async fn attack_hub_the_token_does_not_go_to_a_host_whose_address_starts_like_th
 async fn attack_hub_a_protocol_relative_redirect_gets_no_token() {
     let bytes = model_bytes(10_000);
     let other = elsewhere(&bytes).await;
-    let hub = hub(
+    let dir = tempfile::tempdir().unwrap();
+    let store = ModelStore::open(dir.path()).unwrap();
+    let result = pull_redirected_with_token(
+        &store,
         &bytes,
         HubOptions {
             redirect: true,
@@ -787,18 +799,8 @@ async fn attack_hub_a_protocol_relative_redirect_gets_no_token() {
         },
     )
     .await;
-    let dir = tempfile::tempdir().unwrap();
-    let store = ModelStore::open(dir.path()).unwrap();
-    let (result, _) = pull(&store, &hub_ref(), &with_token(&hub)).await;
     let error = result.unwrap_err().to_string();
     assert!(error.starts_with("the hub gave no SHA-256 for "), "{error}");
-    assert_eq!(
-        hub.requests()
-            .iter()
-            .map(|r| (r.method.as_str(), r.authorized))
-            .collect::<Vec<_>>(),
-        [("HEAD", true)]
-    );
     assert!(
         other.requests().iter().all(|r| !r.authorized),
         "{:?}",
