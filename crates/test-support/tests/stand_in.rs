@@ -3,7 +3,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use tooltrail_test_support::stand_in::CANNED_ANSWER;
@@ -25,6 +25,22 @@ fn free_port() -> u16 {
         .local_addr()
         .unwrap()
         .port()
+}
+
+/// The status of a GET of `url`, with `key` as its bearer token when there is one.
+async fn status_of_get(client: &reqwest::Client, url: &str, key: Option<&str>) -> u16 {
+    let mut request = client.get(url);
+    if let Some(key) = key {
+        request = request.bearer_auth(key);
+    }
+    request.send().await.unwrap().status().as_u16()
+}
+
+/// Fails unless `out` is that of a start that failed, saying `says` on stderr.
+fn assert_refused(out: &Output, says: &str) {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(stderr.contains(says), "{stderr}");
 }
 
 #[tokio::test]
@@ -87,33 +103,13 @@ async fn it_takes_llama_servers_flags_and_requires_the_key_beyond_health() {
 
     for path in ["/props", "/slots"] {
         let url = format!("{root}{path}");
-        assert_eq!(
-            client.get(&url).send().await.unwrap().status(),
-            401,
-            "{path}"
-        );
-        assert_eq!(
-            client
-                .get(&url)
-                .bearer_auth("wrong")
-                .send()
-                .await
-                .unwrap()
-                .status(),
-            401,
-            "{path}"
-        );
-        assert_eq!(
-            client
-                .get(&url)
-                .bearer_auth("sekret")
-                .send()
-                .await
-                .unwrap()
-                .status(),
-            200,
-            "{path}"
-        );
+        for (key, status) in [(None, 401), (Some("wrong"), 401), (Some("sekret"), 200)] {
+            assert_eq!(
+                status_of_get(&client, &url, key).await,
+                status,
+                "{path} {key:?}"
+            );
+        }
     }
     let props: serde_json::Value = client
         .get(format!("{root}/props"))
@@ -164,12 +160,7 @@ fn it_refuses_to_start_as_llama_server_does() {
         .args(["--model", dir.path().join("none.gguf").to_str().unwrap()])
         .output()
         .unwrap();
-    assert!(!missing.status.success());
-    assert!(
-        String::from_utf8_lossy(&missing.stderr).contains("failed to load model"),
-        "{}",
-        String::from_utf8_lossy(&missing.stderr)
-    );
+    assert_refused(&missing, "failed to load model");
     let unknown = Command::new(PROGRAM)
         .args(["--model", "m.gguf", "--no-such-flag"])
         .output()
@@ -184,10 +175,5 @@ fn it_refuses_to_start_as_llama_server_does() {
         .args(["--model", model.to_str().unwrap(), "--port", &port])
         .output()
         .unwrap();
-    assert!(!bound.status.success());
-    assert!(
-        String::from_utf8_lossy(&bound.stderr).contains("couldn't bind HTTP server socket"),
-        "{}",
-        String::from_utf8_lossy(&bound.stderr)
-    );
+    assert_refused(&bound, "couldn't bind HTTP server socket");
 }
