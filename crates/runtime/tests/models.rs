@@ -731,16 +731,17 @@ fn with_token(hub: &HubServer) -> PullOptions {
     }
 }
 
-/// Pulls the model into `store`, with the token, from a hub serving `bytes` as `redirecting`
-/// says; the result, once it is checked that the hub itself was asked one thing (the HEAD
-/// that redirects), with the token.
+/// Pulls the model into a folder of its own, with the token, from a hub serving `bytes` as
+/// `redirecting` says; the bytes of the model kept, or the error, once it is checked that the
+/// hub itself was asked one thing (the HEAD that redirects), with the token.
 async fn pull_redirected_with_token(
-    store: &ModelStore,
     bytes: &[u8],
     redirecting: HubOptions,
-) -> Result<Pulled, ModelError> {
+) -> Result<Vec<u8>, ModelError> {
     let hub = hub(bytes, redirecting).await;
-    let (result, _) = pull(store, &hub_ref(), &with_token(&hub)).await;
+    let dir = tempfile::tempdir().unwrap();
+    let store = ModelStore::open(dir.path()).unwrap();
+    let (result, _) = pull(&store, &hub_ref(), &with_token(&hub)).await;
     assert_eq!(
         hub.requests()
             .iter()
@@ -748,7 +749,7 @@ async fn pull_redirected_with_token(
             .collect::<Vec<_>>(),
         [("HEAD", true)]
     );
-    result
+    result.map(|pulled| std::fs::read(&pulled.model().path).unwrap())
 }
 
 /// The redirect's target starts with the hub's own address, as `https://hub.example.com@evil.net`
@@ -757,10 +758,7 @@ async fn pull_redirected_with_token(
 async fn attack_hub_the_token_does_not_go_to_a_host_whose_address_starts_like_the_hubs() {
     let bytes = model_bytes(10_000);
     let other = elsewhere(&bytes).await;
-    let dir = tempfile::tempdir().unwrap();
-    let store = ModelStore::open(dir.path()).unwrap();
     let result = pull_redirected_with_token(
-        &store,
         &bytes,
         HubOptions {
             redirect: true,
@@ -769,7 +767,7 @@ async fn attack_hub_the_token_does_not_go_to_a_host_whose_address_starts_like_th
         },
     )
     .await;
-    assert_eq!(std::fs::read(&result.unwrap().model().path).unwrap(), bytes);
+    assert_eq!(result.unwrap(), bytes);
     assert_eq!(
         other
             .requests()
@@ -786,10 +784,7 @@ async fn attack_hub_the_token_does_not_go_to_a_host_whose_address_starts_like_th
 async fn attack_hub_a_protocol_relative_redirect_gets_no_token() {
     let bytes = model_bytes(10_000);
     let other = elsewhere(&bytes).await;
-    let dir = tempfile::tempdir().unwrap();
-    let store = ModelStore::open(dir.path()).unwrap();
     let result = pull_redirected_with_token(
-        &store,
         &bytes,
         HubOptions {
             redirect: true,
