@@ -27,13 +27,18 @@ fn free_port() -> u16 {
         .port()
 }
 
-/// The status of a GET of `url`, with `key` as its bearer token when there is one.
-async fn status_of_get(client: &reqwest::Client, url: &str, key: Option<&str>) -> u16 {
+/// A GET of `url`, with `key` as its bearer token when there is one.
+async fn get(client: &reqwest::Client, url: &str, key: Option<&str>) -> reqwest::Response {
     let mut request = client.get(url);
     if let Some(key) = key {
         request = request.bearer_auth(key);
     }
-    request.send().await.unwrap().status().as_u16()
+    request.send().await.unwrap()
+}
+
+/// What a GET of `url` (as [`get`]) answered, as JSON.
+async fn get_json(client: &reqwest::Client, url: &str, key: Option<&str>) -> serde_json::Value {
+    get(client, url, key).await.json().await.unwrap()
 }
 
 /// Fails unless `out` is that of a start that failed, saying `says` on stderr.
@@ -91,35 +96,20 @@ async fn it_takes_llama_servers_flags_and_requires_the_key_beyond_health() {
         );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    let models: serde_json::Value = client
-        .get(format!("{root}/v1/models"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let models = get_json(&client, &format!("{root}/v1/models"), None).await;
     assert_eq!(models["data"][0]["id"], "tiny");
 
     for path in ["/props", "/slots"] {
         let url = format!("{root}{path}");
         for (key, status) in [(None, 401), (Some("wrong"), 401), (Some("sekret"), 200)] {
             assert_eq!(
-                status_of_get(&client, &url, key).await,
+                get(&client, &url, key).await.status(),
                 status,
                 "{path} {key:?}"
             );
         }
     }
-    let props: serde_json::Value = client
-        .get(format!("{root}/props"))
-        .bearer_auth("sekret")
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let props = get_json(&client, &format!("{root}/props"), Some("sekret")).await;
     assert_eq!(props["default_generation_settings"]["n_ctx"], 2048);
 
     let chat = serde_json::json!({"model": "tiny", "stream": true, "messages": [{"role": "user", "content": "hi"}]});
