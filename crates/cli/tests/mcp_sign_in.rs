@@ -187,14 +187,10 @@ secret-tool lookup service tooltrail username "mcp-oauth:$MCP_URL" >"$out/after-
 #[test]
 fn sign_in_through_the_loopback_redirect_then_call_a_tool() {
     let Some(node) = tools() else { return };
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("out");
-    let config = dir.path().join("config");
-    std::fs::create_dir_all(&out).unwrap();
-    std::fs::create_dir_all(&config).unwrap();
-    let secrets = dir.path().join("secrets.txt");
-    std::fs::write(&secrets, "").unwrap();
-    let fixture = start_fixture(&node, &secrets);
+    // The folders of a world; the browsers and the steps are this test's own.
+    let world = World::new(&node);
+    let (out, config, secrets) = (&world.out, &world.config, &world.secrets);
+    let fixture = start_fixture(&node, secrets);
 
     let mcp_json = docs_mcp_json(&fixture, "");
     std::fs::write(config.join("mcp.json"), &mcp_json).unwrap();
@@ -223,10 +219,10 @@ fn sign_in_through_the_loopback_redirect_then_call_a_tool() {
         .arg("bash")
         .arg(out.join("steps.sh"))
         .env("TOOLTRAIL", env!("CARGO_BIN_EXE_tooltrail"))
-        .env("OUT", &out)
+        .env("OUT", out)
         .env("MCP_URL", &fixture.mcp)
         .env("OUTLIVE", (TOKEN_SECONDS + 1).to_string())
-        .env("TOOLTRAIL_CONFIG_DIR", &config)
+        .env("TOOLTRAIL_CONFIG_DIR", config)
         .env("TOOLTRAIL_DATA_DIR", config.join("data"))
         .env("NO_COLOR", "1")
         .env_remove("TOOLTRAIL_BASE_URL")
@@ -307,7 +303,7 @@ fn sign_in_through_the_loopback_redirect_then_call_a_tool() {
 
     // No code or token the server handed out is in anything tooltrail printed or wrote, and
     // mcp.json is as it was.
-    let handed_out: Vec<String> = std::fs::read_to_string(&secrets)
+    let handed_out: Vec<String> = std::fs::read_to_string(secrets)
         .unwrap()
         .lines()
         .map(str::to_string)
@@ -327,7 +323,7 @@ fn sign_in_through_the_loopback_redirect_then_call_a_tool() {
     ] {
         written.push((name.to_string(), read(name)));
     }
-    for entry in walk(&config) {
+    for entry in walk(config) {
         written.push((
             entry.display().to_string(),
             String::from_utf8_lossy(&std::fs::read(&entry).unwrap()).into_owned(),
