@@ -393,22 +393,9 @@ async fn the_local_provider_runs_llama_server_under_a_supervisor_shared_by_every
         .unwrap();
     assert!(health.status().is_success());
     let ps = setup.tooltrail(&["models", "ps", "--json"], &[]).await;
-    let listed: Value = serde_json::from_slice(&ps.stdout).unwrap_or(Value::Null);
-    assert_eq!(
-        listed["server_pid"],
-        restarted["server_pid"],
-        "{}",
-        text(&ps.stderr)
-    );
-    assert!(!text(&ps.stdout).contains(restarted["api_key"].as_str().unwrap()));
+    runtime::assert_listed_without_key(&ps, &restarted);
     let stop = setup.tooltrail(&["models", "stop"], &[]).await;
-    assert_eq!(
-        text(&stop.stdout),
-        format!(
-            "Stopped the local model gemma (llama-server pid {}, port {}).\n",
-            restarted["server_pid"], restarted["port"]
-        )
-    );
+    runtime::assert_stopped(&stop, "gemma", &restarted);
     assert!(!alive_field(&restarted, "supervisor_pid"));
     wait_until(
         "llama-server's end after models stop",

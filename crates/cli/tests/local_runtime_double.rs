@@ -171,25 +171,10 @@ async fn a_question_starts_the_runtime_the_next_reuses_it_and_models_stop_ends_i
     }
 
     let ps = setup.tooltrail(&["models", "ps", "--json"], &[]).await;
-    let listed: Value = serde_json::from_slice(&ps.stdout).unwrap_or(Value::Null);
-    assert_eq!(
-        listed["server_pid"],
-        first["server_pid"],
-        "{}",
-        text(&ps.stderr)
-    );
-    assert!(!text(&ps.stdout).contains(first["api_key"].as_str().unwrap()));
+    runtime::assert_listed_without_key(&ps, &first);
 
     let stop = setup.tooltrail(&["models", "stop"], &[]).await;
-    assert_eq!(
-        text(&stop.stdout),
-        format!(
-            "Stopped the local model tiny (llama-server pid {server}, port {}).\n",
-            first["port"]
-        ),
-        "{}",
-        text(&stop.stderr)
-    );
+    runtime::assert_stopped(&stop, "tiny", &first);
     wait_until(
         "the runtime's end after models stop",
         Duration::from_secs(10),

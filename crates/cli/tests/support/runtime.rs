@@ -3,6 +3,7 @@
 //! folder beside it, and the processes of /proc (which run, and killing what a test leaves).
 
 use std::path::{Path, PathBuf};
+use std::process::Output;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -30,6 +31,33 @@ pub fn runtime_dir(config: &Path) -> PathBuf {
 pub fn state(config: &Path) -> Option<Value> {
     let text = std::fs::read_to_string(runtime_dir(config).join("state.json")).ok()?;
     serde_json::from_str(&text).ok()
+}
+
+/// Fails unless `ps`, what `tooltrail models ps --json` printed, lists the llama-server of
+/// `state` and not its key.
+pub fn assert_listed_without_key(ps: &Output, state: &Value) {
+    let listed: Value = serde_json::from_slice(&ps.stdout).unwrap_or(Value::Null);
+    assert_eq!(
+        listed["server_pid"],
+        state["server_pid"],
+        "{}",
+        String::from_utf8_lossy(&ps.stderr)
+    );
+    assert!(!String::from_utf8_lossy(&ps.stdout).contains(state["api_key"].as_str().unwrap()));
+}
+
+/// Fails unless `stop`, what `tooltrail models stop` printed, says it stopped `model`, served
+/// by the llama-server of `state`.
+pub fn assert_stopped(stop: &Output, model: &str, state: &Value) {
+    assert_eq!(
+        String::from_utf8_lossy(&stop.stdout),
+        format!(
+            "Stopped the local model {model} (llama-server pid {}, port {}).\n",
+            state["server_pid"], state["port"]
+        ),
+        "{}",
+        String::from_utf8_lossy(&stop.stderr)
+    );
 }
 
 /// Kills whatever is left of `config`'s runtime, so that a failed assertion leaves nothing
