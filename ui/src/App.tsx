@@ -212,7 +212,7 @@ export function App() {
           {view === "settings" && <SettingsView workspace={workspace} onChanged={settingsChanged} />}
           {view === "guide" && (
             <main className="page guide-page" aria-label={t("guideTitle")}>
-              <ModelGuide onDone={() => setView("chat")} doneLabel="guideBack" onChanged={settingsChanged} />
+              <ModelGuide onDone={() => setView("chat")} doneLabel="guideBack" onChanged={settingsChanged} ownPage />
             </main>
           )}
         </Suspense>
@@ -220,6 +220,8 @@ export function App() {
       {view === "chat" && (
       <>
       <main className="chat">
+        {/* Every screen names itself with one h1; the chat's is read, not shown: the sidebar already marks it. */}
+        <h1 className="sr-only">{t("navChat")}</h1>
         {(changedCount > 0 || openError) && (
           <div className="chat-banner">
             {changedCount > 0 && (

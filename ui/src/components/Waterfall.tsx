@@ -198,7 +198,9 @@ function describe(t: Translate, span: Span, segments: Segment[], what: string, w
 
 function Bars({ segments, span, phase, label, onHover }: { segments: Segment[]; span: Span; phase: string; label: string; onHover: (on: boolean) => void }) {
   return (
-    <span className="wf-track" aria-label={label || undefined} onMouseEnter={() => onHover(true)} onMouseLeave={() => onHover(false)}>
+    // A labelled track is a picture of the model's round for a screen reader (a call's is inside
+    // its button, which says it all); an aria-label on a plain span would not be read.
+    <span className="wf-track" {...(label ? { role: "img", "aria-label": label } : {})} onMouseEnter={() => onHover(true)} onMouseLeave={() => onHover(false)}>
       {segments.map((segment, i) => {
         const { left, width } = placeOnAxis(segment, span);
         return <span key={i} className={`wf-bar wf-${segment.kind} phase-${phase}${segment.live ? " live" : ""}`} data-kind={segment.kind} style={{ left: `${left}%`, width: `${width}%` }} />;

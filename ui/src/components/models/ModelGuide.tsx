@@ -22,11 +22,16 @@ interface Props {
   doneLabel: MessageKey;
   /** Where questions go changed. */
   onChanged: () => void;
+  /** The guide is the whole page, so its title is the page's level-one heading. */
+  ownPage?: boolean;
 }
+
+/** The level of each way's title: one below the guide's own. */
+type WayHeading = "h2" | "h3";
 
 const CLOUD = PROVIDER_PRESETS.filter((preset) => preset.needsKey);
 
-export function ModelGuide({ initial, onDone, doneLabel, onChanged }: Props) {
+export function ModelGuide({ initial, onDone, doneLabel, onChanged, ownPage = false }: Props) {
   const { t } = useI18n();
   const [guide, setGuide] = useState<GuideView | null>(initial ?? null);
   const [checking, setChecking] = useState(!initial);
@@ -70,9 +75,11 @@ export function ModelGuide({ initial, onDone, doneLabel, onChanged }: Props) {
   );
 
   const ready = guide?.ready === true;
+  const Title = ownPage ? "h1" : "h2";
+  const Way = ownPage ? "h2" : "h3";
   return (
     <div className="guide" data-testid="model-guide" aria-busy={checking}>
-      <h2>{t("guideTitle")}</h2>
+      <Title className="guide-title">{t("guideTitle")}</Title>
       {ready ? (
         <div className="guide-ready" role="status" data-testid="guide-ready">
           <p>{chosen ?? (guide.local ? t("guideReadyLocal", { name: guide.endpoint.model ?? "" }) : t("guideReady", { name: guide.endpoint.model ?? guide.endpoint.base_url }))}</p>
@@ -96,9 +103,9 @@ export function ModelGuide({ initial, onDone, doneLabel, onChanged }: Props) {
           {error}
         </p>
       )}
-      <Servers guide={guide} checking={checking} onLookAgain={check} onChosen={chose} onError={setError} />
-      <Cloud onChosen={chose} />
-      <Local onChosen={chose} />
+      <Servers guide={guide} checking={checking} onLookAgain={check} onChosen={chose} onError={setError} Heading={Way} />
+      <Cloud onChosen={chose} Heading={Way} />
+      <Local onChosen={chose} Heading={Way} />
     </div>
   );
 }
@@ -114,13 +121,13 @@ function supportText(support: Support, t: (key: MessageKey) => string): string {
   }
 }
 
-function Servers({ guide, checking, onLookAgain, onChosen, onError }: { guide: GuideView | null; checking: boolean; onLookAgain: () => void; onChosen: (sentence: string) => void; onError: (message: string) => void }) {
+function Servers({ guide, checking, onLookAgain, onChosen, onError, Heading }: { guide: GuideView | null; checking: boolean; onLookAgain: () => void; onChosen: (sentence: string) => void; onError: (message: string) => void; Heading: WayHeading }) {
   const { t } = useI18n();
   const titleId = useId();
   return (
     <section className="guide-way" aria-labelledby={titleId} data-testid="guide-servers">
       <div className="guide-way-head">
-        <h3 id={titleId}>{t("guideServersTitle")}</h3>
+        <Heading id={titleId}>{t("guideServersTitle")}</Heading>
         <button type="button" className="small" onClick={onLookAgain} disabled={checking}>
           {t("guideLookAgain")}
         </button>
@@ -224,7 +231,7 @@ function ServerCard({ server, onChosen, onError }: { server: FoundServer; onChos
   );
 }
 
-function Cloud({ onChosen }: { onChosen: (sentence: string) => void }) {
+function Cloud({ onChosen, Heading }: { onChosen: (sentence: string) => void; Heading: WayHeading }) {
   const { t } = useI18n();
   const titleId = useId();
   const providerId = useId();
@@ -273,7 +280,7 @@ function Cloud({ onChosen }: { onChosen: (sentence: string) => void }) {
   };
   return (
     <section className="guide-way" aria-labelledby={titleId} data-testid="guide-cloud">
-      <h3 id={titleId}>{t("guideCloudTitle")}</h3>
+      <Heading id={titleId}>{t("guideCloudTitle")}</Heading>
       <p className="muted small-text">{t("guideCloudIntro")}</p>
       <div className="guide-cloud-row">
         <div className="cfg-field">
@@ -326,7 +333,7 @@ function Cloud({ onChosen }: { onChosen: (sentence: string) => void }) {
   );
 }
 
-function Local({ onChosen }: { onChosen: (sentence: string) => void }) {
+function Local({ onChosen, Heading }: { onChosen: (sentence: string) => void; Heading: WayHeading }) {
   const { t } = useI18n();
   const titleId = useId();
   const downloads = useDownloads();
@@ -369,7 +376,7 @@ function Local({ onChosen }: { onChosen: (sentence: string) => void }) {
   if (!supported) {
     return (
       <section className="guide-way" aria-labelledby={titleId} data-testid="guide-local">
-        <h3 id={titleId}>{t("guideLocalTitle")}</h3>
+        <Heading id={titleId}>{t("guideLocalTitle")}</Heading>
         <p className="cfg-warning small-text" data-testid="guide-local-unsupported">
           {t("guideLocalUnsupported")}
         </p>
@@ -378,7 +385,7 @@ function Local({ onChosen }: { onChosen: (sentence: string) => void }) {
   }
   return (
     <section className="guide-way" aria-labelledby={titleId} data-testid="guide-local">
-      <h3 id={titleId}>{t("guideLocalTitle")}</h3>
+      <Heading id={titleId}>{t("guideLocalTitle")}</Heading>
       <p className="muted small-text">{t("guideLocalIntro")}</p>
       {serverProblem && <p className="cfg-warning small-text">{t("guideNoServer", { problem: serverProblem })}</p>}
       <DownloadCards />
