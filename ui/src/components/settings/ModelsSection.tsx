@@ -2,7 +2,7 @@
 // template, the one in use), downloads from the catalogue or the hub, imports, removal after a
 // yes, Use, and the model running now with Stop — what `tooltrail models` and `models ps` show.
 import "../models/models.css";
-import { useCallback, useEffect, useState } from "react";
+import { useCallback, useEffect, useRef, useState } from "react";
 import { api, errorMessage, type ModelsView, type ModelView, type RuntimeView } from "../../api";
 import { useDownloads } from "../../downloads";
 import { useI18n } from "../../i18n";
@@ -27,6 +27,13 @@ export function ModelsSection({ onChanged }: Props) {
   const [problem, setProblem] = useState<string | null>(null);
   const [reference, setReference] = useState("");
   const [referenceProblem, setReferenceProblem] = useState(false);
+  /** Why the reference typed was refused; shown under its field, where the user is looking. */
+  const [referenceRefused, setReferenceRefused] = useState<string | null>(null);
+  const refusedRef = useRef<HTMLParagraphElement>(null);
+  // The sentence appears under the field, which may sit at the bottom edge of the view.
+  useEffect(() => {
+    if (referenceRefused) refusedRef.current?.scrollIntoView({ block: "nearest" });
+  }, [referenceRefused]);
 
   const reload = useCallback(
     () =>
@@ -178,8 +185,13 @@ export function ModelsSection({ onChanged }: Props) {
             return;
           }
           setReferenceProblem(false);
-          start(reference.trim());
-          setReference("");
+          setReferenceRefused(null);
+          setProblem(null);
+          // The text stays in the field until it is taken, so a refused one can be corrected.
+          downloads.start(reference.trim(), false).then(
+            () => setReference(""),
+            (failure: unknown) => setReferenceRefused(errorMessage(failure)),
+          );
         }}
       >
         <Field label={t("mdlReference")} hint={t("mdlReferenceHint")} problem={referenceProblem ? { key: "mdlReferenceRequired" } : null}>
@@ -190,6 +202,11 @@ export function ModelsSection({ onChanged }: Props) {
             </div>
           )}
         </Field>
+        {referenceRefused && (
+          <p ref={refusedRef} className="turn-error" role="alert" data-testid="mdl-reference-refused">
+            {referenceRefused}
+          </p>
+        )}
       </form>
       <div>
         <button
