@@ -50,6 +50,25 @@ export async function openApp(browser, config, contextOptions = {}) {
   return { context, page, problems };
 }
 
+const AXE_SOURCE = join(repo, "ui/node_modules/axe-core/axe.min.js");
+/** WCAG 2.0, 2.1 and 2.2 at levels A and AA, and axe's best practices. */
+export const AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"];
+
+/**
+ * The violations axe-core finds in the page (or in the element `selector` picks), each a line
+ * naming the rule and up to four of the elements it found, so a failing spec says what to fix.
+ */
+export async function axeViolations(page, selector = null) {
+  if (!(await page.evaluate(() => "axe" in window))) await page.evaluate(readFileSync(AXE_SOURCE, "utf8"));
+  const result = await page.evaluate(
+    ({ selector, tags }) => window.axe.run(selector ? document.querySelector(selector) : document, { runOnly: { type: "tag", values: tags } }),
+    { selector, tags: AXE_TAGS },
+  );
+  return result.violations.map(
+    (v) => `${v.id} (${v.impact}): ${v.help}\n    ${v.nodes.slice(0, 4).map((n) => `${n.target.join(" ")}: ${n.failureSummary?.split("\n").slice(1).join(" ")}`).join("\n    ")}`,
+  );
+}
+
 /**
  * A dependency the spec needs is missing (node packages, a Secret Service, llama-server): under
  * CI=true that fails the run with `why`, so CI never counts a spec that did not run; elsewhere
