@@ -1,11 +1,10 @@
 // axe-core on every view of the built UI (Chromium, the Rust side mocked): the start screen, a
 // chat with a turn and its timeline as a list and as a waterfall, an approval waiting, a turn
-// that could not reach the model and the guide it opens, History
-// with a call's detail, Stats, Snippets, each section of Settings, the first-run guide and
-// Settings → Models. Each is checked in the light theme in English and in the dark theme in
-// Chinese against WCAG 2.0, 2.1 and 2.2 A and AA and axe's best practices (lib.mjs AXE_TAGS),
-// so contrast, names, labels and headings stay at zero faults. Screenshots go to
-// target/screenshots/a11y-*.png.
+// that could not reach the model and the guide it opens, History with a call's detail, Stats,
+// Snippets, each section of Settings (Models among them), and the first-run guide. Each is
+// checked in the light theme in English and in the dark theme in Chinese against WCAG 2.0, 2.1
+// and 2.2 A and AA and axe's best practices (lib.mjs AXE_TAGS), so contrast, names, labels,
+// headings and target sizes stay at zero faults. Screenshots go to target/screenshots/a11y-*.png.
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { axeViolations, launchBrowser, openApp, run, screenshots, test } from "./lib.mjs";

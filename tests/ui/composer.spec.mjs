@@ -1,14 +1,12 @@
 // The composer's `@` (attach a file of the folder or an MCP server's resource, shown as chips)
 // and `/` (an MCP server's prompt, its arguments asked for in a small form with the server's
 // completions, its messages put in the box) in the built UI (Chromium, the Rust side mocked):
-// what send_message is given, a resource update on a chip, and axe-core (WCAG 2 A and AA) in
-// English and Chinese, light and dark. Screenshots in target/screenshots/composer-*.png.
+// what send_message is given, a resource update on a chip, and axe-core (WCAG 2.2 A and AA and
+// best practice) in English and Chinese, light and dark. Screenshots in target/screenshots/composer-*.png.
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { launchBrowser, openApp, repo, run, screenshots, test } from "./lib.mjs";
+import { axeViolations, launchBrowser, openApp, run, screenshots, test } from "./lib.mjs";
 
-const AXE = readFileSync(join(repo, "ui/node_modules/axe-core/axe.min.js"), "utf8");
 const workspace = { path: "/home/me/demo", name: "demo", watched: true };
 const LIGHT_EN = { colorScheme: "light", locale: "en-US" };
 const DARK_ZH = { colorScheme: "dark", locale: "zh-CN" };
@@ -59,9 +57,7 @@ const calls = (page, cmd) => page.evaluate((cmd) => window.__mock.calls.filter((
 
 /** Runs axe on the composer (the rest of the window has specs of its own). */
 async function axe(page, what) {
-  await page.evaluate(AXE);
-  const result = await page.evaluate(() => window.axe.run(document.querySelector(".composer"), { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] } }));
-  const found = result.violations.map((v) => `${v.id} (${v.impact}): ${v.help}\n    ${v.nodes.slice(0, 4).map((n) => `${n.target.join(" ")}: ${n.failureSummary?.split("\n").slice(1).join(" ")}`).join("\n    ")}`);
+  const found = await axeViolations(page, ".composer");
   assert.deepEqual(found, [], `axe found problems in ${what}:\n  ${found.join("\n  ")}`);
 }
 

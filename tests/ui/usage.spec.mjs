@@ -2,9 +2,8 @@
 // side mocked): a turn with two parallel reads and a command that waits for approval, replayed
 // through the real Channel code path. Screenshots in English and Chinese, light and dark.
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { launchBrowser, openApp, repo, run, screenshots, test } from "./lib.mjs";
+import { axeViolations, launchBrowser, openApp, run, screenshots, test } from "./lib.mjs";
 
 const workspace = { path: "/home/me/demo", name: "demo", watched: true };
 const browser = await launchBrowser();
@@ -159,7 +158,6 @@ test("stats: tokens per day, and their cost where the provider has prices", asyn
 });
 
 test("an AGENTS.md left out is said with why in the empty chat and the context meter, in both languages, and passes axe", async () => {
-  const AXE = readFileSync(join(repo, "ui/node_modules/axe-core/axe.min.js"), "utf8");
   const instructions = {
     file: "CLAUDE.md",
     cut: true,
@@ -178,11 +176,7 @@ test("an AGENTS.md left out is said with why in the empty chat and the context m
     assert.equal(await page.getByTestId("instructions-cut").innerText(), cut);
     const meter = page.getByTestId("meter-instructions-left-out");
     assert.equal(await meter.getAttribute("title"), leftOut);
-    await page.evaluate(AXE);
-    const result = await page.evaluate(() =>
-      window.axe.run(document.querySelector("main") ?? document.body, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] } }),
-    );
-    assert.deepEqual(result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`), []);
+    assert.deepEqual(await axeViolations(page, "main"), []);
     await shot(page, `instructions-left-out-${lang}`);
     assert.deepEqual(problems, []);
     await context.close();
