@@ -11,7 +11,7 @@ import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSy
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { repo, run, screenshots, test } from "./lib.mjs";
-import { Session, setLanguage, shoot as shootWindow, startDriver, startScriptedModel } from "./webdriver.mjs";
+import { appEnv, scriptedModelEnv, Session, setLanguage, shoot as shootWindow, startDriver, startScriptedModel } from "./webdriver.mjs";
 
 const app = process.env.TOOLTRAIL_APP ?? join(repo, "target/debug/tooltrail-app");
 const scriptedModel = process.env.SCRIPTED_MODEL ?? join(repo, "target/debug/scripted-model");
@@ -33,14 +33,7 @@ test("the app opens a folder, asks, waits for approval, runs the command and ans
   cpSync(join(repo, "tests/ui/fixtures/demo-project"), folder, { recursive: true });
   const configDir = mkdtempSync(join(tmpdir(), "tooltrail-config-"));
   const model = await startScriptedModel(scriptedModel, join(repo, "tests/ui/fixtures/approve-and-answer.json"));
-  const driver = await startDriver({
-    ...process.env,
-    TAURI_WEBVIEW_AUTOMATION: "true",
-    TOOLTRAIL_BASE_URL: model.url,
-    TOOLTRAIL_MODEL: "scripted",
-    TOOLTRAIL_CONFIG_DIR: configDir,
-    TOOLTRAIL_DATA_DIR: join(configDir, "data"),
-  });
+  const driver = await startDriver(appEnv(configDir, { ...scriptedModelEnv(model) }));
   let session;
   try {
     session = await Session.start(driver.base, app, [folder]);

@@ -10,7 +10,7 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { dependencyMissing, repo, run, screenshots, test } from "./lib.mjs";
-import { Session, axe, setLanguage, shoot as shootWindow, startDriver, startScriptedModel } from "./webdriver.mjs";
+import { appEnv, axe, gtkTheme, ownWindowState, scriptedModelEnv, Session, setLanguage, shoot as shootWindow, startDriver, startScriptedModel } from "./webdriver.mjs";
 
 const app = process.env.TOOLTRAIL_APP ?? join(repo, "target/debug/tooltrail-app");
 const scriptedModel = process.env.SCRIPTED_MODEL ?? join(repo, "target/debug/scripted-model");
@@ -42,17 +42,7 @@ for (const [lang, theme] of [
     writeFileSync(script, JSON.stringify([{ text: "The readme and the instructions, read." }]));
     const requests = join(configDir, "requests.jsonl");
     const model = await startScriptedModel(scriptedModel, script, ["--record", requests]);
-    const driver = await startDriver({
-      ...process.env,
-      TAURI_WEBVIEW_AUTOMATION: "true",
-      TOOLTRAIL_BASE_URL: model.url,
-      TOOLTRAIL_MODEL: "scripted",
-      TOOLTRAIL_CONFIG_DIR: configDir,
-      TOOLTRAIL_DATA_DIR: join(configDir, "data"),
-      XDG_DATA_HOME: join(configDir, "xdg-data"),
-      XDG_CACHE_HOME: join(configDir, "xdg-cache"),
-      GTK_THEME: theme === "dark" ? "Adwaita:dark" : "Adwaita",
-    });
+    const driver = await startDriver(appEnv(configDir, { ...scriptedModelEnv(model), ...ownWindowState(configDir), ...gtkTheme(theme) }));
     let session;
     try {
       session = await Session.start(driver.base, app, [folder]);

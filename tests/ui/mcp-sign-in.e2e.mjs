@@ -14,7 +14,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { dependencyMissing, repo, run, test } from "./lib.mjs";
-import { Session, setLanguage, shoot as shootWindow, startDriver } from "./webdriver.mjs";
+import { appEnv, gtkTheme, Session, setLanguage, shoot as shootWindow, startDriver } from "./webdriver.mjs";
 
 const app = process.env.TOOLTRAIL_APP ?? join(repo, "target/debug/tooltrail-app");
 const fixture = join(repo, "tests/mcp/fixtures/oauth-server.mjs");
@@ -55,15 +55,7 @@ for (const [lang, theme] of [
     const browser = join(configDir, "browser.sh");
     writeFileSync(browser, `#!/bin/sh\nprintf '%s' "$1" > '${page}'\n`);
     chmodSync(browser, 0o755);
-    const driver = await startDriver({
-      ...process.env,
-      TAURI_WEBVIEW_AUTOMATION: "true",
-      BROWSER: browser,
-      TOOLTRAIL_CONFIG_DIR: configDir,
-      TOOLTRAIL_DATA_DIR: join(configDir, "data"),
-      XDG_CACHE_HOME: join(configDir, "xdg-cache"),
-      GTK_THEME: theme === "dark" ? "Adwaita:dark" : "Adwaita",
-    });
+    const driver = await startDriver(appEnv(configDir, { ...gtkTheme(theme), BROWSER: browser, XDG_CACHE_HOME: join(configDir, "xdg-cache") }));
     let session;
     const zh = lang === "zh";
     const entry = '[data-testid="mcp-servers"] .mcp-server';

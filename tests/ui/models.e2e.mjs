@@ -12,7 +12,7 @@ import { cpSync, existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { dependencyMissing, repo, run, screenshots, test } from "./lib.mjs";
-import { Session, setLanguage, shoot as shootWindow, startDriver, startScriptedModel } from "./webdriver.mjs";
+import { appEnv, gtkTheme, ownWindowState, Session, setLanguage, shoot as shootWindow, startDriver, startScriptedModel } from "./webdriver.mjs";
 
 const app = process.env.TOOLTRAIL_APP ?? join(repo, "target/debug/tooltrail-app");
 const scriptedModel = process.env.SCRIPTED_MODEL ?? join(repo, "target/debug/scripted-model");
@@ -99,17 +99,8 @@ for (const [lang, theme] of [
     writeFileSync(script, JSON.stringify([{ text: "The demo project is a **small Go service**." }]));
     const model = await startScriptedModel(scriptedModel, script);
     const real = realRuntime();
-    const driver = await startDriver({
-      ...process.env,
-      TAURI_WEBVIEW_AUTOMATION: "true",
-      TOOLTRAIL_CONFIG_DIR: configDir,
-      TOOLTRAIL_DATA_DIR: dataDir,
-      // Nothing listens where Ollama would be.
-      OLLAMA_HOST: "127.0.0.1:9",
-      XDG_DATA_HOME: join(configDir, "xdg-data"),
-      XDG_CACHE_HOME: join(configDir, "xdg-cache"),
-      GTK_THEME: theme === "dark" ? "Adwaita:dark" : "Adwaita",
-    });
+    // Nothing listens where Ollama would be.
+    const driver = await startDriver(appEnv(configDir, { ...ownWindowState(configDir), ...gtkTheme(theme), OLLAMA_HOST: "127.0.0.1:9" }));
     let session;
     try {
       session = await Session.start(driver.base, app, []);

@@ -11,7 +11,7 @@ import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, sy
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { repo, run, screenshots, test } from "./lib.mjs";
-import { Session, setLanguage, shoot as shootWindow, startDriver, startScriptedModel } from "./webdriver.mjs";
+import { appEnv, gtkTheme, scriptedModelEnv, Session, setLanguage, shoot as shootWindow, startDriver, startScriptedModel } from "./webdriver.mjs";
 
 const app = process.env.TOOLTRAIL_APP ?? join(repo, "target/debug/tooltrail-app");
 const scriptedModel = process.env.SCRIPTED_MODEL ?? join(repo, "target/debug/scripted-model");
@@ -82,15 +82,7 @@ for (const lang of ["en", "zh"]) {
       ]),
     );
     const model = await startScriptedModel(scriptedModel, script, ["--record", record]);
-    const driver = await startDriver({
-      ...process.env,
-      TAURI_WEBVIEW_AUTOMATION: "true",
-      TOOLTRAIL_BASE_URL: model.url,
-      TOOLTRAIL_MODEL: "scripted",
-      TOOLTRAIL_CONFIG_DIR: configDir,
-      TOOLTRAIL_DATA_DIR: join(configDir, "data"),
-      GTK_THEME: "Adwaita",
-    });
+    const driver = await startDriver(appEnv(configDir, { ...scriptedModelEnv(model), ...gtkTheme("light") }));
     let session;
     try {
       session = await Session.start(driver.base, app, [folder]);
@@ -186,15 +178,7 @@ for (const lang of ["en", "zh"]) {
     const record = join(configDir, "requests.jsonl");
     writeFileSync(script, JSON.stringify([{ text: "A small Go service.", delay_ms: 50 }]));
     const model = await startScriptedModel(scriptedModel, script, ["--record", record]);
-    const driver = await startDriver({
-      ...process.env,
-      TAURI_WEBVIEW_AUTOMATION: "true",
-      TOOLTRAIL_BASE_URL: model.url,
-      TOOLTRAIL_MODEL: "scripted",
-      TOOLTRAIL_CONFIG_DIR: configDir,
-      TOOLTRAIL_DATA_DIR: join(configDir, "data"),
-      GTK_THEME: "Adwaita",
-    });
+    const driver = await startDriver(appEnv(configDir, { ...scriptedModelEnv(model), ...gtkTheme("light") }));
     let session;
     try {
       session = await Session.start(driver.base, app, [folder]);

@@ -10,7 +10,7 @@ import { cpSync, existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { dependencyMissing, repo, run, test } from "./lib.mjs";
-import { axe, Session, setLanguage, shoot as shootWindow, startDriver, startScriptedModel } from "./webdriver.mjs";
+import { appEnv, axe, gtkTheme, ownWindowState, scriptedModelEnv, Session, setLanguage, shoot as shootWindow, startDriver, startScriptedModel } from "./webdriver.mjs";
 
 const app = process.env.TOOLTRAIL_APP ?? join(repo, "target/debug/tooltrail-app");
 const scriptedModel = process.env.SCRIPTED_MODEL ?? join(repo, "target/debug/scripted-model");
@@ -49,17 +49,7 @@ for (const [lang, theme] of [
       ]),
     );
     const model = await startScriptedModel(scriptedModel, script);
-    const driver = await startDriver({
-      ...process.env,
-      TAURI_WEBVIEW_AUTOMATION: "true",
-      TOOLTRAIL_BASE_URL: model.url,
-      TOOLTRAIL_MODEL: "scripted",
-      TOOLTRAIL_CONFIG_DIR: configDir,
-      TOOLTRAIL_DATA_DIR: join(configDir, "data"),
-      XDG_DATA_HOME: join(configDir, "xdg-data"),
-      XDG_CACHE_HOME: join(configDir, "xdg-cache"),
-      GTK_THEME: theme === "dark" ? "Adwaita:dark" : "Adwaita",
-    });
+    const driver = await startDriver(appEnv(configDir, { ...scriptedModelEnv(model), ...ownWindowState(configDir), ...gtkTheme(theme) }));
     let session;
     try {
       session = await Session.start(driver.base, app, [folder]);

@@ -18,7 +18,7 @@ import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { dependencyMissing, repo, run, test } from "./lib.mjs";
-import { axe, Session, setLanguage, shoot as shootWindow, startDriver, startScriptedModel } from "./webdriver.mjs";
+import { appEnv, axe, gtkTheme, ownWindowState, scriptedModelEnv, Session, setLanguage, shoot as shootWindow, startDriver, startScriptedModel } from "./webdriver.mjs";
 
 const app = process.env.TOOLTRAIL_APP ?? join(repo, "target/debug/tooltrail-app");
 const scriptedModel = process.env.SCRIPTED_MODEL ?? join(repo, "target/debug/scripted-model");
@@ -215,19 +215,7 @@ for (const [lang, theme] of [
     const model = await startScriptedModel(scriptedModel, script, ["--record", record]);
     const hub = await countingHub();
     const dataDir = join(configDir, "data");
-    const driver = await startDriver({
-      ...process.env,
-      TAURI_WEBVIEW_AUTOMATION: "true",
-      TOOLTRAIL_BASE_URL: model.url,
-      TOOLTRAIL_MODEL: "scripted",
-      TOOLTRAIL_CONFIG_DIR: configDir,
-      TOOLTRAIL_DATA_DIR: dataDir,
-      XDG_DATA_HOME: join(configDir, "xdg-data"),
-      XDG_CACHE_HOME: join(configDir, "xdg-cache"),
-      GTK_THEME: theme === "dark" ? "Adwaita:dark" : "Adwaita",
-      TT_TRUST_CANARY: CANARY,
-      HF_ENDPOINT: hub.url,
-    });
+    const driver = await startDriver(appEnv(configDir, { ...scriptedModelEnv(model), ...ownWindowState(configDir), ...gtkTheme(theme), TT_TRUST_CANARY: CANARY, HF_ENDPOINT: hub.url }));
     let session;
     try {
       session = await Session.start(driver.base, app, [folder]);

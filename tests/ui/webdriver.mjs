@@ -19,6 +19,24 @@ export async function freePort() {
 
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * The app's environment in a window test: WebDriver automation on, and config and data folders
+ * of the test's own (the data in `configDir/data`); `more` is added on top, often built from
+ * scriptedModelEnv, ownWindowState and gtkTheme below.
+ */
+export function appEnv(configDir, more = {}) {
+  return { ...process.env, TAURI_WEBVIEW_AUTOMATION: "true", TOOLTRAIL_CONFIG_DIR: configDir, TOOLTRAIL_DATA_DIR: join(configDir, "data"), ...more };
+}
+
+/** Questions go to the scripted model server `model` (see startScriptedModel). */
+export const scriptedModelEnv = (model) => ({ TOOLTRAIL_BASE_URL: model.url, TOOLTRAIL_MODEL: "scripted" });
+
+/** A window of its own: no language or timeline view remembered from another run. */
+export const ownWindowState = (configDir) => ({ XDG_DATA_HOME: join(configDir, "xdg-data"), XDG_CACHE_HOME: join(configDir, "xdg-cache") });
+
+/** GTK draws the window's own parts (scroll bars, native menus) in the test's theme. */
+export const gtkTheme = (theme) => ({ GTK_THEME: theme === "dark" ? "Adwaita:dark" : "Adwaita" });
+
 /** Saves the window as target/screenshots/NAME.png once the page has settled. */
 export async function shoot(session, name) {
   await sleep(300);
