@@ -1,7 +1,7 @@
 // Shared pieces of the UI specs: packages from ui/node_modules, the built UI served to Chromium
 // without a server, and a tiny test runner that reports like the others.
 import { createRequire } from "node:module";
-import { mkdirSync, readFileSync, existsSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, extname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -80,6 +80,17 @@ export function dependencyMissing(why) {
     process.exit(1);
   }
   console.log(`skipped: ${why}`);
+}
+
+/** Every file under `dir` (the history database and its journal included), as one buffer: for
+ * checking that a secret never reached the record. */
+export function bytesUnder(dir) {
+  const parts = [];
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    parts.push(statSync(path).isDirectory() ? bytesUnder(path) : readFileSync(path));
+  }
+  return Buffer.concat(parts);
 }
 
 const tests = [];

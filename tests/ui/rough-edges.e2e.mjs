@@ -7,10 +7,10 @@
 // Providers saying in a sentence that keys cannot be stored, how to fix it and what works
 // meanwhile. English and Chinese, with screenshots.
 import assert from "node:assert/strict";
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { repo, run, screenshots, test } from "./lib.mjs";
+import { bytesUnder, repo, run, screenshots, test } from "./lib.mjs";
 import { appEnv, gtkTheme, scriptedModelEnv, Session, setLanguage, shoot as shootWindow, startDriver, startScriptedModel } from "./webdriver.mjs";
 
 const app = process.env.TOOLTRAIL_APP ?? join(repo, "target/debug/tooltrail-app");
@@ -153,15 +153,6 @@ for (const lang of ["en", "zh"]) {
   });
 }
 
-/** Every file under `dir` (the history database and its journal), as one buffer. */
-function bytesUnder(dir) {
-  const parts = [];
-  for (const name of readdirSync(dir)) {
-    const path = join(dir, name);
-    parts.push(statSync(path).isDirectory() ? bytesUnder(path) : readFileSync(path));
-  }
-  return Buffer.concat(parts);
-}
 
 for (const lang of ["en", "zh"]) {
   const say = TEXT[lang];

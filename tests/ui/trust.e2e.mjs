@@ -13,11 +13,11 @@
 // them: none), and no download starts. English and light, then Chinese and dark; axe-core on
 // each card and section, and screenshots in target/screenshots/trust-*.png.
 import assert from "node:assert/strict";
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { dependencyMissing, repo, run, test } from "./lib.mjs";
+import { bytesUnder, dependencyMissing, repo, run, test } from "./lib.mjs";
 import { appEnv, axe, gtkTheme, ownWindowState, scriptedModelEnv, Session, setLanguage, shoot as shootWindow, startDriver, startScriptedModel } from "./webdriver.mjs";
 
 const app = process.env.TOOLTRAIL_APP ?? join(repo, "target/debug/tooltrail-app");
@@ -91,15 +91,6 @@ const sentToModel = (record) =>
     .map((line) => JSON.parse(line))
     .filter((entry) => entry.path.endsWith("/chat/completions"));
 
-/** Every file under `dir` (the history database and its journal included), as one buffer. */
-function bytesUnder(dir) {
-  const parts = [];
-  for (const name of readdirSync(dir)) {
-    const path = join(dir, name);
-    parts.push(statSync(path).isDirectory() ? bytesUnder(path) : readFileSync(path));
-  }
-  return Buffer.concat(parts);
-}
 
 /** The first element matching `css` inside the element `parent`, or undefined. */
 async function elementIn(session, parent, css) {
