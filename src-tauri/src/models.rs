@@ -14,7 +14,6 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Mutex;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::Serialize;
 use tauri::{AppHandle, Emitter, Manager, State};
@@ -23,7 +22,7 @@ use tokio_util::sync::CancellationToken;
 use tooltrail_runtime::models::{
     Catalogue, Hub, InstalledModel, ModelError, ModelRef, ModelStore, PullOptions, PullProgress,
 };
-use tooltrail_runtime::supervisor::{Runtime, SearchPlaces};
+use tooltrail_runtime::supervisor::{Runtime, SearchPlaces, unix_now};
 use tooltrail_settings::{ConfigFile, LOCAL_PROVIDER_ID, config_path};
 use ts_rs::TS;
 
@@ -263,12 +262,6 @@ impl Downloads {
 
 fn store() -> CommandResult<ModelStore> {
     ModelStore::open_default().map_err(model_error)
-}
-
-fn unix_now() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |elapsed| elapsed.as_secs())
 }
 
 /// What Settings → Models shows. Blocking: it reads the models folder and `/proc`.

@@ -6,7 +6,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use serde_json::json;
-use tooltrail_runtime::supervisor::{Runtime, RuntimeStatus, SearchPlaces};
+use tooltrail_runtime::supervisor::{Runtime, RuntimeStatus, SearchPlaces, unix_now};
 
 fn runtime() -> anyhow::Result<Runtime> {
     Ok(Runtime::new(&tooltrail_settings::data_dir()?))
@@ -199,13 +199,6 @@ fn capitalized(sentence: &str) -> String {
         Some(first) => first.to_uppercase().chain(chars).collect(),
         None => String::new(),
     }
-}
-
-fn unix_now() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|elapsed| elapsed.as_secs())
-        .unwrap_or(0)
 }
 
 #[cfg(test)]

@@ -59,7 +59,7 @@ pub use binary::{BinarySource, LlamaServer, PINNED_VERSION, SearchPlaces};
 pub use context::{ContextInputs, DEFAULT_CONTEXT, available_memory, choose_context, threads};
 pub use error::SupervisorError;
 pub use locks::Lease;
-pub use state::{RuntimeDir, RuntimeState};
+pub use state::{RuntimeDir, RuntimeState, unix_now};
 
 use locks::Exclusive;
 use spec::{SUPERVISE_ARG, Spec};

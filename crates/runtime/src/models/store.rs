@@ -15,13 +15,13 @@
 use std::fs::{File, OpenOptions, TryLockError};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::gguf::{GgufInfo, read_gguf};
 use crate::models::{ModelError, disk, names};
+use crate::supervisor::unix_now;
 
 /// A model in the models folder.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -333,9 +333,7 @@ impl ModelStore {
             sha256,
             metadata,
             source,
-            installed_at: SystemTime::now()
-                .duration_since(UNIX_EPOCH)
-                .map_or(0, |d| d.as_secs()),
+            installed_at: unix_now(),
         };
         let text = serde_json::to_string_pretty(&record).map_err(|error| {
             ModelError::io(

@@ -244,8 +244,10 @@ fn restrict_to_owner(_path: &Path, _mode: u32) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Seconds since the Unix epoch.
-pub(crate) fn unix_now() -> u64 {
+/// Seconds since the Unix epoch: the clock of [`RuntimeState`]'s times, of
+/// [`super::RuntimeStatus::stops_in_secs`] and of the models folder's records, which every
+/// front end reads them with.
+pub fn unix_now() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .unwrap_or(Duration::ZERO)
