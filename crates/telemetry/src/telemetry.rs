@@ -219,7 +219,8 @@ impl Telemetry {
     /// Sends one span on its own and waits for the collector's answer: "Send a test trace".
     /// Returns the trace id.
     pub fn send_test_trace(&self) -> Result<String, TelemetryError> {
-        let turn_id = format!("turn_{:032x}", rand_u128());
+        // A random turn id, so that each test trace is a trace of its own at the collector.
+        let turn_id = format!("turn_{:032x}", rand::random::<u128>());
         let span = crate::spans::test_span(&turn_id);
         let trace_id = span.span_context.trace_id().to_string();
         self.send(vec![span]);
@@ -248,15 +249,6 @@ impl Drop for Telemetry {
 
 fn millis(duration: Duration) -> u64 {
     u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
-}
-
-/// A random id for a test trace, from the clock and the process (no extra dependency for it).
-fn rand_u128() -> u128 {
-    let nanos = SystemTime::now()
-        .duration_since(SystemTime::UNIX_EPOCH)
-        .map(|elapsed| elapsed.as_nanos())
-        .unwrap_or(1);
-    (nanos << 32) ^ u128::from(std::process::id()) ^ 0x7f3a_9c51_d2e8_4b06
 }
 
 fn resource(config: &TelemetryConfig, front_end: FrontEnd) -> Resource {
