@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use tauri::State;
 use tooltrail_host::Host;
 use tooltrail_settings::ConfigEditor;
-use tooltrail_settings::telemetry::{self, TelemetrySection};
+use tooltrail_settings::telemetry;
 use ts_rs::TS;
 
 use crate::commands::off_main;
@@ -62,8 +62,8 @@ const VARIABLES: &[&str] = &[
 ];
 
 fn view() -> CommandResult<TelemetryView> {
-    let section = TelemetrySection::read()?;
-    let resolved = tooltrail_telemetry::TelemetryConfig::resolve(&file_options(&section));
+    let section = telemetry::read()?;
+    let resolved = tooltrail_telemetry::TelemetryConfig::resolve(&section);
     let (active, sending_to, problem) = match resolved {
         Ok(Some(config)) => (true, Some(config.endpoint), None),
         Ok(None) => (false, None, None),
@@ -89,19 +89,6 @@ fn view() -> CommandResult<TelemetryView> {
     })
 }
 
-fn file_options(section: &TelemetrySection) -> tooltrail_telemetry::FileOptions {
-    tooltrail_telemetry::FileOptions {
-        enabled: section.enabled,
-        endpoint: section.endpoint.clone(),
-        traces_endpoint: section.traces_endpoint.clone(),
-        headers: section.headers.clone(),
-        protocol: section.protocol.clone(),
-        service_name: section.service_name.clone(),
-        resource_attributes: section.resource_attributes.clone(),
-        capture_content: section.capture_content,
-    }
-}
-
 fn save(form: TelemetryForm) -> CommandResult<()> {
     let endpoint = form.endpoint.trim().to_string();
     if !endpoint.is_empty() && !endpoint.starts_with("http://") && !endpoint.starts_with("https://")
@@ -118,7 +105,7 @@ fn save(form: TelemetryForm) -> CommandResult<()> {
     }
     let path = tooltrail_settings::config_path()?;
     let mut editor = ConfigEditor::open(&path)?;
-    let mut section = TelemetrySection::read()?;
+    let mut section = telemetry::read()?;
     section.enabled = form.turned_off.then_some(false);
     section.endpoint = (!endpoint.is_empty()).then_some(endpoint);
     section.protocol = (form.protocol != "http/protobuf").then_some(form.protocol);

@@ -12,8 +12,9 @@ use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
 use tooltrail_agent::{CollectingSink, DenyAll, NullSink};
 use tooltrail_host::{History, Host};
+use tooltrail_protocol::TelemetrySection;
 use tooltrail_settings::Overrides;
-use tooltrail_telemetry::{FileOptions, FrontEnd, Telemetry, TelemetryConfig};
+use tooltrail_telemetry::{FrontEnd, Telemetry, TelemetryConfig};
 use tooltrail_test_support::{Reply, ScriptedServer, demo_workspace};
 use tooltrail_tools::ToolContext;
 
@@ -127,9 +128,9 @@ async fn sink_only(
         )
         .await;
     let events = collected.events();
-    let file = FileOptions {
+    let file = TelemetrySection {
         endpoint: Some(endpoint.to_string()),
-        ..FileOptions::default()
+        ..TelemetrySection::default()
     };
     let Some(config) = TelemetryConfig::resolve(&file)? else {
         return Err("telemetry did not turn on".into());

@@ -10,10 +10,9 @@ use std::sync::{Arc, Mutex};
 
 use tooltrail_agent::EventSink;
 use tooltrail_llm::trace::TraceSlot;
-use tooltrail_protocol::{Event, EventBody};
-use tooltrail_settings::telemetry::TelemetrySection;
+use tooltrail_protocol::{Event, EventBody, TelemetrySection};
 use tooltrail_telemetry::{
-    FileOptions, FrontEnd, ModelEndpoint, Telemetry, TelemetryConfig, TelemetryError, TraceParent,
+    FrontEnd, ModelEndpoint, Telemetry, TelemetryConfig, TelemetryError, TraceParent,
 };
 
 /// The process's telemetry, rebuilt when its settings change.
@@ -49,7 +48,7 @@ impl Tracing {
     /// The telemetry for the settings as they are now, started or restarted as needed; `None`
     /// when it is off or its settings cannot be used (said once on stderr).
     pub(crate) fn refresh(&self) -> Option<Arc<Telemetry>> {
-        let resolved = TelemetrySection::read()
+        let resolved = tooltrail_settings::telemetry::read()
             .map_err(|error| error.to_string())
             .and_then(|section| self.resolve(section));
         let mut current = self.current.lock().unwrap_or_else(|p| p.into_inner());
@@ -94,10 +93,10 @@ impl Tracing {
             return last.config.clone();
         }
         // The keychain is asked only once the rest says telemetry is on.
-        let config = match TelemetryConfig::resolve(&file_options(section.clone())) {
-            Ok(Some(_)) => {
-                TelemetryConfig::resolve(&file_options(section.clone().with_stored_headers()))
-            }
+        let config = match TelemetryConfig::resolve(&section) {
+            Ok(Some(_)) => TelemetryConfig::resolve(
+                &tooltrail_settings::telemetry::with_stored_headers(section.clone()),
+            ),
             other => other,
         }
         .map_err(|error| error.to_string());
@@ -142,20 +141,6 @@ impl Tracing {
             None | Some(Ok(()) | Err(TelemetryError::Export { .. })) => {}
             Some(Err(error)) => self.warn(&error.to_string()),
         }
-    }
-}
-
-/// The `[telemetry]` table as the telemetry crate takes it.
-pub(crate) fn file_options(section: TelemetrySection) -> FileOptions {
-    FileOptions {
-        enabled: section.enabled,
-        endpoint: section.endpoint,
-        traces_endpoint: section.traces_endpoint,
-        headers: section.headers,
-        protocol: section.protocol,
-        service_name: section.service_name,
-        resource_attributes: section.resource_attributes,
-        capture_content: section.capture_content,
     }
 }
 

@@ -5,7 +5,7 @@
 //! the desktop app generates the UI's TypeScript types from them (with its own payloads, in its
 //! `bindings` module), and a test there fails when the committed TypeScript drifts from the Rust.
 //!
-//! Three groups of types:
+//! The groups of types:
 //! - [`message`]: the conversation as the model sees it (system, user, assistant with tool
 //!   calls, tool results).
 //! - [`tool`]: what a tool is to the model ([`ToolSpec`]), what a call returns ([`ToolOutput`]),
@@ -14,6 +14,8 @@
 //!   turn, sequence number and time.
 //! - [`attachment`]: what a question carries besides its text (a file or an MCP resource,
 //!   read), how it is put in the question, and the MCP resources and prompts a front end lists.
+//! - [`telemetry`]: the `[telemetry]` table of `config.toml`, which the settings read and the
+//!   telemetry crate resolves.
 //!
 //! ```
 //! use tooltrail_protocol::{Event, EventBody};
@@ -36,6 +38,7 @@ pub mod instructions;
 pub mod media;
 pub mod message;
 pub mod server_request;
+pub mod telemetry;
 pub mod tool;
 pub mod tool_mode;
 
@@ -52,6 +55,7 @@ pub use server_request::{
     ElicitationAction, ElicitationRequest, FieldKind, FieldOption, FormField, SamplingMessage,
     form_fields,
 };
+pub use telemetry::TelemetrySection;
 pub use tool::{
     ApprovalBy, ApprovalRecord, ApprovalReply, RuleKind, ToolChoice, ToolError, ToolErrorCode,
     ToolOutput, ToolProgress, ToolSource, ToolSpec, ToolStatus,

@@ -84,7 +84,7 @@ pub struct ConfigFile {
     /// machine: OpenAI-compatible base URLs such as `http://192.168.1.20:8080/v1`.
     pub detect_urls: Vec<String>,
     /// Where OpenTelemetry traces go (`[telemetry]`; see [`telemetry`]).
-    pub telemetry: telemetry::TelemetrySection,
+    pub telemetry: tooltrail_protocol::TelemetrySection,
 }
 
 /// The `[sandbox]` table of `config.toml`.

@@ -1,5 +1,6 @@
-//! The `[telemetry]` table of `config.toml`: where OpenTelemetry traces of every question go.
-//! Its fields mean what the standard `OTEL_*` variables of the same names mean (and those
+//! The `[telemetry]` table of `config.toml` ([`TelemetrySection`], which the protocol holds so
+//! that the telemetry crate takes the same type): where OpenTelemetry traces of every question
+//! go. Its fields mean what the standard `OTEL_*` variables of the same names mean (and those
 //! variables win over them, in the telemetry crate). Headers often carry an API key, so the
 //! app keeps them in the OS keychain ([`HEADERS_KEY`]) rather than in the file; a header
 //! written in the file still counts, for machines without a keychain.
@@ -13,8 +14,8 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use serde::{Deserialize, Serialize};
 use toml_edit::{Item, Value};
+use tooltrail_protocol::TelemetrySection;
 
 use crate::SettingsError;
 use crate::edit::ConfigEditor;
@@ -23,52 +24,27 @@ use crate::keychain::{KeyStore, OsKeychain};
 /// The keychain entry (as a provider id) that holds the OTLP headers, `key=value,key=value`.
 pub const HEADERS_KEY: &str = "telemetry:headers";
 
-/// The `[telemetry]` table.
-#[derive(Debug, Default, Clone, Deserialize, Serialize, PartialEq, Eq)]
-#[serde(default)]
-pub struct TelemetrySection {
-    /// `false` turns telemetry off whatever else says; `true` turns it on (to
-    /// `http://localhost:4318` when no endpoint is named). Unset: on when an endpoint is.
-    pub enabled: Option<bool>,
-    /// The collector's base URL; `/v1/traces` is added for HTTP.
-    pub endpoint: Option<String>,
-    /// The full URL spans are posted to, used as it is.
-    pub traces_endpoint: Option<String>,
-    /// `key=value,key=value`; better kept in the keychain (the app does).
-    pub headers: Option<String>,
-    /// `http/protobuf` (the default), `http/json` or `grpc`.
-    pub protocol: Option<String>,
-    /// `tooltrail` unless set.
-    pub service_name: Option<String>,
-    /// `key=value,key=value`, added to every span's resource.
-    pub resource_attributes: Option<String>,
-    /// Whether prompts, answers, arguments and results go into spans; off unless set.
-    pub capture_content: Option<bool>,
+/// The table as `config.toml` has it now.
+pub fn read() -> Result<TelemetrySection, SettingsError> {
+    Ok(crate::read_config(&crate::config_path()?)?.telemetry)
 }
 
-impl TelemetrySection {
-    /// The table as `config.toml` has it now.
-    pub fn read() -> Result<Self, SettingsError> {
-        Ok(crate::read_config(&crate::config_path()?)?.telemetry)
-    }
+/// `section` with the keychain's headers after the file's (a keychain that cannot be read
+/// leaves the file's alone). Asked only when telemetry is on, since the keychain is slow.
+pub fn with_stored_headers(section: TelemetrySection) -> TelemetrySection {
+    with_keychain_headers(section, &OsKeychain)
+}
 
-    /// The same with the keychain's headers after the file's (a keychain that cannot be read
-    /// leaves the file's alone). Asked only when telemetry is on, since the keychain is slow.
-    pub fn with_stored_headers(self) -> Self {
-        Self::with_keychain_headers(self, &OsKeychain)
+fn with_keychain_headers(mut section: TelemetrySection, keys: &dyn KeyStore) -> TelemetrySection {
+    if let Ok(Some(kept)) = keys.get(HEADERS_KEY)
+        && !kept.trim().is_empty()
+    {
+        section.headers = Some(match section.headers.take() {
+            Some(file) if !file.trim().is_empty() => format!("{file},{kept}"),
+            Some(_) | None => kept,
+        });
     }
-
-    fn with_keychain_headers(mut section: Self, keys: &dyn KeyStore) -> Self {
-        if let Ok(Some(kept)) = keys.get(HEADERS_KEY)
-            && !kept.trim().is_empty()
-        {
-            section.headers = Some(match section.headers.take() {
-                Some(file) if !file.trim().is_empty() => format!("{file},{kept}"),
-                Some(_) | None => kept,
-            });
-        }
-        section
-    }
+    section
 }
 
 impl ConfigEditor {
@@ -183,7 +159,7 @@ mod tests {
             headers: Some("x-team=a".into()),
             ..TelemetrySection::default()
         };
-        let merged = TelemetrySection::with_keychain_headers(section, &keys);
+        let merged = with_keychain_headers(section, &keys);
         assert_eq!(
             merged.headers.as_deref(),
             Some("x-team=a,authorization=Bearer%20k")

@@ -1,12 +1,15 @@
 //! Where traces go, configured the standard way: the `OTEL_*` environment variables every
 //! OpenTelemetry SDK reads, over the `[telemetry]` table of `config.toml` (which the host
-//! reads and hands over as [`FileOptions`], since this crate knows nothing of settings).
+//! reads with the settings and hands over as the protocol's [`TelemetrySection`], since this
+//! crate knows nothing of settings).
 //!
 //! Telemetry is off unless something asks for it: an endpoint (in either place) or
 //! `enabled = true`. `OTEL_SDK_DISABLED=true` or `enabled = false` turn it off whatever else
 //! is set.
 
 use std::fmt;
+
+use tooltrail_protocol::TelemetrySection;
 
 use crate::error::TelemetryError;
 
@@ -51,28 +54,6 @@ impl fmt::Display for Protocol {
     }
 }
 
-/// The `[telemetry]` table of `config.toml`, as the host read it. Each field means what the
-/// `OTEL_*` variable of the same name means; the variables win.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct FileOptions {
-    /// `Some(false)` turns telemetry off; `Some(true)` turns it on, to the default endpoint
-    /// when none is named.
-    pub enabled: Option<bool>,
-    /// The collector's base URL (`OTEL_EXPORTER_OTLP_ENDPOINT`); `/v1/traces` is added for HTTP.
-    pub endpoint: Option<String>,
-    /// The full URL spans are posted to (`OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`).
-    pub traces_endpoint: Option<String>,
-    /// `key=value,key=value` (`OTEL_EXPORTER_OTLP_HEADERS`); the app keeps them in the keychain.
-    pub headers: Option<String>,
-    pub protocol: Option<String>,
-    pub service_name: Option<String>,
-    /// `key=value,key=value` (`OTEL_RESOURCE_ATTRIBUTES`).
-    pub resource_attributes: Option<String>,
-    /// Whether prompts, arguments and results go into spans
-    /// (`OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT`).
-    pub capture_content: Option<bool>,
-}
-
 /// Everything the exporter needs, resolved.
 #[derive(Clone, PartialEq, Eq)]
 pub struct TelemetryConfig {
@@ -109,7 +90,7 @@ impl fmt::Debug for TelemetryConfig {
 
 impl TelemetryConfig {
     /// From the process's environment and `file`. `Ok(None)` when telemetry is off.
-    pub fn resolve(file: &FileOptions) -> Result<Option<Self>, TelemetryError> {
+    pub fn resolve(file: &TelemetrySection) -> Result<Option<Self>, TelemetryError> {
         Self::resolve_with(file, |name| {
             std::env::var(name)
                 .ok()
@@ -119,7 +100,7 @@ impl TelemetryConfig {
 
     /// Like [`Self::resolve`], with the environment given (for tests).
     pub fn resolve_with(
-        file: &FileOptions,
+        file: &TelemetrySection,
         env: impl Fn(&str) -> Option<String>,
     ) -> Result<Option<Self>, TelemetryError> {
         if env("OTEL_SDK_DISABLED").is_some_and(|value| is_true(&value))
@@ -246,7 +227,7 @@ mod tests {
     use std::collections::HashMap;
 
     fn resolve(
-        file: &FileOptions,
+        file: &TelemetrySection,
         vars: &[(&str, &str)],
     ) -> Result<Option<TelemetryConfig>, TelemetryError> {
         let vars: HashMap<String, String> = vars
@@ -258,10 +239,10 @@ mod tests {
 
     #[test]
     fn off_unless_asked_for() {
-        assert_eq!(resolve(&FileOptions::default(), &[]).unwrap(), None);
-        let on = FileOptions {
+        assert_eq!(resolve(&TelemetrySection::default(), &[]).unwrap(), None);
+        let on = TelemetrySection {
             enabled: Some(true),
-            ..FileOptions::default()
+            ..TelemetrySection::default()
         };
         assert_eq!(
             resolve(&on, &[]).unwrap().unwrap().endpoint,
@@ -269,7 +250,7 @@ mod tests {
         );
         let endpoint = [("OTEL_EXPORTER_OTLP_ENDPOINT", "http://collector:4318/")];
         assert!(
-            resolve(&FileOptions::default(), &endpoint)
+            resolve(&TelemetrySection::default(), &endpoint)
                 .unwrap()
                 .is_some()
         );
@@ -282,14 +263,14 @@ mod tests {
 
     #[test]
     fn the_environment_wins_over_the_file() {
-        let file = FileOptions {
+        let file = TelemetrySection {
             endpoint: Some("http://file:4318".into()),
             headers: Some("x-team=a,authorization=Basic%20abc".into()),
             protocol: Some("http/json".into()),
             service_name: Some("from-file".into()),
             resource_attributes: Some("deployment.environment=dev".into()),
             capture_content: Some(true),
-            ..FileOptions::default()
+            ..TelemetrySection::default()
         };
         let config = resolve(
             &file,
@@ -335,7 +316,7 @@ mod tests {
     #[test]
     fn grpc_keeps_the_base_address() {
         let config = resolve(
-            &FileOptions::default(),
+            &TelemetrySection::default(),
             &[
                 ("OTEL_EXPORTER_OTLP_ENDPOINT", "http://collector:4317"),
                 ("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc"),
@@ -349,7 +330,7 @@ mod tests {
     #[test]
     fn bad_values_are_sentences() {
         let error = resolve(
-            &FileOptions::default(),
+            &TelemetrySection::default(),
             &[
                 ("OTEL_EXPORTER_OTLP_ENDPOINT", "http://c:4318"),
                 ("OTEL_EXPORTER_OTLP_PROTOCOL", "thrift"),
@@ -361,7 +342,7 @@ mod tests {
             "the OTLP protocol must be \"http/protobuf\", \"http/json\" or \"grpc\" (\"thrift\" was given)."
         );
         let error = resolve(
-            &FileOptions::default(),
+            &TelemetrySection::default(),
             &[("OTEL_EXPORTER_OTLP_ENDPOINT", "collector:4318")],
         )
         .unwrap_err();

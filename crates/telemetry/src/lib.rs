@@ -13,10 +13,11 @@
 //! Content (the question, answers, arguments, results) is left out unless turned on.
 //!
 //! ```no_run
-//! use tooltrail_telemetry::{FileOptions, FrontEnd, Telemetry, TelemetryConfig};
+//! use tooltrail_protocol::TelemetrySection;
+//! use tooltrail_telemetry::{FrontEnd, Telemetry, TelemetryConfig};
 //! # fn demo(events: Vec<tooltrail_protocol::Event>) -> Result<(), tooltrail_telemetry::TelemetryError> {
 //! // OTEL_EXPORTER_OTLP_ENDPOINT=http://localhost:4318, or [telemetry] in config.toml.
-//! if let Some(config) = TelemetryConfig::resolve(&FileOptions::default())? {
+//! if let Some(config) = TelemetryConfig::resolve(&TelemetrySection::default())? {
 //!     let telemetry = Telemetry::start(config, FrontEnd::Cli)?;
 //!     for event in &events {
 //!         telemetry.observe(event, None);
@@ -32,9 +33,7 @@ pub mod ids;
 mod spans;
 mod telemetry;
 
-pub use config::{
-    DEFAULT_GRPC_ENDPOINT, DEFAULT_HTTP_ENDPOINT, FileOptions, Protocol, TelemetryConfig, pairs,
-};
+pub use config::{DEFAULT_GRPC_ENDPOINT, DEFAULT_HTTP_ENDPOINT, Protocol, TelemetryConfig, pairs};
 pub use error::TelemetryError;
 pub use ids::{TraceParent, trace_id_of_turn};
 pub use spans::{ModelEndpoint, TraceBuilder};
