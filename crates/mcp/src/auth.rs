@@ -781,17 +781,12 @@ async fn revoke(
         (Some(id), None) => form.push(("client_id", id.clone())),
         _ => {}
     }
-    let body = form
-        .iter()
-        .map(|(key, value)| format!("{key}={}", form_encode(value)))
-        .collect::<Vec<_>>()
-        .join("&");
     request
         .header(
             reqwest::header::CONTENT_TYPE,
             "application/x-www-form-urlencoded",
         )
-        .body(body)
+        .body(form_body(&form))
         .send()
         .await
         .is_ok_and(|response| response.status().is_success())
@@ -811,18 +806,11 @@ fn secret_goes_in_body(metadata: &std::collections::HashMap<String, serde_json::
     })
 }
 
-/// `application/x-www-form-urlencoded` for one value.
-fn form_encode(value: &str) -> String {
-    let mut out = String::with_capacity(value.len());
-    for byte in value.bytes() {
-        match byte {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                out.push(char::from(byte));
-            }
-            other => out.push_str(&format!("%{other:02X}")),
-        }
-    }
-    out
+/// `pairs` as an `application/x-www-form-urlencoded` body.
+fn form_body(pairs: &[(&str, String)]) -> String {
+    form_urlencoded::Serializer::new(String::new())
+        .extend_pairs(pairs)
+        .finish()
 }
 
 /// An SDK auth error in words. Built from the error's kind, never its debug output, so no
@@ -847,6 +835,18 @@ mod tests {
     use pretty_assertions::assert_eq;
 
     use super::*;
+
+    #[test]
+    fn form_bodies_encode_what_would_split_a_value() {
+        let body = form_body(&[
+            ("token", "aZ09-_.~ +/=&%ü".to_string()),
+            ("token_type_hint", "refresh_token".to_string()),
+        ]);
+        assert_eq!(
+            body,
+            "token=aZ09-_.%7E+%2B%2F%3D%26%25%C3%BC&token_type_hint=refresh_token"
+        );
+    }
 
     #[test]
     fn states_read_as_words() {

@@ -7,6 +7,7 @@ use std::process::Stdio;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use process_wrap::tokio::CommandWrap;
 use reqwest::header::{HeaderName, HeaderValue};
 use rmcp::model::{
@@ -554,22 +555,26 @@ async fn spawn(
     Ok(child)
 }
 
-/// `file:///path` for a folder, percent-encoding what a URI cannot hold.
+/// What a `file:` URI has percent-encoded: all but RFC 3986's unreserved characters, the `/`
+/// between parts and the `:` of a Windows drive.
+const ENCODED_IN_FILE_URI: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'/')
+    .remove(b'-')
+    .remove(b'_')
+    .remove(b'.')
+    .remove(b'~')
+    .remove(b':');
+
+/// `file:///path` for a folder, percent-encoding what a URI cannot hold. Not
+/// `Url::from_file_path`: it takes only an absolute path of the system it runs on and leaves
+/// more characters as they are, so the roots servers are told of would change.
 pub(crate) fn file_uri(path: &Path) -> String {
     let text = path.to_string_lossy().replace('\\', "/");
-    let mut uri = String::from("file://");
-    if !text.starts_with('/') {
-        uri.push('/');
-    }
-    for byte in text.bytes() {
-        match byte {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'/' | b'-' | b'_' | b'.' | b'~' | b':' => {
-                uri.push(char::from(byte));
-            }
-            other => uri.push_str(&format!("%{other:02X}")),
-        }
-    }
-    uri
+    let slash = if text.starts_with('/') { "" } else { "/" };
+    format!(
+        "file://{slash}{}",
+        utf8_percent_encode(&text, ENCODED_IN_FILE_URI)
+    )
 }
 
 #[cfg(test)]

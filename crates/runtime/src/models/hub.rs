@@ -9,6 +9,7 @@
 
 use std::time::Duration;
 
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use reqwest::header::{HeaderMap, LOCATION};
 use reqwest::{StatusCode, Url};
 
@@ -483,17 +484,18 @@ fn size_header(headers: &HeaderMap, is_file: bool) -> Option<u64> {
     })
 }
 
+/// What a path in a hub URL has percent-encoded: all but RFC 3986's unreserved characters and
+/// the `/` between its parts.
+const ENCODED_IN_PATH: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'/')
+    .remove(b'-')
+    .remove(b'_')
+    .remove(b'.')
+    .remove(b'~');
+
 /// Percent-encodes a path for a URL, keeping `/` between its parts.
 fn encode_path(path: &str) -> String {
-    let mut out = String::with_capacity(path.len());
-    for byte in path.bytes() {
-        if byte.is_ascii_alphanumeric() || matches!(byte, b'/' | b'-' | b'_' | b'.' | b'~') {
-            out.push(char::from(byte));
-        } else {
-            out.push_str(&format!("%{byte:02X}"));
-        }
-    }
-    out
+    utf8_percent_encode(path, ENCODED_IN_PATH).to_string()
 }
 
 #[cfg(test)]
@@ -507,6 +509,14 @@ mod tests {
             revision: revision.into(),
             file: file.into(),
         })
+    }
+
+    #[test]
+    fn hub_paths_keep_their_slashes_and_unreserved_characters() {
+        assert_eq!(
+            encode_path("refs/pr/1/aZ09-_.~ +:?#%ü.gguf"),
+            "refs/pr/1/aZ09-_.~%20%2B%3A%3F%23%25%C3%BC.gguf"
+        );
     }
 
     #[test]
