@@ -13,9 +13,10 @@ use std::sync::Arc;
 
 use serde::Serialize;
 use sha2::{Digest, Sha256};
+use tooltrail_atomic_write::write_atomically;
 use tooltrail_sandbox::Workspace;
 use tooltrail_store::{FileChangeRecord, KeptFile, LeftState, Store};
-use tooltrail_tools::{CallScope, ChangeJournal, ToolError, ToolErrorCode, write_atomically};
+use tooltrail_tools::{CallScope, ChangeJournal, ToolError, ToolErrorCode};
 use ts_rs::TS;
 
 /// The file changes of one workspace's turns, kept in `store`.

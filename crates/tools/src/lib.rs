@@ -31,7 +31,6 @@
 //! ```
 
 mod args;
-mod atomic;
 pub mod builtin;
 mod change_journal;
 pub mod diff;
@@ -45,7 +44,6 @@ mod tool;
 mod user_asker;
 mod walk;
 
-pub use atomic::write_atomically;
 pub use change_journal::{CallScope, ChangeJournal};
 pub use error::DuplicateTool;
 pub use find_tools::{FIND_TOOLS, FindTools};

@@ -437,23 +437,10 @@ impl ModelStore {
     }
 }
 
-/// Writes `bytes` to a temporary file beside `path`, flushed to disk, then renames it over.
+/// [`tooltrail_atomic_write::write_atomically`], with the error naming the file.
 fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), ModelError> {
-    let name = path
-        .file_name()
-        .map(|name| name.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let temporary = path.with_file_name(format!(".{name}.tmp"));
-    let write = || -> std::io::Result<()> {
-        let mut file = File::create(&temporary)?;
-        file.write_all(bytes)?;
-        file.sync_all()?;
-        std::fs::rename(&temporary, path)
-    };
-    write().map_err(|source| {
-        let _ = std::fs::remove_file(&temporary);
-        ModelError::io("write", path, source)
-    })
+    tooltrail_atomic_write::write_atomically(path, bytes)
+        .map_err(|source| ModelError::io("write", path, source))
 }
 
 pub(crate) fn remove_if_there(path: &Path) -> Result<(), ModelError> {

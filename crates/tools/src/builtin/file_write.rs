@@ -13,7 +13,6 @@ use tooltrail_protocol::{FileChange, ToolError, ToolErrorCode, ToolOutput, ToolS
 use tooltrail_sandbox::ResolvedPath;
 
 use crate::args::{blocking, io_error, parse};
-use crate::atomic::write_atomically;
 use crate::diff::file_change;
 use crate::tool::{Gate, Tool, ToolContext};
 
@@ -198,7 +197,7 @@ fn write(args: &Args, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         }
         _ => false,
     };
-    write_atomically(planned.resolved.path(), planned.new.as_bytes())
+    tooltrail_atomic_write::write_atomically(planned.resolved.path(), planned.new.as_bytes())
         .map_err(|err| io_error(&relative, &err))?;
     if let (Some(journal), Some(scope)) = (&ctx.changes, &ctx.call) {
         journal.after_write(scope, &relative, planned.new.as_bytes())?;
