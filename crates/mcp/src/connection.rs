@@ -35,6 +35,7 @@ use crate::config::{ServerConfig, Transport};
 use crate::env::{login_shell_path, merge_paths, resolve_program, server_env};
 use crate::error::McpError;
 use crate::handler::{ElicitationPolicy, Handler, McpProgress, Shared};
+use crate::noticing::Noticing;
 
 /// Stderr lines an error carries for display.
 const STDERR_TAIL: usize = 20;
@@ -115,7 +116,9 @@ impl Connection {
                         stderr: Vec::new(),
                     })?;
                 let pid = child.id();
-                let served = tokio::time::timeout(handshake_timeout, handler.serve(child)).await;
+                let transport = Noticing::new(child, Arc::clone(&shared));
+                let served =
+                    tokio::time::timeout(handshake_timeout, handler.serve(transport)).await;
                 (
                     finish_handshake(config, served, handshake_timeout, &shared).await?,
                     pid,
@@ -137,6 +140,7 @@ impl Connection {
                     .reinit_on_expired_session(true);
                 let mut served = serve_http(
                     handler,
+                    &shared,
                     transport_config.clone(),
                     options.auth.as_ref(),
                     newest_then_initialize(),
@@ -154,6 +158,7 @@ impl Connection {
                         Handler::new(workspace_uri, options.elicitation, Arc::clone(&shared));
                     served = serve_http(
                         handler,
+                        &shared,
                         transport_config,
                         options.auth.as_ref(),
                         ClientLifecycleMode::Initialize,
@@ -382,6 +387,7 @@ type Served = Result<
 /// may take, which is the user's: the sign-in has its own limit).
 async fn serve_http(
     handler: Handler,
+    shared: &Arc<Shared>,
     transport_config: StreamableHttpClientTransportConfig,
     auth: Option<&Arc<ServerAuth>>,
     mode: ClientLifecycleMode,
@@ -394,11 +400,13 @@ async fn serve_http(
                 .await
                 .map_err(McpError::SignIn)?;
             let transport = StreamableHttpClientTransport::with_client(client, transport_config);
+            let transport = Noticing::new(transport, Arc::clone(shared));
             let started = handler.serve_with_lifecycle(transport, mode);
             tokio::time::timeout(timeout + auth.sign_in_wait(), started).await
         }
         None => {
             let transport = StreamableHttpClientTransport::from_config(transport_config);
+            let transport = Noticing::new(transport, Arc::clone(shared));
             tokio::time::timeout(timeout, handler.serve_with_lifecycle(transport, mode)).await
         }
     })

@@ -369,9 +369,8 @@ impl rmcp::ClientHandler for Handler {
     }
 
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
-        self.shared
-            .tool_notices
-            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        // Counted already, as it came off the wire (`noticing.rs`): this runs on a task of its
+        // own, possibly after the answer that followed the notice.
         self.shared.tools_changed.notify_one();
     }
 

@@ -59,6 +59,7 @@ mod error;
 mod handler;
 mod manager;
 mod naming;
+mod noticing;
 mod prompts;
 mod redact;
 mod resource_hub;
