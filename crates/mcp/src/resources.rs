@@ -107,7 +107,7 @@ impl McpServer {
     /// secrets.
     pub async fn attachment(&self, uri: &str) -> Result<Attachment, McpError> {
         let mut contents = self.read_resource(uri).await?;
-        let redactor = self.config().redactor();
+        let redactor = self.redactor();
         for content in &mut contents {
             if let AttachedContent::Text { text, .. } = &mut content.content
                 && let std::borrow::Cow::Owned(clean) = redactor.redact(text)
@@ -193,11 +193,7 @@ impl McpServer {
             server: self.name().to_string(),
             action,
             // The server's own words may quote what it was sent.
-            message: self
-                .config()
-                .redactor()
-                .redact(&describe(&failure))
-                .into_owned(),
+            message: self.redactor().redact(&describe(&failure)).into_owned(),
         })
     }
 }
@@ -443,7 +439,7 @@ impl Tool for ReadResourceTool {
         let result = self.read(&args).await;
         match self.server_named(&args) {
             // What the server gave goes to the model and the record, without its secrets.
-            Some(server) => server.config().redactor().redact_result(result),
+            Some(server) => server.redactor().redact_result(result),
             None => result,
         }
     }

@@ -98,10 +98,12 @@ impl McpServer {
         options: ConnectOptions,
         live_progress: broadcast::Sender<McpProgress>,
     ) -> Arc<Self> {
+        // What scrubs the server's own secrets, made once from its config for every use.
+        let redactor = config.redactor();
         let shared = Arc::new(Shared {
             server: config.name.clone(),
-            redactor: config.redactor(),
-            log: StderrLog::redacting(config.redactor()),
+            redactor: redactor.clone(),
+            log: StderrLog::redacting(redactor),
             progress: ProgressBoard::default(),
             live_progress,
             tools_changed: tokio::sync::Notify::new(),
@@ -213,11 +215,7 @@ impl McpServer {
             .map_err(|failure| McpError::Request {
                 server: self.config.name.clone(),
                 action: "list its tools",
-                message: self
-                    .config
-                    .redactor()
-                    .redact(&describe(&failure))
-                    .into_owned(),
+                message: self.redactor().redact(&describe(&failure)).into_owned(),
             })?;
         *self.tools.lock().unwrap_or_else(PoisonError::into_inner) = Some(tools.clone());
         Ok(tools)
@@ -254,6 +252,11 @@ impl McpServer {
     }
 
     /// What the server shares with its connection's handler.
+    /// What scrubs this server's own secrets out of what it sends back (see `redact.rs`).
+    pub(crate) fn redactor(&self) -> &crate::redact::Redactor {
+        &self.shared.redactor
+    }
+
     pub(crate) fn shared(&self) -> &Shared {
         &self.shared
     }

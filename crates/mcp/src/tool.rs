@@ -183,7 +183,7 @@ impl Tool for McpTool {
         let result = self.call_server(args, ctx).await;
         // The answer goes to the model and the record: a server that quotes its own token
         // (its environment, the header it got) does not pass it on.
-        self.server.config().redactor().redact_result(result)
+        self.server.redactor().redact_result(result)
     }
 }
 
