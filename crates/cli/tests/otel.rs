@@ -31,16 +31,10 @@ fn phoenix_program() -> Option<PathBuf> {
     if program.exists() {
         return Some(program);
     }
-    if std::env::var("CI").is_ok_and(|ci| ci == "true") {
-        panic!(
-            "Arize Phoenix is not installed at {} (scripts/test installs it)",
-            program.display()
-        );
-    }
-    eprintln!(
-        "skipped: Arize Phoenix is not installed at {} (scripts/test installs it into a venv)",
+    tooltrail_test_support::dependency_missing(&format!(
+        "Arize Phoenix is not installed at {} (scripts/test installs it into a venv)",
         program.display()
-    );
+    ));
     None
 }
 
@@ -239,10 +233,11 @@ fn setup() -> Setup {
             "trace": {"command": "node", "args": [trace], "approval": "allow"}
         }});
         std::fs::write(config.path().join("mcp.json"), servers.to_string()).unwrap();
-    } else if std::env::var("CI").is_ok_and(|ci| ci == "true") {
-        panic!("node and the MCP filesystem server are needed (scripts/mcp-setup installs them)");
     } else {
-        eprintln!("note: node or the MCP filesystem server is missing; the MCP call is left out");
+        tooltrail_test_support::dependency_missing(
+            "node or the MCP filesystem server is missing (scripts/mcp-setup installs them), \
+             so the MCP call is left out",
+        );
     }
     Setup {
         workspace,
