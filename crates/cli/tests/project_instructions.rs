@@ -15,6 +15,18 @@ use tooltrail_test_support::{Reply, ScriptedServer};
 
 /// Asks once in `ws`; returns stderr and the system prompt the model got.
 async fn ask(ws: &Path, config: &Path, extra: &[&str]) -> (String, String) {
+    let (stderr, requests) = ask_for_requests(ws, config, extra).await;
+    let system = requests[0]["messages"][0].clone();
+    assert_eq!(system["role"], "system");
+    (stderr, system["content"].as_str().unwrap().to_string())
+}
+
+/// Asks once in `ws`; returns stderr and the body of every request the model got.
+async fn ask_for_requests(
+    ws: &Path,
+    config: &Path,
+    extra: &[&str],
+) -> (String, Vec<serde_json::Value>) {
     let server = ScriptedServer::start(vec![Reply::text("Done.")]).await;
     let base_url = server.base_url();
     let mut args = vec![
@@ -32,9 +44,11 @@ async fn ask(ws: &Path, config: &Path, extra: &[&str]) -> (String, String) {
     let stderr = text(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     let requests = server.chat_requests();
-    let system = requests[0].body["messages"][0].clone();
-    assert_eq!(system["role"], "system");
-    (stderr, system["content"].as_str().unwrap().to_string())
+    assert!(!requests.is_empty(), "{stderr}");
+    (
+        stderr,
+        requests.into_iter().map(|request| request.body).collect(),
+    )
 }
 
 #[tokio::test]
@@ -123,25 +137,7 @@ async fn attack_links_agents_md_linked_to_a_key_never_reaches_the_model_or_the_r
     let config = tempfile::tempdir().unwrap();
 
     // Only links out: nothing is followed, and the user is told why.
-    let server = ScriptedServer::start(vec![Reply::text("Done.")]).await;
-    let base_url = server.base_url();
-    let out = tooltrail(
-        &[
-            "ask",
-            "-w",
-            ws.to_str().unwrap(),
-            "--base-url",
-            &base_url,
-            "--model",
-            "scripted",
-            "How do I run the tests?",
-        ],
-        config.path(),
-        &[],
-    )
-    .await;
-    let stderr = text(&out.stderr);
-    assert!(out.status.success(), "{stderr}");
+    let (stderr, requests) = ask_for_requests(&ws, config.path(), &[]).await;
     assert!(
         stderr.contains(
             "warning: AGENTS.md was left out: it is a link to a file outside the folder."
@@ -154,10 +150,8 @@ async fn attack_links_agents_md_linked_to_a_key_never_reaches_the_model_or_the_r
         !stderr.contains("following the project instructions"),
         "{stderr}"
     );
-    let requests = server.chat_requests();
-    assert!(!requests.is_empty());
     for request in &requests {
-        let body = serde_json::to_string(&request.body).unwrap();
+        let body = serde_json::to_string(request).unwrap();
         assert!(!body.contains("CANARY"), "{body}");
         assert!(!body.contains("project's instructions"), "{body}");
     }
