@@ -46,6 +46,7 @@ use tokio::sync::Mutex;
 use ts_rs::TS;
 
 use crate::config::{OAuthConfig, ServerConfig, Transport};
+use crate::error::SignInError;
 
 pub use browser::Browser;
 pub(crate) use client::SignInClient;
@@ -141,22 +142,6 @@ impl SignInState {
             Self::Failed { reason } => format!("sign-in failed: {reason}"),
         }
     }
-}
-
-/// Why a sign-in did not happen, as one sentence without secrets.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum SignInError {
-    /// The policy forbids opening a browser here.
-    #[error("the MCP server {0:?} needs you to sign in: run `tooltrail mcp login {0}`")]
-    Needed(String),
-    #[error("signing in to the MCP server {server:?} did not work: {reason}")]
-    Failed { server: String, reason: String },
-    #[error(
-        "signing in to the MCP server {server:?} timed out: the browser did not come back within {secs} s"
-    )]
-    TimedOut { server: String, secs: u64 },
-    #[error("the MCP server {0:?} does not ask for sign-in")]
-    NotAsked(String),
 }
 
 /// One HTTP server's sign-in: its record, its state, and the flow. Shared by every connection

@@ -1,5 +1,6 @@
 //! What can go wrong before a tool call reaches a server: the config file, starting a server,
-//! the handshake, listing its tools. Failures of a call itself are `ToolError`s for the model.
+//! the handshake, listing its tools, signing in. Failures of a call itself are `ToolError`s for
+//! the model. Nothing here depends on the rest of the crate, so every module may use it.
 
 use std::path::PathBuf;
 
@@ -76,7 +77,23 @@ pub enum McpError {
 
     /// The server wants the user signed in, and that did not (or may not) happen here.
     #[error("{0}")]
-    SignIn(#[from] crate::auth::SignInError),
+    SignIn(#[from] SignInError),
+}
+
+/// Why a sign-in did not happen, as one sentence without secrets.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SignInError {
+    /// The policy forbids opening a browser here.
+    #[error("the MCP server {0:?} needs you to sign in: run `tooltrail mcp login {0}`")]
+    Needed(String),
+    #[error("signing in to the MCP server {server:?} did not work: {reason}")]
+    Failed { server: String, reason: String },
+    #[error(
+        "signing in to the MCP server {server:?} timed out: the browser did not come back within {secs} s"
+    )]
+    TimedOut { server: String, secs: u64 },
+    #[error("the MCP server {0:?} does not ask for sign-in")]
+    NotAsked(String),
 }
 
 impl McpError {

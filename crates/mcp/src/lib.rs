@@ -71,8 +71,8 @@ mod tool;
 
 pub use answerer::{ElicitationAsk, ElicitationReply, McpAnswerer, SamplingAsk, SamplingReply};
 pub use auth::{
-    Browser, DEFAULT_SIGN_IN_WAIT, MAX_STEP_UPS, MemorySecrets, SecretStore, SignInError,
-    SignInObserver, SignInOptions, SignInPolicy, SignInState, launcher, record_key,
+    Browser, DEFAULT_SIGN_IN_WAIT, MAX_STEP_UPS, MemorySecrets, SecretStore, SignInObserver,
+    SignInOptions, SignInPolicy, SignInState, launcher, record_key,
 };
 pub use config::{
     Approval, CONFIG_FILE, DEFAULT_TIMEOUT, McpConfig, OAuthConfig, ServerConfig, Transport,
@@ -80,7 +80,7 @@ pub use config::{
 pub use connection::ServerInfo;
 pub use edit::{McpConfigEditor, McpConfigView, McpServerConfig};
 pub use env::{login_shell_path, merge_paths};
-pub use error::McpError;
+pub use error::{McpError, SignInError};
 pub use handler::{ElicitationPolicy, McpProgress};
 pub use manager::{McpManager, McpOptions, ServerFailure, ServerStatus, ToolSummary};
 pub use naming::{MAX_NAME_LEN, Namer, sanitise};

@@ -9,10 +9,10 @@ use serde::Serialize;
 use tokio::sync::broadcast;
 use tooltrail_tools::{Tool, ToolRegistry};
 
-use crate::auth::{Browser, ServerAuth, SignInError, SignInOptions, SignInState};
+use crate::auth::{Browser, ServerAuth, SignInOptions, SignInState};
 use crate::config::{Approval, McpConfig, Transport};
 use crate::connection::{ConnectOptions, ServerInfo};
-use crate::error::McpError;
+use crate::error::{McpError, SignInError};
 use crate::handler::{ElicitationPolicy, McpProgress};
 use crate::naming::Namer;
 use crate::server::{McpServer, ServerState};

@@ -19,7 +19,8 @@ use rmcp::transport::streamable_http_client::{
 use sse_stream::{Error as SseError, Sse};
 use tokio::sync::RwLock;
 
-use super::{MAX_STEP_UPS, ServerAuth, SignInError};
+use super::{MAX_STEP_UPS, ServerAuth};
+use crate::error::SignInError;
 
 type HttpError = StreamableHttpError<reqwest::Error>;
 
