@@ -98,7 +98,7 @@ pub(crate) fn fit(
         Err(too_small) => too_small,
     };
     // The turn's own rounds give way, one at a time, in the order of `own_losses`.
-    while let Some(shrunk) = give_own_way(&request, turn_start) {
+    while let Some(shrunk) = shrink_own_rounds(&request, turn_start) {
         let now = estimate(&shrunk);
         request = shrunk;
         used = now;
@@ -234,7 +234,7 @@ fn fit_history_at(
 /// The request with one more piece of the current turn's own rounds left out (steps 4 to 6),
 /// or `None` when nothing more of them may go. The question (the turn's user message) never
 /// goes, nor the notes after the latest results.
-fn give_own_way(request: &ChatRequest, turn_start: usize) -> Option<ChatRequest> {
+fn shrink_own_rounds(request: &ChatRequest, turn_start: usize) -> Option<ChatRequest> {
     let messages = &request.messages;
     // The turn's first answer: everything before it (the question) stays.
     let first = turn_start.max(
@@ -656,7 +656,7 @@ mod tests {
             Message::tool("c", "read_file", big.clone()),
             Message::tool("d", "read_file", big),
         ];
-        let first = give_own_way(&ChatRequest::new(messages.clone()), 1).unwrap();
+        let first = shrink_own_rounds(&ChatRequest::new(messages.clone()), 1).unwrap();
         assert_eq!(
             first.messages[..4],
             [
@@ -667,8 +667,8 @@ mod tests {
             ],
             "the round whose call came again goes first"
         );
-        let second = give_own_way(&first, 1).unwrap();
-        let third = give_own_way(&second, 1).unwrap();
+        let second = shrink_own_rounds(&first, 1).unwrap();
+        let third = shrink_own_rounds(&second, 1).unwrap();
         assert_eq!(
             third.messages[..3],
             [

@@ -16,12 +16,18 @@ pub fn system_prompt(workspace_name: &str) -> String {
 /// The most bytes servers' instructions take in the system prompt, whatever the window.
 const MAX_INSTRUCTIONS_BYTES: usize = 8 * 1024;
 
-/// How many bytes of the system prompt the servers' instructions may take in a window of
-/// `window_tokens`: an eighth of it (about four bytes a token), at most 8 KiB, so that they
-/// never crowd out the conversation of a small local model.
-pub(crate) fn instructions_room(window_tokens: u32) -> usize {
+/// How many bytes of the system prompt a section the user did not type (project or server
+/// instructions) may take in a window of `window_tokens`: an eighth of it (about four bytes a
+/// token), at most `cap`, so that it never crowds out the conversation of a small local model.
+pub fn prompt_share_bytes(window_tokens: u32, cap: usize) -> usize {
     let eighth = usize::try_from(window_tokens / 8).unwrap_or(usize::MAX);
-    eighth.saturating_mul(4).min(MAX_INSTRUCTIONS_BYTES)
+    eighth.saturating_mul(4).min(cap)
+}
+
+/// How many bytes the servers' instructions may take in a window of `window_tokens`: their
+/// share of the prompt, at most 8 KiB.
+pub(crate) fn server_instructions_bytes(window_tokens: u32) -> usize {
+    prompt_share_bytes(window_tokens, MAX_INSTRUCTIONS_BYTES)
 }
 
 /// The section of the system prompt that passes on what the MCP servers say of themselves.
@@ -190,7 +196,7 @@ mod instructions_tests {
 
     #[test]
     fn instructions_take_an_eighth_of_a_small_window_and_at_most_8_kib() {
-        assert_eq!(instructions_room(8192), 4096);
-        assert_eq!(instructions_room(131_072), 8192);
+        assert_eq!(server_instructions_bytes(8192), 4096);
+        assert_eq!(server_instructions_bytes(131_072), 8192);
     }
 }

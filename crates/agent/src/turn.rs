@@ -214,7 +214,7 @@ impl Agent {
                 let window = self.llm.context_window(cancel).await;
                 system.push_str(&prompt::server_instructions(
                     &self.server_instructions,
-                    prompt::instructions_room(window.tokens),
+                    prompt::server_instructions_bytes(window.tokens),
                 ));
             }
             add_message(conversation, &emitter, Message::system(system));

@@ -208,10 +208,10 @@ fn open_file(path: &Path) -> std::io::Result<File> {
     File::open(path)
 }
 
-/// How many bytes the instructions may take with a window of `window_tokens`.
-pub fn room(window_tokens: u32) -> usize {
-    let eighth = usize::try_from(window_tokens / 8).unwrap_or(usize::MAX);
-    eighth.saturating_mul(4).min(MAX_BYTES)
+/// How many bytes the project instructions may take in a window of `window_tokens`: their
+/// share of the system prompt, at most [`MAX_BYTES`].
+pub fn byte_budget(window_tokens: u32) -> usize {
+    tooltrail_agent::prompt_share_bytes(window_tokens, MAX_BYTES)
 }
 
 /// The section of the system prompt that holds `found`, within `room` bytes.
@@ -271,7 +271,7 @@ pub(crate) async fn system_prompt(
     };
     // Asked once per client and kept: the turn asks for it again at no cost.
     let window = llm.context_window(&CancellationToken::new()).await;
-    let (section, used) = section(&found, room(window.tokens));
+    let (section, used) = section(&found, byte_budget(window.tokens));
     let name = workspace
         .file_name()
         .map(|name| name.to_string_lossy().into_owned())
@@ -418,8 +418,8 @@ mod tests {
 
     #[test]
     fn a_long_file_is_cut_at_a_line_end_within_its_share_of_the_window() {
-        assert_eq!(room(8192), 4096);
-        assert_eq!(room(1_000_000), MAX_BYTES);
+        assert_eq!(byte_budget(8192), 4096);
+        assert_eq!(byte_budget(1_000_000), MAX_BYTES);
         let found = ProjectInstructions {
             path: PathBuf::from("/p/AGENTS.md"),
             shown: "AGENTS.md".into(),
@@ -704,7 +704,7 @@ mod tests {
         let found = look(&s.ws).found.unwrap();
         assert_eq!(found.bytes, text.len() as u64);
         assert_eq!(found.text.len() as u64, READ_LIMIT);
-        let (section, used) = section(&found, room(1_000_000));
+        let (section, used) = section(&found, byte_budget(1_000_000));
         assert!(used.truncated);
         assert!(!section.contains("CANARY"));
         assert!(section.len() < MAX_BYTES + 300, "{}", section.len());

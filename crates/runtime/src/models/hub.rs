@@ -215,10 +215,13 @@ pub struct Hub {
     /// The endpoint parsed: the origin the token may go to, and no other.
     origin: Url,
     token: Option<String>,
-    /// For `HEAD`: follows no redirect, so that the hub's own headers are seen.
-    ask: reqwest::Client,
-    /// For the download: follows redirects, as CDNs redirect further.
-    fetch: reqwest::Client,
+    /// For the `HEAD` that asks where a file is: a minute at most, and no redirect followed,
+    /// so that the hub's own headers are seen.
+    metadata_client: reqwest::Client,
+    /// For the download: no overall time limit, only one between reads. It follows no
+    /// redirect by itself either: `get` follows them hop by hop (CDNs redirect further),
+    /// deciding at each whether the token goes along.
+    download_client: reqwest::Client,
 }
 
 impl Hub {
@@ -244,7 +247,7 @@ impl Hub {
             endpoint: endpoint.clone(),
             reason: error.to_string(),
         };
-        let ask = reqwest::Client::builder()
+        let metadata_client = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .connect_timeout(Duration::from_secs(15))
             .timeout(Duration::from_secs(60))
@@ -253,7 +256,7 @@ impl Hub {
         // No overall timeout for a download of gigabytes; a stalled connection is caught by
         // the read timeout and resumed. Redirects are followed by `get` itself, which decides
         // at each hop whether the token goes along.
-        let fetch = reqwest::Client::builder()
+        let download_client = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .connect_timeout(Duration::from_secs(15))
             .read_timeout(Duration::from_secs(60))
@@ -263,8 +266,8 @@ impl Hub {
             endpoint,
             origin,
             token: token.filter(|token| !token.trim().is_empty()),
-            ask,
-            fetch,
+            metadata_client,
+            download_client,
         })
     }
 
@@ -296,7 +299,7 @@ impl Hub {
         // The hub redirects within itself for a renamed repository (relative redirects); those
         // are followed, and the first answer that carries the file's headers is used.
         for _ in 0..5 {
-            let mut request = self.ask.head(&url);
+            let mut request = self.metadata_client.head(&url);
             if let Some(token) = self.token_for(&url) {
                 request = request.bearer_auth(token);
             }
@@ -383,7 +386,7 @@ impl Hub {
     pub(crate) async fn get(&self, url: &str, from: u64) -> Result<reqwest::Response, String> {
         let mut url = url.to_string();
         for _ in 0..10 {
-            let mut request = self.fetch.get(&url);
+            let mut request = self.download_client.get(&url);
             if from > 0 {
                 request = request.header(reqwest::header::RANGE, format!("bytes={from}-"));
             }
