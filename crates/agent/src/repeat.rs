@@ -6,7 +6,7 @@
 //! streams and the stream is closed (the server then stops generating). What came before the
 //! loop is kept: the distinct calls run, and looping text keeps its first pass.
 //!
-//! Three rules, checked as pieces arrive:
+//! Four rules, checked as pieces arrive:
 //!
 //! - a finished call equal to an earlier call of the same answer (same tool, same arguments
 //!   once parsed, so key order and spacing do not matter);

@@ -170,13 +170,15 @@ impl Telemetry {
     /// Sends everything queued and waits at most `bound` for the collector to take it.
     pub fn flush(&self, bound: Duration) -> Result<(), TelemetryError> {
         let (reply, answer) = std_mpsc::channel();
+        // One deadline for both waits (a place in the queue, then the collector's answer), so
+        // that the whole flush keeps within `bound`.
+        let deadline = std::time::Instant::now() + bound;
         {
             let queue = self.queue.lock().unwrap_or_else(|p| p.into_inner());
             let Some(queue) = queue.as_ref() else {
                 return Ok(());
             };
             // A full queue is a collector far behind: the flush waits in line like the rest.
-            let deadline = std::time::Instant::now() + bound;
             let mut command = Command::Flush(reply);
             loop {
                 match queue.try_send(command) {
@@ -192,7 +194,7 @@ impl Telemetry {
                 }
             }
         }
-        match answer.recv_timeout(bound) {
+        match answer.recv_timeout(deadline.saturating_duration_since(std::time::Instant::now())) {
             Ok(Ok(())) => Ok(()),
             Ok(Err(message)) => Err(TelemetryError::Export {
                 endpoint: self.config.endpoint.clone(),
