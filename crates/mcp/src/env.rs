@@ -1,6 +1,7 @@
-//! The environment a stdio server starts with: a short list of harmless variables, the login
-//! shell's PATH merged in, and what the config adds. Nothing else of ours is inherited, so API
-//! keys in our environment (`TOOLTRAIL_API_KEY`, cloud credentials) never reach a server.
+//! The environment a stdio server starts with: a short list of harmless variables (see
+//! `passed_through.rs`), the login shell's PATH merged in, and what the config adds. Nothing
+//! else of ours is inherited, so API keys in our environment (`TOOLTRAIL_API_KEY`, cloud
+//! credentials) never reach a server.
 //!
 //! A desktop app started from a menu gets a minimal PATH without the folders where `npx`, `uvx`
 //! or `node` live; the login shell's PATH has them, so it is asked once (with a time limit) and
@@ -13,48 +14,8 @@ use std::time::Duration;
 
 use tokio::sync::OnceCell;
 
+use crate::passed_through::PASSED_THROUGH;
 use crate::redact::ConfigValue;
-
-/// Variables passed through from our environment when set.
-#[cfg(unix)]
-const PASSED_THROUGH: &[&str] = &[
-    "HOME", "LANG", "LC_ALL", "LC_CTYPE", "USER", "LOGNAME", "TMPDIR", "TERM",
-];
-#[cfg(windows)]
-const PASSED_THROUGH: &[&str] = &[
-    "USERPROFILE",
-    "USERNAME",
-    "HOMEDRIVE",
-    "HOMEPATH",
-    "APPDATA",
-    "LOCALAPPDATA",
-    "PROGRAMDATA",
-    "PROGRAMFILES",
-    "PROGRAMFILES(X86)",
-    "SYSTEMROOT",
-    "SYSTEMDRIVE",
-    "WINDIR",
-    "COMSPEC",
-    "PATHEXT",
-    "TEMP",
-    "TMP",
-    "NUMBER_OF_PROCESSORS",
-    "PROCESSOR_ARCHITECTURE",
-];
-
-/// Whether our variable `name` is one every stdio server gets anyway (or the PATH), and so no
-/// secret: its value is not scrubbed from what servers send back (a home folder in every path
-/// of a file server's answers would otherwise read `${HOME}`).
-pub(crate) fn is_shared_with_servers(name: &str) -> bool {
-    let same = |known: &&str| {
-        if cfg!(windows) {
-            known.eq_ignore_ascii_case(name)
-        } else {
-            *known == name
-        }
-    };
-    PASSED_THROUGH.iter().any(same) || ["PATH", "PWD"].iter().any(same)
-}
 
 /// How long the login shell may take to print its PATH.
 const LOGIN_SHELL_TIMEOUT: Duration = Duration::from_secs(3);

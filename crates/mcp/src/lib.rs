@@ -60,6 +60,7 @@ mod handler;
 mod manager;
 mod naming;
 mod noticing;
+mod passed_through;
 mod prompts;
 mod redact;
 mod resource_hub;

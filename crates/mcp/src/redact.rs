@@ -129,7 +129,7 @@ impl ConfigValue {
     fn secrets(&self) -> Vec<(String, String)> {
         self.vars
             .iter()
-            .filter(|(name, _)| !crate::env::is_shared_with_servers(name))
+            .filter(|(name, _)| !crate::passed_through::is_shared_with_servers(name))
             .map(|(name, value)| (value.clone(), format!("${{{name}}}")))
             .collect()
     }
