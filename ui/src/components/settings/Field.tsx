@@ -1,4 +1,5 @@
-// A labelled form control with its hint and its problem, wired for screen readers.
+// A labelled form control with its hint and its problem, wired for screen readers, and the
+// lines a settings form answers with.
 import { useId, type ReactNode } from "react";
 import { useI18n } from "../../i18n";
 import type { Problem } from "./forms";
@@ -67,5 +68,53 @@ export function ConfirmInline({ question, confirmLabel, onConfirm, onCancel, bus
         {t("cancel")}
       </button>
     </span>
+  );
+}
+
+/** An on/off switch with its label beside it. */
+export function Switch({
+  checked,
+  onChange,
+  className,
+  testId,
+  children,
+}: {
+  checked: boolean;
+  onChange: (checked: boolean) => void;
+  className?: string;
+  testId?: string;
+  children: ReactNode;
+}) {
+  return (
+    <label className={`cfg-switch-row${className ? ` ${className}` : ""}`}>
+      <input type="checkbox" role="switch" className="cfg-switch" checked={checked} data-testid={testId} onChange={(event) => onChange(event.target.checked)} />
+      {children}
+    </label>
+  );
+}
+
+/** What went wrong, read out at once; nothing while there is nothing. */
+export function Failure({ message }: { message: string | null | undefined }) {
+  if (!message) return null;
+  return (
+    <p className="turn-error" role="alert">
+      {message}
+    </p>
+  );
+}
+
+/** A form that did not save, and why. */
+export function NotSaved({ error }: { error: string | null }) {
+  const { t } = useI18n();
+  return <Failure message={error && t("cfgNotSaved", { message: error })} />;
+}
+
+/** What an action just did, read out when the reader is free. */
+export function Notice({ message }: { message: string | null }) {
+  if (!message) return null;
+  return (
+    <p className="cfg-saved" role="status">
+      {message}
+    </p>
   );
 }

@@ -3,6 +3,7 @@
 import { useId, useState } from "react";
 import { api, errorMessage, type LearnedToolMode } from "../../api";
 import { useI18n } from "../../i18n";
+import { Failure, Notice } from "./Field";
 
 interface Props {
   learned: LearnedToolMode[];
@@ -68,16 +69,8 @@ export function LearnedToolModes({ learned, onChanged }: Props) {
           </ul>
         </>
       )}
-      {error && (
-        <p className="turn-error" role="alert">
-          {error}
-        </p>
-      )}
-      {notice && (
-        <p className="cfg-saved" role="status">
-          {notice}
-        </p>
-      )}
+      <Failure message={error} />
+      <Notice message={notice} />
     </>
   );
 }

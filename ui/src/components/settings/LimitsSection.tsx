@@ -1,10 +1,11 @@
 // How far a question may go: tool rounds, result size and time limits.
 import { useState } from "react";
-import { api, errorMessage, type Limits } from "../../api";
+import { api, type Limits } from "../../api";
 import { useI18n } from "../../i18n";
 import type { MessageKey } from "../../i18n/en";
-import { Field } from "./Field";
+import { Field, NotSaved } from "./Field";
 import { hasProblems, LIMIT_RANGES, limitsFormFrom, validateLimits, type LimitsForm } from "./forms";
+import { useSave } from "./useSave";
 
 interface Props {
   limits: Limits;
@@ -21,9 +22,7 @@ const FIELDS: { field: keyof LimitsForm; label: MessageKey; hint: MessageKey; un
 export function LimitsSection({ limits, onSaved }: Props) {
   const { t } = useI18n();
   const [form, setForm] = useState<LimitsForm>(() => limitsFormFrom(limits));
-  const [saving, setSaving] = useState(false);
-  const [saved, setSaved] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { saving, saved, error, saveWith, changed } = useSave();
   const { problems, limits: valid } = validateLimits(form);
   const unchanged =
     valid !== null &&
@@ -34,18 +33,11 @@ export function LimitsSection({ limits, onSaved }: Props) {
 
   const save = () => {
     if (!valid) return;
-    setSaving(true);
-    setError(null);
-    api.saveLimits(valid).then(
+    saveWith(
+      () => api.saveLimits(valid),
       (stored) => {
-        setSaving(false);
-        setSaved(true);
         setForm(limitsFormFrom(stored));
         onSaved(stored);
-      },
-      (failure: unknown) => {
-        setSaving(false);
-        setError(errorMessage(failure));
       },
     );
   };
@@ -77,7 +69,7 @@ export function LimitsSection({ limits, onSaved }: Props) {
                   value={form[field]}
                   onChange={(event) => {
                     setForm((old) => ({ ...old, [field]: event.target.value }));
-                    setSaved(false);
+                    changed();
                   }}
                 />
                 <span className="muted">{t(unit)}</span>
@@ -87,11 +79,7 @@ export function LimitsSection({ limits, onSaved }: Props) {
           );
         })}
       </div>
-      {error && (
-        <p className="turn-error" role="alert">
-          {t("cfgNotSaved", { message: error })}
-        </p>
-      )}
+      <NotSaved error={error} />
       <div className="cfg-actions">
         <button type="submit" className="primary" disabled={saving || hasProblems(problems) || unchanged}>
           {t("cfgSave")}

@@ -5,7 +5,7 @@ import { api, errorMessage, type McpApproval, type McpConfigView, type McpOvervi
 import { McpSignIn, signInAsked } from "../McpSignIn";
 import { useI18n, type Translate } from "../../i18n";
 import type { MessageKey } from "../../i18n/en";
-import { ConfirmInline, Field } from "./Field";
+import { ConfirmInline, Failure, Field, Notice, NotSaved, Switch } from "./Field";
 import { EMPTY_MCP_FORM, mcpFormFrom, mcpLaunchLine, mergeMcp, validateMcp, type McpForm, type McpRow } from "./forms";
 
 interface Props {
@@ -198,16 +198,8 @@ export function McpSection({ onChanged }: Props) {
           })}
         </ul>
       )}
-      {removeError && (
-        <p className="turn-error" role="alert">
-          {removeError}
-        </p>
-      )}
-      {notice && (
-        <p className="cfg-saved" role="status">
-          {notice}
-        </p>
-      )}
+      <Failure message={removeError} />
+      <Notice message={notice} />
       {!editing && (
         <div>
           <button type="button" disabled={broken !== null} onClick={() => openForm(EMPTY_MCP_FORM, null)}>
@@ -287,10 +279,9 @@ export function McpSection({ onChanged }: Props) {
                 </div>
               )}
             </Field>
-            <label className="cfg-switch-row cfg-switch-field">
-              <input type="checkbox" role="switch" className="cfg-switch" checked={form.enabled} onChange={(e) => update({ enabled: e.target.checked })} />
+            <Switch className="cfg-switch-field" checked={form.enabled} onChange={(enabled) => update({ enabled })}>
               <span>{t("cfgMcpEnabled")}</span>
-            </label>
+            </Switch>
           </div>
 
           <fieldset className="cfg-tool-rules">
@@ -327,11 +318,7 @@ export function McpSection({ onChanged }: Props) {
             </div>
           </fieldset>
 
-          {saveError && (
-            <p className="turn-error" role="alert">
-              {t("cfgNotSaved", { message: saveError })}
-            </p>
-          )}
+          <NotSaved error={saveError} />
           <div className="cfg-actions">
             <button type="submit" className="primary" disabled={saving || broken !== null}>
               {t("cfgSave")}

@@ -2,14 +2,15 @@
 // template, the one in use), downloads from the catalogue or the hub, imports, removal after a
 // yes, Use, and the model running now with Stop — what `tooltrail models` and `models ps` show.
 import "../models/models.css";
-import { useCallback, useEffect, useRef, useState } from "react";
-import { api, errorMessage, type ModelsView, type ModelView, type RuntimeView } from "../../api";
+import { useEffect, useRef, useState } from "react";
+import { api, errorMessage, type ModelView, type RuntimeView } from "../../api";
 import { useDownloads } from "../../downloads";
 import { useI18n } from "../../i18n";
 import { CatalogueEntryMain } from "../models/CatalogueEntry";
 import { DownloadCards } from "../models/DownloadCard";
 import { formatBytes, formatStopsIn, formatTokens } from "../models/format";
-import { ConfirmInline, Field } from "./Field";
+import { ConfirmInline, Failure, Field, Notice } from "./Field";
+import { useReload } from "./useReload";
 
 interface Props {
   /** Where questions go changed. */
@@ -19,8 +20,8 @@ interface Props {
 export function ModelsSection({ onChanged }: Props) {
   const { t } = useI18n();
   const downloads = useDownloads();
-  const [view, setView] = useState<ModelsView | null>(null);
-  const [loadError, setLoadError] = useState<string | null>(null);
+  // Loaded again when a download finishes: the new model is on disk.
+  const { value: view, loadError, reload } = useReload(api.listModels, downloads.finished);
   const [busy, setBusy] = useState<string | null>(null);
   const [confirm, setConfirm] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
@@ -35,20 +36,6 @@ export function ModelsSection({ onChanged }: Props) {
     if (referenceRefused) refusedRef.current?.scrollIntoView({ block: "nearest" });
   }, [referenceRefused]);
 
-  const reload = useCallback(
-    () =>
-      api.listModels().then(
-        (loaded) => {
-          setView(loaded);
-          setLoadError(null);
-        },
-        (failure: unknown) => setLoadError(errorMessage(failure)),
-      ),
-    [],
-  );
-  useEffect(() => {
-    void reload();
-  }, [reload, downloads.finished]);
 
   const act = (key: string, run: () => Promise<string | null>, changesWhere = false) => {
     setBusy(key);
@@ -115,16 +102,8 @@ export function ModelsSection({ onChanged }: Props) {
         </ul>
       )}
       <p className="muted small-text">{t("mdlFolder", { dir: view.dir })}</p>
-      {notice && (
-        <p className="cfg-saved" role="status">
-          {notice}
-        </p>
-      )}
-      {problem && (
-        <p className="turn-error" role="alert">
-          {problem}
-        </p>
-      )}
+      <Notice message={notice} />
+      <Failure message={problem} />
 
       <DownloadCards />
       {view.unfinished.filter((pull) => !downloading.has(pull.name)).length > 0 && (

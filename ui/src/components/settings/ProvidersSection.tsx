@@ -4,7 +4,7 @@ import { useId, useState } from "react";
 import { api, errorMessage, type AppSettings, type ConnectionTest, type ProviderView, type ToolMode } from "../../api";
 import { useI18n } from "../../i18n";
 import type { MessageKey } from "../../i18n/en";
-import { ConfirmInline, Field } from "./Field";
+import { ConfirmInline, Failure, Field, Notice, NotSaved } from "./Field";
 import {
   applyPreset,
   chosenToolMode,
@@ -251,16 +251,8 @@ export function ProvidersSection({ settings, onChanged }: Props) {
           ))}
         </ul>
       )}
-      {actionError && (
-        <p className="turn-error" role="alert">
-          {actionError}
-        </p>
-      )}
-      {notice && (
-        <p className="cfg-saved" role="status">
-          {notice}
-        </p>
-      )}
+      <Failure message={actionError} />
+      <Notice message={notice} />
 
       <LearnedToolModes learned={settings.learned_tool_modes} onChanged={onChanged} />
 
@@ -419,11 +411,7 @@ export function ProvidersSection({ settings, onChanged }: Props) {
             </div>
           </div>
 
-          {saveError && (
-            <p className="turn-error" role="alert">
-              {t("cfgNotSaved", { message: saveError })}
-            </p>
-          )}
+          <NotSaved error={saveError} />
           <div className="cfg-actions">
             <button type="submit" className="primary" disabled={saving}>
               {t("cfgSave")}

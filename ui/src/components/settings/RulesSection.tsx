@@ -1,15 +1,15 @@
 // The open folder's standing approval rules: commands that always run, or never do.
-import { useCallback, useEffect, useState } from "react";
+import { useState } from "react";
 import { api, errorMessage, type RuleView } from "../../api";
 import { useI18n } from "../../i18n";
-import { Field } from "./Field";
+import { Failure, Field, Notice } from "./Field";
+import { useReload } from "./useReload";
 
 type Kind = RuleView["kind"];
 
 export function RulesSection() {
   const { t, lang } = useI18n();
-  const [rules, setRules] = useState<RuleView[] | null>(null);
-  const [loadError, setLoadError] = useState<string | null>(null);
+  const { value: rules, loadError, reload } = useReload(api.listRules);
   const [kind, setKind] = useState<Kind>("allow");
   const [command, setCommand] = useState("");
   const [submitted, setSubmitted] = useState(false);
@@ -19,20 +19,6 @@ export function RulesSection() {
   const [revokeError, setRevokeError] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
 
-  const reload = useCallback(
-    () =>
-      api.listRules().then(
-        (list) => {
-          setRules(list);
-          setLoadError(null);
-        },
-        (failure: unknown) => setLoadError(errorMessage(failure)),
-      ),
-    [],
-  );
-  useEffect(() => {
-    void reload();
-  }, [reload]);
 
   const when = (ms: number) => new Date(ms).toLocaleString(lang === "zh" ? "zh-CN" : "en", { dateStyle: "medium", timeStyle: "short" });
   const empty = command.trim() === "";
@@ -101,16 +87,8 @@ export function RulesSection() {
           ))}
         </ul>
       )}
-      {revokeError && (
-        <p className="turn-error" role="alert">
-          {revokeError}
-        </p>
-      )}
-      {notice && (
-        <p className="cfg-saved" role="status">
-          {notice}
-        </p>
-      )}
+      <Failure message={revokeError} />
+      <Notice message={notice} />
       <form
         className="cfg-form cfg-rule-form"
         aria-label={t("cfgAddRule")}

@@ -5,6 +5,7 @@ import { api, errorMessage, type SandboxView } from "../../api";
 import type { SandboxFolder } from "../../bindings";
 import { useI18n } from "../../i18n";
 import type { MessageKey } from "../../i18n/en";
+import { useSave } from "./useSave";
 
 const KIND_LABEL: Record<string, MessageKey> = {
   workspace: "cfgSandboxKindWorkspace",
@@ -60,30 +61,18 @@ function LinesForm({
 }) {
   const { t } = useI18n();
   const [text, setText] = useState(() => savedLines.join("\n"));
-  const [saving, setSaving] = useState(false);
-  const [saved, setSaved] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { saving, saved, error, saveWith, changed } = useSave();
   const lines = text
     .split("\n")
     .map((line) => line.trim())
     .filter((line) => line.length > 0);
   const unchanged = lines.join("\n") === savedLines.join("\n");
 
-  const save = () => {
-    setSaving(true);
-    setError(null);
-    store(lines).then(
-      (now) => {
-        setSaving(false);
-        setSaved(true);
-        setText(now.join("\n"));
-      },
-      (failure: unknown) => {
-        setSaving(false);
-        setError(errorMessage(failure));
-      },
+  const save = () =>
+    saveWith(
+      () => store(lines),
+      (now) => setText(now.join("\n")),
     );
-  };
 
   return (
     <form
@@ -104,7 +93,7 @@ function LinesForm({
           data-testid={testId}
           onChange={(event) => {
             setText(event.target.value);
-            setSaved(false);
+            changed();
           }}
         />
         <span className="cfg-hint">{hint}</span>

@@ -1,7 +1,7 @@
 // Providers, limits, tools, sandbox, approval rules and MCP servers, as stacked sections with a
 // list of links to each beside them.
-import { useCallback, useEffect, useRef, useState, type ReactNode } from "react";
-import { api, errorMessage, type AppSettings, type Limits, type WorkspaceInfo } from "../../api";
+import { useCallback, useRef, useState, type ReactNode } from "react";
+import { api, type Limits, type WorkspaceInfo } from "../../api";
 import { useI18n } from "../../i18n";
 import type { MessageKey } from "../../i18n/en";
 import { LimitsSection } from "./LimitsSection";
@@ -12,6 +12,7 @@ import { RulesSection } from "./RulesSection";
 import { SandboxSection } from "./SandboxSection";
 import { TelemetrySection } from "./TelemetrySection";
 import { ToolsSection } from "./ToolsSection";
+import { useReload } from "./useReload";
 
 interface Props {
   workspace: WorkspaceInfo;
@@ -33,25 +34,10 @@ const SECTIONS: { id: SectionId; title: MessageKey; intro: MessageKey }[] = [
 
 export function SettingsView({ workspace, onChanged }: Props) {
   const { t } = useI18n();
-  const [settings, setSettings] = useState<AppSettings | null>(null);
-  const [loadError, setLoadError] = useState<string | null>(null);
+  const { value: settings, setValue: setSettings, loadError, reload } = useReload(api.getSettings);
   const [current, setCurrent] = useState<SectionId>("providers");
   const headings = useRef<Partial<Record<SectionId, HTMLHeadingElement | null>>>({});
 
-  const reload = useCallback(
-    () =>
-      api.getSettings().then(
-        (loaded) => {
-          setSettings(loaded);
-          setLoadError(null);
-        },
-        (failure: unknown) => setLoadError(errorMessage(failure)),
-      ),
-    [],
-  );
-  useEffect(() => {
-    void reload();
-  }, [reload]);
 
   const providersChanged = useCallback(async () => {
     await reload();
@@ -61,10 +47,10 @@ export function SettingsView({ workspace, onChanged }: Props) {
   const providersChangedQuietly = useCallback(() => {
     void providersChanged();
   }, [providersChanged]);
-  const limitsSaved = useCallback((limits: Limits) => setSettings((old) => (old ? { ...old, limits } : old)), []);
+  const limitsSaved = useCallback((limits: Limits) => setSettings((old) => (old ? { ...old, limits } : old)), [setSettings]);
   const toolToggled = useCallback(
     (name: string, enabled: boolean) => setSettings((old) => (old ? { ...old, tools: old.tools.map((tool) => (tool.name === name ? { ...tool, enabled } : tool)) } : old)),
-    [],
+    [setSettings],
   );
 
   // The section read now: the last whose heading is in the top third. While a jump scrolls,

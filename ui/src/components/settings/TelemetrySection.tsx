@@ -3,6 +3,8 @@
 import { useEffect, useState } from "react";
 import { api, errorMessage, type TelemetryView } from "../../api";
 import { useI18n } from "../../i18n";
+import { Switch } from "./Field";
+import { useSave } from "./useSave";
 
 const PROTOCOLS = ["http/protobuf", "http/json", "grpc"];
 
@@ -14,14 +16,10 @@ function TelemetryForm({ view, onSaved }: { view: TelemetryView; onSaved: (view:
   const [turnedOff, setTurnedOff] = useState(view.turned_off);
   const [headers, setHeaders] = useState("");
   const [removeHeaders, setRemoveHeaders] = useState(false);
-  const [saving, setSaving] = useState(false);
-  const [saved, setSaved] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { saving, saved, error, saveWith, changed } = useSave();
   const [test, setTest] = useState<{ state: "sending" } | { state: "sent"; traceId: string } | { state: "failed"; message: string } | null>(null);
 
   const save = () => {
-    setSaving(true);
-    setError(null);
     const form = {
       turned_off: turnedOff,
       endpoint,
@@ -29,17 +27,12 @@ function TelemetryForm({ view, onSaved }: { view: TelemetryView; onSaved: (view:
       capture_content: content,
       headers: removeHeaders ? "" : headers.trim() ? headers.trim() : undefined,
     };
-    api.saveTelemetry(form).then(
+    saveWith(
+      () => api.saveTelemetry(form),
       (now) => {
-        setSaving(false);
-        setSaved(true);
         setHeaders("");
         setRemoveHeaders(false);
         onSaved(now);
-      },
-      (failure: unknown) => {
-        setSaving(false);
-        setError(errorMessage(failure));
       },
     );
   };
@@ -52,7 +45,6 @@ function TelemetryForm({ view, onSaved }: { view: TelemetryView; onSaved: (view:
     );
   };
 
-  const changed = () => setSaved(false);
   return (
     <form
       className="cfg-form cfg-form-plain"
@@ -116,51 +108,39 @@ function TelemetryForm({ view, onSaved }: { view: TelemetryView; onSaved: (view:
         <span className="cfg-hint">{view.headers_stored ? t("cfgTelemetryHeadersStored") : t("cfgTelemetryHeadersHint")}</span>
       </label>
       {view.headers_stored && (
-        <label className="cfg-switch-row">
-          <input
-            type="checkbox"
-            role="switch"
-            className="cfg-switch"
-            checked={removeHeaders}
-            onChange={(event) => {
-              setRemoveHeaders(event.target.checked);
-              changed();
-            }}
-          />
-          {t("cfgTelemetryRemoveHeaders")}
-        </label>
-      )}
-      <label className="cfg-switch-row">
-        <input
-          type="checkbox"
-            role="switch"
-            className="cfg-switch"
-          checked={content}
-          data-testid="cfg-telemetry-content"
-          onChange={(event) => {
-            setContent(event.target.checked);
+        <Switch
+          checked={removeHeaders}
+          onChange={(checked) => {
+            setRemoveHeaders(checked);
             changed();
           }}
-        />
+        >
+          {t("cfgTelemetryRemoveHeaders")}
+        </Switch>
+      )}
+      <Switch
+        checked={content}
+        testId="cfg-telemetry-content"
+        onChange={(checked) => {
+          setContent(checked);
+          changed();
+        }}
+      >
         <span>
           {t("cfgTelemetryContent")}
           <br />
           <span className="cfg-hint">{t("cfgTelemetryContentHint")}</span>
         </span>
-      </label>
-      <label className="cfg-switch-row">
-        <input
-          type="checkbox"
-            role="switch"
-            className="cfg-switch"
-          checked={turnedOff}
-          onChange={(event) => {
-            setTurnedOff(event.target.checked);
-            changed();
-          }}
-        />
+      </Switch>
+      <Switch
+        checked={turnedOff}
+        onChange={(checked) => {
+          setTurnedOff(checked);
+          changed();
+        }}
+      >
         {t("cfgTelemetryOff")}
-      </label>
+      </Switch>
       {error && <p className="turn-error">{t("cfgNotSaved", { message: error })}</p>}
       {saved && !error && <p className="muted small-text">{t("cfgTelemetrySaved")}</p>}
       <div className="cfg-actions">

@@ -3,6 +3,7 @@ import { useState } from "react";
 import { api, errorMessage, type ToolToggle } from "../../api";
 import { useI18n } from "../../i18n";
 import type { MessageKey } from "../../i18n/en";
+import { Failure } from "./Field";
 
 interface Props {
   tools: ToolToggle[];
@@ -82,11 +83,7 @@ export function ToolsSection({ tools, onToggled }: Props) {
           );
         })}
       </ul>
-      {error && (
-        <p className="turn-error" role="alert">
-          {error}
-        </p>
-      )}
+      <Failure message={error} />
     </>
   );
 }
