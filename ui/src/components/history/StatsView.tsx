@@ -4,6 +4,7 @@ import { api, type Stats, type WorkspaceInfo } from "../../api";
 import { formatDuration } from "../../format";
 import { useI18n, type Translate } from "../../i18n";
 import { failures, formatCount, formatRate, STATS_RANGES, statsQuery, successRate, weightedAverage, type StatsRange } from "./query";
+import { NumHeader, StatsLoad } from "./StatsTableParts";
 import { TokensPerDay } from "./TokensPerDay";
 import { useKeyedLoad } from "./useKeyedLoad";
 
@@ -52,19 +53,18 @@ export function StatsView({ workspace }: Props) {
           </button>
         ))}
       </div>
-      {current === null ? (
-        <p className="muted">{t("histLoading")}</p>
-      ) : current.error !== null ? (
-        <p className="turn-error" role="alert">
-          {t("statsLoadFailed", { message: current.error })}
-        </p>
-      ) : !stats || stats.total === 0 ? (
-        <p className="muted stats-empty" data-testid="stats-empty">
-          {t("statsEmpty")}
-        </p>
-      ) : (
-        <StatsTable t={t} lang={lang} stats={stats} />
-      )}
+      <StatsLoad
+        current={current}
+        loaded={() =>
+          !stats || stats.total === 0 ? (
+            <p className="muted stats-empty" data-testid="stats-empty">
+              {t("statsEmpty")}
+            </p>
+          ) : (
+            <StatsTable t={t} lang={lang} stats={stats} />
+          )
+        }
+      />
       <TokensPerDay allWorkspaces={allWorkspaces} since={statsQuery(allWorkspaces, range, rangeStart).since ?? null} />
     </main>
   );
@@ -86,24 +86,12 @@ function StatsTable({ t, lang, stats }: { t: Translate; lang: string; stats: Sta
         <thead>
           <tr>
             <th scope="col">{t("statsColTool")}</th>
-            <th scope="col" className="num">
-              {t("statsColCalls")}
-            </th>
-            <th scope="col" className="num" title={t("statsSuccessHint")}>
-              {t("statsColSuccess")}
-            </th>
-            <th scope="col" className="num" title={t("statsErrorsHint")}>
-              {t("statsColErrors")}
-            </th>
-            <th scope="col" className="num">
-              {t("statsColDenied")}
-            </th>
-            <th scope="col" className="num">
-              {t("statsColAvg")}
-            </th>
-            <th scope="col" className="num" title={t("statsP95Hint")}>
-              {t("statsColP95")}
-            </th>
+            <NumHeader>{t("statsColCalls")}</NumHeader>
+            <NumHeader hint={t("statsSuccessHint")}>{t("statsColSuccess")}</NumHeader>
+            <NumHeader hint={t("statsErrorsHint")}>{t("statsColErrors")}</NumHeader>
+            <NumHeader>{t("statsColDenied")}</NumHeader>
+            <NumHeader>{t("statsColAvg")}</NumHeader>
+            <NumHeader hint={t("statsP95Hint")}>{t("statsColP95")}</NumHeader>
           </tr>
         </thead>
         <tbody>
