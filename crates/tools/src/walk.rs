@@ -5,8 +5,10 @@
 //! same rules.
 
 use std::path::Path;
+use std::sync::{Mutex, PoisonError};
 
-use ignore::WalkBuilder;
+use ignore::{DirEntry, WalkBuilder, WalkState};
+use tokio_util::sync::CancellationToken;
 
 mod sorted;
 
@@ -39,4 +41,55 @@ pub(crate) fn threads() -> usize {
             .unwrap_or(2)
             .min(12)
     })
+}
+
+/// Walks `walker` on [`threads`] threads. Each thread starts its own state with `start` and
+/// hands it every entry it reaches to `visit` (entries the walker could not read are passed
+/// over); the states come back once every thread is done, for the caller to merge. `None` when
+/// `cancel` stopped the walk.
+pub(crate) fn parallel<S: Send>(
+    walker: &mut WalkBuilder,
+    cancel: &CancellationToken,
+    start: impl Fn() -> S + Sync,
+    visit: impl Fn(&mut S, &DirEntry) + Sync,
+) -> Option<Vec<S>> {
+    let done: Mutex<Vec<S>> = Mutex::new(Vec::new());
+    walker.threads(threads()).build_parallel().run(|| {
+        let mut thread = Thread {
+            state: Some(start()),
+            done: &done,
+        };
+        let visit = &visit;
+        Box::new(move |entry| {
+            if cancel.is_cancelled() {
+                return WalkState::Quit;
+            }
+            if let (Ok(entry), Some(state)) = (entry, thread.state.as_mut()) {
+                visit(state, &entry);
+            }
+            WalkState::Continue
+        })
+    });
+    if cancel.is_cancelled() {
+        return None;
+    }
+    // Every walker thread has finished (and handed its state in) by now.
+    Some(done.into_inner().unwrap_or_else(PoisonError::into_inner))
+}
+
+/// A walker thread's state, handed in when the walker drops the thread's visitor.
+struct Thread<'a, S> {
+    state: Option<S>,
+    done: &'a Mutex<Vec<S>>,
+}
+
+impl<S> Drop for Thread<'_, S> {
+    fn drop(&mut self) {
+        if let Some(state) = self.state.take() {
+            self.done
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .push(state);
+        }
+    }
 }

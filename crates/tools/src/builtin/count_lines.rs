@@ -9,10 +9,8 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
-use ignore::WalkState;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
@@ -214,19 +212,10 @@ impl Counts {
     }
 }
 
+/// One walker thread's counts, and the buffer it reads files with.
 struct Worker {
     local: Counts,
     buffer: Vec<u8>,
-    shared: Arc<Mutex<Counts>>,
-}
-
-impl Drop for Worker {
-    fn drop(&mut self) {
-        let local = std::mem::replace(&mut self.local, Counts::new(0));
-        if let Ok(mut shared) = self.shared.lock() {
-            shared.merge(local);
-        }
-    }
 }
 
 fn count_tree(
@@ -236,50 +225,39 @@ fn count_tree(
     include_ignored: bool,
     cancel: &CancellationToken,
 ) -> Result<Counts, ToolError> {
-    let shared = Arc::new(Mutex::new(Counts::new(MAX_LISTED)));
-    walk::builder(root, include_ignored)
-        .threads(walk::threads())
-        .build_parallel()
-        .run(|| {
-            let mut worker = Worker {
-                local: Counts::new(MAX_LISTED),
-                buffer: vec![0; BUFFER],
-                shared: Arc::clone(&shared),
-            };
-            Box::new(move |entry| {
-                if cancel.is_cancelled() {
-                    return WalkState::Quit;
+    let workers = walk::parallel(
+        &mut walk::builder(root, include_ignored),
+        cancel,
+        || Worker {
+            local: Counts::new(MAX_LISTED),
+            buffer: vec![0; BUFFER],
+        },
+        |worker, entry| {
+            if !entry.file_type().is_some_and(|kind| kind.is_file()) {
+                return;
+            }
+            let path = entry.path();
+            if let Some(glob) = glob {
+                let below_root = path.strip_prefix(root).unwrap_or(path);
+                let below_workspace = path.strip_prefix(workspace_root).unwrap_or(path);
+                if !glob.is_match(entry.file_name(), below_root, below_workspace) {
+                    return;
                 }
-                let Ok(entry) = entry else {
-                    return WalkState::Continue;
-                };
-                if !entry.file_type().is_some_and(|kind| kind.is_file()) {
-                    return WalkState::Continue;
-                }
-                let path = entry.path();
-                if let Some(glob) = glob {
-                    let below_root = path.strip_prefix(root).unwrap_or(path);
-                    let below_workspace = path.strip_prefix(workspace_root).unwrap_or(path);
-                    if !glob.is_match(entry.file_name(), below_root, below_workspace) {
-                        return WalkState::Continue;
-                    }
-                }
-                match count_file(path, &mut worker.buffer) {
-                    Ok(Some(lines)) => worker.local.add(path, lines),
-                    Ok(None) => worker.local.binary += 1,
-                    // Unreadable files are left out, as a walk would skip them.
-                    Err(_) => {}
-                }
-                WalkState::Continue
-            })
-        });
-    if cancel.is_cancelled() {
-        return Err(cancelled());
+            }
+            match count_file(path, &mut worker.buffer) {
+                Ok(Some(lines)) => worker.local.add(path, lines),
+                Ok(None) => worker.local.binary += 1,
+                // Unreadable files are left out, as a walk would skip them.
+                Err(_) => {}
+            }
+        },
+    )
+    .ok_or_else(cancelled)?;
+    let mut counts = Counts::new(MAX_LISTED);
+    for worker in workers {
+        counts.merge(worker.local);
     }
-    shared
-        .lock()
-        .map(|mut guard| std::mem::replace(&mut *guard, Counts::new(0)))
-        .map_err(|_| ToolError::new(ToolErrorCode::Failed, "the line count failed"))
+    Ok(counts)
 }
 
 /// Newline bytes in a file; `None` for a binary file.

@@ -6,14 +6,14 @@
 
 use std::collections::BinaryHeap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use async_trait::async_trait;
-use ignore::{DirEntry, WalkState};
+use ignore::DirEntry;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
-use tooltrail_protocol::{ToolError, ToolErrorCode, ToolOutput, ToolSpec};
+use tooltrail_protocol::{ToolError, ToolOutput, ToolSpec};
 use tooltrail_sandbox::Workspace;
 
 use crate::args::{blocking, cancelled, parse};
@@ -185,21 +185,6 @@ impl TopPaths {
     }
 }
 
-/// One walker thread's share; merged into the shared result when the thread is done.
-struct Collector {
-    local: TopPaths,
-    shared: Arc<Mutex<TopPaths>>,
-}
-
-impl Drop for Collector {
-    fn drop(&mut self) {
-        let local = std::mem::replace(&mut self.local, TopPaths::new(0));
-        if let Ok(mut shared) = self.shared.lock() {
-            shared.merge(local);
-        }
-    }
-}
-
 fn find(
     workspace: &Workspace,
     root: &Path,
@@ -208,35 +193,21 @@ fn find(
     limit: usize,
     cancel: &CancellationToken,
 ) -> Result<Found, ToolError> {
-    let shared = Arc::new(Mutex::new(TopPaths::new(limit)));
-    walk::builder(root, include_ignored)
-        .threads(walk::threads())
-        .build_parallel()
-        .run(|| {
-            let mut collector = Collector {
-                local: TopPaths::new(limit),
-                shared: Arc::clone(&shared),
-            };
-            Box::new(move |entry| {
-                if cancel.is_cancelled() {
-                    return WalkState::Quit;
-                }
-                if let Ok(entry) = entry
-                    && is_matching_file(workspace, root, glob, &entry)
-                {
-                    collector.local.offer(entry.path());
-                }
-                WalkState::Continue
-            })
-        });
-    if cancel.is_cancelled() {
-        return Err(cancelled());
+    let shares = walk::parallel(
+        &mut walk::builder(root, include_ignored),
+        cancel,
+        || TopPaths::new(limit),
+        |share, entry| {
+            if is_matching_file(workspace, root, glob, entry) {
+                share.offer(entry.path());
+            }
+        },
+    )
+    .ok_or_else(cancelled)?;
+    let mut top = TopPaths::new(limit);
+    for share in shares {
+        top.merge(share);
     }
-    // Every walker thread has finished (and merged) by now.
-    let top = shared
-        .lock()
-        .map(|mut guard| std::mem::replace(&mut *guard, TopPaths::new(0)))
-        .map_err(|_| ToolError::new(ToolErrorCode::Failed, "the file walk failed"))?;
     Ok(Found {
         root: root.to_path_buf(),
         total: top.total,

@@ -9,9 +9,7 @@
 use std::collections::BinaryHeap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
 
-use ignore::WalkState;
 use memchr::memmem;
 use tokio_util::sync::CancellationToken;
 use tree_sitter::{Parser, QueryCursor, StreamingIterator};
@@ -109,55 +107,32 @@ struct Worker<'a> {
     cursor: QueryCursor,
     buffer: Vec<u8>,
     local: Collected,
-    shared: Arc<Mutex<Collected>>,
-}
-
-impl Drop for Worker<'_> {
-    fn drop(&mut self) {
-        let local = std::mem::take(&mut self.local);
-        if let Ok(mut shared) = self.shared.lock() {
-            shared.merge(local);
-        }
-    }
 }
 
 /// Searches the tree; `None` when cancelled.
 pub(crate) fn search(search: &Search, cancel: &CancellationToken) -> Option<Found> {
-    let shared = Arc::new(Mutex::new(Collected::new(search.limit)));
-    crate::walk::builder(&search.root, false)
-        .threads(crate::walk::threads())
-        .build_parallel()
-        .run(|| {
-            let mut worker = Worker {
-                search,
-                finder: memmem::Finder::new(search.name.as_bytes()),
-                parser: Parser::new(),
-                cursor: QueryCursor::new(),
-                buffer: Vec::new(),
-                local: Collected::new(search.limit),
-                shared: Arc::clone(&shared),
-            };
-            Box::new(move |entry| {
-                if cancel.is_cancelled() {
-                    return WalkState::Quit;
-                }
-                let Ok(entry) = entry else {
-                    return WalkState::Continue;
-                };
-                // Symlinked files are not followed, as the other tools do.
-                if entry.file_type().is_some_and(|kind| kind.is_file()) {
-                    worker.file(entry.path());
-                }
-                WalkState::Continue
-            })
-        });
-    if cancel.is_cancelled() {
-        return None;
+    let workers = crate::walk::parallel(
+        &mut crate::walk::builder(&search.root, false),
+        cancel,
+        || Worker {
+            search,
+            finder: memmem::Finder::new(search.name.as_bytes()),
+            parser: Parser::new(),
+            cursor: QueryCursor::new(),
+            buffer: Vec::new(),
+            local: Collected::new(search.limit),
+        },
+        |worker, entry| {
+            // Symlinked files are not followed, as the other tools do.
+            if entry.file_type().is_some_and(|kind| kind.is_file()) {
+                worker.file(entry.path());
+            }
+        },
+    )?;
+    let mut collected = Collected::new(search.limit);
+    for worker in workers {
+        collected.merge(worker.local);
     }
-    let collected = shared
-        .lock()
-        .map(|mut guard| std::mem::take(&mut *guard))
-        .ok()?;
     Some(Found {
         definitions: collected.first.into_sorted_vec(),
         total: collected.total,
