@@ -94,7 +94,7 @@ pub(crate) fn apply(conn: &Connection, writer: Option<&str>, event: &Event) -> R
                 conn,
                 turn,
                 event.time_ms,
-                &Started {
+                &Call {
                     round: *round,
                     call_id,
                     tool,
@@ -127,18 +127,20 @@ pub(crate) fn apply(conn: &Connection, writer: Option<&str>, event: &Event) -> R
                 turn,
                 event.time_ms,
                 &Finished {
-                    round: *round,
-                    call_id,
-                    tool,
-                    source,
-                    description,
-                    arguments,
+                    call: Call {
+                        round: *round,
+                        call_id,
+                        tool,
+                        source,
+                        description,
+                        arguments,
+                        approval,
+                    },
                     status: *status,
                     duration_ms: *duration_ms,
                     result,
                     data: data.as_ref(),
                     error: error.as_ref(),
-                    approval,
                     truncated_for_model: *truncated_for_model,
                 },
             )?;
@@ -459,7 +461,8 @@ fn asking_message(conn: &Connection, conversation: i64) -> Result<Option<i64>> {
         .optional()?)
 }
 
-struct Started<'a> {
+/// What every event of a tool call says of it: which call, and how it was approved.
+struct Call<'a> {
     round: u32,
     call_id: &'a str,
     tool: &'a str,
@@ -469,7 +472,7 @@ struct Started<'a> {
     approval: &'a ApprovalRecord,
 }
 
-fn start_call(conn: &Connection, turn: Turn, time_ms: i64, call: &Started<'_>) -> Result<i64> {
+fn start_call(conn: &Connection, turn: Turn, time_ms: i64, call: &Call<'_>) -> Result<i64> {
     let source = codes::source_to_text(call.source);
     // Kept from the start, so a call that never reports back (stopped, or its process gone)
     // still says what its tool does.
@@ -478,6 +481,17 @@ fn start_call(conn: &Connection, turn: Turn, time_ms: i64, call: &Started<'_>) -
     } else {
         spec(conn, call.tool, &source, call.description)?
     };
+    insert_running(conn, turn, call, spec_id, time_ms)
+}
+
+/// The call's row, `running` from `started_ms` until its end is written over it.
+fn insert_running(
+    conn: &Connection,
+    turn: Turn,
+    call: &Call<'_>,
+    spec_id: i64,
+    started_ms: i64,
+) -> Result<i64> {
     let message = asking_message(conn, turn.conversation)?;
     let (by, rule) = codes::approval_by_to_columns(&call.approval.by);
     Ok(conn
@@ -499,7 +513,7 @@ fn start_call(conn: &Connection, turn: Turn, time_ms: i64, call: &Started<'_>) -
                 call.tool,
                 spec_id,
                 serde_json::to_string(call.arguments)?,
-                time_ms,
+                started_ms,
                 call.approval.allowed,
                 by,
                 rule,
@@ -510,22 +524,22 @@ fn start_call(conn: &Connection, turn: Turn, time_ms: i64, call: &Started<'_>) -
 }
 
 struct Finished<'a> {
-    round: u32,
-    call_id: &'a str,
-    tool: &'a str,
-    source: &'a ToolSource,
-    description: &'a str,
-    arguments: &'a Value,
+    call: Call<'a>,
     status: ToolStatus,
     duration_ms: u64,
     result: &'a str,
     data: Option<&'a Value>,
     error: Option<&'a ToolError>,
-    approval: &'a ApprovalRecord,
     truncated_for_model: bool,
 }
 
-fn finish_call(conn: &Connection, turn: Turn, time_ms: i64, call: &Finished<'_>) -> Result<i64> {
+fn finish_call(
+    conn: &Connection,
+    turn: Turn,
+    time_ms: i64,
+    finished: &Finished<'_>,
+) -> Result<i64> {
+    let call = &finished.call;
     let spec_id = spec(
         conn,
         call.tool,
@@ -539,85 +553,41 @@ fn finish_call(conn: &Connection, turn: Turn, time_ms: i64, call: &Finished<'_>)
         )?
         .query_row(params![turn.id, call.round, call.call_id], |row| row.get(0))
         .optional()?;
-    let preview = codes::prefix(call.result, PREVIEW_BYTES);
-    let (by, rule) = codes::approval_by_to_columns(&call.approval.by);
-    let status = crate::CallStatus::from(call.status).as_str();
-    let arguments = serde_json::to_string(call.arguments)?;
-    let duration = to_i64(call.duration_ms);
-    let size = to_i64(call.result.len() as u64);
-    let error_code = call.error.map(|error| error.code.as_str());
-    let error_message = call.error.map(|error| error.message.as_str());
+    let duration = to_i64(finished.duration_ms);
     let id = match running {
-        Some(id) => {
-            conn.prepare_cached(
-                "UPDATE tool_calls SET spec_id = ?2, arguments = ?3, duration_ms = ?4,
-                    status = ?5, error_code = ?6, error_message = ?7, preview = ?8,
-                    result_size = ?9, truncated_for_model = ?10, approval_allowed = ?11,
-                    approval_by = ?12, approval_rule = ?13, approval_reason = ?14
-                 WHERE id = ?1",
-            )?
-            .execute(params![
-                id,
-                spec_id,
-                arguments,
-                duration,
-                status,
-                error_code,
-                error_message,
-                preview,
-                size,
-                call.truncated_for_model,
-                call.approval.allowed,
-                by,
-                rule,
-                call.approval.reason
-            ])?;
-            id
-        }
-        None => {
-            // A call that never ran (refused, denied, invalid) has no started event.
-            let message = asking_message(conn, turn.conversation)?;
-            conn.prepare_cached(
-                "INSERT INTO tool_calls(conversation_id, workspace_id, turn_id, message_id,
-                    call_id, round, tool, spec_id, arguments, started_ms, duration_ms, status,
-                    error_code, error_message, preview, result_size, truncated_for_model,
-                    approval_allowed, approval_by, approval_rule, approval_reason)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,
-                    ?17, ?18, ?19, ?20, ?21)
-                 RETURNING id",
-            )?
-            .query_row(
-                params![
-                    turn.conversation,
-                    turn.workspace,
-                    turn.id,
-                    message,
-                    call.call_id,
-                    call.round,
-                    call.tool,
-                    spec_id,
-                    arguments,
-                    time_ms.saturating_sub(duration),
-                    duration,
-                    status,
-                    error_code,
-                    error_message,
-                    preview,
-                    size,
-                    call.truncated_for_model,
-                    call.approval.allowed,
-                    by,
-                    rule,
-                    call.approval.reason
-                ],
-                |row| row.get(0),
-            )?
-        }
+        Some(id) => id,
+        // A call that never ran (refused, denied, invalid) has no started event.
+        None => insert_running(conn, turn, call, spec_id, time_ms.saturating_sub(duration))?,
     };
-    let full = (call.result.len() > preview.len())
-        .then(|| compress::deflate(call.result.as_bytes()))
+    let preview = codes::prefix(finished.result, PREVIEW_BYTES);
+    let (by, rule) = codes::approval_by_to_columns(&call.approval.by);
+    conn.prepare_cached(
+        "UPDATE tool_calls SET spec_id = ?2, arguments = ?3, duration_ms = ?4,
+            status = ?5, error_code = ?6, error_message = ?7, preview = ?8,
+            result_size = ?9, truncated_for_model = ?10, approval_allowed = ?11,
+            approval_by = ?12, approval_rule = ?13, approval_reason = ?14
+         WHERE id = ?1",
+    )?
+    .execute(params![
+        id,
+        spec_id,
+        serde_json::to_string(call.arguments)?,
+        duration,
+        crate::CallStatus::from(finished.status).as_str(),
+        finished.error.map(|error| error.code.as_str()),
+        finished.error.map(|error| error.message.as_str()),
+        preview,
+        to_i64(finished.result.len() as u64),
+        finished.truncated_for_model,
+        call.approval.allowed,
+        by,
+        rule,
+        call.approval.reason
+    ])?;
+    let full = (finished.result.len() > preview.len())
+        .then(|| compress::deflate(finished.result.as_bytes()))
         .transpose()?;
-    let data = match call.data {
+    let data = match finished.data {
         Some(data) => Some(compress::deflate(&serde_json::to_vec(data)?)?),
         None => None,
     };

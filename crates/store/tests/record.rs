@@ -122,6 +122,30 @@ fn the_history_row_of_a_call_holds_everything_but_the_full_result() {
     ));
 }
 
+#[test]
+fn a_call_that_never_started_is_dated_its_duration_before_its_end() {
+    let (_dir, store) = open();
+    let script = sample_turn("conv_1", "turn_1", WS, T0, true);
+    record(&store, &script);
+    let started = script
+        .events
+        .iter()
+        .find_map(|event| match &event.body {
+            EventBody::ToolCallFinished {
+                call_id,
+                duration_ms,
+                ..
+            } if call_id == "call_b" => Some(event.time_ms - *duration_ms as i64),
+            _ => None,
+        })
+        .unwrap();
+    let rows = store.history(&HistoryFilter::default()).unwrap().items;
+    let denied = rows.iter().find(|row| row.call_id == "call_b").unwrap();
+    assert_eq!(denied.started_ms, started);
+    let stats = store.stats(&StatsFilter::default()).unwrap();
+    assert_eq!(stats.statuses.running, 0);
+}
+
 /// Three conversations in two workspaces, recorded one after another.
 fn three_conversations(store: &Store) {
     record(store, &sample_turn("conv_a", "turn_a1", WS, T0, true));
