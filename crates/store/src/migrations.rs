@@ -157,6 +157,51 @@ CREATE TABLE events (
 ) WITHOUT ROWID;
 "#;
 
+// SQLite's triggers cannot share statements, so the three on `tool_calls` each carry what they
+// have in common: an update counts the old row out and the new one in, as a delete and an
+// insert do. Those statements are written once below and joined into version 2's text, which
+// stays as it was released.
+
+/// Version 2's statements that count the call `new` into `tool_stats` and `tool_durations`.
+macro_rules! v2_count_new_call {
+    () => {
+        r#"
+    INSERT INTO tool_stats(workspace_id, tool, status, calls, total_ms, timed)
+        SELECT scope.id, new.tool, new.status, 1, coalesce(new.duration_ms, 0),
+            new.duration_ms IS NOT NULL
+        FROM (SELECT coalesce(new.workspace_id, 0) AS id UNION ALL SELECT -1) AS scope WHERE true
+        ON CONFLICT DO UPDATE SET calls = calls + 1, total_ms = total_ms + excluded.total_ms,
+            timed = timed + excluded.timed;
+    INSERT INTO tool_durations(workspace_id, tool, bucket, calls)
+        SELECT scope.id, new.tool, CASE WHEN new.duration_ms < 100 THEN new.duration_ms
+            ELSE length(new.duration_ms) * 100 + CAST(substr(new.duration_ms, 1, 2) AS INTEGER) END, 1
+        FROM (SELECT coalesce(new.workspace_id, 0) AS id UNION ALL SELECT -1) AS scope WHERE new.duration_ms IS NOT NULL
+        ON CONFLICT DO UPDATE SET calls = calls + 1;"#
+    };
+}
+
+/// Version 2's statements that count the call `old` out of `tool_stats` and `tool_durations`,
+/// dropping the rows that reach zero.
+macro_rules! v2_count_old_call_out {
+    () => {
+        r#"
+    UPDATE tool_stats SET calls = calls - 1, total_ms = total_ms - coalesce(old.duration_ms, 0),
+            timed = timed - (old.duration_ms IS NOT NULL)
+        WHERE workspace_id IN (coalesce(old.workspace_id, 0), -1) AND tool = old.tool AND status = old.status;
+    DELETE FROM tool_stats
+        WHERE workspace_id IN (coalesce(old.workspace_id, 0), -1) AND tool = old.tool AND status = old.status
+            AND calls <= 0;
+    UPDATE tool_durations SET calls = calls - 1
+        WHERE old.duration_ms IS NOT NULL AND workspace_id IN (coalesce(old.workspace_id, 0), -1)
+            AND tool = old.tool AND bucket = CASE WHEN old.duration_ms < 100 THEN old.duration_ms
+            ELSE length(old.duration_ms) * 100 + CAST(substr(old.duration_ms, 1, 2) AS INTEGER) END;
+    DELETE FROM tool_durations
+        WHERE old.duration_ms IS NOT NULL AND workspace_id IN (coalesce(old.workspace_id, 0), -1)
+            AND tool = old.tool AND bucket = CASE WHEN old.duration_ms < 100 THEN old.duration_ms
+            ELSE length(old.duration_ms) * 100 + CAST(substr(old.duration_ms, 1, 2) AS INTEGER) END AND calls <= 0;"#
+    };
+}
+
 /// Version 2: full-text search, per-tool counters and duration histograms, built from the rows
 /// already there.
 ///
@@ -168,7 +213,8 @@ CREATE TABLE events (
 /// `tool_stats` counts calls per workspace, tool and status, and `tool_durations` per duration
 /// bucket; triggers keep both current, so the figures a stats view opens with cost a few rows
 /// instead of a scan of the whole log.
-const V2_SEARCH_AND_COUNTS: &str = r#"
+const V2_SEARCH_AND_COUNTS: &str = concat!(
+    r#"
 CREATE VIRTUAL TABLE tool_calls_fts USING fts5(
     body, content = '', contentless_delete = 1, tokenize = 'unicode61 remove_diacritics 2'
 );
@@ -205,18 +251,9 @@ CREATE TRIGGER tool_calls_after_insert AFTER INSERT ON tool_calls BEGIN
     INSERT INTO tool_calls_fts(rowid, body)
         SELECT new.id, new.tool || ' ' || new.arguments || ' ' || new.preview || ' '
             || coalesce(new.error_message, '')
-        WHERE new.status <> 'running';
-    INSERT INTO tool_stats(workspace_id, tool, status, calls, total_ms, timed)
-        SELECT scope.id, new.tool, new.status, 1, coalesce(new.duration_ms, 0),
-            new.duration_ms IS NOT NULL
-        FROM (SELECT coalesce(new.workspace_id, 0) AS id UNION ALL SELECT -1) AS scope WHERE true
-        ON CONFLICT DO UPDATE SET calls = calls + 1, total_ms = total_ms + excluded.total_ms,
-            timed = timed + excluded.timed;
-    INSERT INTO tool_durations(workspace_id, tool, bucket, calls)
-        SELECT scope.id, new.tool, CASE WHEN new.duration_ms < 100 THEN new.duration_ms
-            ELSE length(new.duration_ms) * 100 + CAST(substr(new.duration_ms, 1, 2) AS INTEGER) END, 1
-        FROM (SELECT coalesce(new.workspace_id, 0) AS id UNION ALL SELECT -1) AS scope WHERE new.duration_ms IS NOT NULL
-        ON CONFLICT DO UPDATE SET calls = calls + 1;
+        WHERE new.status <> 'running';"#,
+    v2_count_new_call!(),
+    r#"
 END;
 
 CREATE TRIGGER tool_calls_after_update
@@ -226,50 +263,16 @@ ON tool_calls BEGIN
     INSERT INTO tool_calls_fts(rowid, body)
         SELECT new.id, new.tool || ' ' || new.arguments || ' ' || new.preview || ' '
             || coalesce(new.error_message, '')
-        WHERE new.status <> 'running';
-    UPDATE tool_stats SET calls = calls - 1, total_ms = total_ms - coalesce(old.duration_ms, 0),
-            timed = timed - (old.duration_ms IS NOT NULL)
-        WHERE workspace_id IN (coalesce(old.workspace_id, 0), -1) AND tool = old.tool AND status = old.status;
-    DELETE FROM tool_stats
-        WHERE workspace_id IN (coalesce(old.workspace_id, 0), -1) AND tool = old.tool AND status = old.status
-            AND calls <= 0;
-    UPDATE tool_durations SET calls = calls - 1
-        WHERE old.duration_ms IS NOT NULL AND workspace_id IN (coalesce(old.workspace_id, 0), -1)
-            AND tool = old.tool AND bucket = CASE WHEN old.duration_ms < 100 THEN old.duration_ms
-            ELSE length(old.duration_ms) * 100 + CAST(substr(old.duration_ms, 1, 2) AS INTEGER) END;
-    DELETE FROM tool_durations
-        WHERE old.duration_ms IS NOT NULL AND workspace_id IN (coalesce(old.workspace_id, 0), -1)
-            AND tool = old.tool AND bucket = CASE WHEN old.duration_ms < 100 THEN old.duration_ms
-            ELSE length(old.duration_ms) * 100 + CAST(substr(old.duration_ms, 1, 2) AS INTEGER) END AND calls <= 0;
-    INSERT INTO tool_stats(workspace_id, tool, status, calls, total_ms, timed)
-        SELECT scope.id, new.tool, new.status, 1, coalesce(new.duration_ms, 0),
-            new.duration_ms IS NOT NULL
-        FROM (SELECT coalesce(new.workspace_id, 0) AS id UNION ALL SELECT -1) AS scope WHERE true
-        ON CONFLICT DO UPDATE SET calls = calls + 1, total_ms = total_ms + excluded.total_ms,
-            timed = timed + excluded.timed;
-    INSERT INTO tool_durations(workspace_id, tool, bucket, calls)
-        SELECT scope.id, new.tool, CASE WHEN new.duration_ms < 100 THEN new.duration_ms
-            ELSE length(new.duration_ms) * 100 + CAST(substr(new.duration_ms, 1, 2) AS INTEGER) END, 1
-        FROM (SELECT coalesce(new.workspace_id, 0) AS id UNION ALL SELECT -1) AS scope WHERE new.duration_ms IS NOT NULL
-        ON CONFLICT DO UPDATE SET calls = calls + 1;
+        WHERE new.status <> 'running';"#,
+    v2_count_old_call_out!(),
+    v2_count_new_call!(),
+    r#"
 END;
 
 CREATE TRIGGER tool_calls_after_delete AFTER DELETE ON tool_calls BEGIN
-    DELETE FROM tool_calls_fts WHERE rowid = old.id AND old.status <> 'running';
-    UPDATE tool_stats SET calls = calls - 1, total_ms = total_ms - coalesce(old.duration_ms, 0),
-            timed = timed - (old.duration_ms IS NOT NULL)
-        WHERE workspace_id IN (coalesce(old.workspace_id, 0), -1) AND tool = old.tool AND status = old.status;
-    DELETE FROM tool_stats
-        WHERE workspace_id IN (coalesce(old.workspace_id, 0), -1) AND tool = old.tool AND status = old.status
-            AND calls <= 0;
-    UPDATE tool_durations SET calls = calls - 1
-        WHERE old.duration_ms IS NOT NULL AND workspace_id IN (coalesce(old.workspace_id, 0), -1)
-            AND tool = old.tool AND bucket = CASE WHEN old.duration_ms < 100 THEN old.duration_ms
-            ELSE length(old.duration_ms) * 100 + CAST(substr(old.duration_ms, 1, 2) AS INTEGER) END;
-    DELETE FROM tool_durations
-        WHERE old.duration_ms IS NOT NULL AND workspace_id IN (coalesce(old.workspace_id, 0), -1)
-            AND tool = old.tool AND bucket = CASE WHEN old.duration_ms < 100 THEN old.duration_ms
-            ELSE length(old.duration_ms) * 100 + CAST(substr(old.duration_ms, 1, 2) AS INTEGER) END AND calls <= 0;
+    DELETE FROM tool_calls_fts WHERE rowid = old.id AND old.status <> 'running';"#,
+    v2_count_old_call_out!(),
+    r#"
 END;
 
 -- The system prompt is the same in every conversation: indexing it would only add noise.
@@ -298,7 +301,8 @@ INSERT INTO tool_durations(workspace_id, tool, bucket, calls)
     FROM (SELECT coalesce(workspace_id, 0) AS scope, tool, duration_ms FROM tool_calls
           UNION ALL SELECT -1, tool, duration_ms FROM tool_calls)
     WHERE duration_ms IS NOT NULL GROUP BY 1, 2, 3;
-"#;
+"#
+);
 
 /// Version 3: the user's standing approval rules for commands, per workspace.
 ///
