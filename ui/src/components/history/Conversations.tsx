@@ -4,6 +4,7 @@ import { useEffect, useRef, useState, type KeyboardEvent } from "react";
 import { api, errorMessage, type ConversationSummary, type MessageHitView } from "../../api";
 import { useI18n } from "../../i18n";
 import { PencilIcon, TrashIcon } from "../icons";
+import { SearchField } from "../SearchField";
 import { SEARCH_DELAY_MS, searchWords } from "./query";
 
 interface Props {
@@ -140,13 +141,12 @@ export function Conversations({ conversations, activeConversation, onOpenConvers
         + {t("newConversation")}
       </button>
       {conversations.length > 0 && (
-        <input
-          type="search"
+        <SearchField
           className="conversation-filter"
-          aria-label={t("convFilter")}
+          label={t("convFilter")}
           placeholder={t("convFilterPlaceholder")}
           value={filter}
-          onChange={(event) => setFilter(event.target.value)}
+          onChange={setFilter}
           onKeyDown={(event) => {
             if (event.key === "Escape" && filter) {
               event.stopPropagation();

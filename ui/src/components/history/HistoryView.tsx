@@ -4,6 +4,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { api, CALL_STATUSES, errorMessage, type CallStatus, type ExportFormat, type HistoryRow, type Stats, type WorkspaceInfo } from "../../api";
 import { useI18n } from "../../i18n";
+import { SearchField } from "../SearchField";
 import { CallDetail } from "./CallDetail";
 import { HistoryList } from "./HistoryList";
 import { countsQuery, formatCount, hasFilters, type HistoryFilters, historyQuery, matchingCount, NO_FILTERS, PAGE_SIZE, pageQuery, SEARCH_DELAY_MS } from "./query";
@@ -152,14 +153,7 @@ export function HistoryView({ workspace, onOpenCall }: Props) {
       </header>
 
       <div className="history-filters">
-        <input
-          type="search"
-          className="history-search"
-          aria-label={t("histSearch")}
-          placeholder={t("histSearchPlaceholder")}
-          value={searchInput}
-          onChange={(event) => setSearchInput(event.target.value)}
-        />
+        <SearchField className="history-search" label={t("histSearch")} placeholder={t("histSearchPlaceholder")} value={searchInput} onChange={setSearchInput} />
         <label className="hist-field">
           <span>{t("histTool")}</span>
           <select value={filters.tool ?? ""} onChange={(event) => setFilter({ tool: event.target.value || null })}>

@@ -9,6 +9,7 @@ import { api, errorMessage, type Snippet, type SnippetSummary, type WorkspaceInf
 import { useI18n } from "../../i18n";
 import { CopyButton } from "../CopyButton";
 import { Markdown } from "../Markdown";
+import { SearchField } from "../SearchField";
 import { formatFull, formatWhen, SEARCH_DELAY_MS } from "../history/query";
 import { fencedCode, formatBytes } from "./format";
 
@@ -164,15 +165,7 @@ export function SnippetsView({ workspace }: Props) {
         </span>
       </header>
       <div className="history-filters">
-        <input
-          type="search"
-          className="history-search"
-          aria-label={t("snipSearch")}
-          placeholder={t("snipSearchPlaceholder")}
-          value={searchInput}
-          onChange={(event) => setSearchInput(event.target.value)}
-          onKeyDown={onSearchKey}
-        />
+        <SearchField className="history-search" label={t("snipSearch")} placeholder={t("snipSearchPlaceholder")} value={searchInput} onChange={setSearchInput} onKeyDown={onSearchKey} />
       </div>
       <div className="snippets-body">
         <div className="snippet-list-wrap">
