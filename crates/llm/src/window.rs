@@ -146,16 +146,11 @@ pub(crate) async fn discover_vision(
     if ollama_port && let Some(vision) = probe.ollama_vision().await {
         return Some(vision);
     }
-    if let Some(props) = probe.get(&probe.root, Method::GET, "props", None).await
-        && let Some(vision) = props.pointer("/modalities/vision").and_then(Value::as_bool)
-    {
+    if let Some(vision) = probe.llama_cpp_vision().await {
         return Some(vision);
     }
-    let path = format!("api/v0/models/{}", probe.model);
-    if let Some(model) = probe.get(&probe.root, Method::GET, &path, None).await
-        && let Some(kind) = model.get("type").and_then(Value::as_str)
-    {
-        return Some(kind == "vlm");
+    if let Some(vision) = probe.lm_studio_vision().await {
+        return Some(vision);
     }
     if !ollama_port {
         return probe.ollama_vision().await;
@@ -210,6 +205,28 @@ impl<'a> Probe<'a> {
         serde_json::from_slice(&body).ok()
     }
 
+    /// llama.cpp's `/props`.
+    async fn props(&self) -> Option<Value> {
+        self.get(&self.root, Method::GET, "props", None).await
+    }
+
+    /// Ollama's `/api/show` for the model.
+    async fn ollama_show(&self) -> Option<Value> {
+        self.get(
+            &self.root,
+            Method::POST,
+            "api/show",
+            Some(&json!({ "model": self.model })),
+        )
+        .await
+    }
+
+    /// LM Studio's `/api/v0/models/{id}` for the model.
+    async fn lm_studio_model(&self) -> Option<Value> {
+        let path = format!("api/v0/models/{}", self.model);
+        self.get(&self.root, Method::GET, &path, None).await
+    }
+
     async fn model_list(&self) -> Option<ContextWindow> {
         let list = self.get(&self.api, Method::GET, "models", None).await?;
         let models = list.get("data").and_then(Value::as_array)?;
@@ -227,7 +244,7 @@ impl<'a> Probe<'a> {
     }
 
     async fn llama_cpp(&self) -> Option<ContextWindow> {
-        let props = self.get(&self.root, Method::GET, "props", None).await?;
+        let props = self.props().await?;
         let tokens = positive(props.pointer("/default_generation_settings/n_ctx"))
             .or_else(|| positive(props.get("n_ctx")))?;
         Some(ContextWindow {
@@ -238,12 +255,7 @@ impl<'a> Probe<'a> {
 
     async fn ollama(&self) -> Option<ContextWindow> {
         let shown = self
-            .get(
-                &self.root,
-                Method::POST,
-                "api/show",
-                Some(&json!({ "model": self.model })),
-            )
+            .ollama_show()
             .await
             // Ollama's answer describes the model; anything else is some other server's.
             .filter(|shown| {
@@ -291,14 +303,7 @@ impl<'a> Probe<'a> {
     }
 
     async fn ollama_vision(&self) -> Option<bool> {
-        let shown = self
-            .get(
-                &self.root,
-                Method::POST,
-                "api/show",
-                Some(&json!({ "model": self.model })),
-            )
-            .await?;
+        let shown = self.ollama_show().await?;
         let capabilities = shown.get("capabilities")?.as_array()?;
         Some(
             capabilities
@@ -307,9 +312,15 @@ impl<'a> Probe<'a> {
         )
     }
 
+    async fn llama_cpp_vision(&self) -> Option<bool> {
+        self.props()
+            .await?
+            .pointer("/modalities/vision")
+            .and_then(Value::as_bool)
+    }
+
     async fn lm_studio(&self) -> Option<ContextWindow> {
-        let path = format!("api/v0/models/{}", self.model);
-        let model = self.get(&self.root, Method::GET, &path, None).await?;
+        let model = self.lm_studio_model().await?;
         let tokens = positive(model.get("loaded_context_length")).or_else(|| {
             positive(model.get("max_context_length")).map(|most| most.min(LM_STUDIO_DEFAULT_WINDOW))
         })?;
@@ -317,6 +328,12 @@ impl<'a> Probe<'a> {
             tokens,
             source: WindowSource::LmStudio,
         })
+    }
+
+    async fn lm_studio_vision(&self) -> Option<bool> {
+        let model = self.lm_studio_model().await?;
+        let kind = model.get("type").and_then(Value::as_str)?;
+        Some(kind == "vlm")
     }
 }
 

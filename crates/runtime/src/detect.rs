@@ -789,13 +789,4 @@ mod tests {
         );
         assert!(Target::url("ftp://h/v1").is_err());
     }
-
-    #[test]
-    fn a_modelfile_window_is_read_from_its_parameters() {
-        assert_eq!(
-            modelfile_num_ctx("stop \"<|im_end|>\"\nnum_ctx                        16384\n"),
-            Some(16384)
-        );
-        assert_eq!(modelfile_num_ctx("temperature 0.7"), None);
-    }
 }
