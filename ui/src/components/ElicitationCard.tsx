@@ -2,9 +2,9 @@
 // the server's schema (text, numbers, yes/no, choices; the required ones marked) with Send,
 // Decline and Cancel, or a page to open, shown with its whole address and opened only when the
 // user clicks. Once answered (or when the call is over) it says what was answered.
-import { useState, type ReactNode } from "react";
+import { useState } from "react";
 import { api, type FormField, type JsonValue } from "../api";
-import { useI18n } from "../i18n";
+import { useI18n, type Translate } from "../i18n";
 import type { ServerRequestView } from "../state/chat";
 
 type Elicitation = Extract<ServerRequestView, { kind: "elicitation" }>;
@@ -47,6 +47,110 @@ function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String((error as { message?: string })?.message ?? error);
 }
 
+/** The control for one field of the form, as its kind asks: a yes/no, a number, choices or text. */
+function FieldInput({ field, id, value, disabled, onChange }: { field: FormField; id: string; value: JsonValue | undefined; disabled: boolean; onChange: (value: JsonValue) => void }) {
+  const { t } = useI18n();
+  const described = field.description ? `${id}-about` : undefined;
+  switch (field.kind.type) {
+    case "boolean":
+      return (
+        <select id={id} disabled={disabled} aria-describedby={described} value={value === true ? "yes" : "no"} onChange={(e) => onChange(e.target.value === "yes")}>
+          <option value="yes">{t("elicitationYes")}</option>
+          <option value="no">{t("elicitationNo")}</option>
+        </select>
+      );
+    case "number":
+      return (
+        <input
+          id={id}
+          type="number"
+          disabled={disabled}
+          aria-describedby={described}
+          required={field.required}
+          step={field.kind.integer ? 1 : "any"}
+          {...(field.kind.minimum !== undefined ? { min: field.kind.minimum } : {})}
+          {...(field.kind.maximum !== undefined ? { max: field.kind.maximum } : {})}
+          value={typeof value === "number" || typeof value === "string" ? String(value) : ""}
+          onChange={(e) => onChange(e.target.value)}
+        />
+      );
+    case "choice":
+      if (field.kind.multiple) {
+        const chosen = Array.isArray(value) ? value : [];
+        return (
+          <div className="elicitation-options" role="group" aria-labelledby={`${id}-label`} aria-describedby={described}>
+            {field.kind.options.map((option) => (
+              <label key={option.value}>
+                <input
+                  type="checkbox"
+                  disabled={disabled}
+                  checked={chosen.includes(option.value)}
+                  onChange={(e) => onChange(e.target.checked ? [...chosen, option.value] : chosen.filter((v) => v !== option.value))}
+                />{" "}
+                {option.label}
+              </label>
+            ))}
+          </div>
+        );
+      }
+      return (
+        <select id={id} disabled={disabled} aria-describedby={described} required={field.required} value={typeof value === "string" ? value : ""} onChange={(e) => onChange(e.target.value)}>
+          <option value="">{t("elicitationChoose")}</option>
+          {field.kind.options.map((option) => (
+            <option key={option.value} value={option.value}>
+              {option.label}
+            </option>
+          ))}
+        </select>
+      );
+    case "text": {
+      const format = field.kind.format;
+      const type = format === "email" ? "email" : format === "uri" ? "url" : format === "date" ? "date" : "text";
+      return (
+        <input
+          id={id}
+          type={type}
+          disabled={disabled}
+          aria-describedby={described}
+          required={field.required}
+          value={typeof value === "string" ? value : ""}
+          onChange={(e) => onChange(e.target.value)}
+        />
+      );
+    }
+  }
+}
+
+/** What became of the request once it is no longer waiting: the answer sent, or why none was. */
+function outcomeOf(t: Translate, request: Elicitation, live: boolean): string | null {
+  const answered = request.answer;
+  if (answered) {
+    return answered.reason
+      ? t("elicitationNotAnswered", { reason: answered.reason })
+      : answered.action === "accept"
+        ? t("elicitationAccepted", { server: request.server })
+        : answered.action === "decline"
+          ? t("elicitationDeclined")
+          : t("elicitationCancelled");
+  }
+  return live ? null : t("elicitationClosed");
+}
+
+/** Decline and Cancel, the two answers that send nothing, after each way of saying yes. */
+function DeclineAndCancel({ disabled, onSend }: { disabled: boolean; onSend: (action: "decline" | "cancel") => void }) {
+  const { t } = useI18n();
+  return (
+    <>
+      <button type="button" disabled={disabled} onClick={() => onSend("decline")}>
+        {t("elicitationDecline")}
+      </button>
+      <button type="button" disabled={disabled} onClick={() => onSend("cancel")}>
+        {t("elicitationCancel")}
+      </button>
+    </>
+  );
+}
+
 export function ElicitationCard({ request, live }: Props) {
   const { t } = useI18n();
   const fields = request.request.mode === "form" ? request.request.fields : [];
@@ -75,94 +179,10 @@ export function ElicitationCard({ request, live }: Props) {
   const answered = request.answer;
   const waiting = live && !answered;
 
-  let outcome: ReactNode = null;
-  if (answered) {
-    outcome = answered.reason
-      ? t("elicitationNotAnswered", { reason: answered.reason })
-      : answered.action === "accept"
-        ? t("elicitationAccepted", { server: request.server })
-        : answered.action === "decline"
-          ? t("elicitationDeclined")
-          : t("elicitationCancelled");
-  } else if (!live) {
-    outcome = t("elicitationClosed");
-  }
+  const outcome = outcomeOf(t, request, live);
 
   const set = (name: string, value: JsonValue) => setValues((current) => ({ ...current, [name]: value }));
-
-  const input = (field: FormField, id: string): ReactNode => {
-    const value = values[field.name];
-    const disabled = !waiting || sent;
-    const described = field.description ? `${id}-about` : undefined;
-    switch (field.kind.type) {
-      case "boolean":
-        return (
-          <select id={id} disabled={disabled} aria-describedby={described} value={value === true ? "yes" : "no"} onChange={(e) => set(field.name, e.target.value === "yes")}>
-            <option value="yes">{t("elicitationYes")}</option>
-            <option value="no">{t("elicitationNo")}</option>
-          </select>
-        );
-      case "number":
-        return (
-          <input
-            id={id}
-            type="number"
-            disabled={disabled}
-            aria-describedby={described}
-            required={field.required}
-            step={field.kind.integer ? 1 : "any"}
-            {...(field.kind.minimum !== undefined ? { min: field.kind.minimum } : {})}
-            {...(field.kind.maximum !== undefined ? { max: field.kind.maximum } : {})}
-            value={typeof value === "number" || typeof value === "string" ? String(value) : ""}
-            onChange={(e) => set(field.name, e.target.value)}
-          />
-        );
-      case "choice":
-        if (field.kind.multiple) {
-          const chosen = Array.isArray(value) ? value : [];
-          return (
-            <div className="elicitation-options" role="group" aria-labelledby={`${id}-label`} aria-describedby={described}>
-              {field.kind.options.map((option) => (
-                <label key={option.value}>
-                  <input
-                    type="checkbox"
-                    disabled={disabled}
-                    checked={chosen.includes(option.value)}
-                    onChange={(e) => set(field.name, e.target.checked ? [...chosen, option.value] : chosen.filter((v) => v !== option.value))}
-                  />{" "}
-                  {option.label}
-                </label>
-              ))}
-            </div>
-          );
-        }
-        return (
-          <select id={id} disabled={disabled} aria-describedby={described} required={field.required} value={typeof value === "string" ? value : ""} onChange={(e) => set(field.name, e.target.value)}>
-            <option value="">{t("elicitationChoose")}</option>
-            {field.kind.options.map((option) => (
-              <option key={option.value} value={option.value}>
-                {option.label}
-              </option>
-            ))}
-          </select>
-        );
-      case "text": {
-        const format = field.kind.format;
-        const type = format === "email" ? "email" : format === "uri" ? "url" : format === "date" ? "date" : "text";
-        return (
-          <input
-            id={id}
-            type={type}
-            disabled={disabled}
-            aria-describedby={described}
-            required={field.required}
-            value={typeof value === "string" ? value : ""}
-            onChange={(e) => set(field.name, e.target.value)}
-          />
-        );
-      }
-    }
-  };
+  const disabled = !waiting || sent;
 
   return (
     <section className="server-request-card elicitation-card" aria-label={title} data-request-id={request.requestId}>
@@ -186,12 +206,7 @@ export function ElicitationCard({ request, live }: Props) {
               <button type="button" className="primary" disabled={sent} onClick={() => send("accept")}>
                 {t("elicitationDone")}
               </button>
-              <button type="button" disabled={sent} onClick={() => send("decline")}>
-                {t("elicitationDecline")}
-              </button>
-              <button type="button" disabled={sent} onClick={() => send("cancel")}>
-                {t("elicitationCancel")}
-              </button>
+              <DeclineAndCancel disabled={sent} onSend={send} />
             </div>
           )}
         </>
@@ -216,7 +231,7 @@ export function ElicitationCard({ request, live }: Props) {
                     </span>
                   )}
                 </label>
-                {input(field, id)}
+                <FieldInput field={field} id={id} value={values[field.name]} disabled={disabled} onChange={(value) => set(field.name, value)} />
                 {field.description && (
                   <div className="muted elicitation-about" id={`${id}-about`}>
                     {field.description}
@@ -230,12 +245,7 @@ export function ElicitationCard({ request, live }: Props) {
               <button type="submit" className="primary" disabled={sent}>
                 {t("elicitationAccept")}
               </button>
-              <button type="button" disabled={sent} onClick={() => send("decline")}>
-                {t("elicitationDecline")}
-              </button>
-              <button type="button" disabled={sent} onClick={() => send("cancel")}>
-                {t("elicitationCancel")}
-              </button>
+              <DeclineAndCancel disabled={sent} onSend={send} />
             </div>
           )}
         </form>
