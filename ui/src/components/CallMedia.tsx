@@ -5,6 +5,7 @@ import { useEffect, useRef, useState } from "react";
 import { createPortal } from "react-dom";
 import type { JsonValue } from "../bindings";
 import { useI18n } from "../i18n";
+import { useEscape } from "./useEscape";
 
 /** Types drawn as images. SVG is left out: it is a document, not a picture. */
 const IMAGE_TYPES = new Set(["image/png", "image/jpeg", "image/gif", "image/webp", "image/bmp"]);
@@ -106,16 +107,9 @@ function Lightbox({ item, n, tool, onClose }: { item: MediaItem; n: number; tool
   const close = useRef<HTMLButtonElement>(null);
   useEffect(() => {
     close.current?.focus();
-    const onKey = (event: globalThis.KeyboardEvent) => {
-      if (event.key !== "Escape") return;
-      // Esc closes the image, not the running turn or the panel behind it.
-      event.preventDefault();
-      event.stopPropagation();
-      onClose();
-    };
-    window.addEventListener("keydown", onKey, true);
-    return () => window.removeEventListener("keydown", onKey, true);
   }, [onClose]);
+  // Esc closes the image, not the running turn or the panel behind it.
+  useEscape(onClose);
   const label = t("mediaDialog", { n, tool });
   // Over the whole window: the timeline's panels clip what is drawn inside them.
   return createPortal(

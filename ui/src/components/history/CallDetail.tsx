@@ -9,12 +9,18 @@ import { MediaStrip, StructuredSection, mediaOf } from "../CallMedia";
 import { CopyButton } from "../CopyButton";
 import { CopyTraceId } from "../CopyTraceId";
 import { StatusIcon } from "../Status";
+import { useEscape } from "../useEscape";
 import { decisionText, formatFull } from "./query";
 
 interface Props {
   row: HistoryRow;
   onClose: () => void;
   onOpenCall: (conversationId: string, callId: string) => void;
+}
+
+/** An Esc already taken, or typed in a field, is not the panel's. */
+function leftToAField(event: KeyboardEvent): boolean {
+  return event.defaultPrevented || (event.target instanceof Element && event.target.closest("input, textarea, select") !== null);
 }
 
 interface Loaded {
@@ -48,17 +54,7 @@ export function CallDetail({ row, onClose, onOpenCall }: Props) {
 
   // Esc closes the panel, unless a field has the key. It is taken before the window's own Esc
   // (which stops a running turn): on this screen, Esc means the panel.
-  useEffect(() => {
-    const onKey = (event: globalThis.KeyboardEvent) => {
-      if (event.key !== "Escape" || event.defaultPrevented) return;
-      if (event.target instanceof Element && event.target.closest("input, textarea, select")) return;
-      event.preventDefault();
-      event.stopPropagation();
-      onClose();
-    };
-    window.addEventListener("keydown", onKey, true);
-    return () => window.removeEventListener("keydown", onKey, true);
-  }, [onClose]);
+  useEscape(onClose, leftToAField);
 
   const detail = loaded?.detail ?? null;
   const decision = decisionText(t, row.approval, rule);
