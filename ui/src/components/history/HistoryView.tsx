@@ -4,6 +4,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { api, CALL_STATUSES, errorMessage, type CallStatus, type ExportFormat, type HistoryRow, type Stats, type WorkspaceInfo } from "../../api";
 import { useI18n } from "../../i18n";
+import { ListLoadFailed } from "../ListLoadFailed";
 import { SearchField } from "../SearchField";
 import { CallDetail } from "./CallDetail";
 import { HistoryList } from "./HistoryList";
@@ -255,12 +256,7 @@ export function HistoryView({ workspace, onOpenCall }: Props) {
       <div className="history-body">
         <div className="history-list-wrap">
           {!loading && list.error !== null && list.items.length === 0 ? (
-            <div className="history-message turn-error" role="alert">
-              <span>{t("histLoadFailed", { message: list.error })}</span>
-              <button type="button" onClick={() => setReload((n) => n + 1)}>
-                {t("histRetry")}
-              </button>
-            </div>
+            <ListLoadFailed message={t("histLoadFailed", { message: list.error })} onRetry={() => setReload((n) => n + 1)} />
           ) : !loading && list.items.length === 0 ? (
             <p className="history-message muted" data-testid="history-empty">
               {filtered ? t("histEmpty") : t("histNothingYet")}

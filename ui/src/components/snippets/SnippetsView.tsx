@@ -8,6 +8,7 @@ import { useCallback, useEffect, useMemo, useRef, useState, type KeyboardEvent }
 import { api, errorMessage, type Snippet, type SnippetSummary, type WorkspaceInfo } from "../../api";
 import { useI18n } from "../../i18n";
 import { CopyButton } from "../CopyButton";
+import { ListLoadFailed } from "../ListLoadFailed";
 import { Markdown } from "../Markdown";
 import { SearchField } from "../SearchField";
 import { formatFull, formatWhen, SEARCH_DELAY_MS } from "../history/query";
@@ -170,12 +171,7 @@ export function SnippetsView({ workspace }: Props) {
       <div className="snippets-body">
         <div className="snippet-list-wrap">
           {!loading && list.error !== null ? (
-            <div className="history-message turn-error" role="alert">
-              <span>{t("snipLoadFailed", { message: list.error })}</span>
-              <button type="button" onClick={() => setReload((n) => n + 1)}>
-                {t("histRetry")}
-              </button>
-            </div>
+            <ListLoadFailed message={t("snipLoadFailed", { message: list.error })} onRetry={() => setReload((n) => n + 1)} />
           ) : !loading && items.length === 0 ? (
             <div className="snippet-empty muted" data-testid="snippets-empty">
               {query !== "" ? (
