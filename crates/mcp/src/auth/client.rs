@@ -3,9 +3,13 @@
 //! rejected), plus what to do when that is not enough. A 401 signs in (when the policy lets a
 //! browser open) and sends the request again; a 403 `insufficient_scope` signs in again for the
 //! granted scopes plus the challenged ones, at most [`MAX_STEP_UPS`] times for one request.
+//! The SDK's client does neither: it refreshes a rejected token once and hands the challenge
+//! back (why its own step-up helper is not used either is said where the scopes are chosen, in
+//! `flow.rs`).
 
 use std::collections::HashMap;
 use std::future::Future;
+use std::ops::ControlFlow;
 use std::sync::Arc;
 
 use futures::stream::BoxStream;
@@ -61,51 +65,167 @@ impl SignInClient {
         F: Fn(AuthClient<reqwest::Client>) -> Fut,
         Fut: Future<Output = Result<T, HttpError>>,
     {
-        let mut signed_in = false;
-        let mut step_ups = 0;
+        let mut attempts = Attempts::default();
         loop {
-            let (seen, client) = self.current().await;
-            let (challenge, more) =
-                match call(client).await {
-                    Err(StreamableHttpError::AuthRequired(required)) if !signed_in => {
-                        signed_in = true;
-                        (required.www_authenticate_header, Vec::new())
-                    }
-                    Err(StreamableHttpError::InsufficientScope(insufficient))
-                        if step_ups < MAX_STEP_UPS =>
-                    {
-                        step_ups += 1;
-                        let more = insufficient
-                            .required_scope
-                            .as_deref()
-                            .map(|scope| scope.split_whitespace().map(str::to_string).collect())
-                            .unwrap_or_default();
-                        (insufficient.www_authenticate_header, more)
-                    }
-                    Err(StreamableHttpError::AuthRequired(required)) => {
-                        // Signed in just now and still refused: say so instead of asking again.
-                        let _ = self
-                            .auth
-                            .failed("the server refused the token it had just given out".into());
-                        return Err(StreamableHttpError::AuthRequired(required));
-                    }
-                    Err(StreamableHttpError::InsufficientScope(insufficient)) => {
-                        let _ = self.auth.failed(format!(
-                        "the server still asks for more access ({}) after {MAX_STEP_UPS} sign-ins",
-                        insufficient.required_scope.as_deref().unwrap_or("no scope named")
-                    ));
-                        return Err(StreamableHttpError::InsufficientScope(insufficient));
-                    }
-                    result => return result,
+            let (generation, client) = self.current().await;
+            let (www_authenticate, step_up_scopes) =
+                match attempts.next(&self.auth, call(client).await) {
+                    ControlFlow::Continue(sign_in) => sign_in,
+                    ControlFlow::Break(result) => return result,
                 };
             let generation = self
                 .auth
-                .sign_in_after(seen, Some(&challenge), &more)
+                .sign_in_after_refusal(generation, Some(&www_authenticate), &step_up_scopes)
                 .await
                 .map_err(refused)?;
             self.rebuild(generation).await?;
         }
     }
+
+    /// A post through the SDK client's method for `limits`, signing in as needed.
+    async fn post(
+        &self,
+        uri: Arc<str>,
+        message: ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        headers: HashMap<HeaderName, HeaderValue>,
+        limits: PostLimits,
+    ) -> Result<StreamableHttpPostResponse, HttpError> {
+        self.with_sign_in(|client| {
+            let (uri, message, session_id, headers) = (
+                uri.clone(),
+                message.clone(),
+                session_id.clone(),
+                headers.clone(),
+            );
+            async move {
+                match limits {
+                    PostLimits::None => {
+                        client
+                            .post_message(uri, message, session_id, None, headers)
+                            .await
+                    }
+                    PostLimits::MaxSseEvent(size) => {
+                        client
+                            .post_message_with_max_sse_event_size(
+                                uri, message, session_id, None, headers, size,
+                            )
+                            .await
+                    }
+                    PostLimits::Response(limits) => {
+                        client
+                            .post_message_with_response_limits(
+                                uri, message, session_id, None, headers, limits,
+                            )
+                            .await
+                    }
+                }
+            }
+        })
+        .await
+    }
+
+    /// A stream through the SDK client's method for `max_sse_event_size`, signing in as needed.
+    async fn stream(
+        &self,
+        uri: Arc<str>,
+        session_id: Option<Arc<str>>,
+        last_event_id: Option<String>,
+        headers: HashMap<HeaderName, HeaderValue>,
+        max_sse_event_size: Option<usize>,
+    ) -> Result<BoxStream<'static, Result<Sse, SseError>>, HttpError> {
+        self.with_sign_in(|client| {
+            let (uri, session_id, last_event_id, headers) = (
+                uri.clone(),
+                session_id.clone(),
+                last_event_id.clone(),
+                headers.clone(),
+            );
+            async move {
+                match max_sse_event_size {
+                    None => {
+                        client
+                            .get_stream(uri, session_id, last_event_id, None, headers)
+                            .await
+                    }
+                    Some(size) => {
+                        client
+                            .get_stream_with_max_sse_event_size(
+                                uri,
+                                session_id,
+                                last_event_id,
+                                None,
+                                headers,
+                                size,
+                            )
+                            .await
+                    }
+                }
+            }
+        })
+        .await
+    }
+}
+
+/// What one request has been through: whether it signed in after a 401, and how many step-ups
+/// it made after a 403 `insufficient_scope`.
+#[derive(Default)]
+struct Attempts {
+    signed_in: bool,
+    step_ups: u32,
+}
+
+impl Attempts {
+    /// What comes after `result`: a sign-in (the server's challenge and the scopes to add to
+    /// those granted), or `result` itself, which is the request's answer.
+    fn next<T>(
+        &mut self,
+        auth: &ServerAuth,
+        result: Result<T, HttpError>,
+    ) -> ControlFlow<Result<T, HttpError>, (String, Vec<String>)> {
+        match result {
+            Err(StreamableHttpError::AuthRequired(required)) if !self.signed_in => {
+                self.signed_in = true;
+                ControlFlow::Continue((required.www_authenticate_header, Vec::new()))
+            }
+            Err(StreamableHttpError::InsufficientScope(insufficient))
+                if self.step_ups < MAX_STEP_UPS =>
+            {
+                self.step_ups += 1;
+                let scopes = insufficient
+                    .required_scope
+                    .as_deref()
+                    .map(|scope| scope.split_whitespace().map(str::to_string).collect())
+                    .unwrap_or_default();
+                ControlFlow::Continue((insufficient.www_authenticate_header, scopes))
+            }
+            Err(StreamableHttpError::AuthRequired(required)) => {
+                // Signed in just now and still refused: say so instead of asking again.
+                let _ = auth.failed("the server refused the token it had just given out".into());
+                ControlFlow::Break(Err(StreamableHttpError::AuthRequired(required)))
+            }
+            Err(StreamableHttpError::InsufficientScope(insufficient)) => {
+                let _ = auth.failed(format!(
+                    "the server still asks for more access ({}) after {MAX_STEP_UPS} sign-ins",
+                    insufficient
+                        .required_scope
+                        .as_deref()
+                        .unwrap_or("no scope named")
+                ));
+                ControlFlow::Break(Err(StreamableHttpError::InsufficientScope(insufficient)))
+            }
+            result => ControlFlow::Break(result),
+        }
+    }
+}
+
+/// Which of the SDK client's post methods a request goes through: each enforces the transport's
+/// limits its own way, so the one the transport called on us is the one called in turn.
+#[derive(Clone, Copy)]
+enum PostLimits {
+    None,
+    MaxSseEvent(usize),
+    Response(StreamableHttpResponseLimits),
 }
 
 /// A sign-in that did not happen, as the transport's error; the sentence is kept by
@@ -114,6 +234,8 @@ fn refused(err: SignInError) -> HttpError {
     StreamableHttpError::Auth(AuthError::AuthorizationFailed(err.to_string()))
 }
 
+/// Each method goes to the SDK client, which puts the kept token on the request (the
+/// transport's own `auth_header` is not used), and all but ending a session sign in as needed.
 impl StreamableHttpClient for SignInClient {
     type Error = reqwest::Error;
 
@@ -125,20 +247,9 @@ impl StreamableHttpClient for SignInClient {
         _auth_header: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
     ) -> Result<StreamableHttpPostResponse, HttpError> {
-        self.with_sign_in(|client| {
-            let (uri, message, session_id, headers) = (
-                uri.clone(),
-                message.clone(),
-                session_id.clone(),
-                custom_headers.clone(),
-            );
-            async move {
-                client
-                    .post_message(uri, message, session_id, None, headers)
-                    .await
-            }
-        })
-        .await
+        let limits = PostLimits::None;
+        self.post(uri, message, session_id, custom_headers, limits)
+            .await
     }
 
     async fn post_message_with_max_sse_event_size(
@@ -150,27 +261,9 @@ impl StreamableHttpClient for SignInClient {
         custom_headers: HashMap<HeaderName, HeaderValue>,
         max_sse_event_size: usize,
     ) -> Result<StreamableHttpPostResponse, HttpError> {
-        self.with_sign_in(|client| {
-            let (uri, message, session_id, headers) = (
-                uri.clone(),
-                message.clone(),
-                session_id.clone(),
-                custom_headers.clone(),
-            );
-            async move {
-                client
-                    .post_message_with_max_sse_event_size(
-                        uri,
-                        message,
-                        session_id,
-                        None,
-                        headers,
-                        max_sse_event_size,
-                    )
-                    .await
-            }
-        })
-        .await
+        let limits = PostLimits::MaxSseEvent(max_sse_event_size);
+        self.post(uri, message, session_id, custom_headers, limits)
+            .await
     }
 
     async fn post_message_with_response_limits(
@@ -182,22 +275,9 @@ impl StreamableHttpClient for SignInClient {
         custom_headers: HashMap<HeaderName, HeaderValue>,
         limits: StreamableHttpResponseLimits,
     ) -> Result<StreamableHttpPostResponse, HttpError> {
-        self.with_sign_in(|client| {
-            let (uri, message, session_id, headers) = (
-                uri.clone(),
-                message.clone(),
-                session_id.clone(),
-                custom_headers.clone(),
-            );
-            async move {
-                client
-                    .post_message_with_response_limits(
-                        uri, message, session_id, None, headers, limits,
-                    )
-                    .await
-            }
-        })
-        .await
+        let limits = PostLimits::Response(limits);
+        self.post(uri, message, session_id, custom_headers, limits)
+            .await
     }
 
     async fn delete_session(
@@ -222,20 +302,8 @@ impl StreamableHttpClient for SignInClient {
         _auth_header: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
     ) -> Result<BoxStream<'static, Result<Sse, SseError>>, HttpError> {
-        self.with_sign_in(|client| {
-            let (uri, session_id, last_event_id, headers) = (
-                uri.clone(),
-                session_id.clone(),
-                last_event_id.clone(),
-                custom_headers.clone(),
-            );
-            async move {
-                client
-                    .get_stream(uri, session_id, last_event_id, None, headers)
-                    .await
-            }
-        })
-        .await
+        self.stream(uri, session_id, last_event_id, custom_headers, None)
+            .await
     }
 
     async fn get_stream_with_max_sse_event_size(
@@ -247,26 +315,8 @@ impl StreamableHttpClient for SignInClient {
         custom_headers: HashMap<HeaderName, HeaderValue>,
         max_sse_event_size: usize,
     ) -> Result<BoxStream<'static, Result<Sse, SseError>>, HttpError> {
-        self.with_sign_in(|client| {
-            let (uri, session_id, last_event_id, headers) = (
-                uri.clone(),
-                session_id.clone(),
-                last_event_id.clone(),
-                custom_headers.clone(),
-            );
-            async move {
-                client
-                    .get_stream_with_max_sse_event_size(
-                        uri,
-                        session_id,
-                        last_event_id,
-                        None,
-                        headers,
-                        max_sse_event_size,
-                    )
-                    .await
-            }
-        })
-        .await
+        let max = Some(max_sse_event_size);
+        self.stream(uri, session_id, last_event_id, custom_headers, max)
+            .await
     }
 }
