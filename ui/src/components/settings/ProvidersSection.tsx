@@ -62,7 +62,7 @@ export function ProvidersSection({ settings, onChanged }: Props) {
   const [notice, setNotice] = useState<string | null>(null);
   const modelListId = useId();
 
-  const { providers, endpoint, keychain } = settings;
+  const { providers, keychain } = settings;
   const active = providers.find((p) => p.active);
   const editing = form?.id ? providers.find((p) => p.id === form.id) : undefined;
   const problems = form ? validateProvider(form, providers) : {};
@@ -163,91 +163,28 @@ export function ProvidersSection({ settings, onChanged }: Props) {
     return t("cfgKeyNonePlaceholder");
   };
 
-  const overridden = endpointOverridden(endpoint, active);
   return (
     <>
-      <div className="cfg-endpoint" data-testid="cfg-endpoint">
-        {endpoint.local_model !== undefined ? (
-          <div data-testid="cfg-endpoint-local">
-            <span className="muted">{t("cfgEndpointNow")}</span> {t("cfgEndpointLocal", { model: endpoint.local_model })}
-          </div>
-        ) : (
-          <>
-            <div>
-              <span className="muted">{t("cfgEndpointNow")}</span> <code>{endpoint.base_url}</code>
-            </div>
-            <div className="muted small-text">
-              {endpoint.model ? t("endpointModel", { model: endpoint.model }) : t("endpointFirstModel")} · {endpoint.api_key_set ? t("endpointKeySet") : t("endpointKeyUnset")}
-            </div>
-          </>
-        )}
-        {overridden && (
-          <p className="cfg-warning" data-testid="cfg-env-override">
-            {overridden === "address"
-              ? t("cfgEnvOverride", { name: active?.name ?? "" })
-              : t("cfgEnvOverrideModel", { name: active?.name ?? "", model: endpoint.model ?? "" })}
-          </p>
-        )}
-        {!active && endpoint.local_model === undefined && <p className="muted small-text">{t("cfgNoActive")}</p>}
-        {endpoint.problem && <p className="turn-error small-text">{t("endpointProblem", { problem: endpoint.problem })}</p>}
-        {endpoint.key_problem && !keychain.no_service && <p className="turn-error small-text" data-testid="cfg-key-problem">{endpoint.key_problem}</p>}
-        <p className="muted small-text">{t("cfgSavedIn", { path: settings.config_path })}</p>
-      </div>
+      <EndpointNow settings={settings} active={active} />
 
-      {keyUnavailable && (
-        <p className="cfg-warning" role="status" data-testid="cfg-keychain">
-          {keychain.no_service ? (
-            t("cfgKeychainNoService")
-          ) : (
-            <>
-              <strong>{t("cfgKeychainUnavailable")}</strong> {keychain.message}
-            </>
-          )}
-        </p>
-      )}
+      {keyUnavailable && <KeychainWarning keychain={keychain} />}
 
       {providers.length === 0 ? (
         <p className="muted">{t("cfgNoProviders")}</p>
       ) : (
         <ul className="cfg-list" aria-label={t("cfgProviders")}>
           {providers.map((provider) => (
-            <li key={provider.id} className={`cfg-item${provider.active ? " cfg-item-active" : ""}`} data-provider={provider.name}>
-              <div className="cfg-item-main">
-                <div className="cfg-item-title">
-                  <strong>{provider.name}</strong>
-                  {provider.active && <span className="cfg-badge cfg-badge-accent">{t("cfgInUse")}</span>}
-                  {provider.key_stored && <span className="cfg-badge cfg-badge-ok">{t("cfgKeyInKeychain")}</span>}
-                  <ToolModeBadge mode={provider.tool_mode} />
-                </div>
-                <code className="cfg-mono">{provider.base_url}</code>
-                <span className="muted small-text">{provider.model ? t("endpointModel", { model: provider.model }) : t("endpointFirstModel")}</span>
-              </div>
-              <div className="cfg-item-actions">
-                {confirmDelete === provider.id ? (
-                  <ConfirmInline
-                    question={t("cfgDeleteProviderQuestion", { name: provider.name })}
-                    confirmLabel={t("cfgDelete")}
-                    busy={busyId === provider.id}
-                    onConfirm={() => remove(provider)}
-                    onCancel={() => setConfirmDelete(null)}
-                  />
-                ) : (
-                  <>
-                    {!provider.active && (
-                      <button type="button" className="small" disabled={busyId !== null} onClick={() => activate(provider)} aria-label={t("cfgUseNamed", { name: provider.name })}>
-                        {t("cfgUse")}
-                      </button>
-                    )}
-                    <button type="button" className="small" onClick={() => openForm(providerFormFrom(provider))} aria-label={t("cfgEditNamed", { name: provider.name })}>
-                      {t("cfgEdit")}
-                    </button>
-                    <button type="button" className="small danger" disabled={busyId !== null} onClick={() => setConfirmDelete(provider.id)} aria-label={t("cfgDeleteNamed", { name: provider.name })}>
-                      {t("cfgDelete")}
-                    </button>
-                  </>
-                )}
-              </div>
-            </li>
+            <ProviderItem
+              key={provider.id}
+              provider={provider}
+              confirming={confirmDelete === provider.id}
+              busyId={busyId}
+              onUse={() => activate(provider)}
+              onEdit={() => openForm(providerFormFrom(provider))}
+              onAskDelete={() => setConfirmDelete(provider.id)}
+              onDelete={() => remove(provider)}
+              onCancelDelete={() => setConfirmDelete(null)}
+            />
           ))}
         </ul>
       )}
@@ -256,21 +193,7 @@ export function ProvidersSection({ settings, onChanged }: Props) {
 
       <LearnedToolModes learned={settings.learned_tool_modes} onChanged={onChanged} />
 
-      <div className="cfg-presets" role="group" aria-label={t("cfgAddProvider")}>
-        <span className="cfg-label">{t("cfgAddFrom")}</span>
-        <div className="cfg-preset-buttons">
-          {PROVIDER_PRESETS.map((preset) => (
-            <button key={preset.id} type="button" className="cfg-preset" data-preset={preset.id} onClick={() => choosePreset(preset.id)}>
-              <span>{preset.name}</span>
-              <span className="muted small-text">{preset.needsKey ? t("cfgPresetKey") : t("cfgPresetNoKey")}</span>
-            </button>
-          ))}
-          <button type="button" className="cfg-preset" onClick={() => openForm(EMPTY_PROVIDER_FORM)}>
-            <span>{t("cfgCustom")}</span>
-            <span className="muted small-text">{t("cfgCustomHint")}</span>
-          </button>
-        </div>
-      </div>
+      <Presets onPreset={choosePreset} onCustom={() => openForm(EMPTY_PROVIDER_FORM)} />
 
       {form && (
         <form
@@ -380,35 +303,7 @@ export function ProvidersSection({ settings, onChanged }: Props) {
                 t("cfgTestConnection")
               )}
             </button>
-            <div className="cfg-test-result" aria-live="polite" data-testid="cfg-test-result">
-              {!test.running && test.result?.ok && (
-                <>
-                  <span className="cfg-ok">{test.result.models.length === 1 ? t("cfgConnectedOne") : t("cfgConnected", { count: test.result.models.length })}</span>
-                  {test.result.models.length > 0 && (
-                    <ul className="cfg-models" aria-label={t("cfgModelsListed")}>
-                      {test.result.models.slice(0, MODEL_BUTTONS).map((model) => (
-                        <li key={model}>
-                          <button type="button" className={`small cfg-mono${form.model === model ? " cfg-chosen" : ""}`} aria-pressed={form.model === model} onClick={() => update({ model })}>
-                            {model}
-                          </button>
-                        </li>
-                      ))}
-                      {test.result.models.length > MODEL_BUTTONS && <li className="muted small-text">{t("cfgMoreModels", { count: test.result.models.length - MODEL_BUTTONS })}</li>}
-                    </ul>
-                  )}
-                </>
-              )}
-              {!test.running && test.result && !test.result.ok && (
-                <span className="cfg-problem" role="alert">
-                  {t("cfgTestFailed", { message: test.result.message ?? "" })}
-                </span>
-              )}
-              {!test.running && test.error && (
-                <span className="cfg-problem" role="alert">
-                  {t("cfgTestFailed", { message: test.error })}
-                </span>
-              )}
-            </div>
+            <TestResult test={test} chosen={form.model} onChoose={(model) => update({ model })} />
           </div>
 
           <NotSaved error={saveError} />
@@ -428,5 +323,178 @@ export function ProvidersSection({ settings, onChanged }: Props) {
         </form>
       )}
     </>
+  );
+}
+
+/** One saved provider: its address, model and key, with Use, Edit and Delete (after a yes). */
+function ProviderItem({
+  provider,
+  confirming,
+  busyId,
+  onUse,
+  onEdit,
+  onAskDelete,
+  onDelete,
+  onCancelDelete,
+}: {
+  provider: ProviderView;
+  confirming: boolean;
+  /** The provider an action is under way for: every Use and Delete waits for it. */
+  busyId: string | null;
+  onUse: () => void;
+  onEdit: () => void;
+  onAskDelete: () => void;
+  onDelete: () => void;
+  onCancelDelete: () => void;
+}) {
+  const { t } = useI18n();
+  return (
+    <li className={`cfg-item${provider.active ? " cfg-item-active" : ""}`} data-provider={provider.name}>
+      <div className="cfg-item-main">
+        <div className="cfg-item-title">
+          <strong>{provider.name}</strong>
+          {provider.active && <span className="cfg-badge cfg-badge-accent">{t("cfgInUse")}</span>}
+          {provider.key_stored && <span className="cfg-badge cfg-badge-ok">{t("cfgKeyInKeychain")}</span>}
+          <ToolModeBadge mode={provider.tool_mode} />
+        </div>
+        <code className="cfg-mono">{provider.base_url}</code>
+        <span className="muted small-text">{provider.model ? t("endpointModel", { model: provider.model }) : t("endpointFirstModel")}</span>
+      </div>
+      <div className="cfg-item-actions">
+        {confirming ? (
+          <ConfirmInline
+            question={t("cfgDeleteProviderQuestion", { name: provider.name })}
+            confirmLabel={t("cfgDelete")}
+            busy={busyId === provider.id}
+            onConfirm={onDelete}
+            onCancel={onCancelDelete}
+          />
+        ) : (
+          <>
+            {!provider.active && (
+              <button type="button" className="small" disabled={busyId !== null} onClick={onUse} aria-label={t("cfgUseNamed", { name: provider.name })}>
+                {t("cfgUse")}
+              </button>
+            )}
+            <button type="button" className="small" onClick={onEdit} aria-label={t("cfgEditNamed", { name: provider.name })}>
+              {t("cfgEdit")}
+            </button>
+            <button type="button" className="small danger" disabled={busyId !== null} onClick={onAskDelete} aria-label={t("cfgDeleteNamed", { name: provider.name })}>
+              {t("cfgDelete")}
+            </button>
+          </>
+        )}
+      </div>
+    </li>
+  );
+}
+
+/** Where questions go now, and why that may not be the provider in use. */
+function EndpointNow({ settings, active }: { settings: AppSettings; active: ProviderView | undefined }) {
+  const { t } = useI18n();
+  const { endpoint, keychain } = settings;
+  const overridden = endpointOverridden(endpoint, active);
+  return (
+    <div className="cfg-endpoint" data-testid="cfg-endpoint">
+      {endpoint.local_model !== undefined ? (
+        <div data-testid="cfg-endpoint-local">
+          <span className="muted">{t("cfgEndpointNow")}</span> {t("cfgEndpointLocal", { model: endpoint.local_model })}
+        </div>
+      ) : (
+        <>
+          <div>
+            <span className="muted">{t("cfgEndpointNow")}</span> <code>{endpoint.base_url}</code>
+          </div>
+          <div className="muted small-text">
+            {endpoint.model ? t("endpointModel", { model: endpoint.model }) : t("endpointFirstModel")} · {endpoint.api_key_set ? t("endpointKeySet") : t("endpointKeyUnset")}
+          </div>
+        </>
+      )}
+      {overridden && (
+        <p className="cfg-warning" data-testid="cfg-env-override">
+          {overridden === "address"
+            ? t("cfgEnvOverride", { name: active?.name ?? "" })
+            : t("cfgEnvOverrideModel", { name: active?.name ?? "", model: endpoint.model ?? "" })}
+        </p>
+      )}
+      {!active && endpoint.local_model === undefined && <p className="muted small-text">{t("cfgNoActive")}</p>}
+      {endpoint.problem && <p className="turn-error small-text">{t("endpointProblem", { problem: endpoint.problem })}</p>}
+      {endpoint.key_problem && !keychain.no_service && <p className="turn-error small-text" data-testid="cfg-key-problem">{endpoint.key_problem}</p>}
+      <p className="muted small-text">{t("cfgSavedIn", { path: settings.config_path })}</p>
+    </div>
+  );
+}
+
+/** Keys cannot be kept: no Secret Service here, or the keychain refused. */
+function KeychainWarning({ keychain }: { keychain: AppSettings["keychain"] }) {
+  const { t } = useI18n();
+  return (
+    <p className="cfg-warning" role="status" data-testid="cfg-keychain">
+      {keychain.no_service ? (
+        t("cfgKeychainNoService")
+      ) : (
+        <>
+          <strong>{t("cfgKeychainUnavailable")}</strong> {keychain.message}
+        </>
+      )}
+    </p>
+  );
+}
+
+/** The kinds of provider to start a new one from, and a blank one. */
+function Presets({ onPreset, onCustom }: { onPreset: (presetId: string) => void; onCustom: () => void }) {
+  const { t } = useI18n();
+  return (
+    <div className="cfg-presets" role="group" aria-label={t("cfgAddProvider")}>
+      <span className="cfg-label">{t("cfgAddFrom")}</span>
+      <div className="cfg-preset-buttons">
+        {PROVIDER_PRESETS.map((preset) => (
+          <button key={preset.id} type="button" className="cfg-preset" data-preset={preset.id} onClick={() => onPreset(preset.id)}>
+            <span>{preset.name}</span>
+            <span className="muted small-text">{preset.needsKey ? t("cfgPresetKey") : t("cfgPresetNoKey")}</span>
+          </button>
+        ))}
+        <button type="button" className="cfg-preset" onClick={onCustom}>
+          <span>{t("cfgCustom")}</span>
+          <span className="muted small-text">{t("cfgCustomHint")}</span>
+        </button>
+      </div>
+    </div>
+  );
+}
+
+/** What the connection test found: the models listed (to pick one), or why it failed. */
+function TestResult({ test, chosen, onChoose }: { test: TestState; chosen: string; onChoose: (model: string) => void }) {
+  const { t } = useI18n();
+  return (
+    <div className="cfg-test-result" aria-live="polite" data-testid="cfg-test-result">
+      {!test.running && test.result?.ok && (
+        <>
+          <span className="cfg-ok">{test.result.models.length === 1 ? t("cfgConnectedOne") : t("cfgConnected", { count: test.result.models.length })}</span>
+          {test.result.models.length > 0 && (
+            <ul className="cfg-models" aria-label={t("cfgModelsListed")}>
+              {test.result.models.slice(0, MODEL_BUTTONS).map((model) => (
+                <li key={model}>
+                  <button type="button" className={`small cfg-mono${chosen === model ? " cfg-chosen" : ""}`} aria-pressed={chosen === model} onClick={() => onChoose(model)}>
+                    {model}
+                  </button>
+                </li>
+              ))}
+              {test.result.models.length > MODEL_BUTTONS && <li className="muted small-text">{t("cfgMoreModels", { count: test.result.models.length - MODEL_BUTTONS })}</li>}
+            </ul>
+          )}
+        </>
+      )}
+      {!test.running && test.result && !test.result.ok && (
+        <span className="cfg-problem" role="alert">
+          {t("cfgTestFailed", { message: test.result.message ?? "" })}
+        </span>
+      )}
+      {!test.running && test.error && (
+        <span className="cfg-problem" role="alert">
+          {t("cfgTestFailed", { message: test.error })}
+        </span>
+      )}
+    </div>
   );
 }
