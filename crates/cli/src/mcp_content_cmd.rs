@@ -4,11 +4,13 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use anyhow::{Context, bail};
+use serde::Serialize;
 use tooltrail_host::Host;
 use tooltrail_host::mcp_content::{parse_attachment, question_messages};
-use tooltrail_mcp::{McpConfig, McpManager, PromptText};
+use tooltrail_mcp::{McpConfig, McpError, McpManager, McpServer, PromptText};
 use tooltrail_protocol::{AttachedContent, Message, PromptRole};
 
 use crate::AskArgs;
@@ -25,23 +27,59 @@ fn short(text: &str) -> String {
     out
 }
 
+/// Server `name`'s answer to `question`, with every server stopped after it: each of these
+/// commands asks one thing. `None` when there is no `mcp.json` (already said).
+async fn ask_server<T, Asked>(
+    manager: Option<McpManager>,
+    name: &str,
+    question: impl FnOnce(Arc<McpServer>) -> Asked,
+) -> anyhow::Result<Option<T>>
+where
+    Asked: Future<Output = Result<T, McpError>>,
+{
+    let Some(manager) = manager else {
+        return Ok(None);
+    };
+    let asked = question(Arc::clone(manager.server(name)?)).await;
+    manager.shutdown().await;
+    Ok(Some(asked?))
+}
+
+/// Prints `items` as JSON for `--json`, or says that `name` offers no `what`; `true` when that
+/// was all there is to print.
+fn printed_whole<T: Serialize>(
+    name: &str,
+    what: &str,
+    items: &[T],
+    as_json: bool,
+) -> anyhow::Result<bool> {
+    if as_json {
+        outln!("{}", serde_json::to_string_pretty(items)?)?;
+        return Ok(true);
+    }
+    if items.is_empty() {
+        outln!("{name} offers no {what}.")?;
+        return Ok(true);
+    }
+    Ok(false)
+}
+
 pub async fn resources(
     name: &str,
     as_json: bool,
     manager: Option<McpManager>,
 ) -> anyhow::Result<ExitCode> {
-    let Some(manager) = manager else {
+    let Some(items) = ask_server(
+        manager,
+        name,
+        |server| async move { server.resources().await },
+    )
+    .await?
+    else {
         return Ok(ExitCode::from(1));
     };
-    let listed = manager.server(name)?.resources().await;
-    manager.shutdown().await;
-    let items = listed?;
-    if as_json {
-        outln!("{}", serde_json::to_string_pretty(&items)?)?;
+    if printed_whole(name, "resources", &items, as_json)? {
         return Ok(ExitCode::SUCCESS);
-    }
-    if items.is_empty() {
-        outln!("{name} offers no resources.")?;
     }
     let (templates, resources): (Vec<_>, Vec<_>) = items.iter().partition(|item| item.template);
     for (heading, group) in [("resources", resources), ("templates", templates)] {
@@ -69,12 +107,14 @@ pub async fn resources(
 /// `tooltrail mcp read`: the user asks for the resource by name, so it is read without the
 /// approval the model's `read_resource` needs, and shown only on this terminal.
 pub async fn read(name: &str, uri: &str, manager: Option<McpManager>) -> anyhow::Result<ExitCode> {
-    let Some(manager) = manager else {
+    let Some(read) = ask_server(manager, name, |server| async move {
+        server.read_resource(uri).await
+    })
+    .await?
+    else {
         return Ok(ExitCode::from(1));
     };
-    let read = manager.server(name)?.read_resource(uri).await;
-    manager.shutdown().await;
-    for content in read? {
+    for content in read {
         match content.content {
             AttachedContent::Text { text, .. } => {
                 outln!("{}", text.trim_end_matches('\n'))?;
@@ -93,18 +133,17 @@ pub async fn prompts(
     as_json: bool,
     manager: Option<McpManager>,
 ) -> anyhow::Result<ExitCode> {
-    let Some(manager) = manager else {
+    let Some(prompts) = ask_server(
+        manager,
+        name,
+        |server| async move { server.prompts().await },
+    )
+    .await?
+    else {
         return Ok(ExitCode::from(1));
     };
-    let listed = manager.server(name)?.prompts().await;
-    manager.shutdown().await;
-    let prompts = listed?;
-    if as_json {
-        outln!("{}", serde_json::to_string_pretty(&prompts)?)?;
+    if printed_whole(name, "prompts", &prompts, as_json)? {
         return Ok(ExitCode::SUCCESS);
-    }
-    if prompts.is_empty() {
-        outln!("{name} offers no prompts.")?;
     }
     for prompt in &prompts {
         let about = prompt
