@@ -25,6 +25,25 @@ impl TerminalRequests {
             terminal: !json && std::io::stdin().is_terminal() && std::io::stderr().is_terminal(),
         }
     }
+
+    /// Runs `ask` on the terminal (stdin and stderr held for its questions) off the async
+    /// threads, since it waits on a person; `unanswered` when it could not finish.
+    async fn on_terminal<T: Send + 'static>(
+        &self,
+        ask: impl FnOnce(&mut dyn BufRead, &mut dyn Write) -> Result<T, String> + Send + 'static,
+        unanswered: Result<T, String>,
+    ) -> Result<T, String> {
+        if !self.terminal {
+            return Err(NO_TERMINAL.to_string());
+        }
+        tokio::task::spawn_blocking(move || {
+            let mut input = std::io::stdin().lock();
+            let mut err = std::io::stderr().lock();
+            ask(&mut input, &mut err)
+        })
+        .await
+        .unwrap_or(unanswered)
+    }
 }
 
 #[async_trait]
@@ -34,18 +53,13 @@ impl RequestUser for TerminalRequests {
         request: &ServerRequest,
         ask: &ElicitationAsk,
     ) -> Result<ElicitationReply, String> {
-        if !self.terminal {
-            return Err(NO_TERMINAL.to_string());
-        }
         let server = request.server.clone();
         let ask = ask.clone();
-        tokio::task::spawn_blocking(move || {
-            let mut input = std::io::stdin().lock();
-            let mut err = std::io::stderr().lock();
-            elicit_on(&server, &ask, &mut input, &mut err)
-        })
+        self.on_terminal(
+            move |input, err| elicit_on(&server, &ask, input, err),
+            Ok(reply(ElicitationAction::Cancel)),
+        )
         .await
-        .unwrap_or_else(|_| Ok(reply(ElicitationAction::Cancel)))
     }
 
     async fn allow_sampling(
@@ -53,18 +67,13 @@ impl RequestUser for TerminalRequests {
         request: &ServerRequest,
         ask: &SamplingAsk,
     ) -> Result<(), String> {
-        if !self.terminal {
-            return Err(NO_TERMINAL.to_string());
-        }
         let server = request.server.clone();
         let ask = ask.clone();
-        tokio::task::spawn_blocking(move || {
-            let mut input = std::io::stdin().lock();
-            let mut err = std::io::stderr().lock();
-            allow_on(&server, &ask, &mut input, &mut err)
-        })
+        self.on_terminal(
+            move |input, err| allow_on(&server, &ask, input, err),
+            Err("the question was not answered".to_string()),
+        )
         .await
-        .unwrap_or_else(|_| Err("the question was not answered".to_string()))
     }
 }
 
