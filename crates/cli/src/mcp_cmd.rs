@@ -236,20 +236,14 @@ async fn login(name: &str, timeout: u64, workspace: Option<PathBuf>) -> anyhow::
                     )?;
                     ExitCode::SUCCESS
                 }
-                Err(err) => {
-                    eprintln!("error: {err}");
-                    ExitCode::from(1)
-                }
+                Err(err) => failed(&err),
             }
         }
         Err(McpError::SignIn(SignInError::NotAsked(_))) => {
             outln!("{name} does not ask for sign-in; its tools work as they are.")?;
             ExitCode::SUCCESS
         }
-        Err(err) => {
-            eprintln!("error: {err}");
-            ExitCode::from(1)
-        }
+        Err(err) => failed(&err),
     };
     manager.shutdown().await;
     Ok(code)
@@ -272,10 +266,7 @@ async fn logout(name: &str, workspace: Option<PathBuf>) -> anyhow::Result<ExitCo
             eprintln!("error: {name} is started as a program (stdio); it has no sign-in.");
             ExitCode::from(1)
         }
-        Err(err) => {
-            eprintln!("error: {err}");
-            ExitCode::from(1)
-        }
+        Err(err) => failed(&err),
     };
     manager.shutdown().await;
     Ok(code)
@@ -412,13 +403,16 @@ async fn test(name: &str, workspace: Option<PathBuf>) -> anyhow::Result<ExitCode
             print_tools(&status.tools)?;
             ExitCode::SUCCESS
         }
-        Err(err) => {
-            eprintln!("error: {err}");
-            ExitCode::from(1)
-        }
+        Err(err) => failed(&err),
     };
     manager.shutdown().await;
     Ok(code)
+}
+
+/// Says `error` on stderr; the command fails.
+fn failed(error: &McpError) -> ExitCode {
+    eprintln!("error: {error}");
+    ExitCode::from(1)
 }
 
 async fn conformance(url: &str) -> anyhow::Result<ExitCode> {
