@@ -37,6 +37,70 @@ function stateText(t: Translate, row: McpRow): { text: string; tone: string } {
   }
 }
 
+/** One server of mcp.json: its state now, how its calls are approved, how it starts, its sign-in
+ * and what it wrote to stderr, with Edit and Remove (after a yes). */
+function McpServerItem({
+  row,
+  broken,
+  confirming,
+  removing,
+  onEdit,
+  onAskRemove,
+  onRemove,
+  onCancelRemove,
+}: {
+  row: McpRow;
+  /** mcp.json cannot be read, so no server can be edited. */
+  broken: boolean;
+  confirming: boolean;
+  removing: boolean;
+  onEdit: () => void;
+  onAskRemove: () => void;
+  onRemove: () => void;
+  onCancelRemove: () => void;
+}) {
+  const { t } = useI18n();
+  const { name } = row.config;
+  const state = stateText(t, row);
+  const stderr = row.live?.stderr ?? [];
+  return (
+    <li className="cfg-item" data-server={name}>
+      <div className="cfg-item-main">
+        <div className="cfg-item-title">
+          <strong>{name}</strong>
+          <span className={`cfg-badge cfg-badge-${state.tone}`} data-testid="cfg-mcp-state">
+            {state.text}
+          </span>
+          <span className="muted small-text">{t("cfgMcpApprovalIs", { approval: t(APPROVALS.find((a) => a.value === row.config.approval)?.label ?? "cfgApprovalAsk") })}</span>
+        </div>
+        <code className="cfg-mono cfg-command">{mcpLaunchLine(row.config)}</code>
+        {row.live?.error && !signInAsked(row.live) && <p className="small-text mcp-error">{row.live.error}</p>}
+        {row.live && <McpSignIn server={row.live} signOut />}
+        {stderr.length > 0 && (
+          <details className="cfg-stderr">
+            <summary className="small-text">{t("cfgMcpStderr", { count: stderr.length })}</summary>
+            <pre className="card-pre">{stderr.join("\n")}</pre>
+          </details>
+        )}
+      </div>
+      <div className="cfg-item-actions">
+        {confirming ? (
+          <ConfirmInline question={t("cfgMcpRemoveQuestion", { name })} confirmLabel={t("cfgRemove")} busy={removing} onConfirm={onRemove} onCancel={onCancelRemove} />
+        ) : (
+          <>
+            <button type="button" className="small" disabled={broken} onClick={onEdit} aria-label={t("cfgEditNamed", { name })}>
+              {t("cfgEdit")}
+            </button>
+            <button type="button" className="small danger" onClick={onAskRemove} aria-label={t("cfgRemoveNamed", { name })}>
+              {t("cfgRemove")}
+            </button>
+          </>
+        )}
+      </div>
+    </li>
+  );
+}
+
 export function McpSection({ onChanged }: Props) {
   const { t } = useI18n();
   const [config, setConfig] = useState<McpConfigView | null>(null);
@@ -155,47 +219,19 @@ export function McpSection({ onChanged }: Props) {
         <p className="muted">{t("cfgNoMcp")}</p>
       ) : (
         <ul className="cfg-list" aria-label={t("cfgMcp")}>
-          {rows.map((row) => {
-            const { name } = row.config;
-            const state = stateText(t, row);
-            const stderr = row.live?.stderr ?? [];
-            return (
-              <li key={name} className="cfg-item" data-server={name}>
-                <div className="cfg-item-main">
-                  <div className="cfg-item-title">
-                    <strong>{name}</strong>
-                    <span className={`cfg-badge cfg-badge-${state.tone}`} data-testid="cfg-mcp-state">
-                      {state.text}
-                    </span>
-                    <span className="muted small-text">{t("cfgMcpApprovalIs", { approval: t(APPROVALS.find((a) => a.value === row.config.approval)?.label ?? "cfgApprovalAsk") })}</span>
-                  </div>
-                  <code className="cfg-mono cfg-command">{mcpLaunchLine(row.config)}</code>
-                  {row.live?.error && !signInAsked(row.live) && <p className="small-text mcp-error">{row.live.error}</p>}
-                  {row.live && <McpSignIn server={row.live} signOut />}
-                  {stderr.length > 0 && (
-                    <details className="cfg-stderr">
-                      <summary className="small-text">{t("cfgMcpStderr", { count: stderr.length })}</summary>
-                      <pre className="card-pre">{stderr.join("\n")}</pre>
-                    </details>
-                  )}
-                </div>
-                <div className="cfg-item-actions">
-                  {confirmRemove === name ? (
-                    <ConfirmInline question={t("cfgMcpRemoveQuestion", { name })} confirmLabel={t("cfgRemove")} busy={removing} onConfirm={() => remove(name)} onCancel={() => setConfirmRemove(null)} />
-                  ) : (
-                    <>
-                      <button type="button" className="small" disabled={broken !== null} onClick={() => openForm(mcpFormFrom(row.config), name)} aria-label={t("cfgEditNamed", { name })}>
-                        {t("cfgEdit")}
-                      </button>
-                      <button type="button" className="small danger" onClick={() => setConfirmRemove(name)} aria-label={t("cfgRemoveNamed", { name })}>
-                        {t("cfgRemove")}
-                      </button>
-                    </>
-                  )}
-                </div>
-              </li>
-            );
-          })}
+          {rows.map((row) => (
+            <McpServerItem
+              key={row.config.name}
+              row={row}
+              broken={broken !== null}
+              confirming={confirmRemove === row.config.name}
+              removing={removing}
+              onEdit={() => openForm(mcpFormFrom(row.config), row.config.name)}
+              onAskRemove={() => setConfirmRemove(row.config.name)}
+              onRemove={() => remove(row.config.name)}
+              onCancelRemove={() => setConfirmRemove(null)}
+            />
+          ))}
         </ul>
       )}
       <Failure message={removeError} />
