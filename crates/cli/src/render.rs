@@ -88,76 +88,7 @@ impl EventSink for Timeline {
                 error,
                 ..
             } => {
-                let (mark, color) = match status {
-                    ToolStatus::Success => ("✓", "32"),
-                    ToolStatus::Error => ("✗", "31"),
-                    ToolStatus::Denied => ("⊘", "33"),
-                    ToolStatus::Cancelled => ("◼", "33"),
-                    ToolStatus::Timeout => ("⏱", "31"),
-                };
-                let mut line = format!(
-                    "{} {} {}",
-                    self.paint(color, mark),
-                    self.paint("1", &tool),
-                    summarize_arguments(&arguments, 80)
-                );
-                line.push_str(&self.paint(
-                    "2",
-                    &format!(" · {} · {}", status.as_str(), duration(duration_ms)),
-                ));
-                if let Some(error) = error {
-                    line.push_str(&self.paint(color, &format!(" — {}", error.message)));
-                }
-                self.line(&mut state, &line);
-            }
-            EventBody::ToolModeUsed { mode, fell_back } => {
-                // Native calls are the usual case; only say so when tools went another way.
-                let text = match (mode, fell_back) {
-                    (ToolMode::Native, _) => None,
-                    (_, true) => Some(format!(
-                        "· the server refused native tools; offering them in {mode} mode"
-                    )),
-                    (_, false) => Some(format!("· tools offered in {mode} mode")),
-                };
-                if let Some(text) = text {
-                    let line = self.paint("2", &text);
-                    self.line(&mut state, &line);
-                }
-            }
-            EventBody::RoundLimitReached { limit } => {
-                let text = format!(
-                    "· the limit of {limit} tool rounds is reached; asking for a final answer"
-                );
-                let line = self.paint("33", &text);
-                self.line(&mut state, &line);
-            }
-            EventBody::AnswerTruncated { .. } => {
-                let line = self.paint(
-                    "33",
-                    "· the answer was cut short: the model reached its token limit or the end of its context window",
-                );
-                self.line(&mut state, &line);
-            }
-            EventBody::RepetitionStopped {
-                tool,
-                repeats,
-                tokens,
-                ..
-            } => {
-                let sentence = tooltrail_protocol::repetition_sentence(
-                    tool.as_deref(),
-                    repeats,
-                    tokens,
-                );
-                let line = self.paint("33", &format!("· {sentence}"));
-                self.line(&mut state, &line);
-            }
-            EventBody::Error {
-                message,
-                fatal: false,
-                ..
-            } => {
-                let line = self.paint("33", &format!("· {message}"));
+                let line = self.finished_call(&tool, &arguments, status, duration_ms, error);
                 self.line(&mut state, &line);
             }
             EventBody::TurnFinished { reason, .. } => {
@@ -171,61 +102,140 @@ impl EventSink for Timeline {
                     state.at_line_start = true;
                 }
             }
-            EventBody::ElicitationAnswered {
-                server,
-                action,
-                reason,
-                ..
-            } => {
-                let why = reason.map(|reason| format!(" ({reason})")).unwrap_or_default();
-                let text = format!(
-                    "· {server} asked for input: {}{why}",
-                    match action {
-                        tooltrail_protocol::ElicitationAction::Accept => "given",
-                        tooltrail_protocol::ElicitationAction::Decline => "declined",
-                        tooltrail_protocol::ElicitationAction::Cancel => "cancelled",
-                    }
-                );
-                let line = self.paint("2", &text);
-                self.line(&mut state, &line);
+            body => {
+                if let Some((color, text)) = note(body) {
+                    let line = self.paint(color, &text);
+                    self.line(&mut state, &line);
+                }
             }
-            EventBody::SamplingAnswered {
-                server,
-                approved,
-                usage,
-                reason,
-                ..
-            } => {
-                let text = match (approved, usage, reason) {
-                    (true, Some(usage), _) => format!(
-                        "· {server} used the model ({} tokens)",
-                        usage.total_tokens
-                    ),
-                    (true, None, _) => format!("· {server} used the model"),
-                    (false, _, Some(reason)) => {
-                        format!("· {server} asked to use the model: declined ({reason})")
-                    }
-                    (false, _, None) => format!("· {server} asked to use the model: declined"),
-                };
-                let line = self.paint("2", &text);
-                self.line(&mut state, &line);
-            }
-            // Fatal errors are printed by the command once the turn is over (to stderr).
-            EventBody::Error { fatal: true, .. }
-            | EventBody::TurnStarted { .. }
-            | EventBody::MessageAdded { .. }
-            | EventBody::ToolCallDelta { .. }
-            | EventBody::ApprovalRequested { .. }
-            // The question is asked (and shown) by the command line's asker.
-            | EventBody::UserQuestion { .. }
-            // Shown by the command line's prompt, which asks on a terminal.
-            | EventBody::ElicitationRequested { .. }
-            | EventBody::SamplingRequested { .. }
-            | EventBody::ToolCallStarted { .. }
-            | EventBody::ToolCallProgress { .. }
-            | EventBody::ContextUsage { .. }
-            | EventBody::Usage(_) => {}
         }
+    }
+}
+
+impl Timeline {
+    /// A finished call's line: its mark, tool, arguments, status, time and error.
+    fn finished_call(
+        &self,
+        tool: &str,
+        arguments: &Value,
+        status: ToolStatus,
+        duration_ms: u64,
+        error: Option<tooltrail_protocol::ToolError>,
+    ) -> String {
+        let (mark, color) = match status {
+            ToolStatus::Success => ("✓", "32"),
+            ToolStatus::Error => ("✗", "31"),
+            ToolStatus::Denied => ("⊘", "33"),
+            ToolStatus::Cancelled => ("◼", "33"),
+            ToolStatus::Timeout => ("⏱", "31"),
+        };
+        let mut line = format!(
+            "{} {} {}",
+            self.paint(color, mark),
+            self.paint("1", tool),
+            summarize_arguments(arguments, 80)
+        );
+        line.push_str(&self.paint(
+            "2",
+            &format!(" · {} · {}", status.as_str(), duration(duration_ms)),
+        ));
+        if let Some(error) = error {
+            line.push_str(&self.paint(color, &format!(" — {}", error.message)));
+        }
+        line
+    }
+}
+
+/// The line a turn's note prints, with its colour: dim for what is only said, yellow for what
+/// changed the answer. `None` for what the timeline does not print.
+fn note(body: EventBody) -> Option<(&'static str, String)> {
+    match body {
+        // Native calls are the usual case; only say so when tools went another way.
+        EventBody::ToolModeUsed { mode, fell_back } => match (mode, fell_back) {
+            (ToolMode::Native, _) => None,
+            (_, true) => Some((
+                "2",
+                format!("· the server refused native tools; offering them in {mode} mode"),
+            )),
+            (_, false) => Some(("2", format!("· tools offered in {mode} mode"))),
+        },
+        EventBody::RoundLimitReached { limit } => Some((
+            "33",
+            format!("· the limit of {limit} tool rounds is reached; asking for a final answer"),
+        )),
+        EventBody::AnswerTruncated { .. } => Some((
+            "33",
+            "· the answer was cut short: the model reached its token limit or the end of its context window"
+                .to_string(),
+        )),
+        EventBody::RepetitionStopped {
+            tool,
+            repeats,
+            tokens,
+            ..
+        } => {
+            let sentence =
+                tooltrail_protocol::repetition_sentence(tool.as_deref(), repeats, tokens);
+            Some(("33", format!("· {sentence}")))
+        }
+        EventBody::Error {
+            message,
+            fatal: false,
+            ..
+        } => Some(("33", format!("· {message}"))),
+        EventBody::ElicitationAnswered {
+            server,
+            action,
+            reason,
+            ..
+        } => {
+            let why = reason.map(|reason| format!(" ({reason})")).unwrap_or_default();
+            let action = match action {
+                tooltrail_protocol::ElicitationAction::Accept => "given",
+                tooltrail_protocol::ElicitationAction::Decline => "declined",
+                tooltrail_protocol::ElicitationAction::Cancel => "cancelled",
+            };
+            Some(("2", format!("· {server} asked for input: {action}{why}")))
+        }
+        EventBody::SamplingAnswered {
+            server,
+            approved,
+            usage,
+            reason,
+            ..
+        } => {
+            let text = match (approved, usage, reason) {
+                (true, Some(usage), _) => format!(
+                    "· {server} used the model ({} tokens)",
+                    usage.total_tokens
+                ),
+                (true, None, _) => format!("· {server} used the model"),
+                (false, _, Some(reason)) => {
+                    format!("· {server} asked to use the model: declined ({reason})")
+                }
+                (false, _, None) => format!("· {server} asked to use the model: declined"),
+            };
+            Some(("2", text))
+        }
+        // Printed by `emit` itself.
+        EventBody::TextDelta { .. }
+        | EventBody::ToolCallFinished { .. }
+        | EventBody::TurnFinished { .. }
+        // Fatal errors are printed by the command once the turn is over (to stderr).
+        | EventBody::Error { fatal: true, .. }
+        | EventBody::TurnStarted { .. }
+        | EventBody::MessageAdded { .. }
+        | EventBody::ToolCallDelta { .. }
+        | EventBody::ApprovalRequested { .. }
+        // The question is asked (and shown) by the command line's asker.
+        | EventBody::UserQuestion { .. }
+        // Shown by the command line's prompt, which asks on a terminal.
+        | EventBody::ElicitationRequested { .. }
+        | EventBody::SamplingRequested { .. }
+        | EventBody::ToolCallStarted { .. }
+        | EventBody::ToolCallProgress { .. }
+        | EventBody::ContextUsage { .. }
+        | EventBody::Usage(_) => None,
     }
 }
 
