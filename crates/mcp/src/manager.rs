@@ -180,31 +180,50 @@ impl McpManager {
         &self,
         taken: impl IntoIterator<Item = &'a str>,
     ) -> (Vec<Arc<McpTool>>, Vec<ServerFailure>) {
+        let (listings, failures) = self.list_on_enabled(|server| server.list_tools()).await;
+        let mut namer = Namer::new(taken);
+        let mut tools = Vec::new();
+        for (server, remote) in listings {
+            for tool in &remote {
+                let name = namer.name(server.name(), &tool.name);
+                tools.push(Arc::new(McpTool::new(Arc::clone(server), name, tool)));
+            }
+        }
+        (tools, failures)
+    }
+
+    /// What `list` lists on every enabled server, asked of all at once (each started as
+    /// needed): each server's listing in the order of the servers, and the servers that could
+    /// not list theirs. Tools, prompts and resources are all gathered this way.
+    pub(crate) async fn list_on_enabled<'a, T, Fut>(
+        &'a self,
+        list: impl Fn(&'a Arc<McpServer>) -> Fut,
+    ) -> (Vec<(&'a Arc<McpServer>, Vec<T>)>, Vec<ServerFailure>)
+    where
+        Fut: Future<Output = Result<Vec<T>, McpError>>,
+    {
         let listings = join_all(
             self.servers
                 .values()
                 .filter(|server| !server.config().disabled)
-                .map(|server| async move { (server, server.list_tools().await) }),
+                .map(|server| {
+                    let listing = list(server);
+                    async move { (server, listing.await) }
+                }),
         )
         .await;
-        let mut namer = Namer::new(taken);
-        let mut tools = Vec::new();
+        let mut found = Vec::new();
         let mut failures = Vec::new();
         for (server, listing) in listings {
             match listing {
-                Ok(remote) => {
-                    for tool in &remote {
-                        let name = namer.name(server.name(), &tool.name);
-                        tools.push(Arc::new(McpTool::new(Arc::clone(server), name, tool)));
-                    }
-                }
+                Ok(items) => found.push((server, items)),
                 Err(error) => failures.push(ServerFailure {
                     server: server.name().to_string(),
                     error,
                 }),
             }
         }
-        (tools, failures)
+        (found, failures)
     }
 
     /// Adds every server's tools to `registry`; returns the servers that failed, and any tool

@@ -151,20 +151,8 @@ impl McpServer {
 impl McpManager {
     /// Every prompt of every enabled server; the servers that could not list theirs beside.
     pub async fn all_prompts(&self) -> (Vec<PromptItem>, Vec<ServerFailure>) {
-        let listings = futures::future::join_all(
-            self.servers()
-                .filter(|server| !server.config().disabled)
-                .map(|server| async move { (server.name().to_string(), server.prompts().await) }),
-        )
-        .await;
-        let mut items = Vec::new();
-        let mut failures = Vec::new();
-        for (server, listing) in listings {
-            match listing {
-                Ok(found) => items.extend(found),
-                Err(error) => failures.push(ServerFailure { server, error }),
-            }
-        }
+        let (listings, failures) = self.list_on_enabled(|server| server.prompts()).await;
+        let items = listings.into_iter().flat_map(|(_, found)| found).collect();
         (items, failures)
     }
 }

@@ -217,20 +217,8 @@ impl McpManager {
 
     /// Every resource of every enabled server; the servers that could not list theirs beside.
     pub async fn all_resources(&self) -> (Vec<ResourceItem>, Vec<ServerFailure>) {
-        let listings = futures::future::join_all(
-            self.servers()
-                .filter(|server| !server.config().disabled)
-                .map(|server| async move { (server.name().to_string(), server.resources().await) }),
-        )
-        .await;
-        let mut items = Vec::new();
-        let mut failures = Vec::new();
-        for (server, listing) in listings {
-            match listing {
-                Ok(found) => items.extend(found),
-                Err(error) => failures.push(ServerFailure { server, error }),
-            }
-        }
+        let (listings, failures) = self.list_on_enabled(|server| server.resources()).await;
+        let items = listings.into_iter().flat_map(|(_, found)| found).collect();
         (items, failures)
     }
 }
