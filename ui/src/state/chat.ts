@@ -278,50 +278,211 @@ export function argumentsText(call: CallView): string {
   return typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments, null, 2);
 }
 
+/** One kind of event, for the function that folds it in. */
+type EventOf<K extends Event["type"]> = Extract<Event, { type: K }>;
+
 function stopWaiting(draft: Draft, callId: string) {
   if (!draft.state.waiting.includes(callId)) return;
   const waiting = draft.waiting();
   waiting.splice(waiting.indexOf(callId), 1);
 }
 
+/** A new question: its turn, with nothing in it yet. */
+function startTurn(draft: Draft, event: EventOf<"turn_started">) {
+  draft.state.conversationId = event.conversation_id;
+  if (draft.hasTurn(event.turn_id)) return;
+  draft.turns().push({
+    id: event.turn_id,
+    question: event.user_message,
+    model: event.model,
+    startedMs: event.time_ms,
+    status: "running",
+    rounds: [],
+    errors: [],
+    usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
+    assistantMessages: 0,
+  });
+}
+
+/** A message of the conversation: the project's instructions a turn read, or an assistant's text. */
+function addMessage(draft: Draft, event: EventOf<"message_added">) {
+  // The chat is drawn from the other events, but a stored conversation keeps no text
+  // pieces, only the assistant's messages: the n-th of a turn is the text of round n.
+  if (event.message.role === "system") {
+    const turn = draft.turn(event.turn_id);
+    const instructions = instructionsIn(event.message.content);
+    if (turn && instructions) turn.instructions = instructions;
+    return;
+  }
+  if (event.message.role !== "assistant") return;
+  const turn = draft.turn(event.turn_id);
+  if (!turn) return;
+  turn.assistantMessages += 1;
+  const content = event.message.content;
+  const streamed = turn.rounds.find((r) => r.round === turn.assistantMessages)?.text ?? "";
+  const round = draft.round(turn, turn.assistantMessages);
+  if (content && !streamed) round.text = content;
+  round.endMs = event.time_ms;
+}
+
+/** A call waits for the user's yes: what it would do, and why it asks. */
+function askApproval(draft: Draft, event: EventOf<"approval_requested">) {
+  const known = draft.state.calls[event.call_id];
+  const latest = draft.state.turns.find((t) => t.id === event.turn_id)?.rounds.at(-1)?.round ?? 1;
+  const call = ensureCall(draft, event, event.call_id, known?.round ?? latest, event.tool);
+  call.tool = event.tool;
+  setArguments(call, event.arguments);
+  call.phase = "waiting";
+  call.askedMs ??= event.time_ms;
+  call.ask = {
+    summary: event.summary,
+    reason: event.reason,
+    ...(event.cwd !== undefined ? { cwd: event.cwd } : {}),
+    ...(event.rule !== undefined ? { rule: event.rule } : {}),
+    ...(event.change !== undefined ? { change: event.change } : {}),
+    ...(event.once_only ? { onceOnly: true } : {}),
+  };
+  if (!draft.state.waiting.includes(event.call_id)) draft.waiting().push(event.call_id);
+}
+
+/** An MCP server asks, while its tool runs, for input or for the model. */
+function addServerRequest(draft: Draft, event: EventOf<"elicitation_requested" | "sampling_requested">) {
+  if (!draft.state.calls[event.call_id]) return;
+  const call = draft.call(event.call_id)!;
+  const request: ServerRequestView =
+    event.type === "elicitation_requested"
+      ? { kind: "elicitation", requestId: event.request_id, server: event.server, message: event.message, request: event.request }
+      : {
+          kind: "sampling",
+          requestId: event.request_id,
+          server: event.server,
+          messages: event.messages,
+          maxTokens: event.max_tokens,
+          ...(event.system_prompt !== undefined ? { systemPrompt: event.system_prompt } : {}),
+        };
+  call.requests = [...(call.requests ?? []).filter((known) => known.requestId !== event.request_id), request];
+}
+
+/** How a server's request was answered. */
+function answerServerRequest(draft: Draft, event: EventOf<"elicitation_answered" | "sampling_answered">) {
+  if (!draft.state.calls[event.call_id]) return;
+  const call = draft.call(event.call_id)!;
+  call.requests = (call.requests ?? []).map((request): ServerRequestView => {
+    if (request.requestId !== event.request_id) return request;
+    if (request.kind === "elicitation" && event.type === "elicitation_answered") {
+      return {
+        ...request,
+        answer: {
+          action: event.action,
+          ...(event.content !== undefined ? { content: event.content } : {}),
+          ...(event.reason !== undefined ? { reason: event.reason } : {}),
+        },
+      };
+    }
+    if (request.kind === "sampling" && event.type === "sampling_answered") {
+      return {
+        ...request,
+        answer: {
+          approved: event.approved,
+          ...(event.text !== undefined ? { text: event.text } : {}),
+          ...(event.model !== undefined ? { model: event.model } : {}),
+          ...(event.usage !== undefined ? { usage: event.usage } : {}),
+          ...(event.reason !== undefined ? { reason: event.reason } : {}),
+        },
+      };
+    }
+    return request;
+  });
+}
+
+/** A call begins to run. */
+function startCall(draft: Draft, event: EventOf<"tool_call_started">) {
+  const call = ensureCall(draft, event, event.call_id, event.round, event.tool);
+  call.tool = event.tool;
+  setArguments(call, event.arguments);
+  call.phase = "running";
+  call.startedMs = event.time_ms;
+  // Known from the start, so a call stopped before it finished still says what it does.
+  if (event.description) call.description = event.description;
+  call.approval = event.approval;
+  if (event.source.kind === "mcp") call.server = event.source.server;
+  stopWaiting(draft, event.call_id);
+}
+
+/** A call ended: its result, error, time and how it was let run. */
+function finishCall(draft: Draft, event: EventOf<"tool_call_finished">) {
+  const call = ensureCall(draft, event, event.call_id, event.round, event.tool);
+  call.tool = event.tool;
+  setArguments(call, event.arguments);
+  call.phase = event.status;
+  call.durationMs = event.duration_ms;
+  if (event.source.kind === "mcp") call.server = event.source.server;
+  call.finishedMs = event.time_ms;
+  call.startedMs ??= event.time_ms - event.duration_ms;
+  if (event.description || call.description === undefined) call.description = event.description;
+  call.result = event.result;
+  if (event.data !== undefined) call.data = event.data;
+  call.truncatedForModel = event.truncated_for_model;
+  call.approval = event.approval;
+  if (event.error) call.error = event.error;
+  stopWaiting(draft, event.call_id);
+}
+
+/** The model repeated itself and was stopped: the calls it had begun are dropped. */
+function stopRepetition(draft: Draft, event: EventOf<"repetition_stopped">) {
+  // Calls that began to stream but were cut off never run: off the timeline.
+  for (const callId of event.dropped ?? []) {
+    const call = draft.state.calls[callId];
+    if (!call) continue;
+    const calls = draft.calls();
+    delete calls[callId];
+    const timeline = draft.timeline();
+    const at = timeline.indexOf(callId);
+    if (at >= 0) timeline.splice(at, 1);
+    const owner = draft.turn(call.turnId);
+    if (owner) {
+      const round = draft.round(owner, call.round);
+      round.callIds = round.callIds.filter((id) => id !== callId);
+    }
+  }
+  const turn = draft.turn(event.turn_id);
+  if (turn && !(turn.repetitions ?? []).some((r) => r.round === event.round)) {
+    turn.repetitions = [
+      ...(turn.repetitions ?? []),
+      { round: event.round, tool: event.tool, repeats: event.repeats, tokens: event.tokens },
+    ];
+  }
+}
+
+/** The turn ended, and with it every call it left unfinished. */
+function finishTurn(draft: Draft, event: EventOf<"turn_finished">) {
+  const turn = draft.turn(event.turn_id);
+  if (!turn) return;
+  turn.status = event.reason;
+  turn.finishedMs = event.time_ms;
+  // A call the turn left behind did not finish: it was stopped with the turn.
+  for (const round of turn.rounds) {
+    for (const callId of round.callIds) {
+      const phase = draft.state.calls[callId]?.phase;
+      if (phase === "streaming" || phase === "waiting" || phase === "running") {
+        const call = draft.call(callId)!;
+        call.phase = "cancelled";
+        call.finishedMs = event.time_ms;
+        if (call.startedMs !== undefined) call.durationMs = Math.max(0, event.time_ms - call.startedMs);
+      }
+      stopWaiting(draft, callId);
+    }
+  }
+}
+
 function fold(draft: Draft, event: Event) {
   switch (event.type) {
-    case "turn_started": {
-      draft.state.conversationId = event.conversation_id;
-      if (draft.hasTurn(event.turn_id)) return;
-      draft.turns().push({
-        id: event.turn_id,
-        question: event.user_message,
-        model: event.model,
-        startedMs: event.time_ms,
-        status: "running",
-        rounds: [],
-        errors: [],
-        usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
-        assistantMessages: 0,
-      });
+    case "turn_started":
+      startTurn(draft, event);
       return;
-    }
-    case "message_added": {
-      // The chat is drawn from the other events, but a stored conversation keeps no text
-      // pieces, only the assistant's messages: the n-th of a turn is the text of round n.
-      if (event.message.role === "system") {
-        const turn = draft.turn(event.turn_id);
-        const instructions = instructionsIn(event.message.content);
-        if (turn && instructions) turn.instructions = instructions;
-        return;
-      }
-      if (event.message.role !== "assistant") return;
-      const turn = draft.turn(event.turn_id);
-      if (!turn) return;
-      turn.assistantMessages += 1;
-      const content = event.message.content;
-      const streamed = turn.rounds.find((r) => r.round === turn.assistantMessages)?.text ?? "";
-      const round = draft.round(turn, turn.assistantMessages);
-      if (content && !streamed) round.text = content;
-      round.endMs = event.time_ms;
+    case "message_added":
+      addMessage(draft, event);
       return;
-    }
     case "text_delta": {
       const turn = draft.turn(event.turn_id);
       if (!turn) return;
@@ -337,25 +498,9 @@ function fold(draft: Draft, event: Event) {
       if (turn) draft.round(turn, event.round).firstOutputMs ??= event.time_ms;
       return;
     }
-    case "approval_requested": {
-      const known = draft.state.calls[event.call_id];
-      const latest = draft.state.turns.find((t) => t.id === event.turn_id)?.rounds.at(-1)?.round ?? 1;
-      const call = ensureCall(draft, event, event.call_id, known?.round ?? latest, event.tool);
-      call.tool = event.tool;
-      setArguments(call, event.arguments);
-      call.phase = "waiting";
-      call.askedMs ??= event.time_ms;
-      call.ask = {
-        summary: event.summary,
-        reason: event.reason,
-        ...(event.cwd !== undefined ? { cwd: event.cwd } : {}),
-        ...(event.rule !== undefined ? { rule: event.rule } : {}),
-        ...(event.change !== undefined ? { change: event.change } : {}),
-        ...(event.once_only ? { onceOnly: true } : {}),
-      };
-      if (!draft.state.waiting.includes(event.call_id)) draft.waiting().push(event.call_id);
+    case "approval_requested":
+      askApproval(draft, event);
       return;
-    }
     case "user_question": {
       const call = draft.state.calls[event.call_id];
       if (!call) return;
@@ -363,68 +508,16 @@ function fold(draft: Draft, event: Event) {
       return;
     }
     case "elicitation_requested":
-    case "sampling_requested": {
-      if (!draft.state.calls[event.call_id]) return;
-      const call = draft.call(event.call_id)!;
-      const request: ServerRequestView =
-        event.type === "elicitation_requested"
-          ? { kind: "elicitation", requestId: event.request_id, server: event.server, message: event.message, request: event.request }
-          : {
-              kind: "sampling",
-              requestId: event.request_id,
-              server: event.server,
-              messages: event.messages,
-              maxTokens: event.max_tokens,
-              ...(event.system_prompt !== undefined ? { systemPrompt: event.system_prompt } : {}),
-            };
-      call.requests = [...(call.requests ?? []).filter((known) => known.requestId !== event.request_id), request];
+    case "sampling_requested":
+      addServerRequest(draft, event);
       return;
-    }
     case "elicitation_answered":
-    case "sampling_answered": {
-      if (!draft.state.calls[event.call_id]) return;
-      const call = draft.call(event.call_id)!;
-      call.requests = (call.requests ?? []).map((request): ServerRequestView => {
-        if (request.requestId !== event.request_id) return request;
-        if (request.kind === "elicitation" && event.type === "elicitation_answered") {
-          return {
-            ...request,
-            answer: {
-              action: event.action,
-              ...(event.content !== undefined ? { content: event.content } : {}),
-              ...(event.reason !== undefined ? { reason: event.reason } : {}),
-            },
-          };
-        }
-        if (request.kind === "sampling" && event.type === "sampling_answered") {
-          return {
-            ...request,
-            answer: {
-              approved: event.approved,
-              ...(event.text !== undefined ? { text: event.text } : {}),
-              ...(event.model !== undefined ? { model: event.model } : {}),
-              ...(event.usage !== undefined ? { usage: event.usage } : {}),
-              ...(event.reason !== undefined ? { reason: event.reason } : {}),
-            },
-          };
-        }
-        return request;
-      });
+    case "sampling_answered":
+      answerServerRequest(draft, event);
       return;
-    }
-    case "tool_call_started": {
-      const call = ensureCall(draft, event, event.call_id, event.round, event.tool);
-      call.tool = event.tool;
-      setArguments(call, event.arguments);
-      call.phase = "running";
-      call.startedMs = event.time_ms;
-      // Known from the start, so a call stopped before it finished still says what it does.
-      if (event.description) call.description = event.description;
-      call.approval = event.approval;
-      if (event.source.kind === "mcp") call.server = event.source.server;
-      stopWaiting(draft, event.call_id);
+    case "tool_call_started":
+      startCall(draft, event);
       return;
-    }
     case "tool_call_progress": {
       const call = draft.state.calls[event.call_id];
       if (!call || call.phase !== "running") return;
@@ -435,24 +528,9 @@ function fold(draft: Draft, event: Event) {
       };
       return;
     }
-    case "tool_call_finished": {
-      const call = ensureCall(draft, event, event.call_id, event.round, event.tool);
-      call.tool = event.tool;
-      setArguments(call, event.arguments);
-      call.phase = event.status;
-      call.durationMs = event.duration_ms;
-      if (event.source.kind === "mcp") call.server = event.source.server;
-      call.finishedMs = event.time_ms;
-      call.startedMs ??= event.time_ms - event.duration_ms;
-      if (event.description || call.description === undefined) call.description = event.description;
-      call.result = event.result;
-      if (event.data !== undefined) call.data = event.data;
-      call.truncatedForModel = event.truncated_for_model;
-      call.approval = event.approval;
-      if (event.error) call.error = event.error;
-      stopWaiting(draft, event.call_id);
+    case "tool_call_finished":
+      finishCall(draft, event);
       return;
-    }
     case "tool_mode_used": {
       const turn = draft.turn(event.turn_id);
       if (turn) {
@@ -491,56 +569,17 @@ function fold(draft: Draft, event: Event) {
       }
       return;
     }
-    case "repetition_stopped": {
-      // Calls that began to stream but were cut off never run: off the timeline.
-      for (const callId of event.dropped ?? []) {
-        const call = draft.state.calls[callId];
-        if (!call) continue;
-        const calls = draft.calls();
-        delete calls[callId];
-        const timeline = draft.timeline();
-        const at = timeline.indexOf(callId);
-        if (at >= 0) timeline.splice(at, 1);
-        const owner = draft.turn(call.turnId);
-        if (owner) {
-          const round = draft.round(owner, call.round);
-          round.callIds = round.callIds.filter((id) => id !== callId);
-        }
-      }
-      const turn = draft.turn(event.turn_id);
-      if (turn && !(turn.repetitions ?? []).some((r) => r.round === event.round)) {
-        turn.repetitions = [
-          ...(turn.repetitions ?? []),
-          { round: event.round, tool: event.tool, repeats: event.repeats, tokens: event.tokens },
-        ];
-      }
+    case "repetition_stopped":
+      stopRepetition(draft, event);
       return;
-    }
     case "error": {
       const turn = draft.turn(event.turn_id);
       if (turn) turn.errors = [...turn.errors, { code: event.code, message: event.message, fatal: event.fatal }];
       return;
     }
-    case "turn_finished": {
-      const turn = draft.turn(event.turn_id);
-      if (!turn) return;
-      turn.status = event.reason;
-      turn.finishedMs = event.time_ms;
-      // A call the turn left behind did not finish: it was stopped with the turn.
-      for (const round of turn.rounds) {
-        for (const callId of round.callIds) {
-          const phase = draft.state.calls[callId]?.phase;
-          if (phase === "streaming" || phase === "waiting" || phase === "running") {
-            const call = draft.call(callId)!;
-            call.phase = "cancelled";
-            call.finishedMs = event.time_ms;
-            if (call.startedMs !== undefined) call.durationMs = Math.max(0, event.time_ms - call.startedMs);
-          }
-          stopWaiting(draft, callId);
-        }
-      }
+    case "turn_finished":
+      finishTurn(draft, event);
       return;
-    }
   }
   // Every event type is handled above; a new one fails to compile here.
   const unhandled: never = event;
