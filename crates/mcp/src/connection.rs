@@ -350,8 +350,6 @@ pub(crate) fn failure(err: ServiceError) -> RequestFailure {
     }
 }
 
-/// How a session starts for a protocol revision: revisions from 2026-07-28 on have no
-/// `initialize` (`server/discover`, then metadata on every request); older ones do.
 /// A `tools/call` request: the tool, its arguments and, when traces are on, the W3C
 /// `traceparent` of the call's span in `_meta` (SEP-414), so a server that traces files its work
 /// under it.
