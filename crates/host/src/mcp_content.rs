@@ -18,7 +18,7 @@ use serde::Serialize;
 use tokio::sync::broadcast;
 use tooltrail_agent::Agent;
 use tooltrail_llm::{estimate_message, estimate_tokens};
-use tooltrail_mcp::{McpServer, PromptText, ResourceNotice};
+use tooltrail_mcp::{McpError, McpServer, PromptText, ResourceNotice};
 use tooltrail_protocol::{
     AttachedContent, Attachment, AttachmentSource, Message, PromptItem, ResourceItem,
     fit_attachments, question_with,
@@ -59,26 +59,26 @@ impl Host {
 
     /// Every resource and template of the folder's enabled servers.
     pub async fn mcp_resources(&self, workspace: &Path) -> Offered<ResourceItem> {
-        let mut offered = Offered {
-            items: Vec::new(),
-            problems: Vec::new(),
-        };
-        for server in self.servers_of(workspace).await {
-            if server.config().disabled {
-                continue;
-            }
-            match server.resources().await {
-                Ok(items) => offered.items.extend(items),
-                Err(error) => offered
-                    .problems
-                    .push(tooltrail_protocol::sentence(&error.to_string())),
-            }
-        }
-        offered
+        self.offered(workspace, |server| async move { server.resources().await })
+            .await
     }
 
     /// Every prompt of the folder's enabled servers.
     pub async fn mcp_prompts(&self, workspace: &Path) -> Offered<PromptItem> {
+        self.offered(workspace, |server| async move { server.prompts().await })
+            .await
+    }
+
+    /// What `list` gets of each of the folder's enabled servers, and a sentence for each that
+    /// could not say.
+    async fn offered<T, Listed>(
+        &self,
+        workspace: &Path,
+        list: impl Fn(Arc<McpServer>) -> Listed,
+    ) -> Offered<T>
+    where
+        Listed: Future<Output = Result<Vec<T>, McpError>>,
+    {
         let mut offered = Offered {
             items: Vec::new(),
             problems: Vec::new(),
@@ -87,7 +87,7 @@ impl Host {
             if server.config().disabled {
                 continue;
             }
-            match server.prompts().await {
+            match list(server).await {
                 Ok(items) => offered.items.extend(items),
                 Err(error) => offered
                     .problems
