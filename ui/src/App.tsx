@@ -9,6 +9,7 @@ import { useTimelineMode } from "./components/timelineMode";
 import { Welcome } from "./components/Welcome";
 import { HistoryView, ModelGuide, SettingsView, SnippetsView, StatsView } from "./components/lazy";
 import { useI18n } from "./i18n";
+import { stopListening } from "./listening";
 import { useSession } from "./session";
 import type { View } from "./view";
 
@@ -77,15 +78,9 @@ export function App() {
     refreshConversations();
     refreshServers();
     api.recentWorkspaces().then(setRecent, () => {});
-    let unlisten: (() => void) | undefined;
-    let unlistenServers: (() => void) | undefined;
-    let gone = false;
-    api.onMcpChanged(refreshServers).then((stop) => {
-      if (gone) stop();
-      else unlistenServers = stop;
-    }, () => {});
-    api
-      .onFilesChanged((change) => {
+    const stopServers = stopListening(api.onMcpChanged(refreshServers));
+    const stopFiles = stopListening(
+      api.onFilesChanged((change) => {
         if (change.workspace !== workspace.path) return;
         const now = Date.now();
         setChanged((old) => {
@@ -93,15 +88,11 @@ export function App() {
           for (const path of change.paths) next.set(path, now);
           return next;
         });
-      })
-      .then((stop) => {
-        if (gone) stop();
-        else unlisten = stop;
-      }, () => {});
+      }),
+    );
     return () => {
-      gone = true;
-      unlisten?.();
-      unlistenServers?.();
+      stopFiles();
+      stopServers();
     };
   }, [workspace, refreshConversations, refreshServers]);
 

@@ -3,6 +3,7 @@
 // the user goes and comes back to. A window that loads again asks where the running ones are.
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from "react";
 import { api, errorMessage, type PullUpdate } from "./api";
+import { stopListening } from "./listening";
 
 export interface Downloads {
   /** The downloads of this window's life, oldest first: running, and finished until dismissed. */
@@ -55,22 +56,14 @@ export function DownloadsProvider({ children }: { children: ReactNode }) {
   const [finished, setFinished] = useState(0);
 
   useEffect(() => {
-    let gone = false;
-    let stop: (() => void) | undefined;
-    api
-      .onPull((update) => {
+    const stop = stopListening(
+      api.onPull((update) => {
         setItems((old) => upsert(old, update));
         if (isFinished(update)) setFinished((n) => n + 1);
-      })
-      .then((unlisten) => {
-        if (gone) unlisten();
-        else stop = unlisten;
-      }, () => {});
+      }),
+    );
     api.downloads().then((running) => setItems((old) => running.reduce(upsert, old)), () => {});
-    return () => {
-      gone = true;
-      stop?.();
-    };
+    return stop;
   }, []);
 
   const start = useCallback(async (reference: string, useAfter: boolean) => {

@@ -6,6 +6,7 @@ import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, typ
 import type { AttachmentSource, McpContent, PromptItem } from "../bindings";
 import { api, errorMessage } from "../api";
 import { useI18n } from "../i18n";
+import { stopListening } from "../listening";
 import { Chips, chipKey, type Chip } from "./composer/Chips";
 import { Picker, optionId, type PickerGroup } from "./composer/Picker";
 import { PromptForm } from "./composer/PromptForm";
@@ -83,9 +84,7 @@ export function Composer({ folder, busy, onSend, onStop, status }: Props) {
     };
   }, [trigger, content]);
   useEffect(() => {
-    // Outside the app (tests) there is nothing to listen to.
-    const unlisten = api.onMcpChanged(() => setContent(null)).catch(() => null);
-    return () => void unlisten.then((stop) => stop?.());
+    return stopListening(api.onMcpChanged(() => setContent(null)));
   }, []);
 
   const fileQuery = trigger?.kind === "@" ? trigger.query : null;

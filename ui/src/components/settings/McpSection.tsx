@@ -4,6 +4,7 @@ import { useCallback, useEffect, useState } from "react";
 import { api, errorMessage, type McpApproval, type McpConfigView, type McpOverview, type McpServerView } from "../../api";
 import { McpSignIn, signInAsked } from "../McpSignIn";
 import { useI18n, type Translate } from "../../i18n";
+import { stopListening } from "../../listening";
 import type { MessageKey } from "../../i18n/en";
 import { ConfirmInline, Failure, Field, Notice, NotSaved, Switch } from "./Field";
 import { EMPTY_MCP_FORM, mcpFormFrom, mcpLaunchLine, mergeMcp, validateMcp, type McpForm, type McpRow } from "./forms";
@@ -132,19 +133,7 @@ export function McpSection({ onChanged }: Props) {
 
   useEffect(() => {
     void reload();
-    let stop: (() => void) | undefined;
-    let gone = false;
-    api.onMcpChanged(refreshLive).then(
-      (unlisten) => {
-        if (gone) unlisten();
-        else stop = unlisten;
-      },
-      () => {},
-    );
-    return () => {
-      gone = true;
-      stop?.();
-    };
+    return stopListening(api.onMcpChanged(refreshLive));
   }, [reload, refreshLive]);
 
   const broken = config?.problem ?? null;
