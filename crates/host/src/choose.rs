@@ -116,13 +116,7 @@ pub async fn use_url(
             },
             base_url,
             model,
-            tool_mode: None,
-            context_window: None,
-            price_input_per_mtok: None,
-            price_output_per_mtok: None,
-            max_tokens: None,
-            max_tokens_field: None,
-            vision: None,
+            ..Provider::default()
         },
     };
     let stored = editor.upsert_provider(provider)?;

@@ -507,17 +507,9 @@ mod tests {
 
     fn provider(name: &str, url: &str) -> Provider {
         Provider {
-            id: String::new(),
             name: name.to_string(),
             base_url: url.to_string(),
-            model: None,
-            tool_mode: None,
-            context_window: None,
-            price_input_per_mtok: None,
-            price_output_per_mtok: None,
-            max_tokens: None,
-            max_tokens_field: None,
-            vision: None,
+            ..Provider::default()
         }
     }
 
