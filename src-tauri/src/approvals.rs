@@ -11,7 +11,6 @@ use std::sync::{Arc, Mutex};
 use async_trait::async_trait;
 use serde_json::Value;
 use tauri::{AppHandle, Manager};
-use tauri_plugin_notification::NotificationExt;
 use tokio::sync::oneshot;
 use tooltrail_agent::{ApprovalRequest, Approver, Decision};
 use tooltrail_host::WorkspaceRules;
@@ -128,7 +127,11 @@ pub struct WindowApprover {
 #[async_trait]
 impl Approver for WindowApprover {
     async fn decide(&self, request: &ApprovalRequest) -> Decision {
-        notify_if_unfocused(&self.app, request);
+        crate::notify::when_in_background(
+            &self.app,
+            "Tooltrail: approval needed",
+            &format!("{}: {}", request.tool, request.summary),
+        );
         let offer = request.rule.as_ref().map(|_| Offer {
             rules: Arc::clone(&self.rules),
             tool: request.tool.clone(),
@@ -139,23 +142,6 @@ impl Approver for WindowApprover {
             .wait(&request.call_id, offer)
             .await
     }
-}
-
-fn notify_if_unfocused(app: &AppHandle, request: &ApprovalRequest) {
-    let focused = app
-        .get_webview_window("main")
-        .and_then(|window| window.is_focused().ok())
-        .unwrap_or(true);
-    if focused {
-        return;
-    }
-    // Without a notification daemon (a bare X server, say) this fails; the card is still there.
-    let _ = app
-        .notification()
-        .builder()
-        .title("Tooltrail: approval needed")
-        .body(format!("{}: {}", request.tool, request.summary))
-        .show();
 }
 
 #[cfg(test)]

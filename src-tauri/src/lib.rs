@@ -20,12 +20,14 @@ mod approvals;
 #[cfg(test)]
 mod bindings;
 mod commands;
+mod dialog;
 mod error;
 mod guide;
 mod instructions;
 mod mcp;
 mod mcp_content;
 mod models;
+mod notify;
 mod preferences;
 mod questions;
 mod recent;

@@ -10,7 +10,6 @@ use std::sync::Mutex;
 
 use async_trait::async_trait;
 use tauri::{AppHandle, Manager};
-use tauri_plugin_notification::NotificationExt;
 use tokio::sync::oneshot;
 use tooltrail_tools::{NoAnswer, Question, UserAsker};
 
@@ -81,21 +80,11 @@ pub struct WindowAsker {
 #[async_trait]
 impl UserAsker for WindowAsker {
     async fn ask(&self, question: &Question) -> Result<String, NoAnswer> {
-        let focused = self
-            .app
-            .get_webview_window("main")
-            .and_then(|window| window.is_focused().ok())
-            .unwrap_or(true);
-        if !focused {
-            // Without a notification daemon this fails; the card is still there.
-            let _ = self
-                .app
-                .notification()
-                .builder()
-                .title("Tooltrail: a question for you")
-                .body(&question.question)
-                .show();
-        }
+        crate::notify::when_in_background(
+            &self.app,
+            "Tooltrail: a question for you",
+            &question.question,
+        );
         self.app
             .state::<PendingQuestions>()
             .wait(&question.call_id)

@@ -13,7 +13,6 @@ use std::sync::Mutex;
 use async_trait::async_trait;
 use serde_json::Value;
 use tauri::{AppHandle, Manager};
-use tauri_plugin_notification::NotificationExt;
 use tokio::sync::oneshot;
 use tooltrail_host::server_requests::check_form;
 use tooltrail_host::{RequestUser, ServerRequest};
@@ -164,21 +163,7 @@ pub struct WindowRequests {
 
 impl WindowRequests {
     fn notify(&self, body: &str) {
-        let focused = self
-            .app
-            .get_webview_window("main")
-            .and_then(|window| window.is_focused().ok())
-            .unwrap_or(true);
-        if !focused {
-            // Without a notification daemon this fails; the card is still there.
-            let _ = self
-                .app
-                .notification()
-                .builder()
-                .title("Tooltrail: an MCP server asks")
-                .body(body)
-                .show();
-        }
+        crate::notify::when_in_background(&self.app, "Tooltrail: an MCP server asks", body);
     }
 }
 
