@@ -14,6 +14,7 @@ use tooltrail_store::{ConversationFilter, DayTokens, Format, Stats};
 use ts_rs::TS;
 
 use crate::approvals::PendingApprovals;
+use crate::dialog;
 use crate::error::{CommandError, CommandResult};
 use crate::preferences::{
     self, AppSettings, ConnectionTest, McpConfigView, McpServerConfig, ProviderInput, ProviderView,
@@ -52,24 +53,19 @@ pub async fn open_workspace(
     app: AppHandle,
     path: Option<String>,
 ) -> CommandResult<Option<WorkspaceInfo>> {
-    let path = match path {
-        Some(path) => PathBuf::from(path),
-        None => {
-            let (tx, rx) = tokio::sync::oneshot::channel();
+    let Some(path) = dialog::given_or_picked(
+        path,
+        |reply| {
             app.dialog()
                 .file()
                 .set_title("Open a project folder")
-                .pick_folder(move |picked| {
-                    let _ = tx.send(picked);
-                });
-            let picked = rx.await.ok().flatten();
-            let Some(picked) = picked else {
-                return Ok(None);
-            };
-            picked
-                .into_path()
-                .map_err(|_| CommandError::new("not_found", "That folder cannot be opened."))?
-        }
+                .pick_folder(reply);
+        },
+        CommandError::new("not_found", "That folder cannot be opened."),
+    )
+    .await?
+    else {
+        return Ok(None);
     };
     workspace::open(&app, &path).map(Some)
 }
@@ -209,7 +205,7 @@ pub fn history_calls(
     host: State<'_, Host>,
     query: HistoryQuery,
 ) -> CommandResult<HistoryPage> {
-    records::calls(host.store(), &open_folder(&workspace)?, &query)
+    records::calls(host.store(), &workspace.folder()?, &query)
 }
 
 /// Calls per tool and status, with durations.
@@ -219,7 +215,7 @@ pub fn history_stats(
     host: State<'_, Host>,
     query: StatsQuery,
 ) -> CommandResult<Stats> {
-    records::stats(host.store(), &open_folder(&workspace)?, &query)
+    records::stats(host.store(), &workspace.folder()?, &query)
 }
 
 /// Tokens per day and model, from the usage the model servers reported.
@@ -229,7 +225,7 @@ pub fn history_tokens(
     host: State<'_, Host>,
     query: TokensQuery,
 ) -> CommandResult<Vec<DayTokens>> {
-    records::tokens(host.store(), &open_folder(&workspace)?, &query)
+    records::tokens(host.store(), &workspace.folder()?, &query)
 }
 
 /// One call with its full result and the rule that decided it.
@@ -250,10 +246,9 @@ pub async fn export_history(
     let format: Format = format
         .parse()
         .map_err(|error: tooltrail_store::StoreError| CommandError::from(error))?;
-    let path = match path {
-        Some(path) => PathBuf::from(path),
-        None => {
-            let (tx, rx) = tokio::sync::oneshot::channel();
+    let Some(path) = dialog::given_or_picked(
+        path,
+        |reply| {
             let name = match format {
                 Format::Jsonl => "tool-calls.jsonl",
                 Format::Markdown => "tool-calls.md",
@@ -262,18 +257,15 @@ pub async fn export_history(
                 .file()
                 .set_title("Export tool calls")
                 .set_file_name(name)
-                .save_file(move |picked| {
-                    let _ = tx.send(picked);
-                });
-            let Some(picked) = rx.await.ok().flatten() else {
-                return Ok(None);
-            };
-            picked
-                .into_path()
-                .map_err(|_| CommandError::new("export", "That file cannot be written."))?
-        }
+                .save_file(reply);
+        },
+        CommandError::new("export", "That file cannot be written."),
+    )
+    .await?
+    else {
+        return Ok(None);
     };
-    let folder = open_folder(&app.state::<WorkspaceState>())?;
+    let folder = app.state::<WorkspaceState>().folder()?;
     let task_app = app.clone();
     tauri::async_runtime::spawn_blocking(move || {
         records::export(
@@ -319,7 +311,7 @@ pub fn search_messages(
     host: State<'_, Host>,
     text: String,
 ) -> CommandResult<Vec<MessageHitView>> {
-    records::search_messages(host.store(), &open_folder(&workspace)?, &text)
+    records::search_messages(host.store(), &workspace.folder()?, &text)
 }
 
 // ---- Approval rules of the open folder ----
@@ -329,7 +321,7 @@ pub fn list_rules(
     workspace: State<'_, WorkspaceState>,
     host: State<'_, Host>,
 ) -> CommandResult<Vec<RuleView>> {
-    records::rules(host.store(), &open_folder(&workspace)?)
+    records::rules(host.store(), &workspace.folder()?)
 }
 
 #[tauri::command]
@@ -339,7 +331,7 @@ pub fn add_rule(
     kind: RuleKind,
     command: String,
 ) -> CommandResult<RuleView> {
-    records::add_rule(host.store(), &open_folder(&workspace)?, kind, &command)
+    records::add_rule(host.store(), &workspace.folder()?, kind, &command)
 }
 
 #[tauri::command]
@@ -475,14 +467,6 @@ fn restart_servers(app: &AppHandle) {
     if let Some(info) = app.state::<WorkspaceState>().info() {
         crate::mcp::start_in_background(app, PathBuf::from(info.path));
     }
-}
-
-/// The open folder's root, as turns record it.
-fn open_folder(workspace: &WorkspaceState) -> CommandResult<String> {
-    workspace
-        .info()
-        .map(|info| info.path)
-        .ok_or_else(CommandError::no_workspace)
 }
 
 #[cfg(test)]

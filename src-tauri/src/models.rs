@@ -12,7 +12,6 @@
 //! of the same model carries on from there.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
 use std::sync::Mutex;
 
 use serde::Serialize;
@@ -469,24 +468,20 @@ pub async fn import_model(
     path: Option<String>,
     use_after: bool,
 ) -> CommandResult<Option<Imported>> {
-    let path = match path {
-        Some(path) => PathBuf::from(path),
-        None => {
-            let (tx, rx) = tokio::sync::oneshot::channel();
+    let Some(path) = crate::dialog::given_or_picked(
+        path,
+        |reply| {
             app.dialog()
                 .file()
                 .set_title("Import a GGUF model")
                 .add_filter("GGUF model", &["gguf"])
-                .pick_file(move |picked| {
-                    let _ = tx.send(picked);
-                });
-            let Some(picked) = rx.await.ok().flatten() else {
-                return Ok(None);
-            };
-            picked
-                .into_path()
-                .map_err(|_| CommandError::new("not_found", "That file cannot be opened."))?
-        }
+                .pick_file(reply);
+        },
+        CommandError::new("not_found", "That file cannot be opened."),
+    )
+    .await?
+    else {
+        return Ok(None);
     };
     blocking(move || {
         let model = store()?

@@ -5,7 +5,7 @@ use tauri::State;
 use tooltrail_host::Host;
 use tooltrail_store::{Snippet, SnippetSummary, Store};
 
-use crate::error::{CommandError, CommandResult};
+use crate::error::CommandResult;
 use crate::workspace::WorkspaceState;
 
 /// How many snippets the screen lists at most (a folder holds few; the search finds the rest).
@@ -35,7 +35,7 @@ pub fn list_snippets(
     host: State<'_, Host>,
     query: Option<String>,
 ) -> CommandResult<Vec<SnippetSummary>> {
-    list(host.store(), &open_folder(&workspace)?, query.as_deref())
+    list(host.store(), &workspace.folder()?, query.as_deref())
 }
 
 #[tauri::command]
@@ -44,7 +44,7 @@ pub fn get_snippet(
     host: State<'_, Host>,
     name: String,
 ) -> CommandResult<Snippet> {
-    get(host.store(), &open_folder(&workspace)?, &name)
+    get(host.store(), &workspace.folder()?, &name)
 }
 
 #[tauri::command]
@@ -53,16 +53,7 @@ pub fn delete_snippet(
     host: State<'_, Host>,
     name: String,
 ) -> CommandResult<()> {
-    Ok(host
-        .store()
-        .delete_snippet(&open_folder(&workspace)?, &name)?)
-}
-
-fn open_folder(workspace: &WorkspaceState) -> CommandResult<String> {
-    workspace
-        .info()
-        .map(|info| info.path)
-        .ok_or_else(CommandError::no_workspace)
+    Ok(host.store().delete_snippet(&workspace.folder()?, &name)?)
 }
 
 #[cfg(test)]
@@ -71,6 +62,7 @@ mod tests {
     use tooltrail_store::NewSnippet;
 
     use super::*;
+    use crate::error::CommandError;
 
     fn save(store: &Store, workspace: &str, name: &str, content: &str) {
         store

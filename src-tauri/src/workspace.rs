@@ -43,6 +43,13 @@ impl WorkspaceState {
         self.lock().as_ref().map(|open| open.info.clone())
     }
 
+    /// The open folder's root, as turns record it.
+    pub fn folder(&self) -> CommandResult<String> {
+        self.info()
+            .map(|info| info.path)
+            .ok_or_else(CommandError::no_workspace)
+    }
+
     /// The tool context for a turn, and the folder it belongs to.
     pub fn context(&self) -> CommandResult<(ToolContext, WorkspaceInfo)> {
         self.lock()
