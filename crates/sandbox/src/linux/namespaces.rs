@@ -50,18 +50,26 @@ pub(crate) fn new_pid_namespace_for_children(helper: &std::path::Path) -> PidNam
         return PidNamespace::Direct;
     }
     let (uid, gid) = (getuid().as_raw(), getgid().as_raw());
-    let checked = std::process::Command::new(helper)
+    if user_namespace_check_passes(helper)
+        && enter_user_namespace_as_root(uid, gid)
+        && unshare(UnshareFlags::NEWPID).is_ok()
+    {
+        return PidNamespace::User { uid, gid };
+    }
+    PidNamespace::None
+}
+
+/// Whether [`user_namespace_check`] passes in a throwaway child of `helper` (this program): a
+/// process cannot leave the namespaces it enters, so the try is made in one that then ends.
+fn user_namespace_check_passes(helper: &std::path::Path) -> bool {
+    std::process::Command::new(helper)
         .arg(crate::helper_args::USERNS_CHECK_ARG)
         .env_clear()
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .status()
-        .is_ok_and(|status| status.success());
-    if checked && enter_user_namespace_as_root(uid, gid) && unshare(UnshareFlags::NEWPID).is_ok() {
-        return PidNamespace::User { uid, gid };
-    }
-    PidNamespace::None
+        .is_ok_and(|status| status.success())
 }
 
 /// The throwaway check: whether this process may become root of a user namespace of its own.
@@ -128,16 +136,7 @@ pub(crate) fn available() -> bool {
     if unshare(UnshareFlags::NEWPID | UnshareFlags::NEWNS).is_ok() {
         return true;
     }
-    std::env::current_exe().is_ok_and(|helper| {
-        std::process::Command::new(helper)
-            .arg(crate::helper_args::USERNS_CHECK_ARG)
-            .env_clear()
-            .stdin(std::process::Stdio::null())
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .status()
-            .is_ok_and(|status| status.success())
-    })
+    std::env::current_exe().is_ok_and(|helper| user_namespace_check_passes(&helper))
 }
 
 /// In the command's own mount namespace: every mount read-only but the folders it may write
