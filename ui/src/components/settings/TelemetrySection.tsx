@@ -37,6 +37,14 @@ function TelemetryForm({ view, onSaved }: { view: TelemetryView; onSaved: (view:
     );
   };
 
+  /** A change to one field: what was saved is no longer what the form shows. */
+  const edit =
+    <T,>(set: (value: T) => void) =>
+    (value: T) => {
+      set(value);
+      changed();
+    };
+
   const sendTest = () => {
     setTest({ state: "sending" });
     api.sendTestTrace().then(
@@ -68,22 +76,13 @@ function TelemetryForm({ view, onSaved }: { view: TelemetryView; onSaved: (view:
           value={endpoint}
           placeholder="http://localhost:4318"
           data-testid="cfg-telemetry-endpoint"
-          onChange={(event) => {
-            setEndpoint(event.target.value);
-            changed();
-          }}
+          onChange={(event) => edit(setEndpoint)(event.target.value)}
         />
         <span className="cfg-hint">{t("cfgTelemetryEndpointHint")}</span>
       </label>
       <label className="cfg-field">
         <span className="cfg-label">{t("cfgTelemetryProtocol")}</span>
-        <select
-          value={protocol}
-          onChange={(event) => {
-            setProtocol(event.target.value);
-            changed();
-          }}
-        >
+        <select value={protocol} onChange={(event) => edit(setProtocol)(event.target.value)}>
           {PROTOCOLS.map((name) => (
             <option key={name} value={name}>
               {name}
@@ -100,45 +99,23 @@ function TelemetryForm({ view, onSaved }: { view: TelemetryView; onSaved: (view:
           value={headers}
           placeholder={view.headers_stored ? "••••••••" : "authorization=Bearer%20KEY"}
           data-testid="cfg-telemetry-headers"
-          onChange={(event) => {
-            setHeaders(event.target.value);
-            changed();
-          }}
+          onChange={(event) => edit(setHeaders)(event.target.value)}
         />
         <span className="cfg-hint">{view.headers_stored ? t("cfgTelemetryHeadersStored") : t("cfgTelemetryHeadersHint")}</span>
       </label>
       {view.headers_stored && (
-        <Switch
-          checked={removeHeaders}
-          onChange={(checked) => {
-            setRemoveHeaders(checked);
-            changed();
-          }}
-        >
+        <Switch checked={removeHeaders} onChange={edit(setRemoveHeaders)}>
           {t("cfgTelemetryRemoveHeaders")}
         </Switch>
       )}
-      <Switch
-        checked={content}
-        testId="cfg-telemetry-content"
-        onChange={(checked) => {
-          setContent(checked);
-          changed();
-        }}
-      >
+      <Switch checked={content} testId="cfg-telemetry-content" onChange={edit(setContent)}>
         <span>
           {t("cfgTelemetryContent")}
           <br />
           <span className="cfg-hint">{t("cfgTelemetryContentHint")}</span>
         </span>
       </Switch>
-      <Switch
-        checked={turnedOff}
-        onChange={(checked) => {
-          setTurnedOff(checked);
-          changed();
-        }}
-      >
+      <Switch checked={turnedOff} onChange={edit(setTurnedOff)}>
         {t("cfgTelemetryOff")}
       </Switch>
       {error && <p className="turn-error">{t("cfgNotSaved", { message: error })}</p>}
