@@ -1,6 +1,7 @@
-import { Suspense, useCallback, useEffect, useRef, useState } from "react";
+import { Suspense, useCallback, useEffect, useState } from "react";
 import { api, errorMessage, type AppInfo, type ConversationSummary, type GuideView, type McpOverview, type RecentWorkspace, type WorkspaceInfo } from "./api";
 import { Chat } from "./components/Chat";
+import { ChatBanner } from "./components/ChatBanner";
 import { Composer } from "./components/Composer";
 import { ContextMeter } from "./components/ContextMeter";
 import { Sidebar } from "./components/Sidebar";
@@ -12,11 +13,9 @@ import { useI18n } from "./i18n";
 import { stopListening } from "./listening";
 import { useSession } from "./session";
 import type { View } from "./view";
+import { useWindowKeys } from "./windowKeys";
 
 const NO_SERVERS: McpOverview = { servers: [] };
-
-/** Ctrl/⌘ + key switches to a screen. */
-const VIEW_KEYS: Record<string, View> = { "1": "chat", "2": "history", "3": "stats", "4": "snippets", ",": "settings" };
 
 export function App() {
   const { t } = useI18n();
@@ -96,27 +95,7 @@ export function App() {
     };
   }, [workspace, refreshConversations, refreshServers]);
 
-  const { busy, stop } = session;
-  const escapeRef = useRef({ busy, stop });
-  useEffect(() => {
-    escapeRef.current = { busy, stop };
-  });
-  useEffect(() => {
-    const onKey = (event: KeyboardEvent) => {
-      const target = (event.ctrlKey || event.metaKey) && !event.altKey && !event.shiftKey ? VIEW_KEYS[event.key] : undefined;
-      if (target) {
-        event.preventDefault();
-        setView(target);
-        return;
-      }
-      if (event.key === "Escape" && escapeRef.current.busy) {
-        event.preventDefault();
-        escapeRef.current.stop();
-      }
-    };
-    window.addEventListener("keydown", onKey);
-    return () => window.removeEventListener("keydown", onKey);
-  }, []);
+  useWindowKeys(session, setView);
 
   const openFolder = useCallback(
     (path?: string) => {
@@ -179,7 +158,6 @@ export function App() {
   // A new question starts a new "since the last answer".
   const since = session.chat.turns.at(-1)?.startedMs ?? 0;
   const changedPaths = [...changed].filter(([, at]) => at >= since).map(([path]) => path);
-  const changedCount = changedPaths.length;
   return (
     <div className={view === "chat" && timelineMode === "waterfall" ? "layout wide-timeline" : "layout"}>
       <Sidebar
@@ -213,16 +191,7 @@ export function App() {
       <main className="chat">
         {/* Every screen names itself with one h1; the chat's is read, not shown: the sidebar already marks it. */}
         <h1 className="sr-only">{t("navChat")}</h1>
-        {(changedCount > 0 || openError) && (
-          <div className="chat-banner">
-            {changedCount > 0 && (
-              <span className="files-changed" title={changedPaths.slice(0, 30).join("\n")} data-testid="files-changed">
-                {changedCount === 1 ? t("filesChangedOne") : t("filesChanged", { count: changedCount })}
-              </span>
-            )}
-            {openError && <span className="turn-error">{openError}</span>}
-          </div>
-        )}
+        <ChatBanner changedPaths={changedPaths} openError={openError} />
         <Chat
           chat={session.chat}
           outgoing={session.outgoing}
