@@ -10,7 +10,7 @@ use tooltrail_llm::{LlmClient, LlmConfig};
 use tooltrail_mcp::{McpConfig, McpConfigEditor};
 pub use tooltrail_mcp::{McpConfigView, McpServerConfig};
 use tooltrail_protocol::ToolMode;
-use tooltrail_settings::keychain::{KeyStore, OsKeychain};
+use tooltrail_settings::keychain::ProviderKeys;
 use tooltrail_settings::tool_modes::{LearnedToolMode, LearnedToolModes};
 use tooltrail_settings::{ConfigEditor, ConfigFile, Limits, Provider, config_path};
 use tooltrail_tools::ToolRegistry;
@@ -123,7 +123,8 @@ fn path() -> CommandResult<PathBuf> {
 pub fn load() -> CommandResult<AppSettings> {
     let path = path()?;
     let file = ConfigFile::read(&path)?;
-    let keychain = match OsKeychain.check() {
+    let keys = ProviderKeys::os();
+    let keychain = match keys.check() {
         Ok(()) => KeychainStatus {
             available: true,
             message: None,
@@ -140,7 +141,7 @@ pub fn load() -> CommandResult<AppSettings> {
         .providers
         .iter()
         .map(|p| ProviderView {
-            key_stored: keychain.available && matches!(OsKeychain.get(&p.id), Ok(Some(_))),
+            key_stored: keychain.available && matches!(keys.get(&p.id), Ok(Some(_))),
             active: active.as_deref() == Some(p.id.as_str()),
             id: p.id.clone(),
             name: p.name.clone(),
@@ -245,13 +246,13 @@ pub fn save_provider(input: ProviderInput, activate: bool) -> CommandResult<Prov
         ..Provider::default()
     })?;
     let key_stored = match input.api_key.as_deref().map(str::trim) {
-        None => matches!(OsKeychain.get(&stored.id), Ok(Some(_))),
+        None => matches!(ProviderKeys::os().get(&stored.id), Ok(Some(_))),
         Some("") => {
-            OsKeychain.delete(&stored.id)?;
+            ProviderKeys::os().delete(&stored.id)?;
             false
         }
         Some(key) => {
-            OsKeychain.set(&stored.id, key)?;
+            ProviderKeys::os().set(&stored.id, key)?;
             true
         }
     };
@@ -287,7 +288,7 @@ pub fn delete_provider(id: &str) -> CommandResult<()> {
         }
     })?;
     // The provider is gone either way; a key the keychain would not delete is only reported.
-    if let Err(error) = OsKeychain.delete(id) {
+    if let Err(error) = ProviderKeys::os().delete(id) {
         eprintln!(
             "tooltrail: the key of the removed provider {id:?} stays in the keychain: {error}"
         );
@@ -345,7 +346,7 @@ pub async fn test_connection(input: ProviderInput) -> ConnectionTest {
     let api_key = match (typed, input.id) {
         (Some(key), _) => Some(key),
         (None, Some(id)) => {
-            match tauri::async_runtime::spawn_blocking(move || OsKeychain.get(&id)).await {
+            match tauri::async_runtime::spawn_blocking(move || ProviderKeys::os().get(&id)).await {
                 Ok(Ok(key)) => key,
                 Ok(Err(error)) => return failed(error.to_string()),
                 Err(_) => None,

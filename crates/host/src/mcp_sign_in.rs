@@ -5,26 +5,8 @@
 
 use std::sync::Arc;
 
-use tooltrail_mcp::{Browser, SecretStore, SignInOptions, SignInPolicy};
-use tooltrail_settings::keychain::OsKeychain;
-
-/// The OS keychain as the MCP client's [`SecretStore`].
-#[derive(Debug, Default, Clone, Copy)]
-pub struct KeychainSecrets;
-
-impl SecretStore for KeychainSecrets {
-    fn load(&self, key: &str) -> Result<Option<String>, String> {
-        OsKeychain.get_secret(key)
-    }
-
-    fn save(&self, key: &str, value: &str) -> Result<(), String> {
-        OsKeychain.set_secret(key, value)
-    }
-
-    fn delete(&self, key: &str) -> Result<(), String> {
-        OsKeychain.delete_secret(key)
-    }
-}
+use tooltrail_keychain::OsKeychain;
+use tooltrail_mcp::{Browser, SignInOptions, SignInPolicy};
 
 /// Sign-in options backed by the keychain; `interactive` lets a server that asks open the
 /// user's browser (the `BROWSER` variable names another command).
@@ -41,7 +23,7 @@ pub fn sign_in_options(interactive: bool) -> SignInOptions {
 pub fn with_policy(policy: SignInPolicy) -> SignInOptions {
     SignInOptions {
         policy,
-        secrets: Some(Arc::new(KeychainSecrets)),
+        secrets: Some(Arc::new(OsKeychain)),
         ..SignInOptions::default()
     }
 }

@@ -21,6 +21,7 @@ use serde_json::{Value, json};
 use support::{everything, fixture, manager, package_entry, registry_with};
 use tokio_util::sync::CancellationToken;
 use tooltrail_agent::{Agent, AgentConfig, AllowAll, CollectingSink, Conversation};
+use tooltrail_keychain::KeychainError;
 use tooltrail_llm::{LlmClient, LlmConfig};
 use tooltrail_mcp::{
     Approval, McpConfig, McpError, McpManager, McpOptions, ServerConfig, ServerState,
@@ -343,14 +344,14 @@ impl Drop for HttpEverything {
 struct NoKeychain;
 
 impl tooltrail_mcp::SecretStore for NoKeychain {
-    fn load(&self, _: &str) -> Result<Option<String>, String> {
-        Err("no keychain is running".to_string())
+    fn get(&self, _: &str) -> Result<Option<String>, KeychainError> {
+        Err(KeychainError::NoService)
     }
-    fn save(&self, _: &str, _: &str) -> Result<(), String> {
-        Err("no keychain is running".to_string())
+    fn set(&self, _: &str, _: &str) -> Result<(), KeychainError> {
+        Err(KeychainError::NoService)
     }
-    fn delete(&self, _: &str) -> Result<(), String> {
-        Err("no keychain is running".to_string())
+    fn delete(&self, _: &str) -> Result<(), KeychainError> {
+        Err(KeychainError::NoService)
     }
 }
 

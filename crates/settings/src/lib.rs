@@ -31,7 +31,7 @@ use serde::Deserialize;
 use tooltrail_protocol::{ToolMode, UnknownToolMode};
 
 pub use edit::{ConfigEditor, Limits, Provider};
-use keychain::{KeyStore, OsKeychain};
+use keychain::ProviderKeys;
 
 /// The local Ollama server, which needs no key.
 pub const DEFAULT_BASE_URL: &str = "http://localhost:11434/v1";
@@ -396,7 +396,7 @@ impl Settings {
     pub fn resolve(overrides: &Overrides) -> Result<Self, SettingsError> {
         let config_path = config_path()?;
         let file = read_config(&config_path)?;
-        Self::merge(overrides, file, config_path, env, &OsKeychain)
+        Self::merge(overrides, file, config_path, env, ProviderKeys::os())
     }
 
     fn merge(
@@ -404,7 +404,7 @@ impl Settings {
         file: ConfigFile,
         config_path: PathBuf,
         env: impl Fn(&str) -> Option<String>,
-        keys: &dyn KeyStore,
+        keys: ProviderKeys<'_>,
     ) -> Result<Self, SettingsError> {
         let explicit_url = overrides
             .base_url
@@ -544,6 +544,7 @@ impl Settings {
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
+    use tooltrail_keychain::{KeychainError, MemorySecrets, SecretStore};
 
     fn no_env(_: &str) -> Option<String> {
         None
@@ -563,7 +564,7 @@ mod tests {
             file,
             PathBuf::from("c.toml"),
             env,
-            &keychain::MemoryKeys::default(),
+            ProviderKeys::new(&MemorySecrets::default()),
         )
     }
 
@@ -649,7 +650,8 @@ name = "OpenRouter"
 base_url = "https://openrouter.ai/api/v1"
 model = "qwen"
 "#;
-        let keys = keychain::MemoryKeys::default();
+        let keychain = MemorySecrets::default();
+        let keys = ProviderKeys::new(&keychain);
         keys.set("or", "sk-or").unwrap();
         let merge = |env: &dyn Fn(&str) -> Option<String>| {
             let file = toml::from_str::<ConfigFile>(FILE).unwrap();
@@ -658,7 +660,7 @@ model = "qwen"
                 file,
                 PathBuf::from("c.toml"),
                 env,
-                &keys,
+                keys,
             )
             .unwrap()
         };
@@ -680,14 +682,14 @@ model = "qwen"
 
         // A keychain that cannot be reached: questions go without a key, and say why.
         struct NoKeychain;
-        impl KeyStore for NoKeychain {
-            fn get(&self, _: &str) -> Result<Option<String>, SettingsError> {
-                Err(SettingsError::Keychain("no D-Bus session".into()))
+        impl SecretStore for NoKeychain {
+            fn get(&self, _: &str) -> Result<Option<String>, KeychainError> {
+                Err(KeychainError::Failed("no D-Bus session".into()))
             }
-            fn set(&self, _: &str, _: &str) -> Result<(), SettingsError> {
+            fn set(&self, _: &str, _: &str) -> Result<(), KeychainError> {
                 unreachable!()
             }
-            fn delete(&self, _: &str) -> Result<(), SettingsError> {
+            fn delete(&self, _: &str) -> Result<(), KeychainError> {
                 unreachable!()
             }
         }
@@ -697,7 +699,7 @@ model = "qwen"
             file,
             PathBuf::from("c.toml"),
             no_env,
-            &NoKeychain,
+            ProviderKeys::new(&NoKeychain),
         )
         .unwrap();
         assert_eq!(settings.api_key, None);

@@ -19,7 +19,7 @@ use tooltrail_protocol::TelemetrySection;
 
 use crate::SettingsError;
 use crate::edit::ConfigEditor;
-use crate::keychain::{KeyStore, OsKeychain};
+use crate::keychain::ProviderKeys;
 
 /// The keychain entry (as a provider id) that holds the OTLP headers, `key=value,key=value`.
 pub const HEADERS_KEY: &str = "telemetry:headers";
@@ -32,10 +32,13 @@ pub fn read() -> Result<TelemetrySection, SettingsError> {
 /// `section` with the keychain's headers after the file's (a keychain that cannot be read
 /// leaves the file's alone). Asked only when telemetry is on, since the keychain is slow.
 pub fn with_stored_headers(section: TelemetrySection) -> TelemetrySection {
-    with_keychain_headers(section, &OsKeychain)
+    with_keychain_headers(section, ProviderKeys::os())
 }
 
-fn with_keychain_headers(mut section: TelemetrySection, keys: &dyn KeyStore) -> TelemetrySection {
+fn with_keychain_headers(
+    mut section: TelemetrySection,
+    keys: ProviderKeys<'_>,
+) -> TelemetrySection {
     if let Ok(Some(kept)) = keys.get(HEADERS_KEY)
         && !kept.trim().is_empty()
     {
@@ -99,9 +102,9 @@ static HEADERS_CHANGES: AtomicU64 = AtomicU64::new(0);
 /// Keeps the OTLP headers in the keychain (an empty text removes them).
 pub fn store_headers(headers: &str) -> Result<(), SettingsError> {
     let stored = if headers.trim().is_empty() {
-        OsKeychain.delete(HEADERS_KEY)
+        ProviderKeys::os().delete(HEADERS_KEY)
     } else {
-        OsKeychain.set(HEADERS_KEY, headers.trim())
+        ProviderKeys::os().set(HEADERS_KEY, headers.trim())
     };
     HEADERS_CHANGES.fetch_add(1, Ordering::SeqCst);
     stored
@@ -114,14 +117,14 @@ pub fn headers_changes() -> u64 {
 
 /// Whether OTLP headers are kept in the keychain (their values are never shown again).
 pub fn has_stored_headers() -> bool {
-    matches!(OsKeychain.get(HEADERS_KEY), Ok(Some(headers)) if !headers.trim().is_empty())
+    matches!(ProviderKeys::os().get(HEADERS_KEY), Ok(Some(headers)) if !headers.trim().is_empty())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::keychain::MemoryKeys;
     use pretty_assertions::assert_eq;
+    use tooltrail_keychain::MemorySecrets;
 
     #[test]
     fn the_table_reads_and_writes_back() {
@@ -153,13 +156,14 @@ mod tests {
 
     #[test]
     fn keychain_headers_follow_the_files() {
-        let keys = MemoryKeys::default();
+        let keychain = MemorySecrets::default();
+        let keys = ProviderKeys::new(&keychain);
         keys.set(HEADERS_KEY, "authorization=Bearer%20k").unwrap();
         let section = TelemetrySection {
             headers: Some("x-team=a".into()),
             ..TelemetrySection::default()
         };
-        let merged = with_keychain_headers(section, &keys);
+        let merged = with_keychain_headers(section, keys);
         assert_eq!(
             merged.headers.as_deref(),
             Some("x-team=a,authorization=Bearer%20k")

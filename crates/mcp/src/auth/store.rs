@@ -10,41 +10,22 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use rmcp::transport::auth::{AuthError, CredentialStore, StoredCredentials};
 use serde::{Deserialize, Serialize};
+use tooltrail_keychain::KeychainError;
+// Where secrets are kept, by account name: the host hands the OS keychain in; tests and the
+// conformance client use the map.
+pub use tooltrail_keychain::{MemorySecrets, SecretStore};
 
-/// Where secrets are kept, by key. The host hands the OS keychain in; tests use
-/// [`MemorySecrets`]. Errors are sentences (the keychain's own words).
-pub trait SecretStore: Send + Sync {
-    fn load(&self, key: &str) -> Result<Option<String>, String>;
-    fn save(&self, key: &str, value: &str) -> Result<(), String>;
-    /// Removes the secret; no error when there was none.
-    fn delete(&self, key: &str) -> Result<(), String>;
-}
-
-/// Secrets in memory, for tests and the conformance client.
-#[derive(Debug, Default)]
-pub struct MemorySecrets(std::sync::Mutex<std::collections::BTreeMap<String, String>>);
-
-impl MemorySecrets {
-    fn map(&self) -> std::sync::MutexGuard<'_, std::collections::BTreeMap<String, String>> {
-        self.0
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-    }
-}
-
-impl SecretStore for MemorySecrets {
-    fn load(&self, key: &str) -> Result<Option<String>, String> {
-        Ok(self.map().get(key).cloned())
-    }
-
-    fn save(&self, key: &str, value: &str) -> Result<(), String> {
-        self.map().insert(key.to_string(), value.to_string());
-        Ok(())
-    }
-
-    fn delete(&self, key: &str) -> Result<(), String> {
-        self.map().remove(key);
-        Ok(())
+/// The keychain's trouble in the words of a sign-in: with no keychain running, none can be
+/// kept, and the way forward is to start one and sign in again.
+fn keychain_sentence(error: KeychainError) -> String {
+    match error {
+        KeychainError::NoService => "no system keychain is running (the Secret Service, which \
+                                     GNOME Keyring or KWallet provides), so the sign-in cannot \
+                                     be kept: start one, then sign in again"
+            .to_string(),
+        KeychainError::Failed(detail) => {
+            format!("the system keychain could not be used ({detail})")
+        }
     }
 }
 
@@ -117,7 +98,8 @@ impl RecordStore {
     pub fn load(&self) -> Result<SignInRecord, String> {
         Ok(self
             .secrets
-            .load(&self.key)?
+            .get(&self.key)
+            .map_err(keychain_sentence)?
             .and_then(|text| serde_json::from_str(&text).ok())
             .unwrap_or_default())
     }
@@ -125,11 +107,13 @@ impl RecordStore {
     pub fn save(&self, record: &SignInRecord) -> Result<(), String> {
         let text = serde_json::to_string(record)
             .map_err(|err| format!("the sign-in could not be encoded: {err}"))?;
-        self.secrets.save(&self.key, &text)
+        self.secrets
+            .set(&self.key, &text)
+            .map_err(keychain_sentence)
     }
 
     pub fn delete(&self) -> Result<(), String> {
-        self.secrets.delete(&self.key)
+        self.secrets.delete(&self.key).map_err(keychain_sentence)
     }
 
     /// Applies `change` to the stored record and writes it back whole.
@@ -204,7 +188,7 @@ mod tests {
         // One key per server URL.
         assert!(
             secrets
-                .load("mcp-oauth:https://mcp.example.com/mcp")
+                .get("mcp-oauth:https://mcp.example.com/mcp")
                 .unwrap()
                 .is_some()
         );
@@ -212,5 +196,18 @@ mod tests {
         let record = RecordStore::load(&store).unwrap();
         assert!(!record.has_tokens());
         assert_eq!(record.client_id.as_deref(), Some("client-1"));
+    }
+
+    #[test]
+    fn a_keychain_that_cannot_keep_the_sign_in_says_so_in_a_sentence() {
+        assert_eq!(
+            keychain_sentence(KeychainError::NoService),
+            "no system keychain is running (the Secret Service, which GNOME Keyring or KWallet \
+             provides), so the sign-in cannot be kept: start one, then sign in again"
+        );
+        assert_eq!(
+            keychain_sentence(KeychainError::Failed("locked".into())),
+            "the system keychain could not be used (locked)"
+        );
     }
 }
