@@ -262,85 +262,30 @@ impl<'a> Dispatcher<'a> {
             });
         }
         let gate = tool.gate(&args, self.ctx);
-        let rule = match gate {
-            Gate::Refuse(_) => None,
-            Gate::ReadOnly | Gate::Allowed { .. } | Gate::Ask { .. } => {
-                self.rules.and_then(|rules| rules.decide(&call.name, &args))
-            }
-            // A deny rule still refuses it; no allow rule lets it through.
-            Gate::AskEachTime { .. } => self
-                .rules
-                .and_then(|rules| rules.decide(&call.name, &args))
-                .filter(|rule| !rule.allow),
-        };
+        let rule = self.rule_for(&gate, &call.name, &args);
         if let Some(rule) = rule.as_ref().filter(|rule| !rule.allow) {
-            let message = format!("{} in this workspace refuses this call", rule.description);
-            return Plan::Reject(Rejected {
-                tool: Some(tool),
-                arguments: args,
-                error: ToolError::new(ToolErrorCode::Denied, message.clone()),
-                approval: ApprovalRecord {
-                    allowed: false,
-                    by: ApprovalBy::Rule {
-                        id: rule.rule_id.clone(),
-                    },
-                    reason: Some(message),
-                },
-            });
+            return Plan::Reject(refused_by_rule(rule, tool, args));
         }
-        let ready = |approval| Ready {
+        let ready = Ready {
             position,
             call: call.clone(),
-            tool: Arc::clone(&tool),
-            args: args.clone(),
-            approval,
+            tool,
+            args,
+            approval: ApprovalRecord::not_needed(),
             repeat_of: (times > 0).then_some(first_round),
         };
+        by_gate(gate, ready, key, rule)
+    }
+
+    /// The standing rule that matches the call, for a gate that lets rules speak. A call the
+    /// policy refuses needs none; one asked about each time may be refused by a deny rule, but
+    /// no allow rule lets it through.
+    fn rule_for(&self, gate: &Gate, tool: &str, args: &Value) -> Option<RuleDecision> {
+        let rules = self.rules?;
         match gate {
-            Gate::ReadOnly => Plan::Run(ready(ApprovalRecord::not_needed())),
-            Gate::Allowed { reason } => Plan::Run(ready(ApprovalRecord {
-                allowed: true,
-                by: ApprovalBy::Setting,
-                reason: Some(reason),
-            })),
-            Gate::Refuse(error) => Plan::Reject(Rejected {
-                approval: ApprovalRecord {
-                    allowed: false,
-                    by: ApprovalBy::Policy,
-                    reason: Some(error.message.clone()),
-                },
-                tool: Some(Arc::clone(&tool)),
-                arguments: args.clone(),
-                error,
-            }),
-            Gate::Ask {
-                summary,
-                cwd,
-                reason,
-            } => Plan::Ask(Box::new(Gated {
-                ready: ready(ApprovalRecord::not_needed()),
-                key,
-                rule: rule.filter(|rule| rule.allow),
-                summary,
-                cwd,
-                reason,
-                change: None,
-                once_only: false,
-            })),
-            Gate::AskEachTime {
-                summary,
-                reason,
-                change,
-            } => Plan::Ask(Box::new(Gated {
-                ready: ready(ApprovalRecord::not_needed()),
-                key,
-                rule: None,
-                summary,
-                cwd: None,
-                reason,
-                change,
-                once_only: true,
-            })),
+            Gate::Refuse(_) => None,
+            Gate::ReadOnly | Gate::Allowed { .. } | Gate::Ask { .. } => rules.decide(tool, args),
+            Gate::AskEachTime { .. } => rules.decide(tool, args).filter(|rule| !rule.allow),
         }
     }
 
@@ -650,6 +595,78 @@ fn copies_of(calls: &[ToolCall]) -> Vec<Option<usize>> {
         .enumerate()
         .map(|(at, key)| keys[..at].iter().position(|earlier| earlier == key))
         .collect()
+}
+
+/// A call a deny rule of the workspace refuses.
+fn refused_by_rule(rule: &RuleDecision, tool: Arc<dyn Tool>, args: Value) -> Rejected {
+    let message = format!("{} in this workspace refuses this call", rule.description);
+    Rejected {
+        tool: Some(tool),
+        arguments: args,
+        error: ToolError::new(ToolErrorCode::Denied, message.clone()),
+        approval: ApprovalRecord {
+            allowed: false,
+            by: ApprovalBy::Rule {
+                id: rule.rule_id.clone(),
+            },
+            reason: Some(message),
+        },
+    }
+}
+
+/// What the tool's gate makes of a call no rule refused: it runs (read-only, or allowed by a
+/// setting), the policy refuses it, or it waits for a yes (`rule`, an allow rule that matched,
+/// may give it).
+fn by_gate(gate: Gate, mut ready: Ready, key: String, rule: Option<RuleDecision>) -> Plan {
+    match gate {
+        Gate::ReadOnly => Plan::Run(ready),
+        Gate::Allowed { reason } => {
+            ready.approval = ApprovalRecord {
+                allowed: true,
+                by: ApprovalBy::Setting,
+                reason: Some(reason),
+            };
+            Plan::Run(ready)
+        }
+        Gate::Refuse(error) => Plan::Reject(Rejected {
+            approval: ApprovalRecord {
+                allowed: false,
+                by: ApprovalBy::Policy,
+                reason: Some(error.message.clone()),
+            },
+            tool: Some(ready.tool),
+            arguments: ready.args,
+            error,
+        }),
+        Gate::Ask {
+            summary,
+            cwd,
+            reason,
+        } => Plan::Ask(Box::new(Gated {
+            ready,
+            key,
+            rule: rule.filter(|rule| rule.allow),
+            summary,
+            cwd,
+            reason,
+            change: None,
+            once_only: false,
+        })),
+        Gate::AskEachTime {
+            summary,
+            reason,
+            change,
+        } => Plan::Ask(Box::new(Gated {
+            ready,
+            key,
+            rule: None,
+            summary,
+            cwd: None,
+            reason,
+            change,
+            once_only: true,
+        })),
+    }
 }
 
 /// The arguments of a call that did not validate, as the record keeps them: the JSON when it
