@@ -13,9 +13,7 @@ mod list_dir;
 mod read_file;
 mod search_files;
 mod search_text;
-mod snippet_list;
-mod snippet_load;
-mod snippet_save;
+mod snippets;
 
 /// Every built-in tool, ready to register.
 pub fn all() -> Vec<Arc<dyn Tool>> {
@@ -27,9 +25,9 @@ pub fn all() -> Vec<Arc<dyn Tool>> {
         Arc::new(execute_bash::ExecuteBash::new()),
         Arc::new(list_dir::ListDir::new()),
         Arc::new(code_query::CodeQuery::new()),
-        Arc::new(snippet_save::SnippetSave::new()),
-        Arc::new(snippet_load::SnippetLoad::new()),
-        Arc::new(snippet_list::SnippetList::new()),
+        Arc::new(snippets::SnippetTool::save()),
+        Arc::new(snippets::SnippetTool::load()),
+        Arc::new(snippets::SnippetTool::list()),
         Arc::new(file_write::FileWrite::new()),
         Arc::new(ask_user::AskUser::new()),
     ]
