@@ -36,7 +36,7 @@ type Removal = { kind: "idle" } | { kind: "asking"; name: string } | { kind: "bu
 const IDLE: Removal = { kind: "idle" };
 
 export function SnippetsView({ workspace }: Props) {
-  const { t, lang } = useI18n();
+  const { t } = useI18n();
   const [searchInput, setSearchInput] = useState("");
   const [query, setQuery] = useState("");
   const [reload, setReload] = useState(0);
@@ -187,24 +187,7 @@ export function SnippetsView({ workspace }: Props) {
           {loading && <p className="history-message muted">{t("snipLoading")}</p>}
           <ul className="snippet-list" role="listbox" aria-label={t("snipListLabel")} ref={listRef} tabIndex={-1} onKeyDown={onListKey} data-testid="snippet-list">
             {items.map((item, index) => (
-              <li
-                key={item.name}
-                role="option"
-                aria-selected={item.name === selected}
-                tabIndex={item.name === selected || (selected === null && index === 0) ? 0 : -1}
-                data-name={item.name}
-                className={`snippet-item${item.name === selected ? " selected" : ""}`}
-                onClick={() => setSelected(item.name)}
-              >
-                <span className="snippet-item-head">
-                  <span className="snippet-name">{item.name}</span>
-                  {item.language && <span className="snippet-lang">{item.language}</span>}
-                </span>
-                {item.description && <span className="snippet-desc small-text">{item.description}</span>}
-                <span className="snippet-meta small-text muted">
-                  {formatBytes(item.bytes, lang)} · <time title={formatFull(item.updated_ms, lang)}>{formatWhen(item.updated_ms, lang)}</time>
-                </span>
-              </li>
+              <SnippetItem key={item.name} item={item} selected={item.name === selected} focusable={item.name === selected || (selected === null && index === 0)} onSelect={() => setSelected(item.name)} />
             ))}
           </ul>
         </div>
@@ -261,31 +244,63 @@ export function SnippetsView({ workspace }: Props) {
               ) : shown.snippet === null ? (
                 <p className="muted small-text">{t("snipLoading")}</p>
               ) : (
-                <>
-                  {shown.snippet.description && <p className="snippet-description">{shown.snippet.description}</p>}
-                  <dl className="detail-facts">
-                    <dt>{t("snipLanguage")}</dt>
-                    <dd>{shown.snippet.language ?? <span className="muted">{t("snipNoLanguage")}</span>}</dd>
-                    <dt>{t("snipSize")}</dt>
-                    <dd>{formatBytes(new TextEncoder().encode(shown.snippet.content).length, lang)}</dd>
-                    <dt>{t("snipUpdated")}</dt>
-                    <dd>{formatFull(shown.snippet.updated_ms, lang)}</dd>
-                    {shown.snippet.created_ms !== shown.snippet.updated_ms && (
-                      <>
-                        <dt>{t("snipCreated")}</dt>
-                        <dd>{formatFull(shown.snippet.created_ms, lang)}</dd>
-                      </>
-                    )}
-                  </dl>
-                  <div className="snippet-content" data-testid="snippet-content">
-                    <Markdown text={fencedCode(shown.snippet.content, shown.snippet.language)} />
-                  </div>
-                </>
+                <SnippetFacts snippet={shown.snippet} />
               )}
             </div>
           </section>
         )}
       </div>
     </main>
+  );
+}
+
+/** One snippet in the list: its name, language, description, size and when it last changed. */
+function SnippetItem({ item, selected, focusable, onSelect }: { item: SnippetSummary; selected: boolean; focusable: boolean; onSelect: () => void }) {
+  const { lang } = useI18n();
+  return (
+    <li
+      role="option"
+      aria-selected={selected}
+      tabIndex={focusable ? 0 : -1}
+      data-name={item.name}
+      className={`snippet-item${selected ? " selected" : ""}`}
+      onClick={onSelect}
+    >
+      <span className="snippet-item-head">
+        <span className="snippet-name">{item.name}</span>
+        {item.language && <span className="snippet-lang">{item.language}</span>}
+      </span>
+      {item.description && <span className="snippet-desc small-text">{item.description}</span>}
+      <span className="snippet-meta small-text muted">
+        {formatBytes(item.bytes, lang)} · <time title={formatFull(item.updated_ms, lang)}>{formatWhen(item.updated_ms, lang)}</time>
+      </span>
+    </li>
+  );
+}
+
+/** The snippet shown: its description, facts and content, highlighted in its language. */
+function SnippetFacts({ snippet }: { snippet: Snippet }) {
+  const { t, lang } = useI18n();
+  return (
+    <>
+      {snippet.description && <p className="snippet-description">{snippet.description}</p>}
+      <dl className="detail-facts">
+        <dt>{t("snipLanguage")}</dt>
+        <dd>{snippet.language ?? <span className="muted">{t("snipNoLanguage")}</span>}</dd>
+        <dt>{t("snipSize")}</dt>
+        <dd>{formatBytes(new TextEncoder().encode(snippet.content).length, lang)}</dd>
+        <dt>{t("snipUpdated")}</dt>
+        <dd>{formatFull(snippet.updated_ms, lang)}</dd>
+        {snippet.created_ms !== snippet.updated_ms && (
+          <>
+            <dt>{t("snipCreated")}</dt>
+            <dd>{formatFull(snippet.created_ms, lang)}</dd>
+          </>
+        )}
+      </dl>
+      <div className="snippet-content" data-testid="snippet-content">
+        <Markdown text={fencedCode(snippet.content, snippet.language)} />
+      </div>
+    </>
   );
 }
