@@ -1,7 +1,7 @@
 // Every recorded tool call of the open folder (or all folders), filtered, counted and exported.
 // The list reads the store a page at a time (keyset pages, newest first) as the user scrolls, and
 // only the rows in view exist in the page, so a hundred thousand calls scroll like a hundred.
-import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import { api, CALL_STATUSES, errorMessage, type CallStatus, type ExportFormat, type HistoryRow, type Stats, type WorkspaceInfo } from "../../api";
 import { useI18n } from "../../i18n";
 import { ListLoadFailed } from "../ListLoadFailed";
@@ -194,42 +194,7 @@ export function HistoryView({ workspace, onOpenCall }: Props) {
         {counts.error && counts.key === countsKey ? (
           <span className="error-text small-text">{t("histCountsFailed", { message: counts.error })}</span>
         ) : (
-          stats && (
-            <>
-              <div className="hist-chip-row" role="group" aria-label={t("histByStatus")}>
-                <span className="hist-chip-label">{t("histByStatus")}</span>
-                {CALL_STATUSES.filter((status) => stats.statuses[status] > 0 || filters.status === status).map((status) => (
-                  <button
-                    key={status}
-                    type="button"
-                    className={`hist-chip chip-${status}`}
-                    aria-pressed={filters.status === status}
-                    title={t("histChipTitle")}
-                    onClick={() => setFilter({ status: filters.status === status ? null : status })}
-                  >
-                    <span>{t(`phase_${status}`)}</span>
-                    <span className="hist-chip-count">{formatCount(stats.statuses[status], lang)}</span>
-                  </button>
-                ))}
-              </div>
-              <div className="hist-chip-row" role="group" aria-label={t("histByTool")}>
-                <span className="hist-chip-label">{t("histByTool")}</span>
-                {stats.tools.slice(0, TOOL_CHIPS).map((entry) => (
-                  <button
-                    key={entry.tool}
-                    type="button"
-                    className="hist-chip chip-tool"
-                    aria-pressed={filters.tool === entry.tool}
-                    title={t("histChipTitle")}
-                    onClick={() => setFilter({ tool: filters.tool === entry.tool ? null : entry.tool })}
-                  >
-                    <span className="hist-mono">{entry.tool}</span>
-                    <span className="hist-chip-count">{formatCount(entry.calls, lang)}</span>
-                  </button>
-                ))}
-              </div>
-            </>
-          )
+          stats && <CountChips stats={stats} filters={filters} onFilter={setFilter} />
         )}
       </div>
 
@@ -284,3 +249,49 @@ export function HistoryView({ workspace, onOpenCall }: Props) {
 }
 
 const EMPTY: HistoryRow[] = [];
+
+/** The calls counted by status and by tool, each count a chip that filters by it (again: clears). */
+function CountChips({ stats, filters, onFilter }: { stats: Stats; filters: HistoryFilters; onFilter: (change: Partial<HistoryFilters>) => void }) {
+  const { t, lang } = useI18n();
+  return (
+    <>
+      <div className="hist-chip-row" role="group" aria-label={t("histByStatus")}>
+        <span className="hist-chip-label">{t("histByStatus")}</span>
+        {CALL_STATUSES.filter((status) => stats.statuses[status] > 0 || filters.status === status).map((status) => (
+          <CountChip
+            key={status}
+            className={`hist-chip chip-${status}`}
+            pressed={filters.status === status}
+            label={<span>{t(`phase_${status}`)}</span>}
+            count={formatCount(stats.statuses[status], lang)}
+            onClick={() => onFilter({ status: filters.status === status ? null : status })}
+          />
+        ))}
+      </div>
+      <div className="hist-chip-row" role="group" aria-label={t("histByTool")}>
+        <span className="hist-chip-label">{t("histByTool")}</span>
+        {stats.tools.slice(0, TOOL_CHIPS).map((entry) => (
+          <CountChip
+            key={entry.tool}
+            className="hist-chip chip-tool"
+            pressed={filters.tool === entry.tool}
+            label={<span className="hist-mono">{entry.tool}</span>}
+            count={formatCount(entry.calls, lang)}
+            onClick={() => onFilter({ tool: filters.tool === entry.tool ? null : entry.tool })}
+          />
+        ))}
+      </div>
+    </>
+  );
+}
+
+/** One count, pressed while the list is filtered by it. */
+function CountChip({ className, pressed, label, count, onClick }: { className: string; pressed: boolean; label: ReactNode; count: string; onClick: () => void }) {
+  const { t } = useI18n();
+  return (
+    <button type="button" className={className} aria-pressed={pressed} title={t("histChipTitle")} onClick={onClick}>
+      {label}
+      <span className="hist-chip-count">{count}</span>
+    </button>
+  );
+}
