@@ -301,9 +301,7 @@ impl Runtime {
                 .filter(|state| state.supervisor_pid == pid)
                 .and_then(|state| state.supervisor_start)
         });
-        if let Some(recorded) = recorded
-            && identity::start_time(pid) != Some(recorded)
-        {
+        if !identity::same_process(pid, recorded) {
             return Err(SupervisorError::NotTheSupervisor {
                 pid,
                 lock: alive.clone(),

@@ -6,21 +6,44 @@
 //! anything is sent: a signal to a process, a prompt or the API key to a port.
 //!
 //! - A process is known by its id *and* its start time ([`start_time`]), recorded when it
-//!   started: a reused id has another start time.
+//!   started: a reused id has another start time ([`same_process`]).
 //! - A port is known by the key: llama-server refuses a request without it (401) and takes one
 //!   with it, which no other program can fake without the key (see `probe.rs`). On Linux the
 //!   listening socket is also looked up in the child's open files ([`listener_owned_by`])
 //!   *before* the key is sent, so even a program that answers 401 to everything never sees it.
 
-/// When the process `pid` started, in clock ticks since the system booted (field 22 of
-/// `/proc/PID/stat`); `None` where it has ended or the system does not tell (outside Linux).
+#[cfg(any(target_os = "macos", windows))]
+mod other_systems;
+
+/// Whether `pid` is still the process that started at `recorded` (as [`start_time`] read it
+/// then), so that a signal or a kill reaches it and no other: the check before anything is
+/// done to a process id read from a file or handed down.
+///
+/// With no recorded start time (a system that did not tell when it was written), the id alone
+/// is trusted, as it always was: a reused id is then signalled, which is the gap the start time
+/// closes where the system tells it.
+pub(crate) fn same_process(pid: u32, recorded: Option<u64>) -> bool {
+    match recorded {
+        Some(recorded) => start_time(pid) == Some(recorded),
+        None => true,
+    }
+}
+
+/// When the process `pid` started, as a number only compared with another read on the same
+/// computer: clock ticks since boot on Linux (field 22 of `/proc/PID/stat`), seconds since
+/// the Unix epoch on macOS and Windows (`other_systems.rs`). `None` where it has ended or
+/// the system does not tell.
 pub(crate) fn start_time(pid: u32) -> Option<u64> {
     #[cfg(target_os = "linux")]
     {
         let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
         parse_start_time(&stat)
     }
-    #[cfg(not(target_os = "linux"))]
+    #[cfg(any(target_os = "macos", windows))]
+    {
+        other_systems::start_time(pid)
+    }
+    #[cfg(not(any(target_os = "linux", target_os = "macos", windows)))]
     {
         let _ = pid;
         None
@@ -103,6 +126,36 @@ mod tests {
         let first = start_time(me);
         assert!(first.is_some());
         assert_eq!(start_time(me), first);
+    }
+
+    /// The check `models stop` and the watch make before they signal a process id.
+    #[test]
+    #[cfg(any(target_os = "linux", target_os = "macos", windows))]
+    fn a_process_is_the_same_only_with_the_start_time_it_had() {
+        let me = std::process::id();
+        let started = start_time(me).unwrap();
+        assert!(same_process(me, Some(started)));
+        assert!(!same_process(me, Some(started + 1)));
+        // Nothing recorded: the id alone, as before start times were kept.
+        assert!(same_process(me, None));
+    }
+
+    #[test]
+    #[cfg(any(target_os = "linux", target_os = "macos", windows))]
+    fn an_ended_process_is_not_the_one_recorded() {
+        let mut ended = std::process::Command::new(if cfg!(windows) { "cmd" } else { "true" })
+            .args(if cfg!(windows) {
+                &["/C", "exit"][..]
+            } else {
+                &[][..]
+            })
+            .spawn()
+            .unwrap();
+        let pid = ended.id();
+        let started = start_time(pid);
+        ended.wait().unwrap();
+        assert_eq!(start_time(pid), None);
+        assert!(!same_process(pid, Some(started.unwrap_or(1))));
     }
 
     #[test]

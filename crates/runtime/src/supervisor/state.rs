@@ -20,8 +20,9 @@ use super::error::SupervisorError;
 pub struct RuntimeState {
     /// The supervising Tooltrail process.
     pub supervisor_pid: u32,
-    /// When it started (clock ticks since boot, Linux): with the id, what `models stop` checks
-    /// before it signals, so that an id the system gave to another process since is left alone.
+    /// When it started, as the system tells it (see `identity::start_time`): with the id, what
+    /// `models stop` checks before it signals, so that an id the system gave to another process
+    /// since is left alone.
     #[serde(default)]
     pub supervisor_start: Option<u64>,
     /// llama-server, the supervisor's child.
