@@ -13,7 +13,10 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use tooltrail_protocol::{ApprovalBy, ApprovalRecord, Event, EventBody, Message, TurnEnd};
+use tooltrail_protocol::{
+    ApprovalBy, ApprovalRecord, ElicitationAction, ElicitationRequest, Event, EventBody, Message,
+    ToolMode, TurnEnd, Usage,
+};
 
 use crate::calls_page::history_page;
 use crate::conversations::{ConversationSummary, summary};
@@ -148,54 +151,284 @@ fn result_block(out: &mut String, result: &str, size: usize) {
 
 /// A conversation as Markdown.
 pub fn render_conversation_markdown(export: &ConversationExport) -> String {
-    let summary = &export.summary;
-    let mut out = String::new();
-    let title = if summary.title.trim().is_empty() {
-        "Untitled conversation"
-    } else {
-        summary.title.trim()
-    };
-    let _ = writeln!(out, "# {title}\n");
-    let _ = writeln!(out, "- Conversation: {}", code(&summary.id));
-    if let Some(workspace) = &summary.workspace {
-        let _ = writeln!(out, "- Workspace: {}", code(workspace));
+    let mut markdown = MarkdownExport::default();
+    markdown.header(&export.summary);
+    for event in &export.events {
+        markdown.event(event);
     }
-    if let Some(model) = &summary.model {
-        match &summary.provider {
-            Some(provider) => {
-                let _ = writeln!(out, "- Model: {} at {}", code(model), code(provider));
+    markdown.close_turn();
+    markdown.out
+}
+
+/// A conversation's Markdown as its events are read: the text so far, and what the open turn
+/// has gathered that is written only when it closes.
+#[derive(Default)]
+struct MarkdownExport {
+    out: String,
+    turn_number: u32,
+    /// Text streamed since the last assistant message: shown only if the turn stopped before
+    /// a message said it whole.
+    streamed: String,
+    /// Calls started and not yet finished, by turn and call id.
+    started: HashMap<(String, String), Event>,
+    /// Prompt and completion tokens of the open turn.
+    tokens: (u64, u64),
+}
+
+impl MarkdownExport {
+    /// The title and a list of what the conversation is.
+    fn header(&mut self, summary: &ConversationSummary) {
+        let title = if summary.title.trim().is_empty() {
+            "Untitled conversation"
+        } else {
+            summary.title.trim()
+        };
+        let out = &mut self.out;
+        let _ = writeln!(out, "# {title}\n");
+        let _ = writeln!(out, "- Conversation: {}", code(&summary.id));
+        if let Some(workspace) = &summary.workspace {
+            let _ = writeln!(out, "- Workspace: {}", code(workspace));
+        }
+        if let Some(model) = &summary.model {
+            match &summary.provider {
+                Some(provider) => {
+                    let _ = writeln!(out, "- Model: {} at {}", code(model), code(provider));
+                }
+                None => {
+                    let _ = writeln!(out, "- Model: {}", code(model));
+                }
             }
-            None => {
-                let _ = writeln!(out, "- Model: {}", code(model));
+        }
+        let _ = writeln!(
+            out,
+            "- Started {}, last active {}; {} turn(s), {} tool call(s)\n",
+            format_time(summary.created_ms),
+            format_time(summary.updated_ms),
+            summary.turns,
+            summary.tool_calls
+        );
+    }
+
+    /// A paragraph in italics.
+    fn note(&mut self, text: &str) {
+        let _ = writeln!(self.out, "_{text}_\n");
+    }
+
+    fn add_tokens(&mut self, usage: &Usage) {
+        self.tokens.0 += u64::from(usage.prompt_tokens);
+        self.tokens.1 += u64::from(usage.completion_tokens);
+    }
+
+    fn event(&mut self, event: &Event) {
+        match &event.body {
+            EventBody::TurnStarted { model, .. } => self.turn_started(event.time_ms, model),
+            EventBody::MessageAdded { message } => self.message(message),
+            EventBody::TextDelta { text, .. } => self.streamed.push_str(text),
+            EventBody::ToolCallDelta { .. } | EventBody::ToolCallProgress { .. } => {}
+            EventBody::ApprovalRequested {
+                tool,
+                summary,
+                reason,
+                ..
+            } => self.note(&approval_asked_text(tool, summary, reason)),
+            EventBody::UserQuestion {
+                question, choices, ..
+            } => self.note(&question_text(question, choices)),
+            EventBody::ElicitationRequested {
+                server,
+                message,
+                request,
+                ..
+            } => self.note(&elicitation_text(server, message, request)),
+            EventBody::ElicitationAnswered {
+                action,
+                content,
+                reason,
+                ..
+            } => self.note(&elicitation_answer_text(*action, content.as_ref(), reason.as_deref())),
+            EventBody::SamplingRequested {
+                server,
+                messages,
+                max_tokens,
+                ..
+            } => self.note(&sampling_asked_text(server, messages.len(), *max_tokens)),
+            EventBody::SamplingAnswered {
+                approved,
+                text,
+                usage,
+                reason,
+                ..
+            } => self.sampling_answered(*approved, text, usage, reason),
+            EventBody::ToolCallStarted { call_id, .. } => self.tool_call_started(event, call_id),
+            EventBody::ToolCallFinished { .. } => self.tool_call_finished(event),
+            EventBody::ToolModeUsed { mode, fell_back } => self.tool_mode(*mode, *fell_back),
+            EventBody::RoundLimitReached { limit } => {
+                self.note(&format!("The round limit ({limit}) was reached."));
+            }
+            EventBody::Usage(usage) => self.add_tokens(usage),
+            // The estimate before each request; the usage the server reported says the same
+            // in the export, measured.
+            EventBody::ContextUsage { .. } => {}
+            EventBody::AnswerTruncated { .. } => self.note(
+                "The answer was cut short: the model reached its token limit or the end of its context window.",
+            ),
+            EventBody::RepetitionStopped {
+                tool,
+                repeats,
+                tokens,
+                ..
+            } => self.note(&repetition_text(tool.as_deref(), *repeats, *tokens)),
+            EventBody::Error {
+                code: error_code,
+                message,
+                fatal,
+            } => self.error(error_code, message, *fatal),
+            EventBody::TurnFinished { reason, rounds, .. } => self.turn_finished(*reason, *rounds),
+        }
+    }
+
+    fn turn_started(&mut self, time_ms: i64, model: &str) {
+        if self.turn_number > 0 {
+            self.close_turn();
+        }
+        self.turn_number += 1;
+        let _ = writeln!(
+            self.out,
+            "## Turn {} — {} ({})\n",
+            self.turn_number,
+            format_time(time_ms),
+            code(model)
+        );
+    }
+
+    fn message(&mut self, message: &Message) {
+        match message {
+            Message::System { .. } | Message::Tool { .. } => {}
+            Message::User { content } => {
+                let quoted = content.lines().collect::<Vec<_>>().join("\n> ");
+                let _ = writeln!(self.out, "> **You:** {quoted}\n");
+            }
+            Message::Assistant { content, .. } => {
+                self.streamed.clear();
+                if !content.trim().is_empty() {
+                    let _ = writeln!(self.out, "{}\n", content.trim());
+                }
             }
         }
     }
-    let _ = writeln!(
-        out,
-        "- Started {}, last active {}; {} turn(s), {} tool call(s)\n",
-        format_time(summary.created_ms),
-        format_time(summary.updated_ms),
-        summary.turns,
-        summary.tool_calls
-    );
 
-    let mut turn_number = 0;
-    let mut streamed = String::new();
-    let mut started: HashMap<(String, String), Event> = HashMap::new();
-    let mut tokens = (0u64, 0u64);
-    let close_turn = |out: &mut String,
-                      streamed: &mut String,
-                      started: &mut HashMap<(String, String), Event>,
-                      tokens: &mut (u64, u64)| {
-        if !streamed.trim().is_empty() {
+    fn tool_mode(&mut self, mode: ToolMode, fell_back: bool) {
+        if fell_back {
+            self.note(&format!(
+                "The server refused native tools; they were offered in {mode} mode."
+            ));
+        }
+    }
+
+    fn sampling_answered(
+        &mut self,
+        approved: bool,
+        text: &Option<String>,
+        usage: &Option<Usage>,
+        reason: &Option<String>,
+    ) {
+        if let Some(usage) = usage {
+            self.add_tokens(usage);
+        }
+        match (approved, text, reason) {
+            (true, Some(text), _) => {
+                let _ = writeln!(self.out, "_The model answered the server:_ {text}\n");
+            }
+            (_, _, Some(reason)) => {
+                self.note(&format!("The server's request was not run: {reason}"))
+            }
+            _ => self.note("The server's request was not run."),
+        }
+    }
+
+    /// Kept until the call finishes; shown as interrupted if the turn closes first.
+    fn tool_call_started(&mut self, event: &Event, call_id: &str) {
+        let key = (event.turn_id.clone(), call_id.to_string());
+        self.started.insert(key, event.clone());
+    }
+
+    /// A finished call: its heading, approval, arguments, and its error or result. `event`
+    /// calls it only with a finished call; the fields are taken here to keep that match short.
+    fn tool_call_finished(&mut self, event: &Event) {
+        let EventBody::ToolCallFinished {
+            call_id,
+            tool,
+            source,
+            arguments,
+            status,
+            duration_ms,
+            result,
+            error,
+            approval,
+            ..
+        } = &event.body
+        else {
+            return;
+        };
+        self.started
+            .remove(&(event.turn_id.clone(), call_id.clone()));
+        let from = match source {
+            tooltrail_protocol::ToolSource::Builtin => String::new(),
+            tooltrail_protocol::ToolSource::Mcp { server } => {
+                format!(" from MCP server {}", code(server))
+            }
+        };
+        let out = &mut self.out;
+        let _ = writeln!(
+            out,
+            "### {}{from} — {}, {duration_ms} ms\n",
+            code(tool),
+            status.as_str()
+        );
+        let _ = writeln!(out, "Approval: {}.\n", approval_text(approval));
+        fenced(out, "json", &pretty(arguments));
+        if let Some(error) = error {
             let _ = writeln!(
                 out,
-                "_Streamed before the turn stopped:_\n\n{}\n",
-                streamed.trim()
+                "Error {}: {}\n",
+                code(error.code.as_str()),
+                error.message
             );
         }
-        streamed.clear();
-        let mut open: Vec<Event> = started.drain().map(|(_, event)| event).collect();
+        if !result.is_empty() && error.is_none() {
+            result_block(out, result, result.len());
+        }
+    }
+
+    fn error(&mut self, error_code: &tooltrail_protocol::ErrorCode, message: &str, fatal: bool) {
+        let kind = if fatal { "Error" } else { "Warning" };
+        let name = serde_json::to_value(error_code)
+            .ok()
+            .and_then(|value| value.as_str().map(str::to_string))
+            .unwrap_or_default();
+        let _ = writeln!(self.out, "> **{kind}** ({}): {message}\n", code(&name));
+    }
+
+    fn turn_finished(&mut self, reason: TurnEnd, rounds: u32) {
+        self.close_turn();
+        self.note(&format!(
+            "The turn {} after {rounds} model call(s).",
+            turn_end_text(reason)
+        ));
+    }
+
+    /// What the turn left unsaid: text streamed with no message after it, calls that never
+    /// finished, and the tokens it used.
+    fn close_turn(&mut self) {
+        if !self.streamed.trim().is_empty() {
+            let _ = writeln!(
+                self.out,
+                "_Streamed before the turn stopped:_\n\n{}\n",
+                self.streamed.trim()
+            );
+        }
+        self.streamed.clear();
+        let mut open: Vec<Event> = self.started.drain().map(|(_, event)| event).collect();
         open.sort_by_key(|event| event.seq);
         for event in open {
             if let EventBody::ToolCallStarted {
@@ -203,261 +436,86 @@ pub fn render_conversation_markdown(export: &ConversationExport) -> String {
             } = &event.body
             {
                 let _ = writeln!(
-                    out,
+                    self.out,
                     "### {} — interrupted\n\nStarted {}; no result was recorded.\n",
                     code(tool),
                     format_time(event.time_ms)
                 );
-                fenced(out, "json", &pretty(arguments));
+                fenced(&mut self.out, "json", &pretty(arguments));
             }
         }
-        if tokens.0 + tokens.1 > 0 {
-            let _ = writeln!(
-                out,
-                "_Tokens: {} prompt, {} completion._\n",
-                tokens.0, tokens.1
-            );
+        let (prompt, completion) = self.tokens;
+        if prompt + completion > 0 {
+            self.note(&format!(
+                "Tokens: {prompt} prompt, {completion} completion."
+            ));
         }
-        *tokens = (0, 0);
-    };
-
-    for event in &export.events {
-        match &event.body {
-            EventBody::TurnStarted { model, .. } => {
-                if turn_number > 0 {
-                    close_turn(&mut out, &mut streamed, &mut started, &mut tokens);
-                }
-                turn_number += 1;
-                let _ = writeln!(
-                    out,
-                    "## Turn {turn_number} — {} ({})\n",
-                    format_time(event.time_ms),
-                    code(model)
-                );
-            }
-            EventBody::MessageAdded { message } => match message {
-                Message::System { .. } | Message::Tool { .. } => {}
-                Message::User { content } => {
-                    let quoted = content.lines().collect::<Vec<_>>().join("\n> ");
-                    let _ = writeln!(out, "> **You:** {quoted}\n");
-                }
-                Message::Assistant { content, .. } => {
-                    streamed.clear();
-                    if !content.trim().is_empty() {
-                        let _ = writeln!(out, "{}\n", content.trim());
-                    }
-                }
-            },
-            EventBody::TextDelta { text, .. } => streamed.push_str(text),
-            EventBody::ToolCallDelta { .. } | EventBody::ToolCallProgress { .. } => {}
-            EventBody::ApprovalRequested {
-                tool,
-                summary,
-                reason,
-                ..
-            } => {
-                let _ = writeln!(
-                    out,
-                    "_Approval asked for {}: {} — {reason}_\n",
-                    code(tool),
-                    code(summary)
-                );
-            }
-            EventBody::UserQuestion {
-                question, choices, ..
-            } => {
-                let offered = if choices.is_empty() {
-                    String::new()
-                } else {
-                    format!(
-                        " (choices: {})",
-                        choices
-                            .iter()
-                            .map(|c| code(c))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    )
-                };
-                let _ = writeln!(out, "_Asked the user: {question}{offered}_\n");
-            }
-            EventBody::ElicitationRequested {
-                server,
-                message,
-                request,
-                ..
-            } => {
-                let what = match request {
-                    tooltrail_protocol::ElicitationRequest::Form { fields } => {
-                        let names: Vec<String> = fields.iter().map(|f| code(&f.name)).collect();
-                        format!("a form ({})", names.join(", "))
-                    }
-                    tooltrail_protocol::ElicitationRequest::Url { url } => {
-                        format!("to open {}", code(url))
-                    }
-                };
-                let _ = writeln!(
-                    out,
-                    "_The MCP server {} asked the user for {what}: {message}_\n",
-                    code(server)
-                );
-            }
-            EventBody::ElicitationAnswered {
-                action,
-                content,
-                reason,
-                ..
-            } => {
-                let given = content
-                    .as_ref()
-                    .map(|content| format!(" with {}", code(&content.to_string())))
-                    .unwrap_or_default();
-                let why = reason
-                    .as_ref()
-                    .map(|reason| format!(" ({reason})"))
-                    .unwrap_or_default();
-                let _ = writeln!(out, "_Answered {}{given}{why}._\n", action.as_str());
-            }
-            EventBody::SamplingRequested {
-                server,
-                messages,
-                max_tokens,
-                ..
-            } => {
-                let _ = writeln!(
-                    out,
-                    "_The MCP server {} asked to use the model ({} message(s), at most {max_tokens} tokens)._\n",
-                    code(server),
-                    messages.len()
-                );
-            }
-            EventBody::SamplingAnswered {
-                approved,
-                text,
-                usage,
-                reason,
-                ..
-            } => {
-                if let Some(usage) = usage {
-                    tokens.0 += u64::from(usage.prompt_tokens);
-                    tokens.1 += u64::from(usage.completion_tokens);
-                }
-                match (approved, text, reason) {
-                    (true, Some(text), _) => {
-                        let _ = writeln!(out, "_The model answered the server:_ {text}\n");
-                    }
-                    (_, _, Some(reason)) => {
-                        let _ = writeln!(out, "_The server's request was not run: {reason}_\n");
-                    }
-                    _ => {
-                        let _ = writeln!(out, "_The server's request was not run._\n");
-                    }
-                }
-            }
-            EventBody::ToolCallStarted { call_id, .. } => {
-                started.insert((event.turn_id.clone(), call_id.clone()), event.clone());
-            }
-            EventBody::ToolCallFinished {
-                call_id,
-                tool,
-                source,
-                arguments,
-                status,
-                duration_ms,
-                result,
-                error,
-                approval,
-                ..
-            } => {
-                started.remove(&(event.turn_id.clone(), call_id.clone()));
-                let from = match source {
-                    tooltrail_protocol::ToolSource::Builtin => String::new(),
-                    tooltrail_protocol::ToolSource::Mcp { server } => {
-                        format!(" from MCP server {}", code(server))
-                    }
-                };
-                let _ = writeln!(
-                    out,
-                    "### {}{from} — {}, {duration_ms} ms\n",
-                    code(tool),
-                    status.as_str()
-                );
-                let _ = writeln!(out, "Approval: {}.\n", approval_text(approval));
-                fenced(&mut out, "json", &pretty(arguments));
-                if let Some(error) = error {
-                    let _ = writeln!(
-                        out,
-                        "Error {}: {}\n",
-                        code(error.code.as_str()),
-                        error.message
-                    );
-                }
-                if !result.is_empty() && error.is_none() {
-                    result_block(&mut out, result, result.len());
-                }
-            }
-            EventBody::ToolModeUsed { mode, fell_back } => {
-                if *fell_back {
-                    let _ = writeln!(
-                        out,
-                        "_The server refused native tools; they were offered in {mode} mode._\n"
-                    );
-                }
-            }
-            EventBody::RoundLimitReached { limit } => {
-                let _ = writeln!(out, "_The round limit ({limit}) was reached._\n");
-            }
-            EventBody::Usage(usage) => {
-                tokens.0 += u64::from(usage.prompt_tokens);
-                tokens.1 += u64::from(usage.completion_tokens);
-            }
-            // The estimate before each request; the usage the server reported says the same
-            // in the export, measured.
-            EventBody::ContextUsage { .. } => {}
-            EventBody::AnswerTruncated { .. } => {
-                let _ = writeln!(
-                    out,
-                    "_The answer was cut short: the model reached its token limit or the end of its context window._\n"
-                );
-            }
-            EventBody::RepetitionStopped {
-                tool,
-                repeats,
-                tokens,
-                ..
-            } => {
-                let sentence =
-                    tooltrail_protocol::repetition_sentence(tool.as_deref(), *repeats, *tokens);
-                let mut letters = sentence.chars();
-                let capitalised: String = letters
-                    .next()
-                    .map(|first| first.to_uppercase().chain(letters).collect())
-                    .unwrap_or_default();
-                let _ = writeln!(out, "_{capitalised}._\n");
-            }
-            EventBody::Error {
-                code: error_code,
-                message,
-                fatal,
-            } => {
-                let kind = if *fatal { "Error" } else { "Warning" };
-                let name = serde_json::to_value(error_code)
-                    .ok()
-                    .and_then(|value| value.as_str().map(str::to_string))
-                    .unwrap_or_default();
-                let _ = writeln!(out, "> **{kind}** ({}): {message}\n", code(&name));
-            }
-            EventBody::TurnFinished { reason, rounds, .. } => {
-                close_turn(&mut out, &mut streamed, &mut started, &mut tokens);
-                let _ = writeln!(
-                    out,
-                    "_The turn {} after {rounds} model call(s)._\n",
-                    turn_end_text(*reason)
-                );
-            }
-        }
+        self.tokens = (0, 0);
     }
-    close_turn(&mut out, &mut streamed, &mut started, &mut tokens);
-    out
+}
+
+fn approval_asked_text(tool: &str, summary: &str, reason: &str) -> String {
+    format!(
+        "Approval asked for {}: {} — {reason}",
+        code(tool),
+        code(summary)
+    )
+}
+
+fn sampling_asked_text(server: &str, messages: usize, max_tokens: u32) -> String {
+    format!(
+        "The MCP server {} asked to use the model ({messages} message(s), at most {max_tokens} tokens).",
+        code(server)
+    )
+}
+
+fn question_text(question: &str, choices: &[String]) -> String {
+    let offered = if choices.is_empty() {
+        String::new()
+    } else {
+        let choices: Vec<String> = choices.iter().map(|c| code(c)).collect();
+        format!(" (choices: {})", choices.join(", "))
+    };
+    format!("Asked the user: {question}{offered}")
+}
+
+fn elicitation_text(server: &str, message: &str, request: &ElicitationRequest) -> String {
+    let what = match request {
+        ElicitationRequest::Form { fields } => {
+            let names: Vec<String> = fields.iter().map(|f| code(&f.name)).collect();
+            format!("a form ({})", names.join(", "))
+        }
+        ElicitationRequest::Url { url } => format!("to open {}", code(url)),
+    };
+    format!(
+        "The MCP server {} asked the user for {what}: {message}",
+        code(server)
+    )
+}
+
+fn elicitation_answer_text(
+    action: ElicitationAction,
+    content: Option<&Value>,
+    reason: Option<&str>,
+) -> String {
+    let given = content
+        .map(|content| format!(" with {}", code(&content.to_string())))
+        .unwrap_or_default();
+    let why = reason
+        .map(|reason| format!(" ({reason})"))
+        .unwrap_or_default();
+    format!("Answered {}{given}{why}.", action.as_str())
+}
+
+/// The protocol's sentence, begun with a capital as a paragraph of its own.
+fn repetition_text(tool: Option<&str>, repeats: u32, tokens: u32) -> String {
+    let sentence = tooltrail_protocol::repetition_sentence(tool, repeats, tokens);
+    let mut letters = sentence.chars();
+    let capitalised: String = letters
+        .next()
+        .map(|first| first.to_uppercase().chain(letters).collect())
+        .unwrap_or_default();
+    format!("{capitalised}.")
 }
 
 /// A history of calls as Markdown.
