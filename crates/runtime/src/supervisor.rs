@@ -11,7 +11,8 @@
 //! it. The supervisor starts llama-server on 127.0.0.1, on a free port, with a random API key,
 //! the model's GGUF, `--jinja`, a context size chosen from the model and the free memory
 //! ([`choose_context`]) and a thread per core, and ties llama-server's life to its own
-//! (`PR_SET_PDEATHSIG` on Linux, see `exec.rs`): kill the supervisor, even with SIGKILL, and
+//! (`server.rs`: a watch on a pipe on every system, see `watch.rs`, with `PR_SET_PDEATHSIG` on
+//! Linux and a Job Object on Windows besides): kill the supervisor, even with SIGKILL, and
 //! llama-server goes too.
 //!
 //! The runtime stops by itself once no question has used it for the idle time (10 minutes
@@ -44,11 +45,15 @@ mod daemon;
 mod error;
 mod exec;
 mod identity;
+#[cfg(windows)]
+mod job;
 mod launch;
 mod locks;
 mod probe;
+mod server;
 mod spec;
 mod state;
+mod watch;
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -58,6 +63,7 @@ use std::time::{Duration, Instant};
 pub use binary::{BinarySource, LlamaServer, PINNED_VERSION, SearchPlaces};
 pub use context::{ContextInputs, DEFAULT_CONTEXT, available_memory, choose_context, threads};
 pub use error::SupervisorError;
+pub use exec::PARENT_DEATH_SIGNAL_ENV;
 pub use locks::Lease;
 pub use state::{RuntimeDir, RuntimeState, unix_now};
 
@@ -75,13 +81,15 @@ const STOP_WAIT: Duration = Duration::from_secs(8);
 static PROGRAM: OnceLock<PathBuf> = OnceLock::new();
 
 /// Serves the runtime's hidden modes when this process was started as the supervisor (or as
-/// the step that becomes llama-server), and then exits; otherwise registers this program as
-/// able to serve them and returns. Call it first thing in `main`, before any thread starts.
+/// the step that becomes llama-server, or the watch that ends it), and then exits; otherwise
+/// registers this program as able to serve them and returns. Call it first thing in `main`,
+/// before any thread starts.
 pub fn maybe_run_supervisor() {
     let args: Vec<OsString> = std::env::args_os().skip(1).collect();
     match args.first().and_then(|mode| mode.to_str()) {
         Some(SUPERVISE_ARG) => std::process::exit(daemon::run(&args[1..])),
         Some(exec::EXEC_ARG) => std::process::exit(exec::run(&args[1..])),
+        Some(watch::WATCH_ARG) => std::process::exit(watch::run(&args[1..])),
         _ => {}
     }
     if let Ok(exe) = std::env::current_exe() {
@@ -89,8 +97,10 @@ pub fn maybe_run_supervisor() {
     }
 }
 
-/// Whether this system can run the local model runtime at all: the supervisor is written for
-/// Unix process control (sessions, signals, the parent-death signal), so not on Windows yet.
+/// Whether this system can run the local model runtime at all. Not on Windows yet: llama-server
+/// is held there (a Job Object and the watch), but `models stop` asks the supervisor to stop
+/// with a signal, which Windows has no counterpart of here, and the supervisor leaves the
+/// caller's session with `setsid`, which a Windows console needs another way for.
 /// Front ends ask this before they offer a model download whose only use is this runtime.
 pub const fn runtime_supported() -> bool {
     cfg!(unix)

@@ -3,8 +3,8 @@
 //!
 //! It leaves the caller's session first (`setsid`), so that neither Ctrl-C at the terminal nor
 //! the caller's end reaches it: the runtime an `ask` starts is still there for the next
-//! question. Then it starts llama-server through [`super::exec`] (which ties llama-server's
-//! life to the supervisor's), waits for `/health` and for the proof that the server on the port
+//! question. Then it starts llama-server (`server.rs`, which ties llama-server's life to the
+//! supervisor's), waits for `/health` and for the proof that the server on the port
 //! is that child (`probe::identify`), writes the state file and tells the caller
 //! on its stdout: one line, `ready` or `failed: <sentence>`. From then on it watches:
 //!
@@ -23,20 +23,17 @@
 
 use std::ffi::OsString;
 use std::io::Write;
-use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use super::exec::EXEC_ARG;
 use super::identity;
 use super::locks::Exclusive;
 use super::probe;
+use super::server::Server;
 use super::spec::Spec;
 use super::state::{RuntimeDir, RuntimeState, unix_now};
 
 /// How often a starting llama-server is asked whether it is ready.
 const READY_POLL: Duration = Duration::from_millis(50);
-/// How long a stopping llama-server gets before it is killed.
-const STOP_GRACE: Duration = Duration::from_secs(5);
 /// How long a new supervisor waits for an old one that is still stopping.
 const PREDECESSOR_WAIT: Duration = Duration::from_secs(15);
 /// Ports tried when the one chosen was taken before llama-server could bind it.
@@ -137,7 +134,7 @@ async fn supervise(spec: &Spec, dir: &RuntimeDir, caller: &mut Caller) -> i32 {
         tools_in_template: spec.model_has_template && probe::template_renders_tools(&props),
     };
     if let Err(error) = dir.write_state(&state) {
-        stop_server(&mut server).await;
+        server.stop().await;
         return caller.failed(&error.to_string());
     }
     caller.ready();
@@ -158,7 +155,7 @@ async fn start_server(
     dir: &RuntimeDir,
     client: &reqwest::Client,
     api_key: &str,
-) -> Result<(tokio::process::Child, u16, serde_json::Value), String> {
+) -> Result<(Server, u16, serde_json::Value), String> {
     let deadline = Instant::now() + Duration::from_secs(spec.start_timeout_secs);
     let mut tries = 0;
     loop {
@@ -166,7 +163,7 @@ async fn start_server(
         let port = free_port().map_err(|error| {
             format!("the local model runtime found no free port on 127.0.0.1: {error}")
         })?;
-        let mut server = spawn_server(spec, dir, port)?;
+        let mut server = Server::spawn(spec, dir, port).await?;
         let root = format!("http://127.0.0.1:{port}");
         loop {
             if probe::healthy(client, &root).await {
@@ -174,7 +171,7 @@ async fn start_server(
                 match probe::identify(client, &root, port, pid, api_key).await {
                     Ok(props) => return Ok((server, port, props)),
                     Err(not_ours) => {
-                        stop_server(&mut server).await;
+                        server.stop().await;
                         return Err(format!(
                             "another program answered on 127.0.0.1:{port}, the port chosen for llama-server, and it is not the llama-server Tooltrail started: {}. Nothing was sent to it; ask again to start on another port, and if this happens again, look for the program listening there",
                             not_ours.describe()
@@ -195,7 +192,7 @@ async fn start_server(
                 ));
             }
             if Instant::now() >= deadline {
-                stop_server(&mut server).await;
+                server.stop().await;
                 return Err(format!(
                     "llama-server was not ready within {} seconds; the end of its log ({}):\n{}",
                     spec.start_timeout_secs,
@@ -208,40 +205,12 @@ async fn start_server(
     }
 }
 
-/// Starts llama-server through the `exec` step, its output going to its log. Called on the
-/// main thread (see `exec.rs` for why that matters).
-fn spawn_server(spec: &Spec, dir: &RuntimeDir, port: u16) -> Result<tokio::process::Child, String> {
-    let exe = std::env::current_exe().map_err(|error| {
-        format!("the runtime's supervisor could not find its own program: {error}")
-    })?;
-    let log = std::fs::File::create(dir.server_log())
-        .map_err(|error| format!("could not write {}: {error}", dir.server_log().display()))?;
-    let log_too = log
-        .try_clone()
-        .map_err(|error| format!("could not write {}: {error}", dir.server_log().display()))?;
-    tokio::process::Command::new(exe)
-        .arg(EXEC_ARG)
-        .arg(std::process::id().to_string())
-        .arg(&spec.binary)
-        .args(spec.server_args(port, &dir.api_key_file()))
-        // No prompt cache beside the slot's own (which already keeps the last conversation's
-        // prefix): by default it may grow to 8 GiB in a process that stays up. Set through the
-        // environment, which a llama-server too old to know the setting ignores, where an
-        // unknown flag would stop it.
-        .env("LLAMA_ARG_CACHE_RAM", "0")
-        .stdin(Stdio::null())
-        .stdout(log)
-        .stderr(log_too)
-        .spawn()
-        .map_err(|error| format!("{} could not be started: {error}", spec.binary.display()))
-}
-
 /// Watches llama-server, the signals and the leases until it is time to stop; returns the
 /// supervisor's exit status.
 async fn watch(
     spec: &Spec,
     dir: &RuntimeDir,
-    server: &mut tokio::process::Child,
+    server: &mut Server,
     state: &mut RuntimeState,
 ) -> i32 {
     let idle = Duration::from_secs(spec.idle_secs);
@@ -263,7 +232,7 @@ async fn watch(
             name = signals.next() => {
                 log(&format!("stopping on {name}"));
                 dir.remove_state_of(state.supervisor_pid);
-                stop_server(server).await;
+                server.stop().await;
                 return 0;
             }
             _ = ticks.tick() => {
@@ -288,29 +257,12 @@ async fn watch(
                     dir.remove_state_of(state.supervisor_pid);
                     drop(held);
                     log(&format!("stopping after {} s unused", spec.idle_secs));
-                    stop_server(server).await;
+                    server.stop().await;
                     return 0;
                 }
             }
         }
     }
-}
-
-/// SIGTERM, then SIGKILL after the grace period.
-async fn stop_server(server: &mut tokio::process::Child) {
-    #[cfg(unix)]
-    if let Some(pid) = server.id().and_then(|pid| i32::try_from(pid).ok())
-        && let Some(pid) = rustix::process::Pid::from_raw(pid)
-    {
-        let _ = rustix::process::kill_process(pid, rustix::process::Signal::TERM);
-        if tokio::time::timeout(STOP_GRACE, server.wait())
-            .await
-            .is_ok()
-        {
-            return;
-        }
-    }
-    let _ = server.kill().await;
 }
 
 /// The signals that stop the supervisor.

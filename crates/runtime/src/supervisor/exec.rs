@@ -10,11 +10,19 @@
 //!
 //! The kernel sends the signal when the *thread* that started the child ends, not the process,
 //! so the supervisor starts llama-server from its main thread, which lives as long as it does.
+//!
+//! The signal is the second line: the watch (`watch.rs`) ends llama-server on every system.
+//! [`PARENT_DEATH_SIGNAL_ENV`] set to `off` leaves the signal unset, so that a test shows
+//! the watch alone does the job.
 
 use std::ffi::OsString;
 
 /// First argument of this mode: `<binary> __runtime-exec <parent pid> <program> <args>...`.
 pub(crate) const EXEC_ARG: &str = "__runtime-exec";
+
+/// `off` leaves the parent-death signal unset (for tests of the watch); anything else, or
+/// unset, sets it.
+pub const PARENT_DEATH_SIGNAL_ENV: &str = "TOOLTRAIL_RUNTIME_PARENT_DEATH_SIGNAL";
 
 /// Exit status when llama-server could not be started.
 const NOT_STARTED: i32 = 127;
@@ -39,6 +47,13 @@ pub(crate) fn run(args: &[OsString]) -> i32 {
 #[cfg(target_os = "linux")]
 fn die_with_parent(parent: Option<u32>) -> bool {
     use rustix::process::{Signal, getppid, set_parent_process_death_signal};
+    if std::env::var_os(PARENT_DEATH_SIGNAL_ENV).is_some_and(|value| value == "off") {
+        // Said in llama-server's log, where a test reads that the switch took.
+        eprintln!(
+            "tooltrail: llama-server is started without the parent-death signal ({PARENT_DEATH_SIGNAL_ENV}=off); the watch alone ties it to its supervisor"
+        );
+        return true;
+    }
     if let Err(error) = set_parent_process_death_signal(Some(Signal::KILL)) {
         eprintln!(
             "tooltrail: llama-server could not be tied to its supervisor ({error}), so it was not started"
@@ -54,8 +69,8 @@ fn die_with_parent(parent: Option<u32>) -> bool {
     true
 }
 
-/// Elsewhere there is no parent-death signal; the supervisor stops llama-server whenever it
-/// ends by itself, and only a supervisor killed outright leaves it running.
+/// Elsewhere there is no parent-death signal; the watch (`watch.rs`) ends llama-server when
+/// its supervisor ends, however it ends.
 #[cfg(not(target_os = "linux"))]
 fn die_with_parent(_parent: Option<u32>) -> bool {
     true
