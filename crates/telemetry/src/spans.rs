@@ -25,7 +25,8 @@ use opentelemetry::{Array, InstrumentationScope, KeyValue, StringValue, Value};
 use opentelemetry_sdk::trace::{SpanData, SpanEvents, SpanLinks};
 use serde_json::json;
 use tooltrail_protocol::{
-    ApprovalBy, ErrorCode, Event, EventBody, Message, ToolSource, ToolStatus, TurnEnd,
+    ApprovalBy, ApprovalRecord, ErrorCode, Event, EventBody, Message, ToolError, ToolSource,
+    ToolStatus, TurnEnd, Usage,
 };
 
 use crate::ids::{TraceParent, span_id, trace_id_of_turn};
@@ -154,32 +155,7 @@ impl TraceBuilder {
             ..
         } = &event.body
         {
-            let (trace_id, remote_parent) = match parent {
-                Some(parent) => (parent.trace_id, Some(parent.span_id)),
-                None => (trace_id_of_turn(&event.turn_id), None),
-            };
-            self.turns.insert(
-                event.turn_id.clone(),
-                TurnState {
-                    trace_id,
-                    root: span_id(&[&event.turn_id]),
-                    remote_parent,
-                    conversation_id: event.conversation_id.clone(),
-                    turn_id: event.turn_id.clone(),
-                    model: model.clone(),
-                    endpoint: self.models.get(model).cloned().unwrap_or_default(),
-                    start: now,
-                    user_message: user_message.clone(),
-                    tool_mode: None,
-                    input_tokens: 0,
-                    output_tokens: 0,
-                    calls: 0,
-                    last_fatal: None,
-                    chat: None,
-                    tools: HashMap::new(),
-                    errors: Vec::new(),
-                },
-            );
+            self.turn_started(event, model, user_message, parent);
             return done;
         }
         let capture = self.capture_content;
@@ -194,233 +170,39 @@ impl TraceBuilder {
                 used_tokens,
                 window_tokens,
             } => {
-                if let Some(chat) = turn.chat.take() {
-                    done.push(turn.chat_span(chat, now, None, capture, &scope));
-                }
-                turn.chat = Some(ChatState {
-                    round: *round,
-                    id: span_id(&[&turn.turn_id, "chat", &round.to_string()]),
-                    start: now,
-                    used_tokens: *used_tokens,
-                    window_tokens: *window_tokens,
-                    input_tokens: None,
-                    output_tokens: None,
-                    truncated: false,
-                    error: None,
-                });
+                let unanswered =
+                    turn.model_round_started(*round, *used_tokens, *window_tokens, now);
+                done.extend(
+                    unanswered.map(|chat| turn.chat_span(chat, now, None, capture, &scope)),
+                );
             }
-            EventBody::Usage(usage) => {
-                turn.input_tokens += u64::from(usage.prompt_tokens);
-                turn.output_tokens += u64::from(usage.completion_tokens);
-                if let Some(chat) = &mut turn.chat {
-                    chat.input_tokens = Some(usage.prompt_tokens);
-                    chat.output_tokens = Some(usage.completion_tokens);
-                }
-            }
-            EventBody::AnswerTruncated { .. } => {
-                if let Some(chat) = &mut turn.chat {
-                    chat.truncated = true;
-                }
-            }
+            EventBody::Usage(usage) => turn.add_usage(usage),
+            EventBody::AnswerTruncated { .. } => turn.answer_truncated(),
             EventBody::ToolModeUsed { mode, .. } => turn.tool_mode = Some(mode.as_str()),
-            EventBody::MessageAdded { message } => match message {
-                Message::Assistant { .. } => {
-                    if let Some(chat) = turn.chat.take() {
-                        done.push(turn.chat_span(chat, now, Some(message), capture, &scope));
-                    }
-                }
-                Message::System { .. } | Message::User { .. } | Message::Tool { .. } => {}
-            },
+            EventBody::MessageAdded { message } => {
+                done.extend(turn.message_added(message, now, capture, &scope));
+            }
             EventBody::ApprovalRequested { call_id, .. } => {
                 turn.tools.entry(call_id.clone()).or_default().requested = Some(now);
             }
             EventBody::ToolCallStarted { call_id, .. } => {
                 turn.tools.entry(call_id.clone()).or_default().started = Some(now);
             }
-            EventBody::ToolCallFinished {
-                round,
-                call_id,
-                tool,
-                source,
-                description,
-                arguments,
-                status,
-                duration_ms,
-                result,
-                error,
-                approval,
-                truncated_for_model,
-                ..
-            } => {
-                turn.calls += 1;
-                let state = turn.tools.remove(call_id).unwrap_or_default();
-                let ran_for = Duration::from_millis(*duration_ms);
-                let start = state
-                    .requested
-                    .or(state.started)
-                    .unwrap_or_else(|| now.checked_sub(ran_for).unwrap_or(now));
-                let id = span_id(&[&turn.turn_id, "call", call_id]);
-                let decided = state.started.unwrap_or(now);
-                let wait = state
-                    .requested
-                    .map(|asked| decided.duration_since(asked).unwrap_or_default());
-                let (by, rule) = match &approval.by {
-                    ApprovalBy::Policy => ("policy", None),
-                    ApprovalBy::User => ("user", None),
-                    ApprovalBy::Conversation => ("conversation", None),
-                    ApprovalBy::Rule { id } => ("rule", Some(id.clone())),
-                    ApprovalBy::Setting => ("setting", None),
-                };
-                let decision = if approval.allowed {
-                    "allowed"
-                } else {
-                    "denied"
-                };
-                let mut attributes = vec![
-                    kv("gen_ai.operation.name", "execute_tool"),
-                    kv("gen_ai.tool.name", tool.clone()),
-                    kv("gen_ai.tool.call.id", call_id.clone()),
-                    kv(
-                        "gen_ai.tool.type",
-                        match source {
-                            ToolSource::Builtin => "function",
-                            ToolSource::Mcp { .. } => "extension",
-                        },
-                    ),
-                    kv("gen_ai.tool.description", description.clone()),
-                    kv("gen_ai.conversation.id", turn.conversation_id.clone()),
-                    kv("tooltrail.conversation.id", turn.conversation_id.clone()),
-                    kv("tooltrail.round", int(*round)),
-                    kv("tooltrail.tool.status", status.as_str()),
-                    kv("tooltrail.decision", decision),
-                    kv("tooltrail.decision.by", by),
-                    kv("tooltrail.duration_ms", int(*duration_ms)),
-                    kv("tooltrail.truncated_for_model", *truncated_for_model),
-                ];
-                if let Some(rule) = rule {
-                    attributes.push(kv("tooltrail.rule", rule));
+            EventBody::ToolCallFinished { .. } => {
+                if let Some(call) = FinishedCall::of(&event.body) {
+                    done.extend(turn.tool_call_finished(&call, now, capture, &scope));
                 }
-                if let Some(mode) = turn.tool_mode {
-                    attributes.push(kv("tooltrail.tool_mode", mode));
-                }
-                if let Some(wait) = wait {
-                    attributes.push(kv("tooltrail.approval.wait_ms", int(wait.as_millis())));
-                }
-                match source {
-                    ToolSource::Builtin => {
-                        if tool == "execute_bash"
-                            && let Some(sandbox) = &turn.endpoint.sandbox
-                        {
-                            attributes.push(kv("tooltrail.sandbox", sandbox.clone()));
-                        }
-                    }
-                    ToolSource::Mcp { server } => {
-                        attributes.push(kv("mcp.method.name", "tools/call"));
-                        attributes.push(kv("tooltrail.mcp.server", server.clone()));
-                    }
-                }
-                let error_type = match status {
-                    ToolStatus::Success => None,
-                    ToolStatus::Error
-                    | ToolStatus::Denied
-                    | ToolStatus::Cancelled
-                    | ToolStatus::Timeout => Some(
-                        error
-                            .as_ref()
-                            .map_or(status.as_str(), |error| error.code.as_str()),
-                    ),
-                };
-                if let Some(error_type) = error_type {
-                    attributes.push(kv("error.type", error_type));
-                }
-                if capture {
-                    attributes.push(kv("gen_ai.tool.call.arguments", arguments.to_string()));
-                    attributes.push(kv("gen_ai.tool.call.result", result.clone()));
-                    if let Some(reason) = &approval.reason {
-                        attributes.push(kv("tooltrail.decision.reason", reason.clone()));
-                    }
-                }
-                let status = match (error_type, error) {
-                    (None, _) => Status::Unset,
-                    (Some(_), Some(error)) if capture => Status::error(error.message.clone()),
-                    (Some(kind), _) => Status::error(kind.to_string()),
-                };
-                if let Some(asked) = state.requested {
-                    done.push(SpanData {
-                        span_context: context(
-                            turn.trace_id,
-                            span_id(&[&turn.turn_id, "approval", call_id]),
-                        ),
-                        parent_span_id: id,
-                        parent_span_is_remote: false,
-                        span_kind: SpanKind::Internal,
-                        name: Cow::Owned(format!("approval {tool}")),
-                        start_time: asked,
-                        end_time: decided,
-                        attributes: vec![
-                            kv("gen_ai.tool.name", tool.clone()),
-                            kv("gen_ai.tool.call.id", call_id.clone()),
-                            kv("tooltrail.decision", decision),
-                            kv("tooltrail.decision.by", by),
-                            kv(
-                                "tooltrail.approval.wait_ms",
-                                int(wait.unwrap_or_default().as_millis()),
-                            ),
-                        ],
-                        dropped_attributes_count: 0,
-                        events: SpanEvents::default(),
-                        links: SpanLinks::default(),
-                        status: Status::Unset,
-                        instrumentation_scope: scope.clone(),
-                    });
-                }
-                done.push(SpanData {
-                    span_context: context(turn.trace_id, id),
-                    parent_span_id: turn.root,
-                    parent_span_is_remote: false,
-                    span_kind: SpanKind::Internal,
-                    name: Cow::Owned(format!("execute_tool {tool}")),
-                    start_time: start,
-                    end_time: now.max(start),
-                    attributes,
-                    dropped_attributes_count: 0,
-                    events: SpanEvents::default(),
-                    links: SpanLinks::default(),
-                    status,
-                    instrumentation_scope: scope,
-                });
             }
             EventBody::Error {
                 code,
                 message,
                 fatal,
-            } => {
-                if *fatal {
-                    turn.last_fatal = Some(*code);
-                    if let Some(chat) = &mut turn.chat {
-                        chat.error = Some(*code);
-                    }
-                }
-                turn.errors.push(opentelemetry::trace::Event::new(
-                    "tooltrail.error",
-                    now,
-                    vec![
-                        kv("error.type", error_code(*code)),
-                        kv("tooltrail.error.fatal", *fatal),
-                        kv("tooltrail.error.message", message.clone()),
-                    ],
-                    0,
-                ));
-            }
+            } => turn.error(*code, message, *fatal, now),
             EventBody::TurnFinished {
                 reason,
                 rounds,
                 text,
-            } => {
-                if let Some(turn) = self.turns.remove(&event.turn_id) {
-                    done.extend(turn.finish(now, *reason, *rounds, text, capture, &scope));
-                }
-            }
+            } => done.extend(self.turn_finished(&event.turn_id, now, *reason, *rounds, text)),
             EventBody::TextDelta { .. }
             | EventBody::ToolCallDelta { .. }
             | EventBody::UserQuestion { .. }
@@ -435,6 +217,58 @@ impl TraceBuilder {
         done
     }
 
+    /// Ends the turn's spans: its root and whatever is still open under it.
+    fn turn_finished(
+        &mut self,
+        turn_id: &str,
+        now: SystemTime,
+        reason: TurnEnd,
+        rounds: u32,
+        text: &str,
+    ) -> Vec<SpanData> {
+        let Some(turn) = self.turns.remove(turn_id) else {
+            return Vec::new();
+        };
+        turn.finish(now, reason, rounds, text, self.capture_content, &self.scope)
+    }
+
+    /// Opens the turn's root span: under the caller's span when there is one, else in a trace
+    /// of its own.
+    fn turn_started(
+        &mut self,
+        event: &Event,
+        model: &str,
+        user_message: &str,
+        parent: Option<&TraceParent>,
+    ) {
+        let (trace_id, remote_parent) = match parent {
+            Some(parent) => (parent.trace_id, Some(parent.span_id)),
+            None => (trace_id_of_turn(&event.turn_id), None),
+        };
+        self.turns.insert(
+            event.turn_id.clone(),
+            TurnState {
+                trace_id,
+                root: span_id(&[&event.turn_id]),
+                remote_parent,
+                conversation_id: event.conversation_id.clone(),
+                turn_id: event.turn_id.clone(),
+                model: model.to_string(),
+                endpoint: self.models.get(model).cloned().unwrap_or_default(),
+                start: time_of(event.time_ms),
+                user_message: user_message.to_string(),
+                tool_mode: None,
+                input_tokens: 0,
+                output_tokens: 0,
+                calls: 0,
+                last_fatal: None,
+                chat: None,
+                tools: HashMap::new(),
+                errors: Vec::new(),
+            },
+        );
+    }
+
     /// Ends every turn still open at `now` (the process is exiting, or the record stops in
     /// the middle of a turn), as cancelled.
     pub fn finish_open(&mut self, now: SystemTime) -> Vec<SpanData> {
@@ -447,7 +281,354 @@ impl TraceBuilder {
     }
 }
 
+/// What a `tool_call_finished` event says, borrowed from it.
+struct FinishedCall<'a> {
+    round: u32,
+    call_id: &'a str,
+    tool: &'a str,
+    source: &'a ToolSource,
+    description: &'a str,
+    arguments: &'a serde_json::Value,
+    status: ToolStatus,
+    duration_ms: u64,
+    result: &'a str,
+    error: Option<&'a ToolError>,
+    approval: &'a ApprovalRecord,
+    truncated_for_model: bool,
+}
+
+impl<'a> FinishedCall<'a> {
+    /// The call `body` finished, if it is a `tool_call_finished` event.
+    fn of(body: &'a EventBody) -> Option<Self> {
+        let EventBody::ToolCallFinished {
+            round,
+            call_id,
+            tool,
+            source,
+            description,
+            arguments,
+            status,
+            duration_ms,
+            result,
+            error,
+            approval,
+            truncated_for_model,
+            ..
+        } = body
+        else {
+            return None;
+        };
+        Some(Self {
+            round: *round,
+            call_id,
+            tool,
+            source,
+            description,
+            arguments,
+            status: *status,
+            duration_ms: *duration_ms,
+            result,
+            error: error.as_ref(),
+            approval,
+            truncated_for_model: *truncated_for_model,
+        })
+    }
+
+    /// Allowed or denied, by whom, and the rule's id when a rule decided.
+    fn decision(&self) -> (&'static str, &'static str, Option<String>) {
+        let (by, rule) = match &self.approval.by {
+            ApprovalBy::Policy => ("policy", None),
+            ApprovalBy::User => ("user", None),
+            ApprovalBy::Conversation => ("conversation", None),
+            ApprovalBy::Rule { id } => ("rule", Some(id.clone())),
+            ApprovalBy::Setting => ("setting", None),
+        };
+        let decision = if self.approval.allowed {
+            "allowed"
+        } else {
+            "denied"
+        };
+        (decision, by, rule)
+    }
+
+    fn tool_type(&self) -> &'static str {
+        match self.source {
+            ToolSource::Builtin => "function",
+            ToolSource::Mcp { .. } => "extension",
+        }
+    }
+
+    /// The error's code, else the status, for a call that did not succeed.
+    fn error_type(&self) -> Option<&'static str> {
+        match self.status {
+            ToolStatus::Success => None,
+            ToolStatus::Error
+            | ToolStatus::Denied
+            | ToolStatus::Cancelled
+            | ToolStatus::Timeout => Some(
+                self.error
+                    .map_or(self.status.as_str(), |error| error.code.as_str()),
+            ),
+        }
+    }
+
+    /// The span's status: the error's message only when content is captured (it may quote
+    /// the arguments), else its kind.
+    fn status(&self, capture: bool) -> Status {
+        match (self.error_type(), self.error) {
+            (None, _) => Status::Unset,
+            (Some(_), Some(error)) if capture => Status::error(error.message.clone()),
+            (Some(kind), _) => Status::error(kind.to_string()),
+        }
+    }
+}
+
+/// When a call's span starts, when its approval was decided, and how long that took.
+struct CallTiming {
+    start: SystemTime,
+    decided: SystemTime,
+    wait: Option<Duration>,
+}
+
+impl CallTiming {
+    /// From when approval was asked, else when the call started, else its duration before
+    /// `now`.
+    fn of(state: &ToolState, now: SystemTime, duration_ms: u64) -> Self {
+        let ran_for = Duration::from_millis(duration_ms);
+        let start = state
+            .requested
+            .or(state.started)
+            .unwrap_or_else(|| now.checked_sub(ran_for).unwrap_or(now));
+        let decided = state.started.unwrap_or(now);
+        let wait = state
+            .requested
+            .map(|asked| decided.duration_since(asked).unwrap_or_default());
+        Self {
+            start,
+            decided,
+            wait,
+        }
+    }
+}
+
 impl TurnState {
+    /// Opens the span of model request `round`; returns the one still open before it (a
+    /// request that got no reply), for the caller to end.
+    fn model_round_started(
+        &mut self,
+        round: u32,
+        used_tokens: u32,
+        window_tokens: u32,
+        now: SystemTime,
+    ) -> Option<ChatState> {
+        let previous = self.chat.take();
+        self.chat = Some(ChatState {
+            round,
+            id: span_id(&[&self.turn_id, "chat", &round.to_string()]),
+            start: now,
+            used_tokens,
+            window_tokens,
+            input_tokens: None,
+            output_tokens: None,
+            truncated: false,
+            error: None,
+        });
+        previous
+    }
+
+    fn answer_truncated(&mut self) {
+        if let Some(chat) = &mut self.chat {
+            chat.truncated = true;
+        }
+    }
+
+    /// An assistant message is the reply to the open model request: it ends that request's
+    /// span.
+    fn message_added(
+        &mut self,
+        message: &Message,
+        now: SystemTime,
+        capture: bool,
+        scope: &InstrumentationScope,
+    ) -> Option<SpanData> {
+        match message {
+            Message::Assistant { .. } => {
+                let chat = self.chat.take()?;
+                Some(self.chat_span(chat, now, Some(message), capture, scope))
+            }
+            Message::System { .. } | Message::User { .. } | Message::Tool { .. } => None,
+        }
+    }
+
+    /// Counts the tokens for the turn and for the open model request.
+    fn add_usage(&mut self, usage: &Usage) {
+        self.input_tokens += u64::from(usage.prompt_tokens);
+        self.output_tokens += u64::from(usage.completion_tokens);
+        if let Some(chat) = &mut self.chat {
+            chat.input_tokens = Some(usage.prompt_tokens);
+            chat.output_tokens = Some(usage.completion_tokens);
+        }
+    }
+
+    /// Notes an error as an event of the turn's span; a fatal one also marks the open model
+    /// request and, if the turn ends in an error, the turn.
+    fn error(&mut self, code: ErrorCode, message: &str, fatal: bool, now: SystemTime) {
+        if fatal {
+            self.last_fatal = Some(code);
+            if let Some(chat) = &mut self.chat {
+                chat.error = Some(code);
+            }
+        }
+        self.errors.push(opentelemetry::trace::Event::new(
+            "tooltrail.error",
+            now,
+            vec![
+                kv("error.type", error_code(code)),
+                kv("tooltrail.error.fatal", fatal),
+                kv("tooltrail.error.message", message.to_string()),
+            ],
+            0,
+        ));
+    }
+
+    /// The spans of a finished call: the wait for approval, when there was one, and the call.
+    fn tool_call_finished(
+        &mut self,
+        call: &FinishedCall<'_>,
+        now: SystemTime,
+        capture: bool,
+        scope: &InstrumentationScope,
+    ) -> Vec<SpanData> {
+        self.calls += 1;
+        let state = self.tools.remove(call.call_id).unwrap_or_default();
+        let timing = CallTiming::of(&state, now, call.duration_ms);
+        let id = span_id(&[&self.turn_id, "call", call.call_id]);
+        let mut done = Vec::new();
+        if let Some(asked) = state.requested {
+            done.push(self.approval_span(call, id, asked, &timing, scope));
+        }
+        let attributes = self.tool_attributes(call, &timing, capture);
+        done.push(SpanData {
+            span_context: context(self.trace_id, id),
+            parent_span_id: self.root,
+            parent_span_is_remote: false,
+            span_kind: SpanKind::Internal,
+            name: Cow::Owned(format!("execute_tool {}", call.tool)),
+            start_time: timing.start,
+            end_time: now.max(timing.start),
+            attributes,
+            dropped_attributes_count: 0,
+            events: SpanEvents::default(),
+            links: SpanLinks::default(),
+            status: call.status(capture),
+            instrumentation_scope: scope.clone(),
+        });
+        done
+    }
+
+    /// The span of the wait for the user's decision on a call, under the call's span.
+    fn approval_span(
+        &self,
+        call: &FinishedCall<'_>,
+        call_span: SpanId,
+        asked: SystemTime,
+        timing: &CallTiming,
+        scope: &InstrumentationScope,
+    ) -> SpanData {
+        let (decision, by, _) = call.decision();
+        SpanData {
+            span_context: context(
+                self.trace_id,
+                span_id(&[&self.turn_id, "approval", call.call_id]),
+            ),
+            parent_span_id: call_span,
+            parent_span_is_remote: false,
+            span_kind: SpanKind::Internal,
+            name: Cow::Owned(format!("approval {}", call.tool)),
+            start_time: asked,
+            end_time: timing.decided,
+            attributes: vec![
+                kv("gen_ai.tool.name", call.tool.to_string()),
+                kv("gen_ai.tool.call.id", call.call_id.to_string()),
+                kv("tooltrail.decision", decision),
+                kv("tooltrail.decision.by", by),
+                kv(
+                    "tooltrail.approval.wait_ms",
+                    int(timing.wait.unwrap_or_default().as_millis()),
+                ),
+            ],
+            dropped_attributes_count: 0,
+            events: SpanEvents::default(),
+            links: SpanLinks::default(),
+            status: Status::Unset,
+            instrumentation_scope: scope.clone(),
+        }
+    }
+
+    /// A call's attributes: the GenAI ones, how it was decided, where it ran, how it failed,
+    /// and its content when that is captured.
+    fn tool_attributes(
+        &self,
+        call: &FinishedCall<'_>,
+        timing: &CallTiming,
+        capture: bool,
+    ) -> Vec<KeyValue> {
+        let (decision, by, rule) = call.decision();
+        let mut attributes = vec![
+            kv("gen_ai.operation.name", "execute_tool"),
+            kv("gen_ai.tool.name", call.tool.to_string()),
+            kv("gen_ai.tool.call.id", call.call_id.to_string()),
+            kv("gen_ai.tool.type", call.tool_type()),
+            kv("gen_ai.tool.description", call.description.to_string()),
+            kv("gen_ai.conversation.id", self.conversation_id.clone()),
+            kv("tooltrail.conversation.id", self.conversation_id.clone()),
+            kv("tooltrail.round", int(call.round)),
+            kv("tooltrail.tool.status", call.status.as_str()),
+            kv("tooltrail.decision", decision),
+            kv("tooltrail.decision.by", by),
+            kv("tooltrail.duration_ms", int(call.duration_ms)),
+            kv("tooltrail.truncated_for_model", call.truncated_for_model),
+        ];
+        if let Some(rule) = rule {
+            attributes.push(kv("tooltrail.rule", rule));
+        }
+        if let Some(mode) = self.tool_mode {
+            attributes.push(kv("tooltrail.tool_mode", mode));
+        }
+        if let Some(wait) = timing.wait {
+            attributes.push(kv("tooltrail.approval.wait_ms", int(wait.as_millis())));
+        }
+        self.where_it_ran(call, &mut attributes);
+        if let Some(error_type) = call.error_type() {
+            attributes.push(kv("error.type", error_type));
+        }
+        if capture {
+            attributes.push(kv("gen_ai.tool.call.arguments", call.arguments.to_string()));
+            attributes.push(kv("gen_ai.tool.call.result", call.result.to_string()));
+            if let Some(reason) = &call.approval.reason {
+                attributes.push(kv("tooltrail.decision.reason", reason.clone()));
+            }
+        }
+        attributes
+    }
+
+    /// The sandbox of a command, or the MCP server of a server's tool.
+    fn where_it_ran(&self, call: &FinishedCall<'_>, attributes: &mut Vec<KeyValue>) {
+        match call.source {
+            ToolSource::Builtin => {
+                if call.tool == "execute_bash"
+                    && let Some(sandbox) = &self.endpoint.sandbox
+                {
+                    attributes.push(kv("tooltrail.sandbox", sandbox.clone()));
+                }
+            }
+            ToolSource::Mcp { server } => {
+                attributes.push(kv("mcp.method.name", "tools/call"));
+                attributes.push(kv("tooltrail.mcp.server", server.clone()));
+            }
+        }
+    }
+
     fn common(&self) -> Vec<KeyValue> {
         let mut attributes = vec![
             kv("gen_ai.provider.name", provider_name(&self.endpoint)),
