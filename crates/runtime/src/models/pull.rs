@@ -26,8 +26,8 @@ use sha2::{Digest, Sha256};
 use tokio::io::AsyncWriteExt;
 use tokio_util::sync::CancellationToken;
 
-use crate::gguf::read_gguf;
-use crate::models::hub::error_reason;
+use crate::gguf::{GgufInfo, read_gguf};
+use crate::models::hub::{HubFileRef, error_reason};
 use crate::models::store::{PartState, hex, remove_if_there};
 use crate::models::{
     Hub, InstalledModel, ModelError, ModelRef, ModelSource, ModelStore, disk, hub_path, names,
@@ -164,6 +164,106 @@ struct Transfer {
 }
 
 impl Transfer {
+    fn new(store: &ModelStore, name: &str, size: Option<u64>, have: u64, hasher: Sha256) -> Self {
+        let now = Instant::now();
+        Self {
+            name: name.to_string(),
+            dir: store.dir().to_path_buf(),
+            part: store.part_path(name),
+            part_state: store.part_state_path(name),
+            size,
+            have,
+            hasher,
+            received: 0,
+            resumed_from: have,
+            last_report: now,
+            window_start: now,
+            window_bytes: 0,
+            bytes_per_sec: 0.0,
+        }
+    }
+
+    /// Fetches the rest of the file, trying a broken connection again after a pause that
+    /// grows each time, up to `options.retries` times.
+    async fn download(
+        &mut self,
+        options: &PullOptions,
+        url: &str,
+        progress: &mut (dyn FnMut(&PullProgress) + Send),
+        cancel: &CancellationToken,
+    ) -> Result<(), ModelError> {
+        let mut attempt = 0;
+        loop {
+            let reason = match fetch(&options.hub, url, self, progress, cancel).await {
+                Ok(()) => return Ok(()),
+                Err(Step::Failed(error)) => return Err(error),
+                Err(Step::Broken(reason)) => reason,
+            };
+            if attempt >= options.retries {
+                return Err(self.interrupted(reason));
+            }
+            attempt += 1;
+            progress(&PullProgress::Retrying {
+                attempt,
+                of: options.retries,
+                reason,
+                have: self.have,
+            });
+            tokio::select! {
+                biased;
+                () = cancel.cancelled() => return Err(self.cancelled()),
+                () = tokio::time::sleep(options.retry_delay * attempt) => {}
+            }
+        }
+    }
+
+    /// The retries are spent: the bytes are kept for the next pull, if there are any.
+    fn interrupted(&self, reason: String) -> ModelError {
+        if self.have == 0 {
+            self.discard();
+        }
+        ModelError::Interrupted {
+            name: self.name.clone(),
+            reason,
+            have: self.have,
+            total: self.size,
+        }
+    }
+
+    /// Checks the SHA-256 of the whole file and reads its GGUF header, after putting it on
+    /// disk. A wrong SHA-256 or a file that is not GGUF removes it.
+    async fn verify(&self, sha256: &str) -> Result<GgufInfo, ModelError> {
+        let actual = hex(&self.hasher.clone().finalize());
+        if actual != sha256 {
+            self.discard();
+            return Err(ModelError::ChecksumMismatch {
+                name: self.name.clone(),
+                expected: sha256.to_string(),
+                actual,
+            });
+        }
+        let whole = self.part.clone();
+        let header = tokio::task::spawn_blocking(move || {
+            // On disk before it is renamed into place: a crash then leaves the old state or
+            // the whole file, never a listed model with a torn end.
+            let synced = std::fs::File::open(&whole).and_then(|file| file.sync_all());
+            (read_gguf(&whole), synced)
+        })
+        .await
+        .map_err(|error| ModelError::io("read", &self.part, std::io::Error::other(error)))?;
+        match header {
+            (Ok(metadata), Ok(())) => Ok(metadata),
+            (Err(source), _) => {
+                self.discard();
+                Err(ModelError::DownloadedNotGguf {
+                    name: self.name.clone(),
+                    source,
+                })
+            }
+            (Ok(_), Err(source)) => Err(ModelError::io("write", &self.part, source)),
+        }
+    }
+
     /// Drops the kept bytes: the hub would not send the rest of them.
     fn restart(&mut self) -> Result<(), Step> {
         std::fs::File::create(&self.part)
@@ -189,6 +289,24 @@ impl Transfer {
             have: self.have,
             total: self.size,
         }
+    }
+
+    /// The error for `len` more bytes than the file's size, if they are.
+    fn overrun(&self, len: u64) -> Option<ModelError> {
+        let size = self.size?;
+        (self.have + len > size).then(|| ModelError::TooLong {
+            name: self.name.clone(),
+            expected: size,
+        })
+    }
+
+    /// Counts bytes written to the part file into the hash, the totals and the rate.
+    fn took(&mut self, chunk: &[u8]) {
+        let len = chunk.len() as u64;
+        self.hasher.update(chunk);
+        self.have += len;
+        self.received += len;
+        self.window_bytes += len;
     }
 
     fn report(&mut self, progress: &mut (dyn FnMut(&PullProgress) + Send), force: bool) {
@@ -229,6 +347,135 @@ impl ModelStore {
         progress: &mut (dyn FnMut(&PullProgress) + Send),
         cancel: &CancellationToken,
     ) -> Result<Pulled, ModelError> {
+        let wanted = Wanted::of(reference, options)?;
+        let _lock = self.lock(&wanted.name)?;
+        if let Some(model) = self.find(&wanted.name)? {
+            return wanted.already_there(model);
+        }
+        let hub = wanted.ask_hub(&options.hub, progress, cancel).await?;
+        let (sha256, size) = (hub.sha256, hub.size);
+        let have = self.prepare_part(&wanted.name, &sha256, size, &hub.url)?;
+        let (hasher, mut verify_secs) = self.hash_kept(&wanted.name, have, size, progress).await?;
+        let mut transfer = Transfer::new(self, &wanted.name, size, have, hasher);
+        let started = Instant::now();
+        transfer
+            .download(options, &hub.download_url, progress, cancel)
+            .await?;
+        let download_secs = started.elapsed().as_secs_f64();
+
+        progress(&PullProgress::Verifying);
+        let started = Instant::now();
+        let metadata = transfer.verify(&sha256).await?;
+        verify_secs += started.elapsed().as_secs_f64();
+        let Wanted { name, source, .. } = wanted;
+        let model = self.install(&name, transfer.have, sha256, metadata, source)?;
+        Ok(Pulled::Downloaded {
+            model,
+            stats: PullStats {
+                received: transfer.received,
+                resumed_from: transfer.resumed_from,
+                download_secs,
+                verify_secs,
+            },
+        })
+    }
+
+    /// Keeps the bytes of an earlier try at the same file (and drops anything else there),
+    /// checks the rest fits on the disk, and notes what the part file is of. Returns the
+    /// bytes kept.
+    fn prepare_part(
+        &self,
+        name: &str,
+        sha256: &str,
+        size: Option<u64>,
+        url: &str,
+    ) -> Result<u64, ModelError> {
+        let part = self.part_path(name);
+        let part_state = self.part_state_path(name);
+        let mut have = match self.read_part_state(name) {
+            Some(state) if state.sha256 == sha256 => {
+                std::fs::metadata(&part).map_or(0, |m| m.len())
+            }
+            _ => 0,
+        };
+        if have == 0 || size.is_some_and(|size| have > size) {
+            remove_if_there(&part)?;
+            remove_if_there(&part_state)?;
+            have = 0;
+        }
+        if let Some(size) = size {
+            self.check_space(name, size - have, have)?;
+        }
+        self.write_part_state(
+            name,
+            &PartState {
+                sha256: sha256.to_string(),
+                size,
+                url: url.to_string(),
+            },
+        )?;
+        Ok(have)
+    }
+
+    fn check_space(&self, name: &str, needed: u64, kept: u64) -> Result<(), ModelError> {
+        let available = disk::available_space(self.dir())?;
+        if available < needed {
+            return Err(ModelError::NotEnoughSpace {
+                name: name.to_string(),
+                dir: self.dir().display().to_string(),
+                needed,
+                available,
+                kept,
+            });
+        }
+        Ok(())
+    }
+
+    /// A hasher that has seen the `have` bytes kept, and the seconds that took (they count
+    /// as verifying).
+    async fn hash_kept(
+        &self,
+        name: &str,
+        have: u64,
+        size: Option<u64>,
+        progress: &mut (dyn FnMut(&PullProgress) + Send),
+    ) -> Result<(Sha256, f64), ModelError> {
+        if have == 0 {
+            return Ok((Sha256::new(), 0.0));
+        }
+        progress(&PullProgress::Resuming { have, total: size });
+        let started = Instant::now();
+        let part = self.part_path(name);
+        let kept = part.clone();
+        let hasher = tokio::task::spawn_blocking(move || hash_prefix(&kept, have))
+            .await
+            .map_err(|error| ModelError::io("read", &part, std::io::Error::other(error)))??;
+        Ok((hasher, started.elapsed().as_secs_f64()))
+    }
+}
+
+/// What the hub said of the file, agreed with the catalogue.
+struct HubAnswer {
+    /// The file's URL on the hub.
+    url: String,
+    /// Where the bytes are.
+    download_url: String,
+    sha256: String,
+    size: Option<u64>,
+}
+
+/// What a pull is to install: the name, the file on the hub, what the catalogue expects of
+/// it, and where the model comes from.
+struct Wanted {
+    name: String,
+    file: HubFileRef,
+    expected_sha: Option<String>,
+    expected_size: Option<u64>,
+    source: ModelSource,
+}
+
+impl Wanted {
+    fn of(reference: &ModelRef, options: &PullOptions) -> Result<Self, ModelError> {
         let name = match &options.name {
             Some(name) => names::normalize(name)?,
             None => reference.default_name()?,
@@ -262,197 +509,79 @@ impl ModelStore {
                 },
             ),
         };
-        let _lock = self.lock(&name)?;
-        if let Some(model) = self.find(&name)? {
-            let same = model.source == source || expected_sha.as_deref() == Some(&model.sha256);
-            return if same {
-                Ok(Pulled::AlreadyInstalled(model))
-            } else {
-                Err(ModelError::NameTaken { name })
-            };
-        }
+        Ok(Self {
+            name,
+            file,
+            expected_sha,
+            expected_size,
+            source,
+        })
+    }
 
-        let url = options.hub.file_url(&file);
+    /// A model installed under the name already: the same one (same source or SHA-256) is
+    /// done, another is refused.
+    fn already_there(self, model: InstalledModel) -> Result<Pulled, ModelError> {
+        let same =
+            model.source == self.source || self.expected_sha.as_deref() == Some(&model.sha256);
+        if same {
+            Ok(Pulled::AlreadyInstalled(model))
+        } else {
+            Err(ModelError::NameTaken { name: self.name })
+        }
+    }
+
+    /// Asks the hub where the bytes are, their SHA-256 and size, held to what the catalogue
+    /// says.
+    async fn ask_hub(
+        &self,
+        hub: &Hub,
+        progress: &mut (dyn FnMut(&PullProgress) + Send),
+        cancel: &CancellationToken,
+    ) -> Result<HubAnswer, ModelError> {
+        let url = hub.file_url(&self.file);
         progress(&PullProgress::Checking {
-            name: name.clone(),
+            name: self.name.clone(),
             url: url.clone(),
         });
         let metadata = tokio::select! {
             biased;
             () = cancel.cancelled() => {
-                return Err(ModelError::Cancelled { name, have: 0, total: expected_size });
-            }
-            metadata = options.hub.metadata(&file) => metadata?,
-        };
-        let sha256 = match (expected_sha, metadata.sha256) {
-            (Some(ours), Some(hubs)) if ours != hubs => {
-                return Err(ModelError::HubChanged {
-                    name,
-                    what: format!("the hub's SHA-256 is {hubs}, the catalogue's {ours}"),
+                return Err(ModelError::Cancelled {
+                    name: self.name.clone(),
+                    have: 0,
+                    total: self.expected_size,
                 });
             }
-            (Some(ours), _) => ours,
-            (None, Some(hubs)) => hubs,
-            (None, None) => return Err(ModelError::NoChecksum { url }),
+            metadata = hub.metadata(&self.file) => metadata?,
         };
-        let size = match (expected_size, metadata.size) {
-            (Some(ours), Some(hubs)) if ours != hubs => {
-                return Err(ModelError::HubChanged {
-                    name,
-                    what: format!("the hub's file is {hubs} bytes, the catalogue's {ours}"),
-                });
-            }
-            (ours, hubs) => ours.or(hubs),
-        };
-
-        // Bytes of an earlier try at the same file are kept; anything else there goes.
-        let part = self.part_path(&name);
-        let part_state = self.part_state_path(&name);
-        let mut have = match self.read_part_state(&name) {
-            Some(state) if state.sha256 == sha256 => {
-                std::fs::metadata(&part).map_or(0, |m| m.len())
-            }
-            _ => 0,
-        };
-        if have == 0 || size.is_some_and(|size| have > size) {
-            remove_if_there(&part)?;
-            remove_if_there(&part_state)?;
-            have = 0;
-        }
-        if let Some(size) = size {
-            let available = disk::available_space(self.dir())?;
-            let needed = size - have;
-            if available < needed {
-                return Err(ModelError::NotEnoughSpace {
-                    name,
-                    dir: self.dir().display().to_string(),
-                    needed,
-                    available,
-                    kept: have,
-                });
-            }
-        }
-        self.write_part_state(
-            &name,
-            &PartState {
-                sha256: sha256.clone(),
-                size,
-                url: url.clone(),
-            },
-        )?;
-
-        let mut verify_secs = 0.0;
-        let hasher = if have > 0 {
-            progress(&PullProgress::Resuming { have, total: size });
-            let started = Instant::now();
-            let kept = part.clone();
-            let hasher = tokio::task::spawn_blocking(move || hash_prefix(&kept, have))
-                .await
-                .map_err(|error| ModelError::io("read", &part, std::io::Error::other(error)))??;
-            verify_secs += started.elapsed().as_secs_f64();
-            hasher
-        } else {
-            Sha256::new()
-        };
-
-        let now = Instant::now();
-        let mut transfer = Transfer {
-            name: name.clone(),
-            dir: self.dir().to_path_buf(),
-            part: part.clone(),
-            part_state,
-            size,
-            have,
-            hasher,
-            received: 0,
-            resumed_from: have,
-            last_report: now,
-            window_start: now,
-            window_bytes: 0,
-            bytes_per_sec: 0.0,
-        };
-        let started = Instant::now();
-        let mut attempt = 0;
-        loop {
-            match fetch(
-                &options.hub,
-                &metadata.download_url,
-                &mut transfer,
-                progress,
-                cancel,
-            )
-            .await
-            {
-                Ok(()) => break,
-                Err(Step::Failed(error)) => return Err(error),
-                Err(Step::Broken(reason)) => {
-                    if attempt >= options.retries {
-                        if transfer.have == 0 {
-                            transfer.discard();
-                        }
-                        return Err(ModelError::Interrupted {
-                            name,
-                            reason,
-                            have: transfer.have,
-                            total: size,
-                        });
-                    }
-                    attempt += 1;
-                    progress(&PullProgress::Retrying {
-                        attempt,
-                        of: options.retries,
-                        reason,
-                        have: transfer.have,
-                    });
-                    tokio::select! {
-                        biased;
-                        () = cancel.cancelled() => return Err(transfer.cancelled()),
-                        () = tokio::time::sleep(options.retry_delay * attempt) => {}
-                    }
-                }
-            }
-        }
-        let download_secs = started.elapsed().as_secs_f64();
-
-        progress(&PullProgress::Verifying);
-        let started = Instant::now();
-        let actual = hex(&transfer.hasher.clone().finalize());
-        if actual != sha256 {
-            transfer.discard();
-            return Err(ModelError::ChecksumMismatch {
-                name,
-                expected: sha256,
-                actual,
-            });
-        }
-        let whole = part.clone();
-        let header = tokio::task::spawn_blocking(move || {
-            // On disk before it is renamed into place: a crash then leaves the old state or
-            // the whole file, never a listed model with a torn end.
-            let synced = std::fs::File::open(&whole).and_then(|file| file.sync_all());
-            (read_gguf(&whole), synced)
+        Ok(HubAnswer {
+            sha256: self.agreed_sha256(metadata.sha256, url.clone())?,
+            size: self.agreed_size(metadata.size)?,
+            url,
+            download_url: metadata.download_url,
         })
-        .await
-        .map_err(|error| ModelError::io("read", &part, std::io::Error::other(error)))?;
-        let metadata = match header {
-            (Ok(metadata), Ok(())) => metadata,
-            (Err(source), _) => {
-                transfer.discard();
-                return Err(ModelError::DownloadedNotGguf { name, source });
-            }
-            (Ok(_), Err(source)) => return Err(ModelError::io("write", &part, source)),
-        };
-        verify_secs += started.elapsed().as_secs_f64();
-        let model = self.install(&name, transfer.have, sha256, metadata, source)?;
-        Ok(Pulled::Downloaded {
-            model,
-            stats: PullStats {
-                received: transfer.received,
-                resumed_from: transfer.resumed_from,
-                download_secs,
-                verify_secs,
-            },
-        })
+    }
+
+    fn agreed_sha256(&self, hubs: Option<String>, url: String) -> Result<String, ModelError> {
+        match (self.expected_sha.clone(), hubs) {
+            (Some(ours), Some(hubs)) if ours != hubs => Err(ModelError::HubChanged {
+                name: self.name.clone(),
+                what: format!("the hub's SHA-256 is {hubs}, the catalogue's {ours}"),
+            }),
+            (Some(ours), _) => Ok(ours),
+            (None, Some(hubs)) => Ok(hubs),
+            (None, None) => Err(ModelError::NoChecksum { url }),
+        }
+    }
+
+    fn agreed_size(&self, hubs: Option<u64>) -> Result<Option<u64>, ModelError> {
+        match (self.expected_size, hubs) {
+            (Some(ours), Some(hubs)) if ours != hubs => Err(ModelError::HubChanged {
+                name: self.name.clone(),
+                what: format!("the hub's file is {hubs} bytes, the catalogue's {ours}"),
+            }),
+            (ours, hubs) => Ok(ours.or(hubs)),
+        }
     }
 }
 
@@ -464,14 +593,26 @@ async fn fetch(
     progress: &mut (dyn FnMut(&PullProgress) + Send),
     cancel: &CancellationToken,
 ) -> Result<(), Step> {
+    match ask_for_rest(hub, url, transfer, cancel).await? {
+        Some(response) => receive(response, transfer, progress, cancel).await,
+        None => Ok(()),
+    }
+}
+
+/// Asks for the bytes from `transfer.have` on; `None` when the file is already whole.
+async fn ask_for_rest(
+    hub: &Hub,
+    url: &str,
+    transfer: &mut Transfer,
+    cancel: &CancellationToken,
+) -> Result<Option<reqwest::Response>, Step> {
     let from = transfer.have;
     let response = tokio::select! {
         biased;
         () = cancel.cancelled() => return Err(Step::Failed(transfer.cancelled())),
         response = hub.get(url, from) => response.map_err(Step::Broken)?,
     };
-    let status = response.status();
-    match status {
+    match response.status() {
         StatusCode::PARTIAL_CONTENT => {
             if content_range_start(response.headers()) != Some(from) {
                 transfer.restart()?;
@@ -488,7 +629,7 @@ async fn fetch(
         }
         StatusCode::RANGE_NOT_SATISFIABLE => {
             if transfer.size == Some(from) {
-                return Ok(());
+                return Ok(None);
             }
             transfer.restart()?;
             return Err(Step::Broken(
@@ -508,7 +649,16 @@ async fn fetch(
             }));
         }
     }
+    Ok(Some(response))
+}
 
+/// Appends the answer's bytes to the part file, hashing and counting them as they come.
+async fn receive(
+    response: reqwest::Response,
+    transfer: &mut Transfer,
+    progress: &mut (dyn FnMut(&PullProgress) + Send),
+    cancel: &CancellationToken,
+) -> Result<(), Step> {
     let part = transfer.part.clone();
     let file = tokio::fs::OpenOptions::new()
         .create(true)
@@ -536,25 +686,17 @@ async fn fetch(
             }
             None => break,
         };
-        let len = chunk.len() as u64;
-        if let Some(size) = transfer.size
-            && transfer.have + len > size
-        {
+        // The writer is dropped first so that the file is closed before it is removed.
+        if let Some(error) = transfer.overrun(chunk.len() as u64) {
             drop(writer);
             transfer.discard();
-            return Err(Step::Failed(ModelError::TooLong {
-                name: transfer.name.clone(),
-                expected: size,
-            }));
+            return Err(Step::Failed(error));
         }
         if let Err(error) = writer.write_all(&chunk).await {
             drop(writer);
             return Err(Step::Failed(write_failed(transfer, error)));
         }
-        transfer.hasher.update(&chunk);
-        transfer.have += len;
-        transfer.received += len;
-        transfer.window_bytes += len;
+        transfer.took(&chunk);
         transfer.report(progress, false);
     }
     flush(&mut writer, transfer).await?;
