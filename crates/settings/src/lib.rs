@@ -22,16 +22,18 @@
 
 pub mod edit;
 pub mod keychain;
+mod layers;
 pub mod telemetry;
 pub mod tool_modes;
 
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
-use tooltrail_protocol::{ToolMode, UnknownToolMode};
+use tooltrail_protocol::ToolMode;
 
 pub use edit::{ConfigEditor, Limits, Provider};
 use keychain::ProviderKeys;
+use layers::{Endpoint, Layers};
 
 /// The local Ollama server, which needs no key.
 pub const DEFAULT_BASE_URL: &str = "http://localhost:11434/v1";
@@ -406,111 +408,33 @@ impl Settings {
         env: impl Fn(&str) -> Option<String>,
         keys: ProviderKeys<'_>,
     ) -> Result<Self, SettingsError> {
-        let explicit_url = overrides
-            .base_url
-            .clone()
-            .or_else(|| env("TOOLTRAIL_BASE_URL"));
-        // The active provider speaks for the endpoint unless a flag or variable names another;
-        // its key goes only to its own endpoint.
-        let provider = file.active().filter(|_| explicit_url.is_none()).cloned();
-        // The built-in `local` provider: Tooltrail's own server, whose endpoint the runtime
-        // gives once it runs. A user's own provider of that id is found by `active()` above.
-        let local = (provider.is_none()
-            && explicit_url.is_none()
-            && file.active_provider.as_deref() == Some(LOCAL_PROVIDER_ID))
-        .then(|| file.local.clone());
-        if let Some(local) = &local {
-            local.check()?;
-        }
-        let base_url = explicit_url
-            .or_else(|| provider.as_ref().map(|p| p.base_url.clone()))
-            .or_else(|| file.base_url.clone())
-            .unwrap_or_else(|| DEFAULT_BASE_URL.to_string());
-        check_base_url(&base_url)?;
-        let (provider_key, key_problem) = match &provider {
-            Some(provider) => match keys.get(&provider.id) {
-                Ok(key) => (key, None),
-                Err(error) => (
-                    None,
-                    Some(format!(
-                        "the API key of provider {:?} could not be read, so none is sent: {error}",
-                        provider.name
-                    )),
-                ),
-            },
-            None => (None, None),
-        };
-        let api_key = env("TOOLTRAIL_API_KEY")
-            .or(provider_key)
-            .or_else(|| file.api_key_env.as_deref().and_then(&env));
+        let Endpoint {
+            provider,
+            local,
+            base_url,
+            api_key,
+            key_problem,
+        } = Endpoint::choose(overrides, &file, &env, &keys)?;
         let limits = file.limits();
         let max_rounds = overrides.max_rounds.unwrap_or(limits.max_rounds);
         if max_rounds == 0 {
             return Err(SettingsError::ZeroRounds);
         }
-        let tool_mode = match overrides.tool_mode {
-            Some(mode) => mode,
-            None => match env("TOOLTRAIL_TOOL_MODE") {
-                Some(word) => word.parse().map_err(|error: UnknownToolMode| {
-                    SettingsError::BadValue(format!("TOOLTRAIL_TOOL_MODE: {error}"))
-                })?,
-                None => provider
-                    .as_ref()
-                    .and_then(|p| p.tool_mode)
-                    .or(file.tool_mode)
-                    .unwrap_or_default(),
-            },
+        let layers = Layers {
+            overrides,
+            env: &env,
+            provider: provider.as_ref(),
+            file: &file,
         };
-        let context_window = match overrides.context_window {
-            Some(tokens) => Some(tokens),
-            None => match env("TOOLTRAIL_CONTEXT_WINDOW") {
-                Some(word) => Some(word.trim().parse::<u32>().map_err(|_| {
-                    SettingsError::BadValue(format!(
-                        "TOOLTRAIL_CONTEXT_WINDOW: {word:?} is not a number of tokens"
-                    ))
-                })?),
-                None => provider
-                    .as_ref()
-                    .and_then(|p| p.context_window)
-                    .or(file.context_window),
-            },
-        };
-        if let Some(tokens) = context_window {
-            check_context_window(tokens)?;
-        }
-        let max_tokens = provider
-            .as_ref()
-            .and_then(|p| p.max_tokens)
-            .or(file.max_tokens);
-        if max_tokens == Some(0) {
-            return Err(SettingsError::BadValue(
-                "max_tokens must be at least 1".to_string(),
-            ));
-        }
-        let max_tokens_field = provider
-            .as_ref()
-            .and_then(|p| p.max_tokens_field.clone())
-            .or(file.max_tokens_field.clone());
-        if let Some(field) = &max_tokens_field
-            && !matches!(field.as_str(), "max_tokens" | "max_completion_tokens")
-        {
-            return Err(SettingsError::BadValue(format!(
-                "max_tokens_field must be \"max_tokens\" or \"max_completion_tokens\" ({field:?} was given)"
-            )));
-        }
-        let vision = provider.as_ref().and_then(|p| p.vision).or(file.vision);
-        let file_model = match (&provider, &local) {
-            (Some(provider), _) => provider.model.clone(),
-            (None, Some(local)) => local.model.clone(),
-            (None, None) => file.model.clone(),
-        };
+        let tool_mode = layers.tool_mode()?;
+        let context_window = layers.context_window()?;
+        let max_tokens = layers.max_tokens()?;
+        let max_tokens_field = layers.max_tokens_field()?;
+        let vision = layers.vision();
+        let model = layers.model(local.as_ref());
         Ok(Self {
             base_url: base_url.trim_end_matches('/').to_string(),
-            model: overrides
-                .model
-                .clone()
-                .or_else(|| env("TOOLTRAIL_MODEL"))
-                .or(file_model),
+            model,
             api_key,
             max_rounds,
             max_result_bytes: limits.max_result_bytes,
