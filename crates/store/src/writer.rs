@@ -9,7 +9,7 @@
 use rusqlite::{Connection, OptionalExtension, params};
 use serde_json::Value;
 use tooltrail_protocol::{
-    ApprovalRecord, Event, EventBody, Message, ToolError, ToolSource, ToolStatus, Usage,
+    ApprovalRecord, Event, EventBody, Message, ToolError, ToolSource, ToolStatus, TurnEnd, Usage,
 };
 
 use crate::codes::{self, EventKind};
@@ -50,14 +50,7 @@ pub(crate) fn apply(conn: &Connection, writer: Option<&str>, event: &Event) -> R
             let turn = ensure_turn(conn, writer, event)?;
             let id = add_message(conn, turn, event.time_ms, message)?;
             if matches!(message, Message::Assistant { .. }) {
-                // The message holds everything its deltas streamed; keeping both would store
-                // each answer twice.
-                conn.prepare_cached("DELETE FROM events WHERE turn_id = ?1 AND kind IN (?2, ?3)")?
-                    .execute(params![
-                        turn.id,
-                        EventKind::TextDelta.code(),
-                        EventKind::ToolCallDelta.code()
-                    ])?;
+                drop_streamed_deltas(conn, turn)?;
             }
             insert_event(conn, turn.id, event, kind, Some(id), None)
         }
@@ -80,82 +73,8 @@ pub(crate) fn apply(conn: &Connection, writer: Option<&str>, event: &Event) -> R
             let body = serde_json::to_string(&event.body)?;
             insert_event(conn, turn.id, event, kind, None, Some(&body))
         }
-        EventBody::ToolCallStarted {
-            round,
-            call_id,
-            tool,
-            source,
-            description,
-            arguments,
-            approval,
-        } => {
-            let turn = ensure_turn(conn, writer, event)?;
-            let id = start_call(
-                conn,
-                turn,
-                event.time_ms,
-                &Call {
-                    round: *round,
-                    call_id,
-                    tool,
-                    source,
-                    description,
-                    arguments,
-                    approval,
-                },
-            )?;
-            insert_event(conn, turn.id, event, kind, Some(id), None)
-        }
-        EventBody::ToolCallFinished {
-            round,
-            call_id,
-            tool,
-            source,
-            description,
-            arguments,
-            status,
-            duration_ms,
-            result,
-            data,
-            error,
-            approval,
-            truncated_for_model,
-        } => {
-            let turn = ensure_turn(conn, writer, event)?;
-            let id = finish_call(
-                conn,
-                turn,
-                event.time_ms,
-                &Finished {
-                    call: Call {
-                        round: *round,
-                        call_id,
-                        tool,
-                        source,
-                        description,
-                        arguments,
-                        approval,
-                    },
-                    status: *status,
-                    duration_ms: *duration_ms,
-                    result,
-                    data: data.as_ref(),
-                    error: error.as_ref(),
-                    truncated_for_model: *truncated_for_model,
-                },
-            )?;
-            // Progress only matters while a call runs; its result says how it ended.
-            conn.prepare_cached(
-                "DELETE FROM events WHERE turn_id = ?1 AND kind = ?2
-                    AND json_extract(body, '$.call_id') = ?3",
-            )?
-            .execute(params![
-                turn.id,
-                EventKind::ToolCallProgress.code(),
-                call_id
-            ])?;
-            insert_event(conn, turn.id, event, kind, Some(id), None)
-        }
+        EventBody::ToolCallStarted { .. } => call_started(conn, writer, event, kind),
+        EventBody::ToolCallFinished { .. } => call_finished(conn, writer, event, kind),
         EventBody::Usage(usage) => {
             let turn = ensure_turn(conn, writer, event)?;
             let id = add_usage(conn, turn, event.time_ms, usage)?;
@@ -167,27 +86,93 @@ pub(crate) fn apply(conn: &Connection, writer: Option<&str>, event: &Event) -> R
             text,
         } => {
             let turn = ensure_turn(conn, writer, event)?;
-            conn.prepare_cached(
-                "UPDATE turns SET finished_ms = ?2, end_reason = ?3, rounds = ?4, text = ?5
-                 WHERE id = ?1",
-            )?
-            .execute(params![
-                turn.id,
-                event.time_ms,
-                codes::turn_end_to_text(*reason),
-                rounds,
-                text
-            ])?;
-            conn.prepare_cached(
-                "UPDATE tool_calls SET status = 'cancelled', error_code = 'cancelled',
-                    error_message = ?2
-                 WHERE status = 'running' AND status <> 'success' AND turn_id = ?1",
-            )?
-            .execute(params![turn.id, ENDED_WITH_TURN])?;
-            touch_conversation(conn, turn.conversation, event.time_ms)?;
+            finish_turn(conn, turn, event.time_ms, *reason, *rounds, text)?;
             insert_event(conn, turn.id, event, kind, Some(turn.id), None)
         }
     }
+}
+
+/// The message holds everything its deltas streamed; keeping both would store each answer
+/// twice.
+fn drop_streamed_deltas(conn: &Connection, turn: Turn) -> Result<()> {
+    conn.prepare_cached("DELETE FROM events WHERE turn_id = ?1 AND kind IN (?2, ?3)")?
+        .execute(params![
+            turn.id,
+            EventKind::TextDelta.code(),
+            EventKind::ToolCallDelta.code()
+        ])?;
+    Ok(())
+}
+
+/// A `tool_call_started` event: the call's row, running.
+fn call_started(
+    conn: &Connection,
+    writer: Option<&str>,
+    event: &Event,
+    kind: EventKind,
+) -> Result<()> {
+    // `apply` sends only this kind of event here.
+    let Some(call) = Call::of(&event.body) else {
+        return Ok(());
+    };
+    let turn = ensure_turn(conn, writer, event)?;
+    let id = start_call(conn, turn, event.time_ms, &call)?;
+    insert_event(conn, turn.id, event, kind, Some(id), None)
+}
+
+/// A `tool_call_finished` event: the call's row completed; its progress events go, as its
+/// result says how it ended.
+fn call_finished(
+    conn: &Connection,
+    writer: Option<&str>,
+    event: &Event,
+    kind: EventKind,
+) -> Result<()> {
+    // `apply` sends only this kind of event here.
+    let Some(finished) = Finished::of(&event.body) else {
+        return Ok(());
+    };
+    let turn = ensure_turn(conn, writer, event)?;
+    let id = finish_call(conn, turn, event.time_ms, &finished)?;
+    conn.prepare_cached(
+        "DELETE FROM events WHERE turn_id = ?1 AND kind = ?2
+            AND json_extract(body, '$.call_id') = ?3",
+    )?
+    .execute(params![
+        turn.id,
+        EventKind::ToolCallProgress.code(),
+        finished.call.call_id
+    ])?;
+    insert_event(conn, turn.id, event, kind, Some(id), None)
+}
+
+/// Closes the turn's row, and cancels its calls that never reported back.
+fn finish_turn(
+    conn: &Connection,
+    turn: Turn,
+    time_ms: i64,
+    reason: TurnEnd,
+    rounds: u32,
+    text: &str,
+) -> Result<()> {
+    conn.prepare_cached(
+        "UPDATE turns SET finished_ms = ?2, end_reason = ?3, rounds = ?4, text = ?5
+         WHERE id = ?1",
+    )?
+    .execute(params![
+        turn.id,
+        time_ms,
+        codes::turn_end_to_text(reason),
+        rounds,
+        text
+    ])?;
+    conn.prepare_cached(
+        "UPDATE tool_calls SET status = 'cancelled', error_code = 'cancelled',
+            error_message = ?2
+         WHERE status = 'running' AND status <> 'success' AND turn_id = ?1",
+    )?
+    .execute(params![turn.id, ENDED_WITH_TURN])?;
+    touch_conversation(conn, turn.conversation, time_ms)
 }
 
 fn insert_event(
@@ -472,6 +457,43 @@ struct Call<'a> {
     approval: &'a ApprovalRecord,
 }
 
+impl<'a> Call<'a> {
+    /// The call a `tool_call_started` or `tool_call_finished` event is about.
+    fn of(body: &'a EventBody) -> Option<Self> {
+        let (EventBody::ToolCallStarted {
+            round,
+            call_id,
+            tool,
+            source,
+            description,
+            arguments,
+            approval,
+        }
+        | EventBody::ToolCallFinished {
+            round,
+            call_id,
+            tool,
+            source,
+            description,
+            arguments,
+            approval,
+            ..
+        }) = body
+        else {
+            return None;
+        };
+        Some(Self {
+            round: *round,
+            call_id,
+            tool,
+            source,
+            description,
+            arguments,
+            approval,
+        })
+    }
+}
+
 fn start_call(conn: &Connection, turn: Turn, time_ms: i64, call: &Call<'_>) -> Result<i64> {
     let source = codes::source_to_text(call.source);
     // Kept from the start, so a call that never reports back (stopped, or its process gone)
@@ -531,6 +553,33 @@ struct Finished<'a> {
     data: Option<&'a Value>,
     error: Option<&'a ToolError>,
     truncated_for_model: bool,
+}
+
+impl<'a> Finished<'a> {
+    /// The call a `tool_call_finished` event ends, and how.
+    fn of(body: &'a EventBody) -> Option<Self> {
+        let EventBody::ToolCallFinished {
+            status,
+            duration_ms,
+            result,
+            data,
+            error,
+            truncated_for_model,
+            ..
+        } = body
+        else {
+            return None;
+        };
+        Some(Self {
+            call: Call::of(body)?,
+            status: *status,
+            duration_ms: *duration_ms,
+            result,
+            data: data.as_ref(),
+            error: error.as_ref(),
+            truncated_for_model: *truncated_for_model,
+        })
+    }
 }
 
 fn finish_call(
