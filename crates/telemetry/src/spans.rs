@@ -25,8 +25,8 @@ use opentelemetry::{Array, InstrumentationScope, KeyValue, StringValue, Value};
 use opentelemetry_sdk::trace::{SpanData, SpanEvents, SpanLinks};
 use serde_json::json;
 use tooltrail_protocol::{
-    ApprovalBy, ApprovalRecord, ErrorCode, Event, EventBody, Message, ToolError, ToolSource,
-    ToolStatus, TurnEnd, Usage,
+    ApprovalBy, ApprovalRecord, ErrorCode, Event, EventBody, Message, ToolCall, ToolError,
+    ToolSource, ToolStatus, TurnEnd, Usage,
 };
 
 use crate::ids::{TraceParent, span_id, trace_id_of_turn};
@@ -652,59 +652,7 @@ impl TurnState {
         capture: bool,
         scope: &InstrumentationScope,
     ) -> SpanData {
-        let mut attributes = self.common();
-        attributes.push(kv("gen_ai.operation.name", "chat"));
-        // The events carry the model asked for, which is the one that answers on every
-        // OpenAI-compatible server Tooltrail talks to.
-        attributes.push(kv("gen_ai.response.model", self.model.clone()));
-        attributes.push(kv("tooltrail.round", int(chat.round)));
-        attributes.push(kv("tooltrail.context.used_tokens", int(chat.used_tokens)));
-        attributes.push(kv(
-            "tooltrail.context.window_tokens",
-            int(chat.window_tokens),
-        ));
-        if let Some(tokens) = chat.input_tokens {
-            attributes.push(kv("gen_ai.usage.input_tokens", int(tokens)));
-        }
-        if let Some(tokens) = chat.output_tokens {
-            attributes.push(kv("gen_ai.usage.output_tokens", int(tokens)));
-        }
-        if let Some(mode) = self.tool_mode {
-            attributes.push(kv("tooltrail.tool_mode", mode));
-        }
-        let finish = match (chat.truncated, reply) {
-            (true, _) => Some("length"),
-            (false, Some(Message::Assistant { tool_calls, .. })) if !tool_calls.is_empty() => {
-                Some("tool_calls")
-            }
-            (false, Some(_)) => Some("stop"),
-            (false, None) => None,
-        };
-        if let Some(finish) = finish {
-            attributes.push(kv(
-                "gen_ai.response.finish_reasons",
-                Value::Array(Array::String(vec![StringValue::from(finish)])),
-            ));
-        }
-        if capture
-            && let Some(Message::Assistant {
-                content,
-                tool_calls,
-            }) = reply
-        {
-            let mut parts = Vec::new();
-            if !content.is_empty() {
-                parts.push(json!({"type": "text", "content": content}));
-            }
-            for call in tool_calls {
-                parts.push(json!({
-                    "type": "tool_call", "id": call.id, "name": call.name,
-                    "arguments": call.arguments,
-                }));
-            }
-            let output = json!([{"role": "assistant", "parts": parts, "finish_reason": finish}]);
-            attributes.push(kv("gen_ai.output.messages", output.to_string()));
-        }
+        let mut attributes = self.chat_attributes(&chat, reply, capture);
         let status = match chat.error {
             Some(code) => {
                 attributes.push(kv("error.type", error_code(code)));
@@ -729,6 +677,53 @@ impl TurnState {
         }
     }
 
+    /// A model request's attributes: the GenAI ones, its context and tokens, why it stopped,
+    /// and the reply when content is captured.
+    fn chat_attributes(
+        &self,
+        chat: &ChatState,
+        reply: Option<&Message>,
+        capture: bool,
+    ) -> Vec<KeyValue> {
+        let mut attributes = self.common();
+        attributes.push(kv("gen_ai.operation.name", "chat"));
+        // The events carry the model asked for, which is the one that answers on every
+        // OpenAI-compatible server Tooltrail talks to.
+        attributes.push(kv("gen_ai.response.model", self.model.clone()));
+        attributes.push(kv("tooltrail.round", int(chat.round)));
+        attributes.push(kv("tooltrail.context.used_tokens", int(chat.used_tokens)));
+        attributes.push(kv(
+            "tooltrail.context.window_tokens",
+            int(chat.window_tokens),
+        ));
+        if let Some(tokens) = chat.input_tokens {
+            attributes.push(kv("gen_ai.usage.input_tokens", int(tokens)));
+        }
+        if let Some(tokens) = chat.output_tokens {
+            attributes.push(kv("gen_ai.usage.output_tokens", int(tokens)));
+        }
+        if let Some(mode) = self.tool_mode {
+            attributes.push(kv("tooltrail.tool_mode", mode));
+        }
+        let finish = finish_reason(chat.truncated, reply);
+        if let Some(finish) = finish {
+            attributes.push(kv(
+                "gen_ai.response.finish_reasons",
+                Value::Array(Array::String(vec![StringValue::from(finish)])),
+            ));
+        }
+        if capture
+            && let Some(Message::Assistant {
+                content,
+                tool_calls,
+            }) = reply
+        {
+            let output = reply_messages(content, tool_calls, finish);
+            attributes.push(kv("gen_ai.output.messages", output));
+        }
+        attributes
+    }
+
     fn finish(
         mut self,
         end: SystemTime,
@@ -742,6 +737,43 @@ impl TurnState {
         if let Some(chat) = self.chat.take() {
             done.push(self.chat_span(chat, end, None, capture, scope));
         }
+        let mut attributes = self.turn_attributes(reason, rounds, text, capture);
+        let status = match (reason, self.last_fatal) {
+            (TurnEnd::Error, code) => {
+                let kind = code.map_or("error", error_code);
+                attributes.push(kv("error.type", kind));
+                Status::error(kind)
+            }
+            (TurnEnd::Completed | TurnEnd::RoundLimit | TurnEnd::Cancelled, _) => Status::Unset,
+        };
+        done.extend(self.cancelled_calls(end, scope));
+        done.push(SpanData {
+            span_context: context(self.trace_id, self.root),
+            parent_span_id: self.remote_parent.unwrap_or(SpanId::INVALID),
+            parent_span_is_remote: self.remote_parent.is_some(),
+            span_kind: SpanKind::Internal,
+            name: Cow::Borrowed("invoke_agent tooltrail"),
+            start_time: self.start,
+            end_time: end.max(self.start),
+            attributes,
+            dropped_attributes_count: 0,
+            events: span_events(std::mem::take(&mut self.errors)),
+            links: SpanLinks::default(),
+            status,
+            instrumentation_scope: scope.clone(),
+        });
+        done
+    }
+
+    /// The turn's attributes: the GenAI ones, how it ended, its counts and tokens, and the
+    /// question and answer when content is captured.
+    fn turn_attributes(
+        &self,
+        reason: TurnEnd,
+        rounds: u32,
+        text: &str,
+        capture: bool,
+    ) -> Vec<KeyValue> {
         let mut attributes = self.common();
         attributes.extend([
             kv("gen_ai.operation.name", "invoke_agent"),
@@ -772,16 +804,13 @@ impl TurnState {
             attributes.push(kv("gen_ai.input.messages", input.to_string()));
             attributes.push(kv("gen_ai.output.messages", output.to_string()));
         }
-        let status = match (reason, self.last_fatal) {
-            (TurnEnd::Error, code) => {
-                let kind = code.map_or("error", error_code);
-                attributes.push(kv("error.type", kind));
-                Status::error(kind)
-            }
-            (TurnEnd::Completed | TurnEnd::RoundLimit | TurnEnd::Cancelled, _) => Status::Unset,
-        };
-        // Calls that started but never finished (the turn was stopped) end with it.
+        attributes
+    }
+
+    /// Calls that started but never finished (the turn was stopped) end with it.
+    fn cancelled_calls(&mut self, end: SystemTime, scope: &InstrumentationScope) -> Vec<SpanData> {
         let open: Vec<(String, ToolState)> = self.tools.drain().collect();
+        let mut done = Vec::new();
         for (call_id, state) in open {
             let Some(start) = state.started.or(state.requested) else {
                 continue;
@@ -806,23 +835,36 @@ impl TurnState {
                 instrumentation_scope: scope.clone(),
             });
         }
-        done.push(SpanData {
-            span_context: context(self.trace_id, self.root),
-            parent_span_id: self.remote_parent.unwrap_or(SpanId::INVALID),
-            parent_span_is_remote: self.remote_parent.is_some(),
-            span_kind: SpanKind::Internal,
-            name: Cow::Borrowed("invoke_agent tooltrail"),
-            start_time: self.start,
-            end_time: end.max(self.start),
-            attributes,
-            dropped_attributes_count: 0,
-            events: span_events(std::mem::take(&mut self.errors)),
-            links: SpanLinks::default(),
-            status,
-            instrumentation_scope: scope.clone(),
-        });
         done
     }
+}
+
+/// Why a model request stopped, as the GenAI conventions name it; none while it had no reply.
+fn finish_reason(truncated: bool, reply: Option<&Message>) -> Option<&'static str> {
+    match (truncated, reply) {
+        (true, _) => Some("length"),
+        (false, Some(Message::Assistant { tool_calls, .. })) if !tool_calls.is_empty() => {
+            Some("tool_calls")
+        }
+        (false, Some(_)) => Some("stop"),
+        (false, None) => None,
+    }
+}
+
+/// A reply as the GenAI output messages: its text and its tool calls.
+fn reply_messages(content: &str, tool_calls: &[ToolCall], finish: Option<&str>) -> String {
+    let mut parts = Vec::new();
+    if !content.is_empty() {
+        parts.push(json!({"type": "text", "content": content}));
+    }
+    for call in tool_calls {
+        parts.push(json!({
+            "type": "tool_call", "id": call.id, "name": call.name,
+            "arguments": call.arguments,
+        }));
+    }
+    let output = json!([{"role": "assistant", "parts": parts, "finish_reason": finish}]);
+    output.to_string()
 }
 
 fn span_events(events: Vec<opentelemetry::trace::Event>) -> SpanEvents {
