@@ -595,15 +595,8 @@ fn finish_call(
         &codes::source_to_text(call.source),
         call.description,
     )?;
-    let running: Option<i64> = conn
-        .prepare_cached(
-            "SELECT id FROM tool_calls
-             WHERE status = 'running' AND status <> 'success' AND turn_id = ?1 AND round = ?2 AND call_id = ?3",
-        )?
-        .query_row(params![turn.id, call.round, call.call_id], |row| row.get(0))
-        .optional()?;
     let duration = to_i64(finished.duration_ms);
-    let id = match running {
+    let id = match running_call(conn, turn, call)? {
         Some(id) => id,
         // A call that never ran (refused, denied, invalid) has no started event.
         None => insert_running(conn, turn, call, spec_id, time_ms.saturating_sub(duration))?,
@@ -633,7 +626,29 @@ fn finish_call(
         rule,
         call.approval.reason
     ])?;
-    let full = (finished.result.len() > preview.len())
+    keep_whole_result(conn, id, finished, preview.len())?;
+    Ok(id)
+}
+
+/// The row of the call while it runs, if it started.
+fn running_call(conn: &Connection, turn: Turn, call: &Call<'_>) -> Result<Option<i64>> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT id FROM tool_calls
+             WHERE status = 'running' AND status <> 'success' AND turn_id = ?1 AND round = ?2 AND call_id = ?3",
+        )?
+        .query_row(params![turn.id, call.round, call.call_id], |row| row.get(0))
+        .optional()?)
+}
+
+/// A result longer than its preview, and structured data, go compressed into `tool_results`.
+fn keep_whole_result(
+    conn: &Connection,
+    id: i64,
+    finished: &Finished<'_>,
+    preview_len: usize,
+) -> Result<()> {
+    let full = (finished.result.len() > preview_len)
         .then(|| compress::deflate(finished.result.as_bytes()))
         .transpose()?;
     let data = match finished.data {
@@ -647,7 +662,7 @@ fn finish_call(
         )?
         .execute(params![id, compress::DEFLATE, full, data])?;
     }
-    Ok(id)
+    Ok(())
 }
 
 /// SQLite integers are signed; counts and durations past `i64::MAX` do not occur.
