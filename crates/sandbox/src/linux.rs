@@ -25,6 +25,5 @@ mod seccomp;
 mod supervise;
 
 pub(crate) use confine::{confine, probe};
-pub(crate) use landlock_rules::readable_system_paths;
 pub(crate) use namespaces::user_namespace_check;
 pub(crate) use supervise::supervise;

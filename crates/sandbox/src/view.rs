@@ -254,7 +254,7 @@ pub fn view(
         folders.push(grant.clone());
         grants.push(grant);
     };
-    for path in system_paths() {
+    for path in crate::system_paths::system_paths() {
         both(
             Grant {
                 path,
@@ -443,34 +443,6 @@ const DEVICES: &[&str] = &[
     "/dev/full",
     "/dev/random",
     "/dev/urandom",
-];
-
-/// The system folders commands read and run programs from.
-#[cfg(target_os = "linux")]
-pub(crate) fn system_paths() -> Vec<PathBuf> {
-    crate::linux::readable_system_paths()
-}
-
-#[cfg(not(target_os = "linux"))]
-pub(crate) fn system_paths() -> Vec<PathBuf> {
-    MACOS_SYSTEM.iter().map(PathBuf::from).collect()
-}
-
-/// System folders programs are read and run from on macOS. Kept with the view rather than
-/// with the Seatbelt profile, which only turns a view's grants into rules and so depends on
-/// the view, never the other way round.
-#[cfg(not(target_os = "linux"))]
-const MACOS_SYSTEM: &[&str] = &[
-    "/usr",
-    "/bin",
-    "/sbin",
-    "/System",
-    "/Library/Apple",
-    "/opt/homebrew",
-    "/usr/local",
-    "/private/etc/ssl",
-    "/private/var/db/timezone",
-    "/dev",
 ];
 
 /// The command's environment: nothing inherited but a `PATH` of folders it can see (system
