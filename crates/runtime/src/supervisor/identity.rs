@@ -14,6 +14,8 @@
 
 #[cfg(any(target_os = "macos", windows))]
 mod other_systems;
+#[cfg(windows)]
+pub(in crate::supervisor) use other_systems::with_process;
 
 /// Whether `pid` is still the process that started at `recorded` (as [`start_time`] read it
 /// then), so that a signal or a kill reaches it and no other: the check before anything is

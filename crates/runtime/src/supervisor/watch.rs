@@ -116,15 +116,7 @@ fn kill(pid: u32) -> bool {
 
 #[cfg(windows)]
 fn kill(pid: u32) -> bool {
-    use sysinfo::{Pid, ProcessRefreshKind, ProcessesToUpdate, System};
-    let pid = Pid::from_u32(pid);
-    let mut system = System::new();
-    system.refresh_processes_specifics(
-        ProcessesToUpdate::Some(&[pid]),
-        true,
-        ProcessRefreshKind::nothing(),
-    );
-    system.process(pid).is_some_and(sysinfo::Process::kill)
+    identity::with_process(pid, sysinfo::Process::kill).unwrap_or(false)
 }
 
 #[cfg(not(any(unix, windows)))]

@@ -7,6 +7,14 @@
 use sysinfo::{Pid, ProcessRefreshKind, ProcessesToUpdate, System};
 
 pub(super) fn start_time(pid: u32) -> Option<u64> {
+    with_process(pid, sysinfo::Process::start_time)
+}
+
+/// What `read` makes of the process `pid`, looked up on its own; `None` where it has ended.
+pub(in crate::supervisor) fn with_process<T>(
+    pid: u32,
+    read: impl FnOnce(&sysinfo::Process) -> T,
+) -> Option<T> {
     let pid = Pid::from_u32(pid);
     let mut system = System::new();
     // Start times are read even when nothing else is asked for.
@@ -15,5 +23,5 @@ pub(super) fn start_time(pid: u32) -> Option<u64> {
         true,
         ProcessRefreshKind::nothing(),
     );
-    system.process(pid).map(sysinfo::Process::start_time)
+    system.process(pid).map(read)
 }
