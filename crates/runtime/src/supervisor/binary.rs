@@ -9,7 +9,11 @@
 //! 3. The cache `scripts/setup --local-runtime` fills, built from llama.cpp's source:
 //!    `${TOOLTRAIL_CACHE:-~/.cache/tooltrail}/llama-server-<version>-avx2/llama-server`, the
 //!    pinned version first, else the newest there.
-//! 4. `llama-server` on the `PATH` (a llama.cpp the user installed).
+//! 4. Homebrew's `llama-server` (`brew install llama.cpp`): `$HOMEBREW_PREFIX/bin`, else
+//!    Homebrew's usual prefixes (`/opt/homebrew` and `/usr/local` on macOS,
+//!    `/home/linuxbrew/.linuxbrew` on Linux), so that it is found even when the app was started
+//!    from the Dock or a desktop menu, whose `PATH` does not hold Homebrew's folder.
+//! 5. `llama-server` on the `PATH` (a llama.cpp the user installed).
 
 use std::path::{Path, PathBuf};
 
@@ -36,6 +40,8 @@ pub enum BinarySource {
     Bundled,
     /// The cache `scripts/setup --local-runtime` builds into.
     Cache,
+    /// Homebrew's `bin` folder.
+    Homebrew,
     /// The `PATH`.
     Path,
 }
@@ -47,6 +53,7 @@ impl BinarySource {
             Self::Override => "set by TOOLTRAIL_LLAMA_SERVER, which wins over every other place",
             Self::Bundled => "the one that came with Tooltrail (beside its program)",
             Self::Cache => "built by scripts/setup --local-runtime into the cache",
+            Self::Homebrew => "installed by Homebrew, since none came with Tooltrail or was built",
             Self::Path => "found on the PATH, since none came with Tooltrail or was built",
         }
     }
@@ -57,6 +64,7 @@ impl BinarySource {
             Self::Override => "TOOLTRAIL_LLAMA_SERVER",
             Self::Bundled => "bundled",
             Self::Cache => "cache",
+            Self::Homebrew => "homebrew",
             Self::Path => "PATH",
         }
     }
@@ -76,6 +84,8 @@ pub struct SearchPlaces {
     /// The folder of the running program.
     pub exe_dir: Option<PathBuf>,
     pub cache_dir: Option<PathBuf>,
+    /// Homebrew's `bin` folders that exist here, in the order they are looked in.
+    pub homebrew_bins: Vec<PathBuf>,
     pub path_var: Option<std::ffi::OsString>,
 }
 
@@ -95,6 +105,7 @@ impl SearchPlaces {
                 .and_then(|exe| exe.canonicalize().ok().or(Some(exe)))
                 .and_then(|exe| exe.parent().map(Path::to_path_buf)),
             cache_dir,
+            homebrew_bins: homebrew_bins(std::env::var_os("HOMEBREW_PREFIX").map(PathBuf::from)),
             path_var: std::env::var_os("PATH"),
         }
     }
@@ -132,6 +143,13 @@ impl SearchPlaces {
         {
             return Ok(server);
         }
+        if let Some(server) = self
+            .homebrew_bins
+            .iter()
+            .find_map(|dir| found(dir.join(PROGRAM), BinarySource::Homebrew))
+        {
+            return Ok(server);
+        }
         if let Some(server) = self.path_var.as_ref().and_then(|paths| {
             std::env::split_paths(paths)
                 .find_map(|dir| found(dir.join(PROGRAM), BinarySource::Path))
@@ -152,6 +170,14 @@ impl SearchPlaces {
         if let Some(dir) = &self.cache_dir {
             places.push(format!("in the cache {}", dir.display()));
         }
+        if !self.homebrew_bins.is_empty() {
+            let dirs: Vec<String> = self
+                .homebrew_bins
+                .iter()
+                .map(|dir| dir.display().to_string())
+                .collect();
+            places.push(format!("in Homebrew's {}", dirs.join(" and ")));
+        }
         places.push("on the PATH".to_string());
         let last = places.pop().unwrap_or_default();
         if places.is_empty() {
@@ -160,6 +186,30 @@ impl SearchPlaces {
             format!("{} and {last}", places.join(", "))
         }
     }
+}
+
+/// Homebrew's `bin` folders that exist: `$HOMEBREW_PREFIX/bin` when the variable is set (a
+/// shell that ran `brew shellenv`), then the prefixes Homebrew installs to by default.
+fn homebrew_bins(prefix: Option<PathBuf>) -> Vec<PathBuf> {
+    let defaults: &[&str] = if cfg!(target_os = "macos") {
+        &["/opt/homebrew", "/usr/local"]
+    } else if cfg!(target_os = "linux") {
+        &["/home/linuxbrew/.linuxbrew"]
+    } else {
+        &[]
+    };
+    let mut bins: Vec<PathBuf> = Vec::new();
+    for prefix in prefix
+        .filter(|prefix| !prefix.as_os_str().is_empty())
+        .into_iter()
+        .chain(defaults.iter().map(PathBuf::from))
+    {
+        let bin = prefix.join("bin");
+        if bin.is_dir() && !bins.contains(&bin) {
+            bins.push(bin);
+        }
+    }
+    bins
 }
 
 /// The cache's llama-server: the pinned version's, else the newest version's.
@@ -223,7 +273,7 @@ mod tests {
     }
 
     #[test]
-    fn the_override_then_beside_tooltrail_then_the_cache_then_the_path() {
+    fn the_override_then_beside_tooltrail_then_the_cache_then_homebrew_then_the_path() {
         let root = tempfile::tempdir().unwrap();
         let r = root.path();
         let on_path = program(&r.join("bin/llama-server"));
@@ -231,6 +281,7 @@ mod tests {
             override_path: None,
             exe_dir: Some(r.join("app/bin")),
             cache_dir: Some(r.join("cache")),
+            homebrew_bins: vec![r.join("brew/bin")],
             path_var: Some(std::env::join_paths([r.join("empty"), r.join("bin")]).unwrap()),
         };
         let found = |places: &SearchPlaces| places.find().unwrap();
@@ -239,6 +290,16 @@ mod tests {
             LlamaServer {
                 path: on_path,
                 source: BinarySource::Path
+            }
+        );
+
+        // Homebrew's comes before the PATH's.
+        let brewed = program(&r.join("brew/bin/llama-server"));
+        assert_eq!(
+            found(&places),
+            LlamaServer {
+                path: brewed,
+                source: BinarySource::Homebrew
             }
         );
 
@@ -289,6 +350,7 @@ mod tests {
             override_path: None,
             exe_dir: Some(root.path().join("bin")),
             cache_dir: Some(root.path().join("cache")),
+            homebrew_bins: Vec::new(),
             path_var: Some(root.path().join("empty").into_os_string()),
         };
         let error = places.find().unwrap_err().to_string();
@@ -304,5 +366,18 @@ mod tests {
         std::fs::create_dir_all(root.path().join("bin")).unwrap();
         std::fs::write(root.path().join("bin/llama-server"), "").unwrap();
         assert!(places.find().is_err());
+    }
+
+    #[test]
+    fn homebrew_s_folders_are_its_prefix_then_its_defaults_that_exist() {
+        let root = tempfile::tempdir().unwrap();
+        let prefix = root.path().join("brew");
+        std::fs::create_dir_all(prefix.join("bin")).unwrap();
+        let bins = homebrew_bins(Some(prefix.clone()));
+        assert_eq!(bins.first(), Some(&prefix.join("bin")));
+        // A prefix without a bin folder, or an empty one, adds nothing.
+        let none = homebrew_bins(Some(root.path().join("nothing")));
+        assert!(!none.contains(&root.path().join("nothing/bin")));
+        assert_eq!(homebrew_bins(Some(PathBuf::new())), homebrew_bins(None));
     }
 }
