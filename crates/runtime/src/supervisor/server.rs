@@ -54,8 +54,15 @@ impl Server {
         let mut child = command
             .spawn()
             .map_err(|error| format!("{} could not be started: {error}", spec.binary.display()))?;
-        let pid = child.id().unwrap_or_default();
-        match Watch::start(&exe, pid) {
+        // No id only once the child is reaped: then there is nothing to watch either.
+        let watched = match child.id() {
+            Some(pid) => Watch::start(&exe, pid),
+            None => Err(format!(
+                "{} ended as soon as it started",
+                spec.binary.display()
+            )),
+        };
+        match watched {
             Ok(watch) => Ok(Self {
                 child,
                 _watch: watch,
