@@ -31,6 +31,7 @@ pub fn render() -> Result<Vec<(String, String)>, ts_rs::ExportError> {
     files.visit::<tooltrail_protocol::ToolOutput>();
     files.visit::<tooltrail_protocol::ToolProgress>();
     files.visit::<tooltrail_protocol::ToolSpec>();
+    files.visit::<tooltrail_protocol::LocalModelStatus>();
     // What the commands return and take, and the events the shell emits.
     files.visit::<crate::commands::AppInfo>();
     files.visit::<crate::workspace::WorkspaceInfo>();

@@ -234,6 +234,7 @@ fn note(body: EventBody) -> Option<(&'static str, String)> {
         | EventBody::SamplingRequested { .. }
         | EventBody::ToolCallStarted { .. }
         | EventBody::ToolCallProgress { .. }
+        | EventBody::PromptProgress { .. }
         | EventBody::ContextUsage { .. }
         | EventBody::Usage(_) => None,
     }

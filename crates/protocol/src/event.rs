@@ -107,6 +107,20 @@ pub enum EventBody {
         /// Answers to offer as buttons; the user may also write their own.
         choices: Vec<String>,
     },
+    /// How far the model's server has read this round's prompt, before its first token: sent
+    /// while a long prompt is read (llama.cpp's `prompt_progress`), so a wait has figures.
+    PromptProgress {
+        round: u32,
+        /// Tokens of the prompt read so far, those from the cache included.
+        processed: u32,
+        /// Tokens in the whole prompt.
+        total: u32,
+        /// Tokens the server took from its cache instead of reading them.
+        cached: u32,
+        /// Milliseconds spent reading so far.
+        #[ts(type = "number")]
+        elapsed_ms: u64,
+    },
     /// A call starts running.
     ToolCallStarted {
         round: u32,
@@ -312,6 +326,7 @@ impl EventBody {
             | Self::SamplingRequested { .. }
             | Self::SamplingAnswered { .. }
             | Self::ToolCallProgress { .. }
+            | Self::PromptProgress { .. }
             | Self::ToolModeUsed { .. }
             | Self::RoundLimitReached { .. }
             | Self::Usage(_)
@@ -338,6 +353,7 @@ impl EventBody {
             Self::SamplingAnswered { .. } => "sampling_answered",
             Self::ToolCallStarted { .. } => "tool_call_started",
             Self::ToolCallProgress { .. } => "tool_call_progress",
+            Self::PromptProgress { .. } => "prompt_progress",
             Self::ToolCallFinished { .. } => "tool_call_finished",
             Self::ToolModeUsed { .. } => "tool_mode_used",
             Self::RoundLimitReached { .. } => "round_limit_reached",

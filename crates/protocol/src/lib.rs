@@ -35,6 +35,7 @@ pub mod attachment;
 pub mod change;
 pub mod event;
 pub mod instructions;
+pub mod local_model;
 pub mod media;
 pub mod message;
 pub mod server_request;
@@ -49,6 +50,7 @@ pub use attachment::{
 pub use change::{DiffHunk, DiffLine, DiffLineKind, FileChange, WriteMode};
 pub use event::{ErrorCode, Event, EventBody, TurnEnd, Usage, repetition_sentence};
 pub use instructions::{InstructionsLeftOut, LeftOutReason};
+pub use local_model::LocalModelStatus;
 pub use media::{Media, MediaKind};
 pub use message::{Message, ToolCall};
 pub use server_request::{

@@ -179,6 +179,7 @@ impl State {
             | EventBody::SamplingAnswered { .. }
             | EventBody::ToolCallStarted { .. }
             | EventBody::ToolCallProgress { .. }
+            | EventBody::PromptProgress { .. }
             | EventBody::ToolModeUsed { .. }
             | EventBody::RoundLimitReached { .. }
             | EventBody::Usage(_)

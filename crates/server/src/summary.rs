@@ -73,6 +73,7 @@ impl Summary {
             | EventBody::SamplingAnswered { .. }
             | EventBody::ToolCallStarted { .. }
             | EventBody::ToolCallProgress { .. }
+            | EventBody::PromptProgress { .. }
             | EventBody::ToolModeUsed { .. }
             | EventBody::RoundLimitReached { .. }
             | EventBody::ContextUsage { .. }

@@ -34,6 +34,7 @@ pub(crate) enum EventKind {
     ElicitationAnswered = 18,
     SamplingRequested = 19,
     SamplingAnswered = 20,
+    PromptProgress = 21,
 }
 
 impl EventKind {
@@ -46,6 +47,7 @@ impl EventKind {
             EventBody::ApprovalRequested { .. } => Self::ApprovalRequested,
             EventBody::ToolCallStarted { .. } => Self::ToolCallStarted,
             EventBody::ToolCallProgress { .. } => Self::ToolCallProgress,
+            EventBody::PromptProgress { .. } => Self::PromptProgress,
             EventBody::ToolCallFinished { .. } => Self::ToolCallFinished,
             EventBody::ToolModeUsed { .. } => Self::ToolModeUsed,
             EventBody::RoundLimitReached { .. } => Self::RoundLimitReached,
@@ -81,6 +83,7 @@ impl EventKind {
             9 => Self::Error,
             10 => Self::TurnFinished,
             11 => Self::ToolCallProgress,
+            21 => Self::PromptProgress,
             12 => Self::ToolModeUsed,
             13 => Self::ContextUsage,
             14 => Self::AnswerTruncated,

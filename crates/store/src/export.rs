@@ -224,7 +224,9 @@ impl MarkdownExport {
             EventBody::TurnStarted { model, .. } => self.turn_started(event.time_ms, model),
             EventBody::MessageAdded { message } => self.message(message),
             EventBody::TextDelta { text, .. } => self.streamed.push_str(text),
-            EventBody::ToolCallDelta { .. } | EventBody::ToolCallProgress { .. } => {}
+            EventBody::ToolCallDelta { .. }
+            | EventBody::ToolCallProgress { .. }
+            | EventBody::PromptProgress { .. } => {}
             EventBody::ApprovalRequested {
                 tool,
                 summary,

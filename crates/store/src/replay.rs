@@ -101,6 +101,7 @@ fn read_body(
         EventKind::TextDelta
         | EventKind::ToolCallDelta
         | EventKind::ToolCallProgress
+        | EventKind::PromptProgress
         | EventKind::ApprovalRequested
         | EventKind::ToolModeUsed
         | EventKind::RoundLimitReached

@@ -57,6 +57,7 @@ pub(crate) fn apply(conn: &Connection, writer: Option<&str>, event: &Event) -> R
         EventBody::TextDelta { .. }
         | EventBody::ToolCallDelta { .. }
         | EventBody::ToolCallProgress { .. }
+        | EventBody::PromptProgress { .. }
         | EventBody::ApprovalRequested { .. }
         | EventBody::ToolModeUsed { .. }
         | EventBody::RoundLimitReached { .. }

@@ -207,6 +207,7 @@ impl TraceBuilder {
             | EventBody::ToolCallDelta { .. }
             | EventBody::UserQuestion { .. }
             | EventBody::ToolCallProgress { .. }
+            | EventBody::PromptProgress { .. }
             | EventBody::ElicitationRequested { .. }
             | EventBody::ElicitationAnswered { .. }
             | EventBody::SamplingRequested { .. }

@@ -59,7 +59,23 @@ once_only?: boolean, } | { "type": "user_question", call_id: string, question: s
 /**
  * Answers to offer as buttons; the user may also write their own.
  */
-choices: Array<string>, } | { "type": "tool_call_started", round: number, call_id: string, tool: string, source: ToolSource, 
+choices: Array<string>, } | { "type": "prompt_progress", round: number, 
+/**
+ * Tokens of the prompt read so far, those from the cache included.
+ */
+processed: number, 
+/**
+ * Tokens in the whole prompt.
+ */
+total: number, 
+/**
+ * Tokens the server took from its cache instead of reading them.
+ */
+cached: number, 
+/**
+ * Milliseconds spent reading so far.
+ */
+elapsed_ms: number, } | { "type": "tool_call_started", round: number, call_id: string, tool: string, source: ToolSource, 
 /**
  * The tool's description, as the model saw it: sent at the start so that a call cut
  * off before it finished (a crash, a stopped turn) still has it on record.

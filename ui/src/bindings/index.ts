@@ -44,6 +44,7 @@ export type { LearnedToolMode } from "./LearnedToolMode";
 export type { LeftOutReason } from "./LeftOutReason";
 export type { Limits } from "./Limits";
 export type { LoadedConversation } from "./LoadedConversation";
+export type { LocalModelStatus } from "./LocalModelStatus";
 export type { McpApproval } from "./McpApproval";
 export type { McpConfigView } from "./McpConfigView";
 export type { McpContent } from "./McpContent";
