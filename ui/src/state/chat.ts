@@ -89,6 +89,18 @@ export interface RoundView {
   firstOutputMs?: number;
   /** When the model's answer of this round was complete (its assistant message). */
   endMs?: number;
+  /** How far the server has read this round's prompt, while it reads a long one; gone once the
+   * round's first piece streams, its answer is complete, or the turn ends. */
+  prompt?: PromptRead;
+}
+
+/** The server reading a round's prompt before its first token (`prompt_progress`). */
+export interface PromptRead {
+  processed: number;
+  total: number;
+  /** Tokens taken from the server's cache instead of read. */
+  cached: number;
+  elapsedMs: number;
 }
 
 export interface TurnError {
@@ -323,6 +335,7 @@ function addMessage(draft: Draft, event: EventOf<"message_added">) {
   const round = draft.round(turn, turn.assistantMessages);
   if (content && !streamed) round.text = content;
   round.endMs = event.time_ms;
+  delete round.prompt;
 }
 
 /** A call waits for the user's yes: what it would do, and why it asks. */
@@ -454,12 +467,27 @@ function stopRepetition(draft: Draft, event: EventOf<"repetition_stopped">) {
   }
 }
 
+/** The server reads a long prompt: how far, until the round's first piece streams. */
+function readPrompt(draft: Draft, event: EventOf<"prompt_progress">) {
+  const live = draft.state.turns.find((turn) => turn.id === event.turn_id);
+  if (!live || live.status !== "running") return;
+  const known = live.rounds.find((round) => round.round === event.round);
+  // A report that arrives after the round began to answer is old news.
+  if (known && (known.firstOutputMs !== undefined || known.endMs !== undefined)) return;
+  const round = draft.round(draft.turn(event.turn_id)!, event.round);
+  round.prompt = { processed: event.processed, total: event.total, cached: event.cached, elapsedMs: event.elapsed_ms };
+}
+
 /** The turn ended, and with it every call it left unfinished. */
 function finishTurn(draft: Draft, event: EventOf<"turn_finished">) {
   const turn = draft.turn(event.turn_id);
   if (!turn) return;
   turn.status = event.reason;
   turn.finishedMs = event.time_ms;
+  // A finished turn reads nothing more: a stored conversation's progress must not show.
+  for (const round of turn.rounds) {
+    if (round.prompt) delete draft.round(turn, round.round).prompt;
+  }
   // A call the turn left behind did not finish: it was stopped with the turn.
   for (const round of turn.rounds) {
     for (const callId of round.callIds) {
@@ -489,13 +517,18 @@ function fold(draft: Draft, event: Event) {
       const round = draft.round(turn, event.round);
       round.text += event.text;
       round.firstOutputMs ??= event.time_ms;
+      delete round.prompt;
       return;
     }
     case "tool_call_delta": {
       const call = ensureCall(draft, event, event.call_id, event.round, event.tool ?? "");
       if (call.phase === "streaming") call.argumentsText += event.arguments_delta;
       const turn = draft.turn(event.turn_id);
-      if (turn) draft.round(turn, event.round).firstOutputMs ??= event.time_ms;
+      if (turn) {
+        const round = draft.round(turn, event.round);
+        round.firstOutputMs ??= event.time_ms;
+        delete round.prompt;
+      }
       return;
     }
     case "approval_requested":
@@ -530,6 +563,9 @@ function fold(draft: Draft, event: Event) {
     }
     case "tool_call_finished":
       finishCall(draft, event);
+      return;
+    case "prompt_progress":
+      readPrompt(draft, event);
       return;
     case "tool_mode_used": {
       const turn = draft.turn(event.turn_id);
