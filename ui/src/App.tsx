@@ -1,9 +1,10 @@
-import { Suspense, useCallback, useEffect, useState } from "react";
+import { Suspense, useCallback, useEffect, useRef, useState } from "react";
 import { api, errorMessage, type AppInfo, type ConversationSummary, type GuideView, type McpOverview, type RecentWorkspace, type WorkspaceInfo } from "./api";
 import { Chat } from "./components/Chat";
 import { ChatBanner } from "./components/ChatBanner";
 import { Composer } from "./components/Composer";
 import { ContextMeter } from "./components/ContextMeter";
+import { NoModelNotice } from "./components/NoModelNotice";
 import { Sidebar } from "./components/Sidebar";
 import { Timeline } from "./components/Timeline";
 import { useTimelineMode } from "./components/timelineMode";
@@ -22,6 +23,10 @@ export function App() {
   const [info, setInfo] = useState<AppInfo | null>(null);
   // Whether a question could be answered now; the start screen becomes a guide when not.
   const [guide, setGuide] = useState<GuideView | null>(null);
+  // The same check with a folder open: the notice above the composer says when nothing answers.
+  const [modelCheck, setModelCheck] = useState<GuideView | null>(null);
+  const [checkingModel, setCheckingModel] = useState(false);
+  const noModel = useRef(false);
   const [workspace, setWorkspace] = useState<WorkspaceInfo | null>(null);
   const [recent, setRecent] = useState<RecentWorkspace[]>([]);
   const [conversations, setConversations] = useState<ConversationSummary[]>([]);
@@ -36,17 +41,37 @@ export function App() {
   const [view, setView] = useState<View>("chat");
   const [timelineMode, setTimelineMode] = useTimelineMode();
 
+  // Sets state only when the answer comes, so effects may call it.
+  const loadModelCheck = useCallback(() => {
+    api.modelGuide().then(
+      (view) => {
+        setModelCheck(view);
+        setCheckingModel(false);
+      },
+      () => setCheckingModel(false),
+    );
+  }, []);
+  const checkModelAgain = useCallback(() => {
+    setCheckingModel(true);
+    loadModelCheck();
+  }, [loadModelCheck]);
+  useEffect(() => {
+    noModel.current = modelCheck !== null && !modelCheck.ready;
+  }, [modelCheck]);
+
   const refreshConversations = useCallback(() => {
     api.listConversations().then(setConversations, () => {});
   }, []);
   const refreshServers = useCallback(() => {
     api.mcpServers().then(setMcp, () => {});
   }, []);
-  // A turn may have started, restarted or lost an MCP server.
+  // A turn may have started, restarted or lost an MCP server; and one that was answered while the
+  // notice said nothing answers is reason to look again.
   const afterTurn = useCallback(() => {
     refreshConversations();
     refreshServers();
-  }, [refreshConversations, refreshServers]);
+    if (noModel.current) loadModelCheck();
+  }, [refreshConversations, refreshServers, loadModelCheck]);
   const session = useSession(afterTurn);
   const { reset } = session;
 
@@ -76,6 +101,8 @@ export function App() {
     if (!workspace) return;
     refreshConversations();
     refreshServers();
+    // Whether a question could be answered, asked without waiting: the composer works meanwhile.
+    loadModelCheck();
     api.recentWorkspaces().then(setRecent, () => {});
     const stopServers = stopListening(api.onMcpChanged(refreshServers));
     const stopFiles = stopListening(
@@ -93,7 +120,7 @@ export function App() {
       stopFiles();
       stopServers();
     };
-  }, [workspace, refreshConversations, refreshServers]);
+  }, [workspace, refreshConversations, refreshServers, loadModelCheck]);
 
   useWindowKeys(session, setView);
 
@@ -132,7 +159,9 @@ export function App() {
   const settingsChanged = useCallback(() => {
     api.appInfo().then(setInfo, () => {});
     refreshServers();
-  }, [refreshServers]);
+    // The start screen's guide keeps its own check; with a folder open, the notice looks again.
+    if (workspace) loadModelCheck();
+  }, [refreshServers, workspace, loadModelCheck]);
 
   const selectFromChat = useCallback((callId: string) => {
     setSelected(callId);
@@ -195,6 +224,7 @@ export function App() {
         <Chat
           chat={session.chat}
           outgoing={session.outgoing}
+          localWait={session.localWait}
           folder={workspace.name}
           selected={selected}
           reveal={revealInChat}
@@ -206,6 +236,7 @@ export function App() {
           onRetry={session.retry}
           onOpenGuide={openGuide}
         />
+        <NoModelNotice guide={modelCheck} folder={workspace.name} checking={checkingModel} onChoose={openGuide} onCheckAgain={checkModelAgain} />
         <Composer folder={workspace.name} busy={session.busy} onSend={session.send} onStop={session.stop} status={<ContextMeter turns={session.chat.turns} />} />
       </main>
       <Timeline

@@ -27,6 +27,7 @@ import type {
   HistoryQuery,
   InstructionsView,
   Limits,
+  LocalModelStatus,
   LoadedConversation,
   McpConfigView,
   McpOverview,
@@ -187,6 +188,9 @@ export const api = {
   importModel: (path: string | null, useAfter: boolean) => invoke<Imported | null>("import_model", { path, useAfter }),
   removeModel: (name: string) => invoke<void>("remove_model", { name }),
   useModel: (name: string) => invoke<ModelView>("use_model", { name }),
+  /** The local model starting for a question, being prepared, then ready (`local-model` events). */
+  onLocalModel: (handler: (status: LocalModelStatus) => void): Promise<UnlistenFn> =>
+    listen<LocalModelStatus>("local-model", (event) => handler(event.payload)),
   /** Stops the local model now; the name of the model it served, or null when none ran. */
   stopRuntime: () => invoke<string | null>("stop_runtime"),
   /** The open folder's project instructions (AGENTS.md, ...), looked for anew. */

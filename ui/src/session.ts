@@ -2,9 +2,11 @@
 // actions the window offers — send, stop, answer an approval, switch conversations.
 import { useCallback, useEffect, useReducer, useRef, useState } from "react";
 import { api, errorCode, errorMessage } from "./api";
+import { stopListening } from "./listening";
 import type { ApprovalReply, AttachmentSource, Event, TurnChanges, UndoReport } from "./bindings";
 import { recordTextLatency } from "./perf";
 import { applyEvents, emptyChat, runningTurn, type ChatState } from "./state/chat";
+import { foldLocalStatus, waitAfterEvents, type LocalWait } from "./state/localWait";
 
 type Action = { kind: "events"; events: Event[] } | { kind: "reset"; state: ChatState };
 
@@ -28,6 +30,8 @@ export interface Outgoing {
 export interface Session {
   chat: ChatState;
   outgoing: Outgoing | null;
+  /** The local model starting or being prepared for the question, until the turn moves. */
+  localWait: LocalWait | null;
   busy: boolean;
   send: (text: string) => void;
   retry: () => void;
@@ -49,6 +53,7 @@ export function useSession(onTurnFinished: () => void): Session {
   const [chat, dispatch] = useReducer(reducer, emptyChat);
   const [outgoing, setOutgoing] = useState<Outgoing | null>(null);
   const [changes, setChanges] = useState<Record<string, TurnChanges>>({});
+  const [localWait, setLocalWait] = useState<LocalWait | null>(null);
   const queue = useRef<Event[]>([]);
   const scheduled = useRef(false);
   // Events of a conversation the window has left are dropped; each view gets a new token.
@@ -74,6 +79,7 @@ export function useSession(onTurnFinished: () => void): Session {
     if (events.length === 0) return;
     queue.current = [];
     dispatch({ kind: "events", events });
+    setLocalWait((wait) => waitAfterEvents(wait, events));
     if (events.some((e) => e.type === "turn_started")) setOutgoing(null);
     const textTimes = events.filter((e) => e.type === "text_delta").map((e) => e.time_ms);
     if (textTimes.length > 0) {
@@ -104,6 +110,11 @@ export function useSession(onTurnFinished: () => void): Session {
     [flush],
   );
 
+  // The backend says while its own model server starts; the step shows in a pending turn, its
+  // seconds counted from the first. It concerns the server, not a conversation, so changing
+  // conversations keeps it (a start begun as a folder opened is still the one to wait for).
+  useEffect(() => stopListening(api.onLocalModel((status) => setLocalWait((wait) => foldLocalStatus(wait, status, Date.now())))), []);
+
   const send = useCallback(
     (text: string, attachments: AttachmentSource[] = []) => {
       const question = text.trim();
@@ -111,7 +122,9 @@ export function useSession(onTurnFinished: () => void): Session {
       const token = view.current;
       setOutgoing({ text: question });
       api.sendMessage(chatRef.current.conversationId, question, (event) => enqueue(token, event), attachments).catch((error: unknown) => {
-        if (token === view.current) setOutgoing({ text: question, error: errorMessage(error), code: errorCode(error) });
+        if (token !== view.current) return;
+        setOutgoing({ text: question, error: errorMessage(error), code: errorCode(error) });
+        setLocalWait(null);
       });
     },
     [enqueue],
@@ -171,5 +184,5 @@ export function useSession(onTurnFinished: () => void): Session {
   }, [lastQuestion, send]);
 
   const busy = Boolean(runningTurn(chat)) || (outgoing !== null && outgoing.error === undefined);
-  return { chat, outgoing, busy, send, retry, stop, answer, answerQuestion, changes, undo, open, reset, lastQuestion };
+  return { chat, outgoing, localWait, busy, send, retry, stop, answer, answerQuestion, changes, undo, open, reset, lastQuestion };
 }

@@ -6,6 +6,7 @@ import { summarizeArguments } from "../format";
 import { useI18n } from "../i18n";
 import type { Outgoing } from "../session";
 import type { CallView, ChatState, RoundView, TurnView } from "../state/chat";
+import type { LocalWait } from "../state/localWait";
 import { ApprovalCard } from "./ApprovalCard";
 import { QuestionCard } from "./QuestionCard";
 import { ElicitationCard } from "./ElicitationCard";
@@ -16,10 +17,13 @@ import { formatCount } from "./history/query";
 import { CallTime, StatusIcon } from "./Status";
 import { InstructionsLine } from "./Welcome";
 import { QuestionText } from "./composer/QuestionText";
+import { LocalModelWait, PromptProgress } from "./Waiting";
 
 interface Props {
   chat: ChatState;
   outgoing: Outgoing | null;
+  /** The local model starting for the pending question, shown instead of "Thinking…". */
+  localWait?: LocalWait | null;
   folder: string;
   selected: string | null;
   /** Increments when the timeline asks the chat to bring `selected` into view. */
@@ -35,13 +39,13 @@ interface Props {
   onOpenGuide?: () => void;
 }
 
-export function Chat({ chat, outgoing, folder, selected, reveal, onSelectCall, onAnswer, onAnswerQuestion, changes, onUndo, onRetry, onOpenGuide }: Props) {
+export function Chat({ chat, outgoing, localWait = null, folder, selected, reveal, onSelectCall, onAnswer, onAnswerQuestion, changes, onUndo, onRetry, onOpenGuide }: Props) {
   const { t } = useI18n();
   const scroller = useRef<HTMLDivElement>(null);
   const stickToBottom = useRef(true);
   const lastTurn = chat.turns.at(-1);
   const lastRound = lastTurn?.rounds.at(-1);
-  const contentKey = `${chat.turns.length}:${lastTurn?.rounds.length}:${lastRound?.text.length}:${lastRound?.callIds.length}:${chat.waiting.length}:${lastTurn?.status}:${outgoing?.text}:${outgoing?.error}:${lastTurn ? (changes[lastTurn.id]?.undone ?? "-") : ""}`;
+  const contentKey = `${chat.turns.length}:${lastTurn?.rounds.length}:${lastRound?.text.length}:${lastRound?.callIds.length}:${chat.waiting.length}:${lastTurn?.status}:${outgoing?.text}:${outgoing?.error}:${localWait?.phase}:${lastRound?.prompt ? 1 : 0}:${lastTurn ? (changes[lastTurn.id]?.undone ?? "-") : ""}`;
 
   useLayoutEffect(() => {
     const el = scroller.current;
@@ -74,6 +78,7 @@ export function Chat({ chat, outgoing, folder, selected, reveal, onSelectCall, o
           turn={turn}
           calls={chat.calls}
           isLast={i === chat.turns.length - 1 && !outgoing}
+          localWait={i === chat.turns.length - 1 && !outgoing ? localWait : null}
           firstWaiting={firstWaiting}
           selected={selected}
           onSelectCall={onSelectCall}
@@ -103,6 +108,8 @@ export function Chat({ chat, outgoing, folder, selected, reveal, onSelectCall, o
                 </button>
               )}
             </div>
+          ) : localWait ? (
+            <LocalModelWait wait={localWait} />
           ) : (
             <div className="muted thinking">{t("thinking")}</div>
           )}
@@ -116,6 +123,7 @@ interface TurnProps {
   turn: TurnView;
   calls: Record<string, CallView>;
   isLast: boolean;
+  localWait: LocalWait | null;
   firstWaiting: string | undefined;
   selected: string | null;
   onSelectCall: (callId: string) => void;
@@ -127,11 +135,14 @@ interface TurnProps {
   onOpenGuide: (() => void) | undefined;
 }
 
-const Turn = memo(function Turn({ turn, calls, isLast, firstWaiting, selected, onSelectCall, onAnswer, onAnswerQuestion, changes, onUndo, onRetry, onOpenGuide }: TurnProps) {
+const Turn = memo(function Turn({ turn, calls, isLast, localWait, firstWaiting, selected, onSelectCall, onAnswer, onAnswerQuestion, changes, onUndo, onRetry, onOpenGuide }: TurnProps) {
   const { t, lang } = useI18n();
   const [expanded, setExpanded] = useState(false);
   const hasText = turn.rounds.some((round) => round.text.length > 0);
   const fatal = turn.errors.find((error) => error.fatal);
+  const running = turn.status === "running";
+  // A finished turn (a stored one too) shows no reading: it ended long ago.
+  const reading = running && turn.rounds.some((round) => round.prompt);
   return (
     <div className="turn" data-turn-id={turn.id}>
       <div className="bubble user">
@@ -148,6 +159,7 @@ const Turn = memo(function Turn({ turn, calls, isLast, firstWaiting, selected, o
           </button>
         ), (round) => (
           <div className="round" key={round.round}>
+            {running && round.prompt && <PromptProgress read={round.prompt} />}
             {round.text && <Markdown text={round.text} />}
             {round.callIds.length > 0 && (
               <ul className="call-chips">
@@ -186,7 +198,8 @@ const Turn = memo(function Turn({ turn, calls, isLast, firstWaiting, selected, o
             )}
           </div>
         ))}
-        {turn.status === "running" && !hasText && turn.rounds.every((r) => r.callIds.length === 0) && <div className="muted thinking">{t("thinking")}</div>}
+        {running && !hasText && !reading && turn.rounds.every((r) => r.callIds.length === 0) &&
+          (localWait ? <LocalModelWait wait={localWait} /> : <div className="muted thinking">{t("thinking")}</div>)}
         {turn.toolMode === "prompt" && (
           <div className="turn-note">{t(turn.toolModeFellBack ? "toolModeFellBack" : "toolModePrompt")}</div>
         )}

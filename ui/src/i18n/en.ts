@@ -4,6 +4,7 @@ import { editsEn } from "./edits";
 import { historyEn } from "./history";
 import { mediaEn } from "./media";
 import { modelsEn } from "./models";
+import { readinessEn } from "./readiness";
 import { mcpSignInEn } from "./mcpSignIn";
 import { serverRequestsEn } from "./serverRequests";
 import { settingsEn } from "./settings";
@@ -17,6 +18,7 @@ export const en = {
   ...historyEn,
   ...mediaEn,
   ...modelsEn,
+  ...readinessEn,
   ...mcpSignInEn,
   ...serverRequestsEn,
   ...settingsEn,

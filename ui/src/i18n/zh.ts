@@ -5,6 +5,7 @@ import { editsZh } from "./edits";
 import { historyZh } from "./history";
 import { mediaZh } from "./media";
 import { modelsZh } from "./models";
+import { readinessZh } from "./readiness";
 import { mcpSignInZh } from "./mcpSignIn";
 import { serverRequestsZh } from "./serverRequests";
 import { settingsZh } from "./settings";
@@ -18,6 +19,7 @@ export const zh: Record<MessageKey, string> = {
   ...historyZh,
   ...mediaZh,
   ...modelsZh,
+  ...readinessZh,
   ...mcpSignInZh,
   ...serverRequestsZh,
   ...settingsZh,
