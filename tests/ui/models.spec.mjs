@@ -151,7 +151,7 @@ test("a download's progress card survives moving between views, and Cancel keeps
     // The first question cannot be sent: the error links to the guide.
     await page.getByRole("textbox").first().fill("What is in here?");
     await page.keyboard.press("Enter");
-    await page.getByRole("button", { name: english ? "Choose a model…" : "选择模型…" }).click();
+    await page.getByRole("alert").getByRole("button", { name: english ? "Choose a model…" : "选择模型…" }).click();
     const guide = page.getByTestId("model-guide");
     await guide.waitFor();
     await guide.getByRole("button", { name: english ? "Download and use Qwen3 1.7B" : "下载并使用 Qwen3 1.7B" }).click();
