@@ -235,6 +235,29 @@ describe("the window with a folder open", () => {
     await waitFor(() => expect(screen.queryByTestId("no-model")).toBeNull());
   });
 
+  it("looks again after a turn while the notice shows, and takes it away when a model answered", async () => {
+    const { check, turn } = appWithFolder(notReady);
+    await screen.findByTestId("no-model");
+    const looks = check.mock.calls.length;
+    check.mockResolvedValue(ready);
+    await ask("What is here?");
+    const answered = new StreamBuilder().start("turn_1", "What is here?").text(1, "A Go service.").finish("completed", 1, "A Go service.");
+    await act(async () => answered.events.forEach((event) => turn.deliver!(event)));
+    await waitFor(() => expect(screen.queryByTestId("no-model")).toBeNull());
+    expect(check.mock.calls.length).toBe(looks + 1);
+  });
+
+  it("does not look again after a turn when a model answered from the start", async () => {
+    const { check, turn } = appWithFolder(ready);
+    await screen.findByRole("textbox", { name: /Ask about demo/ });
+    await waitFor(() => expect(check).toHaveBeenCalledTimes(1));
+    await ask("What is here?");
+    const answered = new StreamBuilder().start("turn_1", "What is here?").text(1, "A Go service.").finish("completed", 1, "A Go service.");
+    await act(async () => answered.events.forEach((event) => turn.deliver!(event)));
+    await screen.findByText("A Go service.");
+    expect(check).toHaveBeenCalledTimes(1);
+  });
+
   it("opens the guide to choosing a model from the notice", async () => {
     vi.spyOn(api, "listModels").mockResolvedValue({ dir: "/m", local_model: null, local_active: false, installed: [], unfinished: [], catalogue: [], runtime: null, server_problem: null, runtime_supported: true });
     appWithFolder(notReady);
@@ -269,6 +292,23 @@ describe("the window with a folder open", () => {
     await act(async () => longPromptAnswered().events.slice(b.events.length).forEach((event) => turn.deliver!(event)));
     expect(await screen.findByText("A small Go service.")).toBeInTheDocument();
     expect(screen.queryByTestId("prompt-progress")).toBeNull();
+  });
+
+  it("clears the wait when the question could not be sent", async () => {
+    const { local, send } = appWithFolder(ready);
+    let fail: (error: unknown) => void = () => {};
+    send.mockImplementation(() => new Promise((_, reject) => (fail = reject)));
+    await ask("What is here?");
+    act(() => local.emit!({ phase: "starting", model: "gemma3-270m" }));
+    await screen.findByTestId("local-model-wait");
+    await act(async () => fail({ code: "unreachable", message: "The local model could not start: llama-server exited." }));
+    await screen.findByText(/The local model could not start/);
+    expect(screen.queryByTestId("local-model-wait")).toBeNull();
+    // Nor does it come back on the next question.
+    send.mockResolvedValue("conv_1");
+    await ask("Again?");
+    await screen.findByText("Thinking…");
+    expect(screen.queryByTestId("local-model-wait")).toBeNull();
   });
 
   it("clears the wait when the model is ready", async () => {
