@@ -86,7 +86,8 @@ test("a question waiting for the local model, then for a long prompt to be read"
   for (const look of LOOKS) {
     const { page, problems, context } = await openApp(browser, { workspace }, look.options);
     await page.getByRole("tab").first().waitFor();
-    await ask(page, look.zh ? "这个项目是做什么的？" : "What does this project do?");
+    const question = look.zh ? "这个项目是做什么的？" : "What does this project do?";
+    await ask(page, question);
     await page.evaluate(() => window.__mock.emit("local-model", { phase: "starting", model: "gemma3-270m" }));
     const wait = page.getByTestId("local-model-wait");
     await wait.getByText(look.zh ? "正在启动本地模型（gemma3-270m）…" : "Starting the local model (gemma3-270m)…").waitFor();
@@ -98,7 +99,7 @@ test("a question waiting for the local model, then for a long prompt to be read"
     await wait.getByText(look.zh ? "正在准备模型（gemma3-270m）…" : "Preparing the model (gemma3-270m)…").waitFor();
 
     // The turn begins and the server reads the prompt: the wait gives way to the reading.
-    await page.evaluate(() => window.__mock.deliver(window.__mock.stream.longPromptTurn().events));
+    await page.evaluate((q) => window.__mock.deliver(window.__mock.stream.longPromptTurn(undefined, q).events), question);
     const reading = page.getByTestId("prompt-progress");
     await reading.waitFor();
     assert.equal(await wait.count(), 0);
