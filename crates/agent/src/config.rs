@@ -18,6 +18,9 @@ pub struct AgentConfig {
     pub max_tokens: Option<u32>,
     /// Replaces the built-in system prompt when set.
     pub system_prompt: Option<String>,
+    /// The project's instructions (AGENTS.md and the like) as a section of the folder's
+    /// context, beginning with a blank line.
+    pub project_instructions: Option<String>,
     /// How often each tool was called before (the record's counts, by name): when the tools'
     /// schemas would take more than a quarter of the window, the most used MCP tools are the
     /// ones still offered whole (see `many_tools`).
@@ -33,6 +36,7 @@ impl Default for AgentConfig {
             temperature: None,
             max_tokens: None,
             system_prompt: None,
+            project_instructions: None,
             tool_counts: BTreeMap::new(),
         }
     }

@@ -57,6 +57,6 @@ pub use approval::{
 pub use cap::cap_for_model;
 pub use config::AgentConfig;
 pub use conversation::Conversation;
-pub use prompt::{prompt_share_bytes, system_prompt};
+pub use prompt::{folder_context, prompt_share_bytes, system_prompt};
 pub use sink::{CollectingSink, EventSink, NullSink};
-pub use turn::{Agent, TurnOptions, TurnOutcome, chat_with_tool_execution};
+pub use turn::{Agent, TurnOptions, TurnOutcome, chat_with_tool_execution, first_request};

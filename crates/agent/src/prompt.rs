@@ -2,15 +2,25 @@
 
 use tooltrail_protocol::ToolCall;
 
-/// The system prompt for a conversation about the folder named `workspace_name`.
-pub fn system_prompt(workspace_name: &str) -> String {
-    format!(
-        "You answer questions about the project folder \"{workspace_name}\". Look at its files \
-         with the tools before you answer; paths are relative to the folder. Do not guess what \
-         a file holds: read it. Never repeat a call; use its result. When a tool fails, try \
-         something else. Answer concisely, in the language of the question, citing the files \
-         you used."
-    )
+/// The system prompt: the same for every folder and every question, so that it and the tools
+/// after it make one prefix a model server computes once and keeps (llama.cpp's prompt cache,
+/// its saved slots, and the prefix caches of Ollama, LM Studio and vLLM). What depends on the
+/// folder comes after the tools, in [`folder_context`].
+pub fn system_prompt() -> String {
+    "You answer questions about a project folder, named in the first message. Look at its \
+     files with the tools before you answer; paths are relative to the folder. Do not guess \
+     what a file holds: read it. Never repeat a call; use its result. When a tool fails, try \
+     something else. Answer concisely, in the language of the question, citing the files you \
+     used."
+        .to_string()
+}
+
+/// What the model is told of the folder of `workspace_name`: its name, then `sections` (the
+/// project's and the MCP servers' instructions, each beginning with a blank line). It goes in a
+/// second system message, which is sent at the head of the first question (see
+/// `tooltrail_llm::ChatRequest`), after the fixed prefix of [`system_prompt`] and the tools.
+pub fn folder_context(workspace_name: &str, sections: &str) -> String {
+    format!("The project folder is \"{workspace_name}\".{sections}")
 }
 
 /// The most bytes servers' instructions take in the system prompt, whatever the window.

@@ -7,7 +7,7 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
-use tooltrail_llm::LlmClient;
+use tooltrail_llm::{ChatRequest, LlmClient};
 use tooltrail_protocol::{ErrorCode, EventBody, Message, ToolCall, ToolChoice, ToolSpec, TurnEnd};
 use tooltrail_tools::{ToolContext, ToolRegistry};
 
@@ -205,19 +205,14 @@ impl Agent {
         });
         let brings_system = matches!(input.first(), Some(Message::System { .. }));
         if options.system_prompt && conversation.messages.is_empty() && !brings_system {
-            let mut system = self
+            let system = self
                 .config
                 .system_prompt
                 .clone()
-                .unwrap_or_else(|| prompt::system_prompt(&self.workspace_name()));
-            if !self.server_instructions.is_empty() {
-                let window = self.llm.context_window(cancel).await;
-                system.push_str(&prompt::server_instructions(
-                    &self.server_instructions,
-                    prompt::server_instructions_bytes(window.tokens),
-                ));
-            }
+                .unwrap_or_else(prompt::system_prompt);
             add_message(conversation, &emitter, Message::system(system));
+            let context = self.folder_context(cancel).await;
+            add_message(conversation, &emitter, Message::system(context));
         }
         let turn_start = conversation.messages.len();
         for message in input {
@@ -249,6 +244,38 @@ impl Agent {
         root.file_name()
             .map(|name| name.to_string_lossy().into_owned())
             .unwrap_or_else(|| root.display().to_string())
+    }
+
+    /// The second system message of a new conversation: the folder's name, its project
+    /// instructions and the servers' (see [`prompt::folder_context`]).
+    async fn folder_context(&self, cancel: &CancellationToken) -> String {
+        let mut sections = self.config.project_instructions.clone().unwrap_or_default();
+        if !self.server_instructions.is_empty() {
+            let window = self.llm.context_window(cancel).await;
+            sections.push_str(&prompt::server_instructions(
+                &self.server_instructions,
+                prompt::server_instructions_bytes(window.tokens),
+            ));
+        }
+        prompt::folder_context(&self.workspace_name(), &sections)
+    }
+}
+
+/// The first request of a new conversation in a folder whose tools are `registry`, with
+/// `question` in place of the folder's context and the question: what every question's first
+/// request begins with, for a server to read ahead of it (see `tooltrail_runtime::prefix`).
+/// When the tools would crowd a small window, the first round offers fewer of them; the
+/// prefix then shares only its start with that request.
+pub fn first_request(registry: &ToolRegistry, question: &str) -> ChatRequest {
+    ChatRequest {
+        messages: vec![
+            Message::system(prompt::system_prompt()),
+            Message::user(question),
+        ],
+        tools: turn_specs(registry, &HashSet::new(), None, &TurnOptions::default()),
+        tool_choice: Some(ToolChoice::Auto),
+        temperature: None,
+        max_tokens: None,
     }
 }
 

@@ -244,6 +244,7 @@ async fn a_two_round_turn_keeps_order_and_the_model_sees_every_result() {
         vec![
             "turn_started",
             "message_added", // system
+            "message_added", // the folder's context
             "message_added", // user
             "context_usage",
             "usage",
@@ -297,10 +298,11 @@ async fn a_two_round_turn_keeps_order_and_the_model_sees_every_result() {
         results[0].1
     );
     assert!(results[1].1.contains("A demo project."), "{}", results[1].1);
-    // The conversation holds what the model saw, plus its last answer.
-    assert_eq!(conversation.messages.len(), 6);
+    // The conversation holds what the model saw (the folder's context as a message of its
+    // own), plus its last answer.
+    assert_eq!(conversation.messages.len(), 7);
     assert_eq!(
-        conversation.messages[5],
+        conversation.messages[6],
         Message::assistant(
             "There are 2 Go files; the README calls it a demo project.",
             vec![]
@@ -1174,7 +1176,7 @@ async fn external_calls_end_the_turn_and_their_results_continue_it() {
         )
         .await;
     // Our call ran; the client's is handed back, and the turn ends there.
-    let weather_call = conversation.messages[2].clone();
+    let weather_call = conversation.messages[3].clone();
     let Message::Assistant { tool_calls, .. } = &weather_call else {
         panic!("{weather_call:?}");
     };
@@ -1230,7 +1232,7 @@ async fn external_calls_end_the_turn_and_their_results_continue_it() {
     );
     // Each turn's first model call takes the given choice (later calls take auto, below).
     assert_eq!(requests[1].body["tool_choice"], "required");
-    assert_eq!(conversation.messages[4], result);
+    assert_eq!(conversation.messages[5], result);
 }
 
 #[tokio::test]
@@ -1286,4 +1288,110 @@ async fn a_registry_tool_that_was_not_offered_is_not_found_and_the_input_may_bri
         panic!("{started:?}");
     };
     assert_eq!(user_message, "Go files?");
+}
+
+/// Two folders' first requests are the same up to the question: the system prompt, then the
+/// tools; the folder's name and its project instructions come at the head of the question,
+/// after them, so a server's prefix cache serves every folder.
+#[tokio::test]
+async fn every_folder_shares_the_prefix_and_its_context_comes_after_the_tools() {
+    let mut firsts = Vec::new();
+    for instructions in ["Use tabs.", "Use spaces."] {
+        let config = AgentConfig {
+            project_instructions: Some(format!("\n\n{instructions}")),
+            ..AgentConfig::default()
+        };
+        let h = harness(vec![Reply::text("A demo.")], vec![], config).await;
+        let (outcome, _, conversation) = ask(&h, "What is it?", &DenyAll).await;
+        assert_eq!(outcome.end, TurnEnd::Completed);
+        let name = h
+            ._dir
+            .path()
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        // The record keeps the context as a message of its own.
+        assert!(
+            matches!(&conversation.messages[1], Message::System { content } if content.contains(&name)),
+            "{:?}",
+            conversation.messages
+        );
+        let body = h.server.chat_requests()[0].body.clone();
+        let messages = body["messages"].as_array().unwrap().clone();
+        assert_eq!(messages.len(), 2, "{messages:?}");
+        assert_eq!(messages[1]["role"], "user");
+        let question = messages[1]["content"].as_str().unwrap().to_string();
+        assert!(
+            question.starts_with(&format!("<context>\nThe project folder is \"{name}\".")),
+            "{question}"
+        );
+        assert!(question.contains(instructions), "{question}");
+        assert!(
+            question.ends_with("\n</context>\n\nWhat is it?"),
+            "{question}"
+        );
+        firsts.push((messages[0].clone(), body["tools"].clone()));
+    }
+    assert!(
+        !firsts[0].0["content"]
+            .as_str()
+            .unwrap()
+            .contains("Use tabs")
+    );
+    assert_eq!(firsts[0], firsts[1]);
+}
+
+/// A server that reads a long prompt says how far it got (llama.cpp's `prompt_progress`, asked
+/// for only where the client is told the server is llama-server): each report is an event of
+/// the round, before its first text.
+#[tokio::test]
+async fn the_servers_prompt_progress_reaches_the_timeline_before_the_answer() {
+    let progress = |processed: u32| {
+        json!({"choices": [{"index": 0, "delta": {"role": "assistant", "content": null}}],
+               "prompt_progress": {"total": 1200, "cache": 300, "processed": processed, "time_ms": 812.5}})
+    };
+    let answer = json!({"choices": [{"index": 0, "delta": {"content": "A demo."}, "finish_reason": "stop"}]});
+    let server =
+        ScriptedServer::start(vec![Reply::sse([progress(300), progress(1200), answer])]).await;
+    let dir = workspace();
+    let mut config = LlmConfig::new(server.base_url(), "scripted");
+    config.prompt_progress = true;
+    let agent = Agent::new(
+        LlmClient::new(config).unwrap(),
+        Arc::new(ToolRegistry::with_builtins()),
+        ToolContext::open(dir.path()).unwrap(),
+        AgentConfig::default(),
+    );
+    let sink = CollectingSink::new();
+    let outcome = agent
+        .run_turn(
+            &mut Conversation::new(),
+            "What is it?",
+            &sink,
+            &DenyAll,
+            &CancellationToken::new(),
+        )
+        .await;
+    assert_eq!(outcome.text, "A demo.");
+    let events = sink.events();
+    let reports: Vec<(u32, u32, u32, u64)> = events
+        .iter()
+        .filter_map(|event| match &event.body {
+            EventBody::PromptProgress {
+                processed,
+                total,
+                cached,
+                elapsed_ms,
+                ..
+            } => Some((*processed, *total, *cached, *elapsed_ms)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(reports, vec![(300, 1200, 300, 812), (1200, 1200, 300, 812)]);
+    let kinds: Vec<&str> = events.iter().map(|event| event.body.kind()).collect();
+    let last_report = kinds.iter().rposition(|kind| *kind == "prompt_progress");
+    let first_text = kinds.iter().position(|kind| *kind == "text_delta");
+    assert!(last_report.unwrap() < first_text.unwrap(), "{kinds:?}");
+    assert_eq!(server.chat_requests()[0].body["return_progress"], true);
 }

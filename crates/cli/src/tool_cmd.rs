@@ -169,22 +169,15 @@ pub async fn tokens(as_json: bool) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// What every request begins with, part by part: the system prompt for the current folder,
-/// then each built-in tool that is on, as the model is offered it.
+/// What every request begins with, part by part: the system prompt, then each built-in tool
+/// that is on, as the model is offered it. The same for every folder.
 pub fn fixed_prefix(settings: &tooltrail_settings::Settings) -> (Vec<String>, Vec<String>) {
     let mut registry = ToolRegistry::with_builtins();
     for name in tooltrail_host::tools_off(settings) {
         registry.remove(&name);
     }
-    let folder = std::env::current_dir()
-        .ok()
-        .and_then(|dir| {
-            dir.file_name()
-                .map(|name| name.to_string_lossy().into_owned())
-        })
-        .unwrap_or_else(|| ".".to_string());
     let mut names = vec!["(system prompt)".to_string()];
-    let mut texts = vec![tooltrail_agent::system_prompt(&folder)];
+    let mut texts = vec![tooltrail_agent::system_prompt()];
     for spec in registry.offered_specs() {
         texts.push(tooltrail_llm::tool_json(&spec).to_string());
         names.push(spec.name);

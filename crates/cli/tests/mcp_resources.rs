@@ -100,12 +100,25 @@ async fn mcp_resources_read_and_prompts_list_what_the_server_has() {
 }
 
 /// The messages of the last chat request the model received.
+/// The messages of the last request, the first question without the folder's context at its
+/// head (which the agent's tests cover): what the user asked, as the model reads it.
 fn last_messages(model: &ScriptedServer) -> Vec<Value> {
     let requests = model.chat_requests();
-    requests.last().unwrap().body["messages"]
+    let mut messages = requests.last().unwrap().body["messages"]
         .as_array()
         .unwrap()
-        .clone()
+        .clone();
+    let first = messages
+        .iter_mut()
+        .find(|message| message["role"] == "user")
+        .unwrap();
+    let content = first["content"].as_str().unwrap().to_string();
+    assert!(
+        content.starts_with("<context>\nThe project folder is \""),
+        "{content}"
+    );
+    first["content"] = json!(content.split_once("\n</context>\n\n").unwrap().1);
+    messages
 }
 
 #[tokio::test]

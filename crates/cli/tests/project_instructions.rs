@@ -1,5 +1,6 @@
 //! The project's instructions for agents (AGENTS.md, then CLAUDE.md and the others) reach the
-//! model in a new conversation's system prompt, as a person asking from the command line meets
+//! model in a new conversation's context (at the head of its first question, after the fixed
+//! system prompt and the tools), as a person asking from the command line meets
 //! them: said on stderr, left out with --no-project-instructions or when turned off for the
 //! folder (the app's switch, kept in folders.json beside config.toml).
 
@@ -13,12 +14,22 @@ use std::path::Path;
 use run::{text, tooltrail};
 use tooltrail_test_support::{Reply, ScriptedServer};
 
-/// Asks once in `ws`; returns stderr and the system prompt the model got.
+/// Asks once in `ws`; returns stderr and the folder's context the model got, at the head of the
+/// question. The system prompt before the tools never carries the folder's instructions.
 async fn ask(ws: &Path, config: &Path, extra: &[&str]) -> (String, String) {
     let (stderr, requests) = ask_for_requests(ws, config, extra).await;
     let system = requests[0]["messages"][0].clone();
     assert_eq!(system["role"], "system");
-    (stderr, system["content"].as_str().unwrap().to_string())
+    let system = system["content"].as_str().unwrap();
+    assert!(!system.contains("instructions for agents"), "{system}");
+    let question = requests[0]["messages"][1].clone();
+    assert_eq!(question["role"], "user");
+    let question = question["content"].as_str().unwrap();
+    let context = question
+        .strip_prefix("<context>\n")
+        .and_then(|rest| rest.split_once("\n</context>\n\n"))
+        .map(|(context, _)| context.to_string());
+    (stderr, context.expect(question))
 }
 
 /// Asks once in `ws`; returns stderr and the body of every request the model got.
@@ -52,7 +63,7 @@ async fn ask_for_requests(
 }
 
 #[tokio::test]
-async fn agents_md_goes_into_a_new_conversations_system_prompt() {
+async fn agents_md_goes_into_a_new_conversations_context() {
     let repo = tempfile::tempdir().unwrap();
     std::fs::create_dir(repo.path().join(".git")).unwrap();
     std::fs::write(repo.path().join("CLAUDE.md"), "Claude's notes.").unwrap();
@@ -72,7 +83,7 @@ async fn agents_md_goes_into_a_new_conversations_system_prompt() {
     std::fs::write(ws.join("AGENTS.md"), "Run `make test`; never push.\n").unwrap();
     let (_, system) = ask(&ws, config.path(), &[]).await;
     assert!(
-        system.starts_with("You answer questions about the project folder \"app\"."),
+        system.starts_with("The project folder is \"app\"."),
         "{system}"
     );
     assert!(system.ends_with("from AGENTS.md (follow them where they apply to the question):\n\nRun `make test`; never push."), "{system}");

@@ -247,10 +247,11 @@ pub fn section(found: &ProjectInstructions, room: usize) -> (String, Instruction
     )
 }
 
-/// The system prompt of a question in `workspace`: the built-in one with the project
-/// instructions, unless they are turned off (`overrides`, then the folder's preference) or
-/// there are none (`None`: the agent's own prompt); and what was used or left out.
-pub(crate) async fn system_prompt(
+/// The project instructions of a question in `workspace`, as a section of the folder's
+/// context (see `tooltrail_agent::folder_context`): `None` when they are turned off
+/// (`overrides`, then the folder's preference) or there are none; and what was used or left
+/// out.
+pub(crate) async fn project_section(
     workspace: &Path,
     overrides: &Overrides,
     llm: &LlmClient,
@@ -272,17 +273,11 @@ pub(crate) async fn system_prompt(
     // Asked once per client and kept: the turn asks for it again at no cost.
     let window = llm.context_window(&CancellationToken::new()).await;
     let (section, used) = section(&found, byte_budget(window.tokens));
-    let name = workspace
-        .file_name()
-        .map(|name| name.to_string_lossy().into_owned())
-        .unwrap_or_else(|| workspace.display().to_string());
-    let mut prompt = tooltrail_agent::system_prompt(&name);
-    prompt.push_str(&section);
     let report = InstructionsReport {
         used: Some(used),
         left_out,
     };
-    (Some(prompt), report)
+    (Some(section), report)
 }
 
 /// What the user chose for each folder, kept in `folders.json` beside `config.toml`.

@@ -491,8 +491,8 @@ async fn a_tool_list_that_changes_mid_question_reaches_the_next_request_and_inst
             ("garden__sprout", ToolStatus::Success, "under the oak")
         ]
     );
-    // The server's instructions are in the system prompt of the first request.
-    let system = model.chat_requests()[0].body["messages"][0]["content"]
+    // The server's instructions are in the folder's context, at the head of the first question.
+    let system = model.chat_requests()[0].body["messages"][1]["content"]
         .as_str()
         .unwrap()
         .to_string();

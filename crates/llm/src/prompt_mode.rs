@@ -54,8 +54,8 @@ pub(crate) fn request_body(
     vision: bool,
 ) -> Value {
     let section = instructions::tool_section(&request.tools, request.tool_choice.as_ref());
-    let (messages, images) =
-        history::prompt_messages_seeing(&request.messages, section.as_deref(), vision);
+    let messages = crate::request::context_in_question(&request.messages);
+    let (messages, images) = history::prompt_messages_seeing(&messages, section.as_deref(), vision);
     let rewritten = ChatRequest {
         messages,
         tools: Vec::new(),

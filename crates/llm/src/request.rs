@@ -41,7 +41,7 @@ impl ChatRequest {
         body.insert("model".into(), json!(model));
         body.insert(
             "messages".into(),
-            Value::Array(messages_json(&self.messages, vision)),
+            Value::Array(messages_json(&context_in_question(&self.messages), vision)),
         );
         if !self.tools.is_empty() {
             body.insert(
@@ -64,6 +64,51 @@ impl ChatRequest {
         }
         Value::Object(body)
     }
+}
+
+/// The messages with every system message after the first sent at the head of the user
+/// message that follows it, in a `<context>` element (or as a user message of its own where
+/// none follows). The first system
+/// message is the same in every conversation; the folder's context, in the second, must come
+/// after the tools, and chat templates put the tools in or right after the first system turn.
+/// It keeps the prefix that servers cache the same for every folder, and templates that take
+/// one system message only (Gemma's) are not sent two.
+pub(crate) fn context_in_question(messages: &[Message]) -> Vec<Message> {
+    let mut out: Vec<Message> = Vec::with_capacity(messages.len());
+    let mut pending: Option<String> = None;
+    for (at, message) in messages.iter().enumerate() {
+        match message {
+            Message::System { content } if at > 0 => {
+                let held = pending.get_or_insert_with(String::new);
+                if !held.is_empty() {
+                    held.push_str("\n\n");
+                }
+                held.push_str(content);
+            }
+            Message::User { content } => match pending.take() {
+                Some(context) => out.push(Message::user(format!(
+                    "{}\n\n{content}",
+                    context_element(&context)
+                ))),
+                None => out.push(message.clone()),
+            },
+            Message::System { .. } | Message::Assistant { .. } | Message::Tool { .. } => {
+                if let Some(context) = pending.take() {
+                    out.push(Message::user(context_element(&context)));
+                }
+                out.push(message.clone());
+            }
+        }
+    }
+    if let Some(context) = pending {
+        out.push(Message::user(context_element(&context)));
+    }
+    out
+}
+
+/// The context as the model reads it, set apart from the question that follows.
+fn context_element(context: &str) -> String {
+    format!("<context>\n{context}\n</context>")
 }
 
 /// The text before the images of a run of tool results, in the user message that carries them.
@@ -199,6 +244,50 @@ fn tool_choice_json(choice: &ToolChoice) -> Value {
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
+
+    #[test]
+    fn a_later_system_message_goes_at_the_head_of_the_next_question() {
+        let messages = vec![
+            Message::system("Fixed."),
+            Message::system("Folder \"a\"."),
+            Message::user("What is it?"),
+            Message::assistant("A demo.", vec![]),
+            Message::user("And then?"),
+        ];
+        let body = ChatRequest::new(messages).to_body("m", false);
+        let sent: Vec<(&str, &str)> = body["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| (m["role"].as_str().unwrap(), m["content"].as_str().unwrap()))
+            .collect();
+        assert_eq!(
+            sent,
+            vec![
+                ("system", "Fixed."),
+                (
+                    "user",
+                    "<context>\nFolder \"a\".\n</context>\n\nWhat is it?"
+                ),
+                ("assistant", "A demo."),
+                ("user", "And then?"),
+            ]
+        );
+        // With no question after it, the context is a user message of its own; a lone system
+        // message is left as it is.
+        let alone = context_in_question(&[Message::system("Fixed."), Message::system("C.")]);
+        assert_eq!(
+            alone,
+            vec![
+                Message::system("Fixed."),
+                Message::user("<context>\nC.\n</context>")
+            ]
+        );
+        assert_eq!(
+            context_in_question(&[Message::system("Only.")]),
+            vec![Message::system("Only.")]
+        );
+    }
 
     #[test]
     fn history_uses_the_openai_wire_shape() {

@@ -246,9 +246,9 @@ mod tests {
 
     #[test]
     fn event_kinds_round_trip() {
-        for code in 0..=20 {
+        for code in 0..=21 {
             assert_eq!(EventKind::from_code(code).unwrap().code(), code);
         }
-        assert!(EventKind::from_code(21).is_err());
+        assert!(EventKind::from_code(22).is_err());
     }
 }
