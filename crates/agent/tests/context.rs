@@ -274,13 +274,13 @@ fn the_built_in_tool_schemas_stay_small() {
     );
 }
 
-/// With every built-in tool, a 2,048-token window has no room for their descriptions beside the
+/// With every built-in tool, a 1,536-token window has no room for their descriptions beside the
 /// question: the model is asked to answer without tools rather than not asked at all.
 #[tokio::test]
 async fn a_window_too_small_for_the_tools_gets_an_answer_without_them() {
     let ws = big_workspace();
     let server = ScriptedServer::start(vec![Reply::text("From what I know: three files.")]).await;
-    let agent = agent_for(&server, ws.path(), Some(2048)).await;
+    let agent = agent_for(&server, ws.path(), Some(1536)).await;
     let sink = CollectingSink::default();
     let outcome = agent
         .run_turn(

@@ -137,6 +137,7 @@ async fn prompt_mode_sends_the_tools_in_the_system_prompt_and_reads_a_mixed_answ
                 ..
             } => format!("call {index} {name:?} {arguments:?}"),
             StreamDelta::Usage(_) => "usage".into(),
+            StreamDelta::PromptProgress { .. } => "progress".into(),
         })
         .collect();
     assert_eq!(
@@ -160,9 +161,10 @@ async fn prompt_mode_sends_the_tools_in_the_system_prompt_and_reads_a_mixed_answ
         "{system}"
     );
     assert!(system.contains("<tool_use><name>TOOL_NAME</name><arguments>"));
-    assert!(system.contains(
-        "<tool><name>read_file</name><description>Read a file.</description><parameters>{\"properties\":{\"path\":{\"type\":\"string\"}},\"required\":[\"path\"],\"type\":\"object\"}</parameters></tool>"
-    ));
+    assert!(
+        system.contains("<tools>\nread_file(path: string)\n  Read a file.\n"),
+        "{system}"
+    );
     assert_eq!(
         sent["messages"][1],
         json!({ "role": "user", "content": "Compare a.md and b.md" })

@@ -1,5 +1,6 @@
 //! The system prompt section that offers the tools to a model without function calling.
 
+use serde_json::Value;
 use tooltrail_protocol::{ToolChoice, ToolSpec};
 
 use crate::prompt_mode::parse::{CLOSE, OPEN};
@@ -11,52 +12,164 @@ use crate::prompt_mode::parse::{CLOSE, OPEN};
 /// before it, so a server's prompt cache serves it; the request's own last message says that
 /// no tool may be called, and calls made all the same are not run.
 ///
-/// Each tool is one line: its name, description and JSON-Schema parameters as compact JSON,
-/// which is what models read best for the fewest tokens. The format is shown exactly once,
-/// with a filled-in example, because small models copy examples more faithfully than they
-/// follow descriptions.
+/// Each tool is a signature (`name(path: string, limit?: integer)`, see [`signature`]) and its
+/// description on the next line: what models read as readily as JSON Schema, in about half the
+/// tokens, which is the whole prefix a small local model computes before its first answer. The
+/// format of a call is shown exactly once, with a filled-in example, because small models copy
+/// examples more faithfully than they follow descriptions.
 pub(crate) fn tool_section(tools: &[ToolSpec], choice: Option<&ToolChoice>) -> Option<String> {
     if tools.is_empty() {
         return None;
     }
-    let mut section = String::from(
+    let mut section = format!(
         "# Tools\n\n\
-         You can call the tools listed in <tools> below. To call one, write a block in exactly \
-         this form, with the arguments as one JSON object that matches the tool's parameters:\n\n",
-    );
-    section.push_str(&format!(
-        "{OPEN}<name>TOOL_NAME</name><arguments>{{\"parameter\": \"value\"}}</arguments>{CLOSE}\n\n"
-    ));
-    section.push_str(
-        "You may write several such blocks in one answer; they run in the order written. After \
-         your last block, stop and wait: the results come back in the next message, one block \
-         per call, in the same order (a failed call's block holds its error):\n\n\
-         <tool_use_result><name>TOOL_NAME</name><result>what the tool returned</result></tool_use_result>\n\n\
-         Never write <tool_use_result> blocks yourself, and do not put <tool_use> blocks in code \
-         blocks. When you need no tool, answer directly.\n",
+         To call a tool, write a block in exactly this form, the arguments one JSON object:\n\
+         {OPEN}<name>TOOL_NAME</name><arguments>{{\"parameter\": \"value\"}}</arguments>{CLOSE}\n\
+         Several blocks run in the order written. After your last block, stop: the results come \
+         in the next message, one block per call, in order (a failed call's holds its error):\n\
+         <tool_use_result><name>TOOL_NAME</name><result>what it returned</result></tool_use_result>\n\
+         Never write <tool_use_result> yourself, nor put {OPEN} in code blocks. When you need no \
+         tool, answer directly.\n"
     );
     match choice {
         Some(ToolChoice::Required) => {
-            section.push_str("\nIn this answer you must call at least one tool.\n");
+            section.push_str("In this answer you must call at least one tool.\n");
         }
         Some(ToolChoice::Function(name)) => {
             section.push_str(&format!(
-                "\nIn this answer you must call the tool `{name}`.\n"
+                "In this answer you must call the tool `{name}`.\n"
             ));
         }
         Some(ToolChoice::Auto | ToolChoice::None) | None => {}
     }
-    section.push_str("\n<tools>\n");
+    section.push_str("\nThe tools (`?`: may be left out):\n<tools>\n");
     for tool in tools {
-        let parameters = serde_json::to_string(&tool.parameters).unwrap_or_default();
-        section.push_str(&format!(
-            "<tool><name>{}</name><description>{}</description><parameters>{parameters}</parameters></tool>\n",
-            tool.name,
-            tool.description.trim(),
-        ));
+        section.push_str(&signature(&tool.name, &tool.parameters));
+        let description = tool.description.trim();
+        if !description.is_empty() {
+            section.push_str("\n  ");
+            section.push_str(&description.replace('\n', "\n  "));
+        }
+        section.push('\n');
     }
     section.push_str("</tools>");
     Some(section)
+}
+
+/// A tool's name and parameters as a signature: `read_file(path: string, limit?: integer /*
+/// Lines (default 100). */)`. A parameter whose type has no short form (an object, a union) is
+/// written as its JSON Schema; parameters not given as properties are the whole schema.
+fn signature(name: &str, parameters: &Value) -> String {
+    let Some(schema) = parameters.as_object() else {
+        return format!("{name}(arguments: {parameters})");
+    };
+    let plain = schema.keys().all(|key| {
+        matches!(
+            key.as_str(),
+            "type"
+                | "properties"
+                | "required"
+                | "additionalProperties"
+                | "$schema"
+                | "title"
+                | "description"
+        )
+    });
+    if !plain {
+        return format!("{name}(arguments: {parameters})");
+    }
+    let required: Vec<&str> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|names| names.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let mut out: Vec<String> = Vec::new();
+    if let Some(properties) = schema.get("properties").and_then(Value::as_object) {
+        // Required ones first, as a call is written.
+        let (first, rest): (Vec<_>, Vec<_>) = properties
+            .iter()
+            .partition(|(key, _)| required.contains(&key.as_str()));
+        for (key, property) in first.into_iter().chain(rest) {
+            let optional = if required.contains(&key.as_str()) {
+                ""
+            } else {
+                "?"
+            };
+            out.push(format!("{key}{optional}: {}", parameter(property)));
+        }
+    }
+    format!("{name}({})", out.join(", "))
+}
+
+/// One parameter's type, with its description and default as a comment.
+fn parameter(property: &Value) -> String {
+    let mut text = short_type(property).unwrap_or_else(|| {
+        let mut schema = property.clone();
+        if let Value::Object(fields) = &mut schema {
+            fields.remove("description");
+            fields.remove("default");
+        }
+        schema.to_string()
+    });
+    let description = property
+        .get("description")
+        .and_then(Value::as_str)
+        .map(str::trim);
+    let default = property.get("default").map(Value::to_string);
+    let note = match (description.filter(|text| !text.is_empty()), default) {
+        (Some(description), Some(default)) if !description.contains("default") => {
+            format!("{description} (default {default})")
+        }
+        (Some(description), _) => description.to_string(),
+        (None, Some(default)) => format!("default {default}"),
+        (None, None) => String::new(),
+    };
+    if !note.is_empty() {
+        text.push_str(&format!(" /* {} */", note.replace("*/", "* /")));
+    }
+    text
+}
+
+/// `string`, `integer[]`, `"a"|"b"`: a type that reads the same as its schema, when it has one.
+fn short_type(property: &Value) -> Option<String> {
+    let allowed = |key: &str| {
+        matches!(
+            key,
+            "type" | "description" | "default" | "enum" | "items" | "title"
+        )
+    };
+    if !property.as_object()?.keys().all(|key| allowed(key)) {
+        return None;
+    }
+    if let Some(values) = property.get("enum").and_then(Value::as_array) {
+        if values
+            .iter()
+            .all(|value| !value.is_object() && !value.is_array())
+        {
+            let values: Vec<String> = values.iter().map(Value::to_string).collect();
+            return Some(values.join("|"));
+        }
+        return None;
+    }
+    match property.get("type")? {
+        Value::String(kind) if kind == "array" => {
+            let items = property.get("items")?;
+            let item = short_type(items).filter(|_| items.get("description").is_none())?;
+            Some(if item.contains('|') {
+                format!("({item})[]")
+            } else {
+                format!("{item}[]")
+            })
+        }
+        Value::String(kind) if kind == "object" => None,
+        Value::String(kind) => Some(kind.clone()),
+        Value::Array(kinds) => {
+            let kinds: Option<Vec<&str>> = kinds.iter().map(Value::as_str).collect();
+            let kinds = kinds?;
+            (!kinds.iter().any(|kind| matches!(*kind, "object" | "array"))).then(|| kinds.join("|"))
+        }
+        _ => None,
+    }
 }
 
 #[cfg(test)]
@@ -85,20 +198,49 @@ mod tests {
         assert_eq!(
             section,
             "# Tools\n\n\
-             You can call the tools listed in <tools> below. To call one, write a block in exactly \
-             this form, with the arguments as one JSON object that matches the tool's parameters:\n\n\
-             <tool_use><name>TOOL_NAME</name><arguments>{\"parameter\": \"value\"}</arguments></tool_use>\n\n\
-             You may write several such blocks in one answer; they run in the order written. After \
-             your last block, stop and wait: the results come back in the next message, one block \
-             per call, in the same order (a failed call's block holds its error):\n\n\
-             <tool_use_result><name>TOOL_NAME</name><result>what the tool returned</result></tool_use_result>\n\n\
-             Never write <tool_use_result> blocks yourself, and do not put <tool_use> blocks in code \
-             blocks. When you need no tool, answer directly.\n\
-             \n<tools>\n\
-             <tool><name>read_file</name><description>Does read_file.</description><parameters>{\"properties\":{\"path\":{\"type\":\"string\"}},\"required\":[\"path\"],\"type\":\"object\"}</parameters></tool>\n\
-             <tool><name>count_lines</name><description>Does count_lines.</description><parameters>{\"properties\":{\"path\":{\"type\":\"string\"}},\"required\":[\"path\"],\"type\":\"object\"}</parameters></tool>\n\
+             To call a tool, write a block in exactly this form, the arguments one JSON object:\n\
+             <tool_use><name>TOOL_NAME</name><arguments>{\"parameter\": \"value\"}</arguments></tool_use>\n\
+             Several blocks run in the order written. After your last block, stop: the results come \
+             in the next message, one block per call, in order (a failed call's holds its error):\n\
+             <tool_use_result><name>TOOL_NAME</name><result>what it returned</result></tool_use_result>\n\
+             Never write <tool_use_result> yourself, nor put <tool_use> in code blocks. When you need \
+             no tool, answer directly.\n\
+             \nThe tools (`?`: may be left out):\n<tools>\n\
+             read_file(path: string)\n  Does read_file.\n\
+             count_lines(path: string)\n  Does count_lines.\n\
              </tools>"
         );
+    }
+
+    #[test]
+    fn a_signature_says_each_parameter_and_falls_back_to_its_schema() {
+        let parameters = json!({
+            "type": "object",
+            "properties": {
+                "limit": { "type": "integer", "description": "Lines.", "default": 100 },
+                "kind": { "enum": ["function", "type"] },
+                "paths": { "type": "array", "items": { "type": "string" } },
+                "filter": { "type": "object", "properties": { "a": { "type": "string" } } },
+                "nullable": { "type": ["string", "null"] },
+                "path": { "type": "string", "description": "`.` for all" },
+            },
+            "required": ["path"],
+        });
+        assert_eq!(
+            signature("t", &parameters),
+            "t(path: string /* `.` for all */, filter?: {\"properties\":{\"a\":{\"type\":\"string\"}},\"type\":\"object\"}, \
+             kind?: \"function\"|\"type\", limit?: integer /* Lines. (default 100) */, \
+             nullable?: string|null, paths?: string[])"
+        );
+        assert_eq!(signature("empty", &json!({"type": "object"})), "empty()");
+        let union = json!({"anyOf": [{"type": "string"}, {"type": "integer"}]});
+        assert_eq!(
+            signature("u", &union),
+            "u(arguments: {\"anyOf\":[{\"type\":\"string\"},{\"type\":\"integer\"}]})"
+        );
+        // A description cannot close the comment early.
+        let sly = json!({"type": "object", "properties": {"x": {"type": "string", "description": "a */ b"}}});
+        assert_eq!(signature("s", &sly), "s(x?: string /* a * / b */)");
     }
 
     #[test]
