@@ -167,7 +167,10 @@ async fn start_engine(host: &Host, args: &AskArgs, root: &Path) -> anyhow::Resul
         context_window: args.context_window,
         project_instructions: args.no_project_instructions.then_some(false),
     };
-    let mut engine = match host.engine(&overrides, ctx).await {
+    let mut engine = match host
+        .engine_telling(&overrides, ctx, &crate::waiting::status)
+        .await
+    {
         Ok(engine) => engine,
         // Asking the endpoint for its first model found nothing there.
         Err(HostError::Model(failure)) if failure.code == ErrorCode::Unreachable => {

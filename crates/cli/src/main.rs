@@ -33,6 +33,7 @@ mod snippets_cmd;
 mod stats_cmd;
 mod tool_cmd;
 mod undo_cmd;
+mod waiting;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -91,6 +91,13 @@ impl EventSink for Timeline {
                 let line = self.finished_call(&tool, &arguments, status, duration_ms, error);
                 self.line(&mut state, &line);
             }
+            EventBody::PromptProgress {
+                processed,
+                total,
+                cached,
+                elapsed_ms,
+                ..
+            } => crate::waiting::progress(processed, total, cached, elapsed_ms),
             EventBody::TurnFinished { reason, .. } => {
                 if reason == TurnEnd::Cancelled {
                     let line = self.paint("33", "· stopped");

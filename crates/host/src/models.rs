@@ -29,6 +29,8 @@ struct Key {
     max_tokens_field: Option<String>,
     /// As configured; `None` asks the server (once per client).
     vision: Option<bool>,
+    /// The server is Tooltrail's own llama-server: it reports how far it has read a prompt.
+    prompt_progress: bool,
 }
 
 struct Current {
@@ -59,6 +61,7 @@ impl Models {
             context_window: settings.context_window,
             max_tokens_field: settings.max_tokens_field.clone(),
             vision: settings.vision,
+            prompt_progress: settings.local.is_some(),
         };
         let mut current = self.current.lock().await;
         if let Some(current) = current.as_ref()
@@ -137,6 +140,7 @@ async fn connect(
             .unwrap_or(ToolMode::Auto),
         (mode, _) => mode,
     };
+    config.prompt_progress = key.prompt_progress;
     config.vision = match key.vision {
         Some(vision) => vision,
         None => {

@@ -54,6 +54,15 @@ impl Assembler {
                 on_delta(StreamDelta::Usage(usage));
             }
         }
+        if let Some(progress) = &chunk.prompt_progress {
+            on_delta(StreamDelta::PromptProgress {
+                processed: progress.processed,
+                total: progress.total,
+                cached: progress.cache,
+                // Milliseconds: a float that is never negative or huge; a bad one reads 0.
+                elapsed_ms: progress.time_ms.clamp(0.0, 1e12) as u64,
+            });
+        }
         let truncated = chunk.truncated == Some(true);
         let choices = chunk.choices.unwrap_or_default();
         // One answer is asked for (n = 1): its choice is index 0, or the first one.

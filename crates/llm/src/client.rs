@@ -102,6 +102,20 @@ impl LlmClient {
         self.calibration.apply(raw)
     }
 
+    /// The body `request` is sent as, in the tool mode it would go in (native while auto mode
+    /// has not found out): for rendering it through the server's template, as the local
+    /// runtime does to find the prefix it keeps (see `tooltrail_runtime::prefix`).
+    pub fn body_for(&self, request: &ChatRequest) -> serde_json::Value {
+        let model = &self.config.model;
+        let vision = self.config.vision;
+        match (self.config.tool_mode, self.detected.load(Ordering::Relaxed)) {
+            (ToolMode::Prompt, _) | (ToolMode::Auto, PROMPT) => {
+                prompt_mode::request_body(request, model, true, vision)
+            }
+            (ToolMode::Native | ToolMode::Auto, _) => request.to_body_seeing(model, true, vision),
+        }
+    }
+
     /// How many tokens `texts` take in the model's own tokenizer, each, as llama.cpp's server
     /// counts them (`POST /tokenize` at the server's root); `None` when the server has no such
     /// endpoint (Ollama, vLLM, the cloud), and the caller falls back to the estimate. One short
@@ -308,11 +322,16 @@ impl LlmClient {
     ) -> Result<reqwest::Response, LlmError> {
         let field = self.config.answer_limit_field();
         let window = self.ollama_window();
-        let with_window = (window.is_some() || field != MaxTokensField::MaxTokens).then(|| {
+        let progress = self.config.prompt_progress && body["stream"] == true;
+        let changed = window.is_some() || field != MaxTokensField::MaxTokens || progress;
+        let with_window = changed.then(|| {
             let mut body = body.clone();
             if let Some(fields) = body.as_object_mut() {
                 if let Some(tokens) = window {
                     fields.insert("options".into(), serde_json::json!({ "num_ctx": tokens }));
+                }
+                if progress {
+                    fields.insert("return_progress".into(), serde_json::json!(true));
                 }
                 if let Some(limit) = fields.remove("max_tokens") {
                     fields.insert(field.as_str().into(), limit);

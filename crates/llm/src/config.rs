@@ -41,6 +41,10 @@ pub struct LlmConfig {
     /// Whether the model sees images: the images tools return then go to it as image parts;
     /// otherwise it is told in words what came back and that it cannot see it.
     pub vision: bool,
+    /// Ask for the prompt's reading progress while a streamed answer has not begun
+    /// (llama.cpp's `return_progress`): only for a server known to be llama-server, since
+    /// OpenAI's API refuses fields it does not know.
+    pub prompt_progress: bool,
 }
 
 /// The request field that bounds the answer's length.
@@ -84,6 +88,7 @@ impl LlmConfig {
             context_window: None,
             max_tokens_field: None,
             vision: false,
+            prompt_progress: false,
         }
     }
 
@@ -137,6 +142,7 @@ impl fmt::Debug for LlmConfig {
             .field("context_window", &self.context_window)
             .field("max_tokens_field", &self.max_tokens_field)
             .field("vision", &self.vision)
+            .field("prompt_progress", &self.prompt_progress)
             .finish()
     }
 }

@@ -108,6 +108,13 @@ pub enum StreamDelta {
         arguments: String,
     },
     Usage(Usage),
+    /// How far the server has read the prompt, before the answer's first token.
+    PromptProgress {
+        processed: u32,
+        total: u32,
+        cached: u32,
+        elapsed_ms: u64,
+    },
 }
 
 #[cfg(test)]

@@ -27,6 +27,24 @@ pub(crate) struct WireCompletion {
     /// llama.cpp's flag for an answer cut because the context window was full.
     #[serde(default)]
     pub truncated: Option<bool>,
+    /// llama.cpp's report of how far it has read the prompt (asked for with
+    /// `return_progress`).
+    #[serde(default)]
+    pub prompt_progress: Option<WirePromptProgress>,
+}
+
+/// llama.cpp's `prompt_progress`: tokens in the prompt, from the cache, read so far (the cached
+/// ones included), and the milliseconds spent reading.
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct WirePromptProgress {
+    #[serde(default)]
+    pub total: u32,
+    #[serde(default)]
+    pub cache: u32,
+    #[serde(default)]
+    pub processed: u32,
+    #[serde(default)]
+    pub time_ms: f64,
 }
 
 #[derive(Debug, Default, Deserialize)]

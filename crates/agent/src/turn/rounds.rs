@@ -382,6 +382,18 @@ impl<'a> Rounds<'a> {
                     }
                     // Usage is reported once per model call, from the assembled response.
                     StreamDelta::Usage(_) => {}
+                    StreamDelta::PromptProgress {
+                        processed,
+                        total,
+                        cached,
+                        elapsed_ms,
+                    } => emitter.emit(EventBody::PromptProgress {
+                        round,
+                        processed,
+                        total,
+                        cached,
+                        elapsed_ms,
+                    }),
                 }
                 if watch.cut().is_some() {
                     stop.cancel();

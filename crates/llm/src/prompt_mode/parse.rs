@@ -716,7 +716,7 @@ mod tests {
                     }
                     progress[index].1.push_str(&arguments);
                 }
-                StreamDelta::Usage(_) => {}
+                StreamDelta::Usage(_) | StreamDelta::PromptProgress { .. } => {}
             }
         }
         Outcome {
