@@ -14,12 +14,28 @@ use crate::error::CommandResult;
 /// Sent (without a payload) when the MCP servers of the open folder have started or failed.
 pub const MCP_CHANGED_EVENT: &str = "mcp-changed";
 
+/// Sent with a `LocalModelStatus` while Tooltrail's own model server starts for the folder or
+/// a question.
+pub const LOCAL_MODEL_EVENT: &str = "local-model";
+
+/// What tells the window of the local model's start.
+pub fn tell_local_model(
+    app: &AppHandle,
+) -> impl Fn(tooltrail_protocol::LocalModelStatus) + Send + Sync + use<> {
+    let app = app.clone();
+    move |status| {
+        let _ = app.emit(LOCAL_MODEL_EVENT, status);
+    }
+}
+
 /// Starts (or restarts, when `mcp.json` changed) the servers of `root` in the background, and
-/// tells the window when they are up or have failed.
+/// tells the window when they are up or have failed. When questions go to Tooltrail's own
+/// model server, it starts too and reads the prefix every question begins with.
 pub fn start_in_background(app: &AppHandle, root: PathBuf) {
     let starter = app.clone();
     tauri::async_runtime::spawn(async move {
-        for failure in starter.state::<Host>().warm_up(&root).await {
+        let tell = tell_local_model(&starter);
+        for failure in starter.state::<Host>().warm_up_folder(&root, &tell).await {
             eprintln!(
                 "tooltrail: going on without MCP server {:?}: {}",
                 failure.server, failure.error

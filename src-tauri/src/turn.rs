@@ -43,7 +43,13 @@ pub async fn start(
     let (ctx, _) = app.state::<WorkspaceState>().context()?;
     let ctx = ctx.with_user(Arc::new(WindowAsker { app: app.clone() }));
     let host = app.state::<Host>();
-    let mut engine = host.engine(&Overrides::default(), ctx).await?;
+    let mut engine = host
+        .engine_telling(
+            &Overrides::default(),
+            ctx,
+            &crate::mcp::tell_local_model(&app),
+        )
+        .await?;
     engine.answer_servers_with(Arc::new(crate::server_requests::WindowRequests {
         app: app.clone(),
     }));

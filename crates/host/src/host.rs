@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use tooltrail_agent::{Agent, AgentConfig, Conversation, EventSink};
 use tooltrail_mcp::{McpConfig, ServerFailure};
+use tooltrail_protocol::LocalModelStatus;
 use tooltrail_settings::{Overrides, Settings};
 use tooltrail_store::{Store, StoreError};
 use tooltrail_tools::ToolContext;
@@ -31,6 +32,8 @@ pub struct Host {
     desk: Arc<ServerDesk>,
     /// OpenTelemetry, when the settings turn it on (see `tracing.rs`).
     tracing: Tracing,
+    /// Held while the local runtime's prefix is warmed (see `local.rs`).
+    warming: tokio::sync::Mutex<()>,
 }
 
 /// What one question runs with, resolved from the settings as they are now.
@@ -85,6 +88,7 @@ impl Host {
             desk,
             conversations: Conversations::default(),
             tracing: Tracing::new(tooltrail_telemetry::FrontEnd::Cli),
+            warming: tokio::sync::Mutex::new(()),
         }
     }
 
@@ -131,10 +135,21 @@ impl Host {
     pub async fn engine(
         &self,
         overrides: &Overrides,
+        ctx: ToolContext,
+    ) -> Result<Engine, HostError> {
+        self.engine_telling(overrides, ctx, &|_| {}).await
+    }
+
+    /// The same, telling `status` of the local model's start while the question waits for it
+    /// (the runtime starting, its prefix coming back, ready).
+    pub async fn engine_telling(
+        &self,
+        overrides: &Overrides,
         mut ctx: ToolContext,
+        status: &(dyn Fn(LocalModelStatus) + Send + Sync),
     ) -> Result<Engine, HostError> {
         let mut settings = Settings::resolve(overrides)?;
-        let local_runtime = crate::local::prepare(&mut settings).await?;
+        let local = crate::local::prepare(&mut settings, status).await?;
         ctx.limits.default_timeout_secs = settings.command_timeout_secs;
         ctx.sandbox_settings = crate::sandbox_settings(&settings);
         let llm = self.models.client(&settings).await?;
@@ -142,18 +157,25 @@ impl Host {
             .toolbox
             .tools(ctx.workspace.root(), &tools_off(&settings))
             .await;
+        if let Some(local) = &local {
+            // One warm-up at a time: a question that comes while the folder's opening warms the
+            // runtime waits for it and then reads the prefix from the cache.
+            let _warming = self.warming.lock().await;
+            local.warm(&llm, &tools.registry, status).await;
+        }
+        let local_runtime = local.map(|local| local.running);
         let rules = Arc::new(WorkspaceRules::load(
             Arc::clone(self.history.store()),
             &ctx.workspace.root().display().to_string(),
         ));
-        let (system_prompt, project_instructions) =
-            crate::instructions::system_prompt(ctx.workspace.root(), overrides, &llm).await;
+        let (project_section, project_instructions) =
+            crate::instructions::project_section(ctx.workspace.root(), overrides, &llm).await;
         let config = AgentConfig {
             max_rounds: settings.max_rounds,
             max_result_bytes: settings.max_result_bytes,
             temperature: settings.temperature,
             max_tokens: settings.max_tokens,
-            system_prompt,
+            project_instructions: project_section,
             tool_counts: tool_counts(self.history.store(), ctx.workspace.root()),
             ..AgentConfig::default()
         };
@@ -232,6 +254,34 @@ impl Host {
             .map(|settings| tools_off(&settings))
             .unwrap_or_else(|_| tools_off_by_default(&[]));
         self.toolbox.tools(workspace, &disabled).await.failures
+    }
+
+    /// The same for a folder just opened; and when the local provider is the one in use, its
+    /// runtime starts too, and the prefix of every question is put in its cache (`status`
+    /// hears of it). No runtime starts for any other provider.
+    pub async fn warm_up_folder(
+        &self,
+        workspace: &std::path::Path,
+        status: &(dyn Fn(LocalModelStatus) + Send + Sync),
+    ) -> Vec<ServerFailure> {
+        let settings = Settings::resolve(&Overrides::default());
+        let disabled = settings
+            .as_ref()
+            .map(tools_off)
+            .unwrap_or_else(|_| tools_off_by_default(&[]));
+        let tools = self.toolbox.tools(workspace, &disabled).await;
+        if let Ok(mut settings) = settings
+            && settings.local.is_some()
+        {
+            let _warming = self.warming.lock().await;
+            // A failure here is the question's to report, when one is asked.
+            if let Ok(Some(local)) = crate::local::prepare(&mut settings, status).await
+                && let Ok(llm) = self.models.client(&settings).await
+            {
+                local.warm(&llm, &tools.registry, status).await;
+            }
+        }
+        tools.failures
     }
 
     /// The tools of the folders asked about, with their MCP servers.

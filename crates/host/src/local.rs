@@ -11,7 +11,12 @@
 //! The question holds the runtime (its [`Lease`](tooltrail_runtime::supervisor::Lease)) for as
 //! long as its engine lives, so the runtime does not stop for being idle in the middle of it.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
+
+use tooltrail_llm::LlmClient;
+use tooltrail_protocol::LocalModelStatus;
+use tooltrail_runtime::prefix::{self, PrefixStore};
+use tooltrail_tools::ToolRegistry;
 
 use tooltrail_protocol::ToolMode;
 use tooltrail_runtime::models::{ModelError, ModelStore};
@@ -23,9 +28,23 @@ use crate::error::HostError;
 /// Overrides `[local] idle_minutes` in seconds, for tests that watch the runtime stop.
 pub const IDLE_SECS_ENV: &str = "TOOLTRAIL_LOCAL_IDLE_SECS";
 
+/// The runtime a question holds, and what its prefix is kept under.
+pub(crate) struct Prepared {
+    pub running: Running,
+    /// The served model's SHA-256, which names its saved prefixes.
+    model_sha256: String,
+    runtime_dir: std::path::PathBuf,
+    model: String,
+    since: Instant,
+}
+
 /// When the `local` provider is active: a runtime serving its model, with `settings` pointed
-/// at it. `None` for every other provider.
-pub(crate) async fn prepare(settings: &mut Settings) -> Result<Option<Running>, HostError> {
+/// at it. `None` for every other provider. `status` hears that the runtime is starting, when
+/// it was not running.
+pub(crate) async fn prepare(
+    settings: &mut Settings,
+    status: &(dyn Fn(LocalModelStatus) + Send + Sync),
+) -> Result<Option<Prepared>, HostError> {
     let Some(local) = settings.local.clone() else {
         return Ok(None);
     };
@@ -38,8 +57,17 @@ pub(crate) async fn prepare(settings: &mut Settings) -> Result<Option<Running>, 
         )
     })?;
     let data_dir = tooltrail_settings::data_dir()?;
-    let model = installed(&name)?;
+    let (model, model_sha256) = installed(&name)?;
     let runtime = Runtime::new(&data_dir);
+    let since = Instant::now();
+    let serving = runtime
+        .status()
+        .is_some_and(|running| running.state.model == model.name);
+    if !serving {
+        status(LocalModelStatus::Starting {
+            model: name.clone(),
+        });
+    }
     let running = runtime
         .ensure_running(&model, &options(&local))
         .await
@@ -55,7 +83,47 @@ pub(crate) async fn prepare(settings: &mut Settings) -> Result<Option<Running>, 
     if settings.tool_mode == ToolMode::Auto && !endpoint.tools_in_template {
         settings.tool_mode = ToolMode::Prompt;
     }
-    Ok(Some(running))
+    Ok(Some(Prepared {
+        running,
+        model_sha256,
+        runtime_dir: runtime.dir().root().to_path_buf(),
+        model: name,
+        since,
+    }))
+}
+
+impl Prepared {
+    /// Puts the prefix every question of `registry`'s folder begins with in the runtime's
+    /// cache, from disk or read and saved (see `tooltrail_runtime::prefix`), when this start
+    /// brought the runtime up; `status` hears of it, and that the model is ready. A runtime
+    /// that was running already holds the prefix from its last question.
+    pub(crate) async fn warm(
+        &self,
+        llm: &LlmClient,
+        registry: &ToolRegistry,
+        status: &(dyn Fn(LocalModelStatus) + Send + Sync),
+    ) {
+        if !self.running.started {
+            return;
+        }
+        status(LocalModelStatus::Warming {
+            model: self.model.clone(),
+        });
+        let request = tooltrail_agent::first_request(registry, prefix::QUESTION_MARK);
+        let store = PrefixStore::in_runtime_dir(&self.runtime_dir);
+        // An error is in the runtime's log; the question goes on and reads the prefix itself.
+        let _ = prefix::warm(
+            &self.running.endpoint,
+            &store,
+            &self.model_sha256,
+            &llm.body_for(&request),
+        )
+        .await;
+        status(LocalModelStatus::Ready {
+            model: self.model.clone(),
+            seconds: self.since.elapsed().as_secs_f64(),
+        });
+    }
 }
 
 /// The runtime's options from `[local]` (and the test override of the idle time).
@@ -77,8 +145,8 @@ fn options(local: &LocalConfig) -> RuntimeOptions {
     }
 }
 
-/// The installed model called `name`, with what its metadata says.
-fn installed(name: &str) -> Result<LocalModel, HostError> {
+/// The installed model called `name`, with what its metadata says, and its SHA-256.
+fn installed(name: &str) -> Result<(LocalModel, String), HostError> {
     let failed = |error: ModelError| HostError::Local(error.to_string());
     let store = ModelStore::open_default().map_err(failed)?;
     let model = store.find(name).map_err(failed)?.ok_or_else(|| {
@@ -89,7 +157,7 @@ fn installed(name: &str) -> Result<LocalModel, HostError> {
             store.dir().display()
         ))
     })?;
-    Ok(LocalModel {
+    let local = LocalModel {
         name: model.name,
         path: model.path,
         trained_context: model
@@ -98,5 +166,6 @@ fn installed(name: &str) -> Result<LocalModel, HostError> {
             .and_then(|tokens| u32::try_from(tokens).ok()),
         has_chat_template: model.metadata.has_chat_template,
         kv_bytes_per_token: None,
-    })
+    };
+    Ok((local, model.sha256))
 }

@@ -13,6 +13,7 @@ pub mod detect;
 pub mod error;
 pub mod gguf;
 pub mod models;
+pub mod prefix;
 pub mod supervisor;
 
 pub use error::RuntimeError;

@@ -230,9 +230,14 @@ impl ModelStore {
         let _lock = self.lock(&name)?;
         let model = self.read_record(&name)?;
         // The record first: from here on the model is not listed, even if the rest fails.
-        if model.is_some() {
+        if let Some(model) = &model {
             remove_if_there(&self.record_path(&name))?;
             remove_if_there(&self.model_path(&name))?;
+            // Its saved prompt prefixes go with it (the runtime folder is beside this one).
+            if let Some(data_dir) = self.dir.parent() {
+                crate::prefix::PrefixStore::in_runtime_dir(&data_dir.join("runtime"))
+                    .remove_model(&model.sha256);
+            }
         }
         let part = self.part_path(&name);
         let unfinished = std::fs::metadata(&part).ok().map(|m| m.len());

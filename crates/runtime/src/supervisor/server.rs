@@ -45,6 +45,11 @@ impl Server {
             // up. Set through the environment, which a llama-server too old to know the
             // setting ignores, where an unknown flag would stop it.
             .env("LLAMA_ARG_CACHE_RAM", "0")
+            // The whole cache of a sliding-window model (Gemma 3): without it a saved prefix
+            // cannot be restored, and a conversation's earlier turns are reused only from
+            // checkpoints. The window was sized for a whole cache on every layer (context.rs),
+            // so it takes no memory beyond that.
+            .env("LLAMA_ARG_SWA_FULL", "1")
             .stdin(Stdio::null())
             .stdout(log)
             .stderr(log_too);

@@ -76,6 +76,13 @@ impl Spec {
             ]
             .map(OsString::from),
         );
+        // The prefixes saved across starts (see `crate::prefix`).
+        args.push("--slot-save-path".into());
+        args.push(
+            crate::prefix::PrefixStore::in_runtime_dir(&self.dir)
+                .dir()
+                .into(),
+        );
         args
     }
 }
@@ -109,7 +116,8 @@ mod tests {
         assert_eq!(
             args.join(" "),
             "--model /d/models/gemma.gguf --api-key-file /d/runtime/api-key --alias gemma \
-             --host 127.0.0.1 --port 41000 --jinja --ctx-size 8192 --threads 2 --parallel 1"
+             --host 127.0.0.1 --port 41000 --jinja --ctx-size 8192 --threads 2 --parallel 1 \
+             --slot-save-path /d/runtime/prefixes"
         );
     }
 }
