@@ -211,6 +211,121 @@ async fn a_crashed_server_is_replaced_by_the_next_question() {
     assert!(alive(pid(&second, "server_pid")));
 }
 
+/// The prefix files of the runtime folder.
+fn prefixes(setup: &Setup) -> Vec<PathBuf> {
+    let dir = setup.runtime_dir().join("prefixes");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .map(|read| read.flatten().map(|entry| entry.path()).collect())
+        .unwrap_or_default();
+    files.sort();
+    files
+}
+
+/// The runtime's log lines about its prefix.
+fn prefix_lines(setup: &Setup) -> Vec<String> {
+    std::fs::read_to_string(setup.runtime_dir().join("supervisor.log"))
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|line| {
+            line.split_once("] prefix: ")
+                .map(|(_, rest)| rest.to_string())
+        })
+        .collect()
+}
+
+async fn stop_runtime(setup: &Setup) {
+    let state = setup.state().unwrap();
+    let stop = setup.tooltrail(&["models", "stop"], &[]).await;
+    assert!(stop.status.success(), "{}", text(&stop.stderr));
+    wait_until("the runtime's end", Duration::from_secs(10), || {
+        !alive(pid(&state, "server_pid"))
+    })
+    .await;
+}
+
+/// The prefix every question begins with is read once and saved; a runtime that starts again
+/// restores it instead of reading it; a damaged file is read again, never an error; and the
+/// model's files go with the model.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_prefix_is_saved_once_restored_after_a_restart_and_a_damaged_one_read_again() {
+    let Some(stand_in) = stand_in() else { return };
+    let setup = Setup::new(stand_in);
+    setup.answered(&[]).await;
+    let lines = prefix_lines(&setup);
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert!(lines[0].starts_with("read "), "{lines:?}");
+    let saved = prefixes(&setup);
+    assert_eq!(saved.len(), 1, "{saved:?}");
+    let name = saved[0].file_name().unwrap().to_string_lossy().into_owned();
+    assert!(name.ends_with(".bin") && name.contains("-2048-"), "{name}");
+
+    // A running runtime is not warmed again: its slot holds the last question.
+    setup.answered(&[]).await;
+    assert_eq!(prefix_lines(&setup).len(), 1);
+
+    // Started again, it restores the prefix.
+    stop_runtime(&setup).await;
+    setup.answered(&[]).await;
+    let lines = prefix_lines(&setup);
+    assert!(lines[1].starts_with("restored "), "{lines:?}");
+    assert_eq!(prefixes(&setup), saved);
+
+    // A file the server cannot read is dropped and the prefix read and saved again.
+    std::fs::write(&saved[0], "not a slot").unwrap();
+    stop_runtime(&setup).await;
+    setup.answered(&[]).await;
+    let lines = prefix_lines(&setup);
+    assert!(lines[2].starts_with("read "), "{lines:?}");
+    assert_ne!(std::fs::read(&saved[0]).unwrap(), b"not a slot");
+
+    // Removing the model removes its prefixes.
+    stop_runtime(&setup).await;
+    let removed = setup.tooltrail(&["models", "rm", "tiny"], &[]).await;
+    assert!(removed.status.success(), "{}", text(&removed.stderr));
+    assert_eq!(prefixes(&setup), Vec::<PathBuf>::new());
+}
+
+/// Another folder's first question shares the prefix of the last one in the slot: only the
+/// folder's context and the question are read.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_new_folders_question_reads_only_what_follows_the_shared_prefix() {
+    let Some(stand_in) = stand_in() else { return };
+    let setup = Setup::new(stand_in);
+    let other = demo_workspace().unwrap();
+    std::fs::write(other.path().join("AGENTS.md"), "Answer in one line.").unwrap();
+    setup.answered(&[]).await;
+    let workspace = other.path().to_str().unwrap().to_string();
+    let out = setup
+        .tooltrail(
+            &[
+                "ask",
+                "--json",
+                "--approve",
+                "deny",
+                "-w",
+                &workspace,
+                "What is here?",
+            ],
+            &[],
+        )
+        .await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let progress: Vec<Value> = text(&out.stdout)
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).unwrap())
+        .filter(|event| event["type"] == "prompt_progress")
+        .collect();
+    assert!(!progress.is_empty(), "{}", text(&out.stdout));
+    let (total, cached) = (
+        progress[0]["total"].as_u64().unwrap(),
+        progress[0]["cached"].as_u64().unwrap(),
+    );
+    // The system prompt and every tool came from the cache; the rest is the folder's context
+    // (its name and instructions) and the question.
+    assert!(cached > total / 2, "{progress:?}");
+    assert!(total - cached < 400, "{progress:?}");
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn the_server_dies_with_its_supervisor_however_it_dies() {
     let Some(stand_in) = stand_in() else { return };

@@ -4,7 +4,7 @@
 //!
 //! It takes the command line the supervisor gives llama-server (`--model`, `--alias`, `--host`,
 //! `--port`, `--api-key` or `--api-key-file`, `--jinja`, `--ctx-size`, `--threads`,
-//! `--parallel`; an unknown flag is an error, as it is for llama-server), refuses to start
+//! `--parallel`, `--slot-save-path`; an unknown flag is an error, as it is for llama-server), refuses to start
 //! without a model file or when its port is taken (with llama-server's words, which the
 //! supervisor reads), and answers as llama-server does:
 //!
@@ -12,7 +12,12 @@
 //! - `GET /v1/models` (and `/models`): the model under its alias; public.
 //! - `GET /props`, `GET /slots`, `POST /v1/chat/completions`: only with the key
 //!   (`Authorization: Bearer KEY`), else `401` with llama-server's error body. The chat
-//!   answer is a canned sentence ([`CANNED_ANSWER`]), streamed as OpenAI chunks when asked.
+//!   answer is a canned sentence ([`CANNED_ANSWER`]), streamed as OpenAI chunks when asked,
+//!   after `prompt_progress` chunks when `return_progress` is set. Its usage says how much of
+//!   the prompt came from the slot (one token a character).
+//! - `POST /apply-template`, `POST /completion` (reads a prompt into the slot),
+//!   `POST /slots/0?action=save|restore` (in `--slot-save-path`; a file it did not write is
+//!   refused with llama-server's words): the prefix a runtime keeps across starts.
 //!
 //! What a test needs beyond that comes from the environment, which the supervisor passes on:
 //! `TOOLTRAIL_STAND_IN_LOAD_MS` (how long `/health` says it is loading),
@@ -90,6 +95,8 @@ struct Args {
     threads: Option<u32>,
     #[arg(short = 'n', long)]
     parallel: Option<u32>,
+    #[arg(long)]
+    slot_save_path: Option<PathBuf>,
 }
 
 struct Served {
@@ -100,6 +107,9 @@ struct Served {
     ready_at: Instant,
     chunk_delay: Duration,
     in_flight: AtomicUsize,
+    slot_save_path: Option<PathBuf>,
+    /// The text the slot holds: the last prompt read. A token is a character here.
+    slot: std::sync::Mutex<String>,
 }
 
 /// Runs the stand-in with `args` (without the program's name); returns only on failure, with
@@ -148,6 +158,8 @@ pub async fn run(args: Vec<OsString>) -> anyhow::Result<()> {
         ready_at: Instant::now() + millis_from_env(LOAD_MS_ENV),
         chunk_delay: millis_from_env(CHUNK_MS_ENV),
         in_flight: AtomicUsize::new(0),
+        slot_save_path: args.slot_save_path.clone(),
+        slot: std::sync::Mutex::new(String::new()),
     });
     eprintln!(
         "main: server is listening on http://{}:{}",
@@ -179,6 +191,7 @@ async fn answer(
     served: Arc<Served>,
 ) -> Result<Response<Body>, Infallible> {
     let path = request.uri().path().to_string();
+    let query = request.uri().query().unwrap_or_default().to_string();
     let method = request.method().clone();
     let keyed = served.key.as_deref().is_none_or(|key| {
         request
@@ -237,6 +250,28 @@ async fn answer(
             let request: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
             chat(&served, &request)
         }
+        (&Method::POST, "/apply-template") => {
+            let request: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+            json_response(StatusCode::OK, &json!({"prompt": render(&request)}))
+        }
+        (&Method::POST, "/completion") => {
+            let request: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+            let prompt = request["prompt"].as_str().unwrap_or_default().to_string();
+            let tokens = prompt.chars().count();
+            *lock(&served.slot) = prompt;
+            json_response(
+                StatusCode::OK,
+                &json!({"content": "", "tokens_evaluated": tokens, "stop": true}),
+            )
+        }
+        (&Method::POST, "/slots/0") => {
+            let request: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+            slot_action(
+                &served,
+                &query,
+                request["filename"].as_str().unwrap_or_default(),
+            )
+        }
         _ => json_response(
             StatusCode::NOT_FOUND,
             &json!({"error": {"code": 404, "message": "File Not Found", "type": "not_found_error"}}),
@@ -244,10 +279,110 @@ async fn answer(
     })
 }
 
-/// The canned answer, streamed word by word when the request asks for a stream.
+/// A chat request as this stand-in's template renders it: each message on a line after its
+/// role, the tools (as JSON) after the first system message, then the assistant's turn.
+fn render(request: &Value) -> String {
+    let mut prompt = String::new();
+    let messages = request["messages"].as_array().cloned().unwrap_or_default();
+    for (at, message) in messages.iter().enumerate() {
+        let role = message["role"].as_str().unwrap_or("user");
+        let content = match &message["content"] {
+            Value::String(text) => text.clone(),
+            other => other.to_string(),
+        };
+        prompt.push_str(&format!("<|{role}|>{content}\n"));
+        if at == 0
+            && role == "system"
+            && let Some(tools) = request.get("tools").filter(|tools| !tools.is_null())
+        {
+            prompt.push_str(&format!("<|tools|>{tools}\n"));
+        }
+    }
+    prompt.push_str("<|assistant|>");
+    prompt
+}
+
+fn lock<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    match mutex.lock() {
+        Ok(guard) => guard,
+        Err(poisoned) => poisoned.into_inner(),
+    }
+}
+
+/// What a slot file begins with; a file without it is refused as llama-server refuses one it
+/// cannot read.
+const SLOT_FILE_HEAD: &str = "stand-in slot\n";
+
+/// `POST /slots/0?action=save|restore` with `{"filename": ...}` in `--slot-save-path`.
+fn slot_action(served: &Served, query: &str, filename: &str) -> Response<Body> {
+    let refuse = |status: StatusCode, message: &str| {
+        json_response(
+            status,
+            &json!({"error": {"code": status.as_u16(), "message": message, "type": "invalid_request_error"}}),
+        )
+    };
+    let Some(dir) = &served.slot_save_path else {
+        return refuse(
+            StatusCode::NOT_IMPLEMENTED,
+            "This server does not support slots action.",
+        );
+    };
+    if filename.is_empty() || filename.contains(['/', '\\']) || filename.starts_with('.') {
+        return refuse(StatusCode::BAD_REQUEST, "Invalid filename");
+    }
+    let path = dir.join(filename);
+    match query {
+        "action=save" => {
+            let slot = lock(&served.slot).clone();
+            let text = format!("{SLOT_FILE_HEAD}{slot}");
+            if std::fs::write(&path, &text).is_err() {
+                return refuse(StatusCode::INTERNAL_SERVER_ERROR, "Unable to save slot");
+            }
+            json_response(
+                StatusCode::OK,
+                &json!({"id_slot": 0, "filename": filename, "n_saved": slot.chars().count(), "n_written": text.len()}),
+            )
+        }
+        "action=restore" => {
+            let read = std::fs::read_to_string(&path).ok();
+            let Some(slot) = read
+                .as_deref()
+                .and_then(|text| text.strip_prefix(SLOT_FILE_HEAD))
+            else {
+                return refuse(
+                    StatusCode::BAD_REQUEST,
+                    "Unable to restore slot, no available space in KV cache or invalid slot save file",
+                );
+            };
+            *lock(&served.slot) = slot.to_string();
+            json_response(
+                StatusCode::OK,
+                &json!({"id_slot": 0, "filename": filename, "n_restored": slot.chars().count()}),
+            )
+        }
+        _ => refuse(StatusCode::BAD_REQUEST, "Invalid action"),
+    }
+}
+
+/// The canned answer, streamed word by word when the request asks for a stream. The prompt is
+/// read against the slot: what it shares with the slot's text comes from the cache, as the
+/// usage says, and the slot then holds it.
 fn chat(served: &Arc<Served>, request: &Value) -> Response<Body> {
     let model = served.alias.clone();
-    let usage = json!({"prompt_tokens": 12, "completion_tokens": 9, "total_tokens": 21});
+    let prompt = render(request);
+    let total = prompt.chars().count();
+    let cached = {
+        let mut slot = lock(&served.slot);
+        let shared = slot
+            .chars()
+            .zip(prompt.chars())
+            .take_while(|(a, b)| a == b)
+            .count();
+        *slot = prompt;
+        shared
+    };
+    let usage = json!({"prompt_tokens": total, "completion_tokens": 9, "total_tokens": total + 9,
+        "prompt_tokens_details": {"cached_tokens": cached}});
     if request.get("stream").and_then(Value::as_bool) != Some(true) {
         return json_response(
             StatusCode::OK,
@@ -268,11 +403,23 @@ fn chat(served: &Arc<Served>, request: &Value) -> Response<Body> {
         }
         format!("data: {chunk}\n\n")
     };
-    let mut pieces = vec![chunk(
+    let mut pieces = Vec::new();
+    if request.get("return_progress").and_then(Value::as_bool) == Some(true) {
+        let mut progress = json!({
+            "id": "chatcmpl-stand-in", "object": "chat.completion.chunk", "created": 0, "model": model,
+            "choices": [{"index": 0, "delta": {"role": "assistant", "content": null}, "finish_reason": null}],
+        });
+        for processed in [cached, total] {
+            progress["prompt_progress"] =
+                json!({"total": total, "cache": cached, "processed": processed, "time_ms": 1.0});
+            pieces.push(format!("data: {progress}\n\n"));
+        }
+    }
+    pieces.push(chunk(
         json!({"role": "assistant", "content": ""}),
         None,
         None,
-    )];
+    ));
     let words: Vec<&str> = CANNED_ANSWER.split_inclusive(' ').collect();
     pieces.extend(
         words
