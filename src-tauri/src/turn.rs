@@ -82,6 +82,7 @@ pub async fn start(
             app: task_app.clone(),
             rules: engine.rules.clone(),
         };
+        engine.warm_for(&conversation).await;
         sink.traced(engine.agent.run(
             &mut conversation,
             input,

@@ -259,6 +259,24 @@ impl Agent {
         }
         prompt::folder_context(&self.workspace_name(), &sections)
     }
+
+    /// The first request of a new conversation in this agent's folder, with `question`: the
+    /// system prompt, the tools, then the folder's context at the head of the question (see
+    /// [`first_request`] for what it leaves out).
+    pub async fn first_request(&self, question: &str, cancel: &CancellationToken) -> ChatRequest {
+        let system = self
+            .config
+            .system_prompt
+            .clone()
+            .unwrap_or_else(prompt::system_prompt);
+        let mut request = first_request(&self.tools, question);
+        request.messages = vec![
+            Message::system(system),
+            Message::system(self.folder_context(cancel).await),
+            Message::user(question),
+        ];
+        request
+    }
 }
 
 /// The first request of a new conversation in a folder whose tools are `registry`, with

@@ -73,6 +73,7 @@ pub async fn run(args: AskArgs) -> anyhow::Result<ExitCode> {
         }
     });
 
+    engine.warm_for(&conversation).await;
     let outcome = sink
         .traced(engine.agent.run(
             &mut conversation,

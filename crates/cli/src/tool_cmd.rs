@@ -132,9 +132,19 @@ pub async fn tokens(as_json: bool) -> anyhow::Result<ExitCode> {
         settings.model.clone().unwrap_or_default(),
     );
     config.api_key = settings.api_key.clone();
-    let counted = match tooltrail_llm::LlmClient::new(config) {
-        Ok(client) => client.count_tokens(&texts).await,
-        Err(_) => None,
+    config.tool_mode = settings.tool_mode;
+    let client = tooltrail_llm::LlmClient::new(config).ok();
+    let counted = match &client {
+        Some(client) => client.count_tokens(&texts).await,
+        None => None,
+    };
+    // The whole first request with an empty question, as the server's template renders it.
+    let rendered = match &client {
+        Some(client) => {
+            let request = tooltrail_agent::first_request(&builtin_registry(&settings), "");
+            client.count_rendered(&request).await
+        }
+        None => None,
     };
     let (counts, how) = match counted {
         Some(counts) => (
@@ -158,13 +168,21 @@ pub async fn tokens(as_json: bool) -> anyhow::Result<ExitCode> {
             .map(|(name, tokens)| json!({ "name": name, "tokens": tokens }))
             .collect();
         let counted = how.starts_with("counted");
-        let value = json!({ "parts": rows, "total": total, "counted_by_server": counted });
+        let value = json!({ "parts": rows, "total": total, "counted_by_server": counted,
+            "rendered_by_server": rendered });
         outln!("{}", serde_json::to_string_pretty(&value)?)?;
     } else {
         for (name, tokens) in names.iter().zip(&counts) {
             outln!("{name:<16} {tokens:>5}")?;
         }
         outln!("{:<16} {total:>5} tokens in every request, {how}", "in all")?;
+        if let Some(rendered) = rendered {
+            outln!(
+                "{:<16} {rendered:>5} tokens in a request with an empty question, as the server's \
+                 chat template renders it",
+                "rendered"
+            )?;
+        }
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -172,10 +190,7 @@ pub async fn tokens(as_json: bool) -> anyhow::Result<ExitCode> {
 /// What every request begins with, part by part: the system prompt, then each built-in tool
 /// that is on, as the model is offered it. The same for every folder.
 pub fn fixed_prefix(settings: &tooltrail_settings::Settings) -> (Vec<String>, Vec<String>) {
-    let mut registry = ToolRegistry::with_builtins();
-    for name in tooltrail_host::tools_off(settings) {
-        registry.remove(&name);
-    }
+    let registry = builtin_registry(settings);
     let mut names = vec!["(system prompt)".to_string()];
     let mut texts = vec![tooltrail_agent::system_prompt()];
     for spec in registry.offered_specs() {
@@ -183,6 +198,15 @@ pub fn fixed_prefix(settings: &tooltrail_settings::Settings) -> (Vec<String>, Ve
         names.push(spec.name);
     }
     (names, texts)
+}
+
+/// The built-in tools that are on.
+fn builtin_registry(settings: &tooltrail_settings::Settings) -> ToolRegistry {
+    let mut registry = ToolRegistry::with_builtins();
+    for name in tooltrail_host::tools_off(settings) {
+        registry.remove(&name);
+    }
+    registry
 }
 
 /// Doctor's figure for it: how many tools, and the estimated tokens, without asking the

@@ -246,7 +246,10 @@ async fn every_first_question_answers_in_prompt_mode() {
 }
 
 /// The fixed prefix of every request, counted by the server's own tokenizer: the built-in
-/// tools with the system prompt stay within 900 tokens.
+/// tools with the system prompt stay within 900 tokens, and so does a whole request with an
+/// empty question in prompt mode (how Tooltrail's runtime serves a GGUF whose template
+/// renders no tools), as the server's chat template renders it. Native mode's figure depends
+/// on the template (this one writes the tools as spaced JSON) and is printed.
 #[tokio::test]
 #[ignore = "needs a real model server: TOOLTRAIL_REAL_LLM=URL (scripts/real-llm test)"]
 async fn the_tools_and_system_prompt_take_at_most_900_tokens() {
@@ -263,4 +266,21 @@ async fn the_tools_and_system_prompt_take_at_most_900_tokens() {
     let total = counted["total"].as_u64().unwrap();
     println!("tools and system prompt: {total} tokens");
     assert!(total <= 900, "{counted}");
+    for mode in ["native", "prompt"] {
+        let out = tooltrail(
+            &["tools", "--tokens", "--json"],
+            config.path(),
+            &[
+                ("TOOLTRAIL_BASE_URL", &base_url()),
+                ("TOOLTRAIL_TOOL_MODE", mode),
+            ],
+        )
+        .await;
+        let counted: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let rendered = counted["rendered_by_server"].as_u64().unwrap();
+        println!("a request with an empty question, {mode} mode: {rendered} tokens");
+        if mode == "prompt" {
+            assert!(rendered <= 900, "{mode}: {counted}");
+        }
+    }
 }

@@ -33,7 +33,7 @@ pub struct Host {
     /// OpenTelemetry, when the settings turn it on (see `tracing.rs`).
     tracing: Tracing,
     /// Held while the local runtime's prefix is warmed (see `local.rs`).
-    warming: tokio::sync::Mutex<()>,
+    warming: Arc<tokio::sync::Mutex<()>>,
 }
 
 /// What one question runs with, resolved from the settings as they are now.
@@ -50,6 +50,10 @@ pub struct Engine {
     /// With the `local` provider: the runtime serving the model, held for this question
     /// until the engine is dropped (see `local.rs`).
     pub local_runtime: Option<tooltrail_runtime::supervisor::Running>,
+    /// The saved prefixes of that runtime.
+    local_prefix: Option<crate::local::LocalPrefix>,
+    /// Held while that runtime is warmed, by this engine or another (one at a time).
+    warming: Arc<tokio::sync::Mutex<()>>,
     /// Where the servers' requests go, and the model sampling uses.
     desk: Arc<ServerDesk>,
     llm: tooltrail_llm::LlmClient,
@@ -71,6 +75,27 @@ impl Engine {
                 .open(self.agent.line().clone(), user, self.llm.clone()),
         );
     }
+
+    /// Before the first question of `conversation` (a new one), on Tooltrail's own runtime:
+    /// puts what that question's request begins with (the system prompt, the tools and this
+    /// folder's context) in the runtime's cache, from disk when this folder was asked about
+    /// before, else read and saved. The question then reads only itself. Any other provider,
+    /// or a conversation under way, has nothing to do here.
+    pub async fn warm_for(&self, conversation: &Conversation) {
+        let Some(prefix) = &self.local_prefix else {
+            return;
+        };
+        if !conversation.messages.is_empty() {
+            return;
+        }
+        let _warming = self.warming.lock().await;
+        let cancel = tokio_util::sync::CancellationToken::new();
+        let request = self
+            .agent
+            .first_request(tooltrail_runtime::prefix::QUESTION_MARK, &cancel)
+            .await;
+        prefix.warm(&self.llm, &request).await;
+    }
 }
 
 impl Host {
@@ -88,7 +113,7 @@ impl Host {
             desk,
             conversations: Conversations::default(),
             tracing: Tracing::new(tooltrail_telemetry::FrontEnd::Cli),
-            warming: tokio::sync::Mutex::new(()),
+            warming: Arc::default(),
         }
     }
 
@@ -163,6 +188,7 @@ impl Host {
             let _warming = self.warming.lock().await;
             local.warm(&llm, &tools.registry, status).await;
         }
+        let local_prefix = local.as_ref().map(|local| local.prefix.clone());
         let local_runtime = local.map(|local| local.running);
         let rules = Arc::new(WorkspaceRules::load(
             Arc::clone(self.history.store()),
@@ -208,6 +234,8 @@ impl Host {
             mcp_failures: tools.failures,
             mcp_problem: tools.problem,
             local_runtime,
+            local_prefix,
+            warming: Arc::clone(&self.warming),
             desk: Arc::clone(&self.desk),
             llm: sampling_llm,
             route: None,
@@ -269,19 +297,18 @@ impl Host {
             .as_ref()
             .map(tools_off)
             .unwrap_or_else(|_| tools_off_by_default(&[]));
-        let tools = self.toolbox.tools(workspace, &disabled).await;
-        if let Ok(mut settings) = settings
-            && settings.local.is_some()
-        {
-            let _warming = self.warming.lock().await;
-            // A failure here is the question's to report, when one is asked.
-            if let Ok(Some(local)) = crate::local::prepare(&mut settings, status).await
-                && let Ok(llm) = self.models.client(&settings).await
+        let failures = self.toolbox.tools(workspace, &disabled).await.failures;
+        let local = settings.is_ok_and(|settings| settings.local.is_some());
+        // A failure here is the question's to report, when one is asked.
+        if local && let Ok(ctx) = ToolContext::open(workspace) {
+            if let Ok(engine) = self
+                .engine_telling(&Overrides::default(), ctx, status)
+                .await
             {
-                local.warm(&llm, &tools.registry, status).await;
+                engine.warm_for(&Conversation::new()).await;
             }
         }
-        tools.failures
+        failures
     }
 
     /// The tools of the folders asked about, with their MCP servers.

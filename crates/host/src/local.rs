@@ -13,7 +13,7 @@
 
 use std::time::{Duration, Instant};
 
-use tooltrail_llm::LlmClient;
+use tooltrail_llm::{ChatRequest, LlmClient};
 use tooltrail_protocol::LocalModelStatus;
 use tooltrail_runtime::prefix::{self, PrefixStore};
 use tooltrail_tools::ToolRegistry;
@@ -31,11 +31,34 @@ pub const IDLE_SECS_ENV: &str = "TOOLTRAIL_LOCAL_IDLE_SECS";
 /// The runtime a question holds, and what its prefix is kept under.
 pub(crate) struct Prepared {
     pub running: Running,
+    pub prefix: LocalPrefix,
+    model: String,
+    since: Instant,
+}
+
+/// Where the prefixes of the runtime a question holds are kept, and how to reach it.
+#[derive(Clone)]
+pub(crate) struct LocalPrefix {
+    endpoint: tooltrail_runtime::supervisor::Endpoint,
     /// The served model's SHA-256, which names its saved prefixes.
     model_sha256: String,
     runtime_dir: std::path::PathBuf,
-    model: String,
-    since: Instant,
+}
+
+impl LocalPrefix {
+    /// Puts the part of `request` before [`prefix::QUESTION_MARK`] in the runtime's cache:
+    /// from disk where it was saved, else read by the server and saved. An error is in the
+    /// runtime's log; the question then reads the prefix itself.
+    pub(crate) async fn warm(&self, llm: &LlmClient, request: &ChatRequest) {
+        let store = PrefixStore::in_runtime_dir(&self.runtime_dir);
+        let _ = prefix::warm(
+            &self.endpoint,
+            &store,
+            &self.model_sha256,
+            &llm.body_for(request),
+        )
+        .await;
+    }
 }
 
 /// When the `local` provider is active: a runtime serving its model, with `settings` pointed
@@ -83,20 +106,23 @@ pub(crate) async fn prepare(
     if settings.tool_mode == ToolMode::Auto && !endpoint.tools_in_template {
         settings.tool_mode = ToolMode::Prompt;
     }
-    Ok(Some(Prepared {
-        running,
+    let prefix = LocalPrefix {
+        endpoint: running.endpoint.clone(),
         model_sha256,
         runtime_dir: runtime.dir().root().to_path_buf(),
+    };
+    Ok(Some(Prepared {
+        running,
+        prefix,
         model: name,
         since,
     }))
 }
 
 impl Prepared {
-    /// Puts the prefix every question of `registry`'s folder begins with in the runtime's
-    /// cache, from disk or read and saved (see `tooltrail_runtime::prefix`), when this start
-    /// brought the runtime up; `status` hears of it, and that the model is ready. A runtime
-    /// that was running already holds the prefix from its last question.
+    /// Puts the prefix every question begins with (the system prompt and `registry`'s tools)
+    /// in the runtime's cache when this start brought the runtime up; `status` hears of it,
+    /// and that the model is ready. A runtime that was running holds it from its last question.
     pub(crate) async fn warm(
         &self,
         llm: &LlmClient,
@@ -110,15 +136,7 @@ impl Prepared {
             model: self.model.clone(),
         });
         let request = tooltrail_agent::first_request(registry, prefix::QUESTION_MARK);
-        let store = PrefixStore::in_runtime_dir(&self.runtime_dir);
-        // An error is in the runtime's log; the question goes on and reads the prefix itself.
-        let _ = prefix::warm(
-            &self.running.endpoint,
-            &store,
-            &self.model_sha256,
-            &llm.body_for(&request),
-        )
-        .await;
+        self.prefix.warm(llm, &request).await;
         status(LocalModelStatus::Ready {
             model: self.model.clone(),
             seconds: self.since.elapsed().as_secs_f64(),

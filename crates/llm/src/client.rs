@@ -121,32 +121,45 @@ impl LlmClient {
     /// endpoint (Ollama, vLLM, the cloud), and the caller falls back to the estimate. One short
     /// try per text: this serves a listing, never a question.
     pub async fn count_tokens(&self, texts: &[String]) -> Option<Vec<u32>> {
+        let mut counts = Vec::with_capacity(texts.len());
+        for text in texts {
+            let value = self
+                .ask_root("tokenize", &serde_json::json!({ "content": text }))
+                .await?;
+            let tokens = value.get("tokens")?.as_array()?.len();
+            counts.push(u32::try_from(tokens).unwrap_or(u32::MAX));
+        }
+        Some(counts)
+    }
+
+    /// How many tokens `request` takes as the server renders it through its chat template
+    /// (llama.cpp's `POST /apply-template`, then `POST /tokenize` with the special tokens):
+    /// what the model reads, template included. `None` where the server does not say.
+    pub async fn count_rendered(&self, request: &ChatRequest) -> Option<u32> {
+        let rendered = self
+            .ask_root("apply-template", &self.body_for(request))
+            .await?;
+        let prompt = rendered.get("prompt")?.as_str()?;
+        let body =
+            serde_json::json!({ "content": prompt, "add_special": true, "parse_special": true });
+        let tokens = self.ask_root("tokenize", &body).await?;
+        u32::try_from(tokens.get("tokens")?.as_array()?.len()).ok()
+    }
+
+    /// One short try of a POST to the server's root (llama.cpp's own paths), read as JSON.
+    async fn ask_root(&self, path: &str, body: &serde_json::Value) -> Option<serde_json::Value> {
         let mut config = self.config.clone();
         config.base_url = crate::window::server_root(&self.config.base_url);
         config.max_attempts = 1;
         config.idle_timeout = std::time::Duration::from_secs(5);
         let cancel = CancellationToken::new();
-        let mut counts = Vec::with_capacity(texts.len());
-        for text in texts {
-            let body = serde_json::json!({ "content": text });
-            let response = send(
-                &self.http,
-                &config,
-                Method::POST,
-                "tokenize",
-                Some(&body),
-                &cancel,
-            )
+        let response = send(&self.http, &config, Method::POST, path, Some(body), &cancel)
             .await
             .ok()?;
-            let body = read_body(response, &config, &cancel, MAX_MODELS_BODY)
-                .await
-                .ok()?;
-            let value: serde_json::Value = serde_json::from_slice(&body).ok()?;
-            let tokens = value.get("tokens")?.as_array()?.len();
-            counts.push(u32::try_from(tokens).unwrap_or(u32::MAX));
-        }
-        Some(counts)
+        let body = read_body(response, &config, &cancel, MAX_MODELS_BODY)
+            .await
+            .ok()?;
+        serde_json::from_slice(&body).ok()
     }
 
     /// Learns from the usage the server reported for `body`.
@@ -322,7 +335,12 @@ impl LlmClient {
     ) -> Result<reqwest::Response, LlmError> {
         let field = self.config.answer_limit_field();
         let window = self.ollama_window();
-        let progress = self.config.prompt_progress && body["stream"] == true;
+        // Asked of a server known to be llama.cpp's: the runtime's own, or one whose `/props`
+        // gave the window.
+        let llama_cpp = self
+            .learned_window()
+            .is_some_and(|window| window.source == WindowSource::LlamaCpp);
+        let progress = (self.config.prompt_progress || llama_cpp) && body["stream"] == true;
         let changed = window.is_some() || field != MaxTokensField::MaxTokens || progress;
         let with_window = changed.then(|| {
             let mut body = body.clone();

@@ -42,8 +42,9 @@ pub struct LlmConfig {
     /// otherwise it is told in words what came back and that it cannot see it.
     pub vision: bool,
     /// Ask for the prompt's reading progress while a streamed answer has not begun
-    /// (llama.cpp's `return_progress`): only for a server known to be llama-server, since
-    /// OpenAI's API refuses fields it does not know.
+    /// (llama.cpp's `return_progress`): for the runtime Tooltrail runs itself. A server whose
+    /// `/props` told its window is asked too; no other, since OpenAI's API refuses fields it
+    /// does not know.
     pub prompt_progress: bool,
 }
 

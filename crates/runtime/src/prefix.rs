@@ -342,8 +342,34 @@ mod tests {
         assert_ne!(one, PrefixStore::file_name("ab12ce", 8192, "prefix"));
         assert_ne!(one, PrefixStore::file_name("ab12cd", 4096, "prefix"));
         assert_ne!(one, PrefixStore::file_name("ab12cd", 8192, "prefix "));
-        // Nothing of an odd hash can leave the folder.
-        assert!(PrefixStore::file_name("../../x", 1, "p").starts_with("model-1-"));
+    }
+
+    #[test]
+    fn attack_runtime_a_prefix_file_name_never_leaves_its_folder() {
+        // A model record's hash is read from the models folder: whatever it holds, the name is
+        // hex digits, the window and the prefix's hash, inside the prefixes folder.
+        for hash in [
+            "../../etc/passwd",
+            "a/b\\c",
+            "",
+            "ab\0cd",
+            "deadbeef/../../x",
+        ] {
+            let name = PrefixStore::file_name(hash, 8192, "p");
+            assert!(
+                name.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '.'),
+                "{name}"
+            );
+            assert!(!name.starts_with('.') && name.ends_with(".bin"), "{name}");
+        }
+        // A model whose hash is nothing but odd characters removes no other model's files.
+        let dir = tempfile::tempdir().unwrap();
+        let store = PrefixStore::in_runtime_dir(dir.path());
+        std::fs::create_dir_all(store.dir()).unwrap();
+        std::fs::write(store.dir().join("ab12-8192-x.bin"), "kept").unwrap();
+        store.remove_model("../..");
+        assert!(store.dir().join("ab12-8192-x.bin").is_file());
     }
 
     #[test]

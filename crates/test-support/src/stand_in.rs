@@ -135,6 +135,12 @@ pub async fn run(args: Vec<OsString>) -> anyhow::Result<()> {
         ),
         (None, None) => None,
     };
+    if let Some(dir) = args.slot_save_path.as_ref().filter(|dir| !dir.is_dir()) {
+        anyhow::bail!(
+            "error while handling argument \"--slot-save-path\": not a directory: {}",
+            dir.display()
+        );
+    }
     if let Some(mode) = std::env::var_os(SQUATTER_ENV) {
         start_squatter(&args, mode).await?;
     }

@@ -37,6 +37,10 @@ impl Server {
         let log_too = log
             .try_clone()
             .map_err(|error| format!("could not write {}: {error}", dir.server_log().display()))?;
+        // llama-server refuses to start with a --slot-save-path that is not a folder yet.
+        let prefixes = crate::prefix::PrefixStore::in_runtime_dir(&spec.dir);
+        std::fs::create_dir_all(prefixes.dir())
+            .map_err(|error| format!("could not create {}: {error}", prefixes.dir().display()))?;
         let mut command = program(&exe, spec);
         command
             .args(spec.server_args(port, &dir.api_key_file()))
