@@ -300,13 +300,13 @@ impl Host {
         let failures = self.toolbox.tools(workspace, &disabled).await.failures;
         let local = settings.is_ok_and(|settings| settings.local.is_some());
         // A failure here is the question's to report, when one is asked.
-        if local && let Ok(ctx) = ToolContext::open(workspace) {
-            if let Ok(engine) = self
+        if local
+            && let Ok(ctx) = ToolContext::open(workspace)
+            && let Ok(engine) = self
                 .engine_telling(&Overrides::default(), ctx, status)
                 .await
-            {
-                engine.warm_for(&Conversation::new()).await;
-            }
+        {
+            engine.warm_for(&Conversation::new()).await;
         }
         failures
     }
