@@ -90,11 +90,10 @@ impl Engine {
         }
         let _warming = self.warming.lock().await;
         let cancel = tokio_util::sync::CancellationToken::new();
-        let request = self
-            .agent
-            .first_request(tooltrail_runtime::prefix::QUESTION_MARK, &cancel)
-            .await;
-        prefix.warm(&self.llm, &request).await;
+        let mark = tooltrail_runtime::prefix::QUESTION_MARK;
+        let request = self.agent.first_request(mark, &cancel).await;
+        let every = tooltrail_agent::first_request(self.agent.tools(), mark);
+        prefix.warm(&self.llm, &request, Some(&every)).await;
     }
 }
 

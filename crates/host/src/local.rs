@@ -47,15 +47,23 @@ pub(crate) struct LocalPrefix {
 
 impl LocalPrefix {
     /// Puts the part of `request` before [`prefix::QUESTION_MARK`] in the runtime's cache:
-    /// from disk where it was saved, else read by the server and saved. An error is in the
-    /// runtime's log; the question then reads the prefix itself.
-    pub(crate) async fn warm(&self, llm: &LlmClient, request: &ChatRequest) {
+    /// from disk where it was saved, else read by the server (after `shorter`'s, which begins
+    /// it, is put there) and saved. An error is in the runtime's log; the question then reads
+    /// the prefix itself.
+    pub(crate) async fn warm(
+        &self,
+        llm: &LlmClient,
+        request: &ChatRequest,
+        shorter: Option<&ChatRequest>,
+    ) {
         let store = PrefixStore::in_runtime_dir(&self.runtime_dir);
+        let shorter = shorter.map(|request| llm.body_for(request));
         let _ = prefix::warm(
             &self.endpoint,
             &store,
             &self.model_sha256,
             &llm.body_for(request),
+            shorter.as_ref(),
         )
         .await;
     }
@@ -136,7 +144,7 @@ impl Prepared {
             model: self.model.clone(),
         });
         let request = tooltrail_agent::first_request(registry, prefix::QUESTION_MARK);
-        self.prefix.warm(llm, &request).await;
+        self.prefix.warm(llm, &request, None).await;
         status(LocalModelStatus::Ready {
             model: self.model.clone(),
             seconds: self.since.elapsed().as_secs_f64(),

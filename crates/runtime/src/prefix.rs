@@ -170,13 +170,19 @@ fn hex(bytes: &[u8]) -> String {
 /// runtime's slot: from disk when it was saved, else read by the server and saved. What
 /// happened goes to the runtime's log (`supervisor.log` beside the prefixes); an error is a
 /// sentence there, and the question goes on without the warm-up.
+///
+/// `shorter` is a request whose prefix begins this one's (every question's, before a folder's):
+/// when this one has to be read, that one is restored first (or read and saved), so the server
+/// reads only the rest. The slot's own text is no help there: a sliding-window model keeps too
+/// little of it to go back further than its window from where the last answer ended.
 pub async fn warm(
     endpoint: &Endpoint,
     store: &PrefixStore,
     model_sha256: &str,
     first_request: &Value,
+    shorter: Option<&Value>,
 ) -> Result<Warmed, String> {
-    let result = warm_slot(endpoint, store, model_sha256, first_request).await;
+    let result = warm_slot(endpoint, store, model_sha256, first_request, shorter).await;
     let line = match &result {
         Ok(warmed) if warmed.restored => format!(
             "prefix: restored {} tokens from disk in {} ms",
@@ -211,6 +217,7 @@ async fn warm_slot(
     store: &PrefixStore,
     model_sha256: &str,
     first_request: &Value,
+    shorter: Option<&Value>,
 ) -> Result<Warmed, String> {
     let started = Instant::now();
     let server = Server::new(endpoint)?;
@@ -243,6 +250,10 @@ async fn warm_slot(
                 let _ = std::fs::remove_file(store.dir.join(&name));
             }
         }
+    }
+    if let Some(shorter) = shorter {
+        // Its own line in the log; a failure leaves this one to read the whole prefix.
+        let _ = Box::pin(warm(endpoint, store, model_sha256, shorter, None)).await;
     }
     let read = server
         .post(
