@@ -49,6 +49,8 @@ pub struct Warmed {
     pub restored: bool,
     /// Its tokens.
     pub tokens: u32,
+    /// Those the server computed (the rest came from its cache); 0 when restored.
+    pub computed: u32,
     /// How long it took.
     pub millis: u64,
 }
@@ -189,8 +191,9 @@ pub async fn warm(
             warmed.tokens, warmed.millis
         ),
         Ok(warmed) => format!(
-            "prefix: read {} tokens and saved them in {} ms; saved prefixes take {} bytes",
+            "prefix: read {} tokens ({} computed) and saved them in {} ms; saved prefixes take {} bytes",
             warmed.tokens,
+            warmed.computed,
             warmed.millis,
             store.disk_used()
         ),
@@ -242,6 +245,7 @@ async fn warm_slot(
                 return Ok(Warmed {
                     restored: true,
                     tokens: count(&answer, "n_restored"),
+                    computed: 0,
                     millis: millis(started),
                 });
             }
@@ -274,6 +278,11 @@ async fn warm_slot(
     Ok(Warmed {
         restored: false,
         tokens: count(&saved, "n_saved").max(count(&read, "tokens_evaluated")),
+        computed: read
+            .pointer("/timings/prompt_n")
+            .and_then(Value::as_u64)
+            .and_then(|count| u32::try_from(count).ok())
+            .unwrap_or(0),
         millis: millis(started),
     })
 }
