@@ -178,6 +178,31 @@ async fn ask(
     (outcome, sink.events(), conversation)
 }
 
+/// One turn of a fresh agent on the built-in tools in a demo folder, with this model client.
+async fn turn_with(
+    config: LlmConfig,
+    question: &str,
+) -> (tooltrail_agent::TurnOutcome, Vec<Event>) {
+    let dir = workspace();
+    let agent = Agent::new(
+        LlmClient::new(config).unwrap(),
+        Arc::new(ToolRegistry::with_builtins()),
+        ToolContext::open(dir.path()).unwrap(),
+        AgentConfig::default(),
+    );
+    let sink = CollectingSink::new();
+    let outcome = agent
+        .run_turn(
+            &mut Conversation::new(),
+            question,
+            &sink,
+            &DenyAll,
+            &CancellationToken::new(),
+        )
+        .await;
+    (outcome, sink.events())
+}
+
 fn kinds(events: &[Event]) -> Vec<&'static str> {
     events
         .iter()
@@ -844,24 +869,7 @@ async fn a_call_stopped_before_it_finished_still_carries_its_description() {
 
 #[tokio::test]
 async fn a_dead_endpoint_ends_the_turn_with_one_sentence() {
-    let llm = LlmClient::new(LlmConfig::new("http://127.0.0.1:9/v1", "m")).unwrap();
-    let dir = workspace();
-    let agent = Agent::new(
-        llm,
-        Arc::new(ToolRegistry::with_builtins()),
-        ToolContext::open(dir.path()).unwrap(),
-        AgentConfig::default(),
-    );
-    let sink = CollectingSink::new();
-    let outcome = agent
-        .run_turn(
-            &mut Conversation::new(),
-            "hi",
-            &sink,
-            &DenyAll,
-            &CancellationToken::new(),
-        )
-        .await;
+    let (outcome, _) = turn_with(LlmConfig::new("http://127.0.0.1:9/v1", "m"), "hi").await;
     assert_eq!(outcome.end, TurnEnd::Error);
     let error = outcome.error.unwrap();
     assert!(
@@ -1354,27 +1362,10 @@ async fn the_servers_prompt_progress_reaches_the_timeline_before_the_answer() {
     let answer = json!({"choices": [{"index": 0, "delta": {"content": "A demo."}, "finish_reason": "stop"}]});
     let server =
         ScriptedServer::start(vec![Reply::sse([progress(300), progress(1200), answer])]).await;
-    let dir = workspace();
     let mut config = LlmConfig::new(server.base_url(), "scripted");
     config.prompt_progress = true;
-    let agent = Agent::new(
-        LlmClient::new(config).unwrap(),
-        Arc::new(ToolRegistry::with_builtins()),
-        ToolContext::open(dir.path()).unwrap(),
-        AgentConfig::default(),
-    );
-    let sink = CollectingSink::new();
-    let outcome = agent
-        .run_turn(
-            &mut Conversation::new(),
-            "What is it?",
-            &sink,
-            &DenyAll,
-            &CancellationToken::new(),
-        )
-        .await;
+    let (outcome, events) = turn_with(config, "What is it?").await;
     assert_eq!(outcome.text, "A demo.");
-    let events = sink.events();
     let reports: Vec<(u32, u32, u32, u64)> = events
         .iter()
         .filter_map(|event| match &event.body {
