@@ -869,7 +869,7 @@ async fn a_call_stopped_before_it_finished_still_carries_its_description() {
 
 #[tokio::test]
 async fn a_dead_endpoint_ends_the_turn_with_one_sentence() {
-    let (outcome, _) = turn_with(LlmConfig::new("http://127.0.0.1:9/v1", "m"), "hi").await;
+    let (outcome, events) = turn_with(LlmConfig::new("http://127.0.0.1:9/v1", "m"), "hi").await;
     assert_eq!(outcome.end, TurnEnd::Error);
     let error = outcome.error.unwrap();
     assert!(
@@ -878,7 +878,7 @@ async fn a_dead_endpoint_ends_the_turn_with_one_sentence() {
             && !error.contains("Error {"),
         "{error}"
     );
-    let fatal = sink.events().iter().find_map(|e| match &e.body {
+    let fatal = events.iter().find_map(|e| match &e.body {
         EventBody::Error {
             code, fatal: true, ..
         } => Some(*code),
