@@ -67,8 +67,12 @@ for (const [lang, theme] of [
 
       // What the model got: the question, with both texts in it.
       const sent = readFileSync(requests, "utf8").trim().split("\n").map((line) => JSON.parse(line)).filter((r) => r.path.endsWith("/chat/completions"));
-      const question = sent[0].body.messages.at(-1);
-      assert.equal(question.role, "user");
+      const last = sent[0].body.messages.at(-1);
+      assert.equal(last.role, "user");
+      // The folder's context comes first, after the system prompt and the tools; then the question.
+      const [context, asked] = last.content.split("\n</context>\n\n");
+      assert.ok(context.startsWith('<context>\nThe project folder is "'), context.slice(0, 200));
+      const question = { ...last, content: asked };
       const readme = readFileSync(join(folder, "README.md"), "utf8");
       const instructions = readFileSync(join(everything, "../docs/instructions.md"), "utf8");
       assert.ok(question.content.startsWith(`<attachment name="README.md" source="README.md">\n${readme}`), question.content.slice(0, 200));

@@ -133,9 +133,12 @@ for (const lang of ["en", "zh"]) {
       assert.deepEqual(icons.map((icon) => [icon.label, icon.text]), [[say.rename, ""], [say.remove, ""]]);
       for (const icon of icons) assert.ok(icon.width >= 12 && icon.paths >= 2, JSON.stringify(icon));
 
-      // The model got AGENTS.md in its system prompt.
+      // The model got AGENTS.md in the folder's context, at the head of the question, and not in the
+      // system prompt every folder shares.
       const first = readFileSync(record, "utf8").trim().split("\n").map((entry) => JSON.parse(entry)).find((entry) => entry.path.endsWith("/chat/completions"));
-      assert.match(first.body.messages[0].content, /from AGENTS\.md \(follow them where they apply to the question\):\n\nAnswer briefly\./);
+      assert.doesNotMatch(first.body.messages[0].content, /AGENTS\.md/);
+      assert.equal(first.body.messages[1].role, "user");
+      assert.match(first.body.messages[1].content, /^<context>\n[^]*from AGENTS\.md \(follow them where they apply to the question\):\n\nAnswer briefly\.[^]*\n<\/context>\n\n/);
 
       // Settings → Providers without a keychain: one sentence, the way forward, what works now.
       await clickByText(session, ".nav-tab", say.settings);
