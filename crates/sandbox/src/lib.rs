@@ -56,6 +56,7 @@ mod process;
 mod report;
 pub mod rules;
 mod secrets;
+pub mod shell;
 mod system_paths;
 pub mod toolchains;
 pub mod view;

@@ -92,6 +92,9 @@ pub enum RunError {
     Home(std::io::ErrorKind),
     #[error("the workspace's cache folder could not be created ({0})")]
     Cache(std::io::ErrorKind),
+    /// No bash to run commands in (Windows without Git for Windows), in a sentence.
+    #[error("{0}")]
+    NoBash(String),
 }
 
 /// Runs the command to its end, its timeout, or `cancel`.
@@ -126,7 +129,11 @@ pub async fn run_bash(
     prepare_caches(&view).map_err(|err| RunError::Cache(err.kind()))?;
     let (program, args) = match &command.confinement {
         Some(confinement) => confined(confinement, command, &view),
-        None => (OsString::from(BASH), bash_args(&command.script)),
+        // Unconfined: on Windows, Git for Windows' bash (see `shell.rs`).
+        None => (
+            crate::shell::bash().map_err(RunError::NoBash)?,
+            bash_args(&command.script),
+        ),
     };
     let mut process = tokio::process::Command::new(program);
     process
