@@ -269,13 +269,12 @@ impl Agent {
             .system_prompt
             .clone()
             .unwrap_or_else(prompt::system_prompt);
-        let mut request = first_request(&self.tools, question);
-        request.messages = vec![
+        let messages = vec![
             Message::system(system),
             Message::system(self.folder_context(cancel).await),
             Message::user(question),
         ];
-        request
+        request_offering(&self.tools, messages)
     }
 }
 
@@ -285,11 +284,17 @@ impl Agent {
 /// When the tools would crowd a small window, the first round offers fewer of them; the
 /// prefix then shares only its start with that request.
 pub fn first_request(registry: &ToolRegistry, question: &str) -> ChatRequest {
+    let messages = vec![
+        Message::system(prompt::system_prompt()),
+        Message::user(question),
+    ];
+    request_offering(registry, messages)
+}
+
+/// A first round's request of `messages`, offering `registry`'s tools as a turn does.
+fn request_offering(registry: &ToolRegistry, messages: Vec<Message>) -> ChatRequest {
     ChatRequest {
-        messages: vec![
-            Message::system(prompt::system_prompt()),
-            Message::user(question),
-        ],
+        messages,
         tools: turn_specs(registry, &HashSet::new(), None, &TurnOptions::default()),
         tool_choice: Some(ToolChoice::Auto),
         temperature: None,

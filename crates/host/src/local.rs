@@ -14,14 +14,12 @@
 use std::time::{Duration, Instant};
 
 use tooltrail_llm::{ChatRequest, LlmClient};
-use tooltrail_protocol::LocalModelStatus;
-use tooltrail_runtime::prefix::{self, PrefixStore};
-use tooltrail_tools::ToolRegistry;
-
-use tooltrail_protocol::ToolMode;
+use tooltrail_protocol::{LocalModelStatus, ToolMode};
 use tooltrail_runtime::models::{ModelError, ModelStore};
+use tooltrail_runtime::prefix::{self, Prefixes};
 use tooltrail_runtime::supervisor::{LocalModel, Running, Runtime, RuntimeOptions};
 use tooltrail_settings::{LocalConfig, Settings};
+use tooltrail_tools::ToolRegistry;
 
 use crate::error::HostError;
 
@@ -36,14 +34,9 @@ pub(crate) struct Prepared {
     since: Instant,
 }
 
-/// Where the prefixes of the runtime a question holds are kept, and how to reach it.
+/// The saved prefixes of the runtime a question holds.
 #[derive(Clone)]
-pub(crate) struct LocalPrefix {
-    endpoint: tooltrail_runtime::supervisor::Endpoint,
-    /// The served model's SHA-256, which names its saved prefixes.
-    model_sha256: String,
-    runtime_dir: std::path::PathBuf,
-}
+pub(crate) struct LocalPrefix(Prefixes);
 
 impl LocalPrefix {
     /// Puts the part of `request` before [`prefix::QUESTION_MARK`] in the runtime's cache:
@@ -56,16 +49,8 @@ impl LocalPrefix {
         request: &ChatRequest,
         shorter: Option<&ChatRequest>,
     ) {
-        let store = PrefixStore::in_runtime_dir(&self.runtime_dir);
         let shorter = shorter.map(|request| llm.body_for(request));
-        let _ = prefix::warm(
-            &self.endpoint,
-            &store,
-            &self.model_sha256,
-            &llm.body_for(request),
-            shorter.as_ref(),
-        )
-        .await;
+        let _ = self.0.warm(&llm.body_for(request), shorter.as_ref()).await;
     }
 }
 
@@ -114,11 +99,11 @@ pub(crate) async fn prepare(
     if settings.tool_mode == ToolMode::Auto && !endpoint.tools_in_template {
         settings.tool_mode = ToolMode::Prompt;
     }
-    let prefix = LocalPrefix {
-        endpoint: running.endpoint.clone(),
+    let prefix = LocalPrefix(Prefixes::new(
+        running.endpoint.clone(),
+        runtime.dir().root(),
         model_sha256,
-        runtime_dir: runtime.dir().root().to_path_buf(),
-    };
+    ));
     Ok(Some(Prepared {
         running,
         prefix,

@@ -1,5 +1,7 @@
 //! What is sent: the request type and its OpenAI wire shape.
 
+use std::borrow::Cow;
+
 use serde_json::{Map, Value, json};
 use tooltrail_protocol::media::unseen_sentence;
 use tooltrail_protocol::{Media, MediaKind, Message, ToolCall, ToolChoice, ToolSpec};
@@ -73,7 +75,17 @@ impl ChatRequest {
 /// after the tools, and chat templates put the tools in or right after the first system turn.
 /// It keeps the prefix that servers cache the same for every folder, and templates that take
 /// one system message only (Gemma's) are not sent two.
-pub(crate) fn context_in_question(messages: &[Message]) -> Vec<Message> {
+///
+/// Borrowed as they are when there is nothing to move: prompt mode's body moves them before
+/// its own rewrite, and the body it then builds is not copied again.
+pub(crate) fn context_in_question(messages: &[Message]) -> Cow<'_, [Message]> {
+    let later_system = messages
+        .iter()
+        .skip(1)
+        .any(|message| matches!(message, Message::System { .. }));
+    if !later_system {
+        return Cow::Borrowed(messages);
+    }
     let mut out: Vec<Message> = Vec::with_capacity(messages.len());
     let mut pending: Option<String> = None;
     for (at, message) in messages.iter().enumerate() {
@@ -103,7 +115,7 @@ pub(crate) fn context_in_question(messages: &[Message]) -> Vec<Message> {
     if let Some(context) = pending {
         out.push(Message::user(context_element(&context)));
     }
-    out
+    Cow::Owned(out)
 }
 
 /// The context as the model reads it, set apart from the question that follows.
@@ -275,17 +287,17 @@ mod tests {
         );
         // With no question after it, the context is a user message of its own; a lone system
         // message is left as it is.
-        let alone = context_in_question(&[Message::system("Fixed."), Message::system("C.")]);
+        let two = [Message::system("Fixed."), Message::system("C.")];
         assert_eq!(
-            alone,
-            vec![
+            context_in_question(&two).as_ref(),
+            [
                 Message::system("Fixed."),
                 Message::user("<context>\nC.\n</context>")
             ]
         );
         assert_eq!(
-            context_in_question(&[Message::system("Only.")]),
-            vec![Message::system("Only.")]
+            context_in_question(&[Message::system("Only.")]).as_ref(),
+            [Message::system("Only.")]
         );
     }
 

@@ -5,7 +5,7 @@
 //! llama-server runs with `--slot-save-path <runtime>/prefixes` and `--swa-full` (a saved
 //! slot of a sliding-window model such as Gemma 3 is of no use without the whole cache, and
 //! the context was sized for a whole cache anyway, see `supervisor/context.rs`). When a
-//! runtime has started, [`warm`]:
+//! runtime has started, [`Prefixes::warm`]:
 //! 1. renders the first request of a question through the server's own template
 //!    (`POST /apply-template`), with a marker where the question goes: the text before it is
 //!    the prefix, byte for byte what the question's request will begin with;
@@ -25,7 +25,7 @@ use std::time::{Duration, Instant, SystemTime};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
-use crate::supervisor::Endpoint;
+use crate::supervisor::{Endpoint, RuntimeDir};
 
 /// What the prefixes may take on disk. One entry is the prefix's key-value cache: about 11 MB
 /// for a 270M model's 1,000 tokens, 150 MB for a 4B model's.
@@ -42,7 +42,7 @@ pub struct PrefixStore {
     limit_bytes: u64,
 }
 
-/// What [`warm`] did.
+/// What [`Prefixes::warm`] did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Warmed {
     /// The prefix came back from disk (else the server read it, and it was saved).
@@ -168,128 +168,141 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|byte| format!("{byte:02x}")).collect()
 }
 
-/// Puts the prefix of `first_request` (a chat body whose question is [`QUESTION_MARK`]) in the
-/// runtime's slot: from disk when it was saved, else read by the server and saved. What
-/// happened goes to the runtime's log (`supervisor.log` beside the prefixes); an error is a
-/// sentence there, and the question goes on without the warm-up.
-///
-/// `shorter` is a request whose prefix begins this one's (every question's, before a folder's):
-/// when this one has to be read, that one is restored first (or read and saved), so the server
-/// reads only the rest. The slot's own text is no help there: a sliding-window model keeps too
-/// little of it to go back further than its window from where the last answer ended.
-pub async fn warm(
-    endpoint: &Endpoint,
-    store: &PrefixStore,
-    model_sha256: &str,
-    first_request: &Value,
-    shorter: Option<&Value>,
-) -> Result<Warmed, String> {
-    let result = warm_slot(endpoint, store, model_sha256, first_request, shorter).await;
-    let line = match &result {
-        Ok(warmed) if warmed.restored => format!(
-            "prefix: restored {} tokens from disk in {} ms",
-            warmed.tokens, warmed.millis
-        ),
-        Ok(warmed) => format!(
-            "prefix: read {} tokens ({} computed) and saved them in {} ms; saved prefixes take {} bytes",
-            warmed.tokens,
-            warmed.computed,
-            warmed.millis,
-            store.disk_used()
-        ),
-        Err(error) => format!("prefix: not warmed: {error}"),
-    };
-    if let Some(runtime_dir) = store.dir.parent() {
-        let now = SystemTime::now()
-            .duration_since(SystemTime::UNIX_EPOCH)
-            .unwrap_or_default();
+/// The saved prefixes of a running runtime, and the llama-server they go in and out of.
+#[derive(Debug, Clone)]
+pub struct Prefixes {
+    endpoint: Endpoint,
+    store: PrefixStore,
+    runtime: RuntimeDir,
+    /// The served model's SHA-256, which names its files.
+    model_sha256: String,
+}
+
+impl Prefixes {
+    /// Those of the runtime in `runtime_dir` serving at `endpoint` the model whose file hashes
+    /// to `model_sha256`.
+    pub fn new(endpoint: Endpoint, runtime_dir: &Path, model_sha256: String) -> Self {
+        Self {
+            endpoint,
+            store: PrefixStore::in_runtime_dir(runtime_dir),
+            runtime: RuntimeDir::from_root(runtime_dir.to_path_buf()),
+            model_sha256,
+        }
+    }
+
+    /// Puts the prefix of `first_request` (a chat body whose question is [`QUESTION_MARK`]) in
+    /// the runtime's slot: from disk when it was saved, else read by the server and saved.
+    /// What happened goes to the runtime's log (`supervisor.log`); an error is a sentence
+    /// there, and the question goes on without the warm-up.
+    ///
+    /// `shorter` is a request whose prefix begins this one's (every question's, before a
+    /// folder's): when this one has to be read, that one is restored first (or read and
+    /// saved), so the server reads only the rest. The slot's own text is no help there: a
+    /// sliding-window model keeps too little of it to go back further than its window from
+    /// where the last answer ended.
+    pub async fn warm(
+        &self,
+        first_request: &Value,
+        shorter: Option<&Value>,
+    ) -> Result<Warmed, String> {
+        let result = self.put_in_slot(first_request, shorter).await;
+        let line = match &result {
+            Ok(warmed) if warmed.restored => format!(
+                "prefix: restored {} tokens from disk in {} ms",
+                warmed.tokens, warmed.millis
+            ),
+            Ok(warmed) => format!(
+                "prefix: read {} tokens ({} computed) and saved them in {} ms; saved prefixes take {} bytes",
+                warmed.tokens,
+                warmed.computed,
+                warmed.millis,
+                self.store.disk_used()
+            ),
+            Err(error) => format!("prefix: not warmed: {error}"),
+        };
         if let Ok(mut log) = std::fs::File::options()
             .create(true)
             .append(true)
-            .open(runtime_dir.join("supervisor.log"))
+            .open(self.runtime.supervisor_log())
         {
             use std::io::Write as _;
-            let _ = writeln!(log, "[{}.{:03}] {line}", now.as_secs(), now.subsec_millis());
+            let _ = writeln!(log, "{}", crate::supervisor::stamped(&line));
         }
+        result
     }
-    result
+
+    async fn put_in_slot(
+        &self,
+        first_request: &Value,
+        shorter: Option<&Value>,
+    ) -> Result<Warmed, String> {
+        let started = Instant::now();
+        let store = &self.store;
+        let server = Server::new(&self.endpoint)?;
+        let rendered = server.post("apply-template", first_request).await?;
+        let prompt = rendered
+            .get("prompt")
+            .and_then(Value::as_str)
+            .ok_or("llama-server rendered no prompt")?;
+        let prefix = prompt
+            .find(QUESTION_MARK)
+            .map(|at| &prompt[..at])
+            .ok_or("the chat template left the question out of the prompt")?;
+        let name = PrefixStore::file_name(&self.model_sha256, self.endpoint.context_size, prefix);
+        let millis = |started: Instant| u64::try_from(started.elapsed().as_millis()).unwrap_or(0);
+        if store.dir.join(&name).is_file() {
+            match server
+                .post("slots/0?action=restore", &json!({ "filename": name }))
+                .await
+            {
+                Ok(answer) if count(&answer, "/n_restored") > 0 => {
+                    store.touch(&name);
+                    return Ok(Warmed {
+                        restored: true,
+                        tokens: count(&answer, "/n_restored"),
+                        computed: 0,
+                        millis: millis(started),
+                    });
+                }
+                // Damaged, cut short, or from another build of llama-server: read again below.
+                Ok(_) | Err(_) => {
+                    let _ = std::fs::remove_file(store.dir.join(&name));
+                }
+            }
+        }
+        if let Some(shorter) = shorter {
+            // Its own line in the log; a failure leaves this one to read the whole prefix.
+            let _ = Box::pin(self.warm(shorter, None)).await;
+        }
+        let read = server
+            .post(
+                "completion",
+                &json!({ "prompt": prefix, "n_predict": 0, "cache_prompt": true }),
+            )
+            .await?;
+        std::fs::create_dir_all(&store.dir).map_err(|error| {
+            format!(
+                "the prefix could not be saved in {}: {error}",
+                store.dir.display()
+            )
+        })?;
+        let saved = server
+            .post("slots/0?action=save", &json!({ "filename": name }))
+            .await?;
+        store.trim(&name);
+        Ok(Warmed {
+            restored: false,
+            tokens: count(&saved, "/n_saved").max(count(&read, "/tokens_evaluated")),
+            computed: count(&read, "/timings/prompt_n"),
+            millis: millis(started),
+        })
+    }
 }
 
-async fn warm_slot(
-    endpoint: &Endpoint,
-    store: &PrefixStore,
-    model_sha256: &str,
-    first_request: &Value,
-    shorter: Option<&Value>,
-) -> Result<Warmed, String> {
-    let started = Instant::now();
-    let server = Server::new(endpoint)?;
-    let rendered = server.post("apply-template", first_request).await?;
-    let prompt = rendered
-        .get("prompt")
-        .and_then(Value::as_str)
-        .ok_or("llama-server rendered no prompt")?;
-    let prefix = prompt
-        .find(QUESTION_MARK)
-        .map(|at| &prompt[..at])
-        .ok_or("the chat template left the question out of the prompt")?;
-    let name = PrefixStore::file_name(model_sha256, endpoint.context_size, prefix);
-    let millis = |started: Instant| u64::try_from(started.elapsed().as_millis()).unwrap_or(0);
-    if store.dir.join(&name).is_file() {
-        match server
-            .post("slots/0?action=restore", &json!({ "filename": name }))
-            .await
-        {
-            Ok(answer) if count(&answer, "n_restored") > 0 => {
-                store.touch(&name);
-                return Ok(Warmed {
-                    restored: true,
-                    tokens: count(&answer, "n_restored"),
-                    computed: 0,
-                    millis: millis(started),
-                });
-            }
-            // Damaged, cut short, or from another build of llama-server: read again below.
-            Ok(_) | Err(_) => {
-                let _ = std::fs::remove_file(store.dir.join(&name));
-            }
-        }
-    }
-    if let Some(shorter) = shorter {
-        // Its own line in the log; a failure leaves this one to read the whole prefix.
-        let _ = Box::pin(warm(endpoint, store, model_sha256, shorter, None)).await;
-    }
-    let read = server
-        .post(
-            "completion",
-            &json!({ "prompt": prefix, "n_predict": 0, "cache_prompt": true }),
-        )
-        .await?;
-    std::fs::create_dir_all(&store.dir).map_err(|error| {
-        format!(
-            "the prefix could not be saved in {}: {error}",
-            store.dir.display()
-        )
-    })?;
-    let saved = server
-        .post("slots/0?action=save", &json!({ "filename": name }))
-        .await?;
-    store.trim(&name);
-    Ok(Warmed {
-        restored: false,
-        tokens: count(&saved, "n_saved").max(count(&read, "tokens_evaluated")),
-        computed: read
-            .pointer("/timings/prompt_n")
-            .and_then(Value::as_u64)
-            .and_then(|count| u32::try_from(count).ok())
-            .unwrap_or(0),
-        millis: millis(started),
-    })
-}
-
-fn count(answer: &Value, field: &str) -> u32 {
+/// The count at `pointer` in llama-server's answer; 0 where it says none.
+fn count(answer: &Value, pointer: &str) -> u32 {
     answer
-        .get(field)
+        .pointer(pointer)
         .and_then(Value::as_u64)
         .and_then(|count| u32::try_from(count).ok())
         .unwrap_or(0)

@@ -65,6 +65,7 @@ pub use context::{ContextInputs, DEFAULT_CONTEXT, available_memory, choose_conte
 pub use error::SupervisorError;
 pub use exec::PARENT_DEATH_SIGNAL_ENV;
 pub use locks::Lease;
+pub(crate) use state::stamped;
 pub use state::{RuntimeDir, RuntimeState, unix_now};
 
 use locks::Exclusive;

@@ -349,10 +349,7 @@ impl Caller {
 /// Stamped with the Unix time to the millisecond, which is what a start-up is measured in
 /// (`scripts/bench-local-runtime` reads them).
 fn log(line: &str) {
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap_or_default();
-    eprintln!("[{}.{:03}] {line}", now.as_secs(), now.subsec_millis());
+    eprintln!("{}", super::state::stamped(line));
 }
 
 fn new_api_key() -> String {

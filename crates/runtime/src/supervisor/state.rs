@@ -248,6 +248,15 @@ fn restrict_to_owner(_path: &Path, _mode: u32) -> std::io::Result<()> {
 /// Seconds since the Unix epoch: the clock of [`RuntimeState`]'s times, of
 /// [`super::RuntimeStatus::stops_in_secs`] and of the models folder's records, which every
 /// front end reads them with.
+/// A line of the runtime's log, after the time it was written (seconds since the Unix epoch,
+/// to the millisecond).
+pub(crate) fn stamped(line: &str) -> String {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    format!("[{}.{:03}] {line}", now.as_secs(), now.subsec_millis())
+}
+
 pub fn unix_now() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
