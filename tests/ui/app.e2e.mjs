@@ -7,10 +7,9 @@
 // start time on the timeline, in English and Chinese, light and dark.
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { repo, run, screenshots, test } from "./lib.mjs";
+import { repo, run, screenshots, tempDir, test } from "./lib.mjs";
 import { appEnv, scriptedModelEnv, Session, setLanguage, shoot as shootWindow, startDriver, startScriptedModel } from "./webdriver.mjs";
 
 const app = process.env.TOOLTRAIL_APP ?? join(repo, "target/debug/tooltrail-app");
@@ -29,9 +28,9 @@ function windowTitles() {
 }
 
 test("the app opens a folder, asks, waits for approval, runs the command and answers", async () => {
-  const folder = join(mkdtempSync(join(tmpdir(), "tooltrail-e2e-")), "demo-project");
+  const folder = join(tempDir("tooltrail-e2e-"), "demo-project");
   cpSync(join(repo, "tests/ui/fixtures/demo-project"), folder, { recursive: true });
-  const configDir = mkdtempSync(join(tmpdir(), "tooltrail-config-"));
+  const configDir = tempDir("tooltrail-config-");
   const model = await startScriptedModel(scriptedModel, join(repo, "tests/ui/fixtures/approve-and-answer.json"));
   const driver = await startDriver(appEnv(configDir, { ...scriptedModelEnv(model) }));
   let session;
@@ -142,9 +141,9 @@ test("the app opens a folder, asks, waits for approval, runs the command and ans
 });
 
 test("MCP tools run in the app with their server named, and a standing deny rule refuses a command", async () => {
-  const folder = join(mkdtempSync(join(tmpdir(), "tooltrail-e2e-")), "demo-project");
+  const folder = join(tempDir("tooltrail-e2e-"), "demo-project");
   cpSync(join(repo, "tests/ui/fixtures/demo-project"), folder, { recursive: true });
-  const configDir = mkdtempSync(join(tmpdir(), "tooltrail-config-"));
+  const configDir = tempDir("tooltrail-config-");
   const server = join(repo, "tests/mcp/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
   assert.ok(existsSync(server), "the filesystem server is installed (scripts/mcp-setup)");
   // A config as users paste it from other MCP hosts, with Tooltrail's per-tool approvals.
@@ -250,9 +249,9 @@ function allText(dir) {
 }
 
 test("history filters the record, and a provider's API key is kept in the Secret Service and used", async () => {
-  const folder = join(mkdtempSync(join(tmpdir(), "tooltrail-e2e-")), "demo-project");
+  const folder = join(tempDir("tooltrail-e2e-"), "demo-project");
   cpSync(join(repo, "tests/ui/fixtures/demo-project"), folder, { recursive: true });
-  const configDir = mkdtempSync(join(tmpdir(), "tooltrail-config-"));
+  const configDir = tempDir("tooltrail-config-");
   const dataDir = join(configDir, "data");
   const env = { ...process.env, TOOLTRAIL_CONFIG_DIR: configDir, TOOLTRAIL_DATA_DIR: dataDir };
   delete env.TOOLTRAIL_BASE_URL;
@@ -267,7 +266,7 @@ test("history filters the record, and a provider's API key is kept in the Secret
   }
 
   // What the model server received, kept apart from the app's files (it holds the key sent).
-  const requests = join(mkdtempSync(join(tmpdir(), "tooltrail-requests-")), "requests.jsonl");
+  const requests = join(tempDir("tooltrail-requests-"), "requests.jsonl");
   const script = join(configDir, "script.json");
   writeFileSync(script, JSON.stringify([{ text: "First answer through the saved provider." }, { text: "Second answer, after a restart." }]));
   const model = await startScriptedModel(scriptedModel, script, ["--record", requests]);
@@ -389,9 +388,9 @@ test("history filters the record, and a provider's API key is kept in the Secret
 });
 
 test("snippets saved from the command line are listed, shown and deleted in the app; timeline cards say what each tool does and when it started; English and Chinese, light and dark", async () => {
-  const folder = join(mkdtempSync(join(tmpdir(), "tooltrail-e2e-")), "demo-project");
+  const folder = join(tempDir("tooltrail-e2e-"), "demo-project");
   cpSync(join(repo, "tests/ui/fixtures/demo-project"), folder, { recursive: true });
-  const configDir = mkdtempSync(join(tmpdir(), "tooltrail-config-"));
+  const configDir = tempDir("tooltrail-config-");
   const env = { ...process.env, TOOLTRAIL_CONFIG_DIR: configDir, TOOLTRAIL_DATA_DIR: join(configDir, "data") };
   delete env.TOOLTRAIL_BASE_URL;
   delete env.TOOLTRAIL_API_KEY;

@@ -6,17 +6,16 @@
 //  - the time from a streamed piece of text reaching Rust (the event's timestamp) to the frame
 //    that shows it, over a long streamed answer.
 import { execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { repo } from "./lib.mjs";
+import { repo, tempDir } from "./lib.mjs";
 import { Session, sleep, startDriver, startScriptedModel } from "./webdriver.mjs";
 
 const app = process.env.TOOLTRAIL_APP ?? join(repo, "target/release/tooltrail-app");
 const blank = process.env.BLANK_WINDOW ?? join(repo, "target/release/tooltrail-blank-window");
 const scriptedModel = process.env.SCRIPTED_MODEL ?? join(repo, "target/debug/scripted-model");
 const folder = join(repo, "tests/ui/fixtures/demo-project");
-const configDir = mkdtempSync(join(tmpdir(), "tooltrail-bench-"));
+const configDir = tempDir("tooltrail-bench-");
 
 function descendants(root) {
   const parent = new Map();

@@ -6,10 +6,9 @@
 // the prompt's message in the box. English and light, then Chinese and dark; axe-core on the
 // composer, and screenshots in target/screenshots/app-e2e-composer-*.png.
 import assert from "node:assert/strict";
-import { cpSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { dependencyMissing, repo, run, screenshots, test } from "./lib.mjs";
+import { dependencyMissing, repo, run, screenshots, tempDir, test } from "./lib.mjs";
 import { appEnv, axe, gtkTheme, ownWindowState, scriptedModelEnv, Session, setLanguage, shoot as shootWindow, startDriver, startScriptedModel } from "./webdriver.mjs";
 
 const app = process.env.TOOLTRAIL_APP ?? join(repo, "target/debug/tooltrail-app");
@@ -34,9 +33,9 @@ for (const [lang, theme] of [
   ["zh", "dark"],
 ]) {
   test(`@ attaches a file and a resource, and / fills a prompt with the server's completions (${lang}, ${theme})`, async () => {
-    const folder = join(mkdtempSync(join(tmpdir(), "tooltrail-e2e-")), "demo-project");
+    const folder = join(tempDir("tooltrail-e2e-"), "demo-project");
     cpSync(join(repo, "tests/ui/fixtures/demo-project"), folder, { recursive: true });
-    const configDir = mkdtempSync(join(tmpdir(), "tooltrail-config-"));
+    const configDir = tempDir("tooltrail-config-");
     writeFileSync(join(configDir, "mcp.json"), JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [everything, "stdio"] } } }));
     const script = join(configDir, "script.json");
     writeFileSync(script, JSON.stringify([{ text: "The readme and the instructions, read." }]));

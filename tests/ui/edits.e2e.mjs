@@ -3,10 +3,9 @@
 // on the approval card, approved with the keyboard; the file changes on disk; and "Undo these
 // changes" puts it back. Once in English and light, once in Chinese and dark, with screenshots.
 import assert from "node:assert/strict";
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { repo, run, screenshots, test } from "./lib.mjs";
+import { repo, run, screenshots, tempDir, test } from "./lib.mjs";
 import { appEnv, gtkTheme, ownWindowState, scriptedModelEnv, Session, setLanguage, shoot as shootWindow, startDriver, startScriptedModel } from "./webdriver.mjs";
 
 const app = process.env.TOOLTRAIL_APP ?? join(repo, "target/debug/tooltrail-app");
@@ -21,14 +20,14 @@ for (const [lang, theme] of [
   ["zh", "dark"],
 ]) {
   test(`a question answered on its card, an edit approved from its diff and undone (${lang}, ${theme})`, async () => {
-    const folder = join(mkdtempSync(join(tmpdir(), "tooltrail-e2e-")), "demo-project");
+    const folder = join(tempDir("tooltrail-e2e-"), "demo-project");
     cpSync(join(repo, "tests/ui/fixtures/demo-project"), folder, { recursive: true });
     const mainGo = join(folder, "main.go");
     const before = readFileSync(mainGo, "utf8");
     const after = before.replace('":8080"', '":9090"');
     assert.notEqual(after, before);
 
-    const configDir = mkdtempSync(join(tmpdir(), "tooltrail-config-"));
+    const configDir = tempDir("tooltrail-config-");
     // file_write is off until turned on.
     writeFileSync(join(configDir, "config.toml"), 'enabled_tools = ["file_write"]\n');
     const script = join(configDir, "script.json");

@@ -1,7 +1,8 @@
 // Shared pieces of the UI specs: packages from ui/node_modules, the built UI served to Chromium
 // without a server, and a tiny test runner that reports like the others.
 import { createRequire } from "node:module";
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, extname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -93,6 +94,15 @@ export function bytesUnder(dir) {
   return Buffer.concat(parts);
 }
 
+const made = [];
+/** A fresh folder in the system's temp folder, removed when the run ends (a config folder may
+ * hold a copied model of hundreds of megabytes). */
+export function tempDir(prefix) {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  made.push(dir);
+  return dir;
+}
+
 const tests = [];
 export function test(name, fn) {
   tests.push({ name, fn });
@@ -112,6 +122,7 @@ export async function run() {
       console.log(`FAIL ${name}\n${error?.stack ?? error}`);
     }
   }
+  for (const dir of made) rmSync(dir, { recursive: true, force: true });
   const ran = only ? tests.filter((t) => t.name.includes(only)).length : tests.length;
   console.log(`\n${ran - failed} passed, ${failed} failed`);
   return failed;

@@ -3,10 +3,9 @@
 // answers, and the note under the turn says what was stopped. Once in English and light, once
 // in Chinese and dark, with screenshots.
 import assert from "node:assert/strict";
-import { cpSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { repo, run, screenshots, test } from "./lib.mjs";
+import { repo, run, screenshots, tempDir, test } from "./lib.mjs";
 import { appEnv, gtkTheme, ownWindowState, scriptedModelEnv, Session, setLanguage, shoot as shootWindow, startDriver, startScriptedModel } from "./webdriver.mjs";
 
 const app = process.env.TOOLTRAIL_APP ?? join(repo, "target/debug/tooltrail-app");
@@ -21,9 +20,9 @@ for (const [lang, theme] of [
   ["zh", "dark"],
 ]) {
   test(`a model repeating a call is stopped, the call runs once and the turn answers (${lang}, ${theme})`, async () => {
-    const folder = join(mkdtempSync(join(tmpdir(), "tooltrail-e2e-")), "demo-project");
+    const folder = join(tempDir("tooltrail-e2e-"), "demo-project");
     cpSync(join(repo, "tests/ui/fixtures/demo-project"), folder, { recursive: true });
-    const configDir = mkdtempSync(join(tmpdir(), "tooltrail-config-"));
+    const configDir = tempDir("tooltrail-config-");
     const script = join(configDir, "script.json");
     const read = { name: "read_file", arguments: { path: "main.go" } };
     writeFileSync(

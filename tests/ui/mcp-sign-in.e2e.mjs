@@ -9,11 +9,10 @@
 // Once in English and light, once in Chinese and dark; each state is photographed.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { chmodSync, cpSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, cpSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { dependencyMissing, repo, run, test } from "./lib.mjs";
+import { dependencyMissing, repo, run, tempDir, test } from "./lib.mjs";
 import { appEnv, gtkTheme, Session, setLanguage, shoot as shootWindow, startDriver } from "./webdriver.mjs";
 
 const app = process.env.TOOLTRAIL_APP ?? join(repo, "target/debug/tooltrail-app");
@@ -45,9 +44,9 @@ for (const [lang, theme] of [
   ["zh", "dark"],
 ]) {
   test(`a server that asks for sign-in: needs sign-in, waiting, failed, signed in (${lang}, ${theme})`, async () => {
-    const folder = join(mkdtempSync(join(tmpdir(), "tooltrail-e2e-")), "demo-project");
+    const folder = join(tempDir("tooltrail-e2e-"), "demo-project");
     cpSync(join(repo, "tests/ui/fixtures/demo-project"), folder, { recursive: true });
-    const configDir = mkdtempSync(join(tmpdir(), "tooltrail-config-"));
+    const configDir = tempDir("tooltrail-config-");
     const server = await startFixture(join(configDir, "secrets.txt"));
     writeFileSync(join(configDir, "mcp.json"), JSON.stringify({ mcpServers: { docs: { url: server.mcp, approval: "allow" } } }));
     // The browser: notes the page it was asked to open, and nothing more.

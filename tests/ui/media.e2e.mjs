@@ -5,10 +5,9 @@
 // English and light, once in Chinese and dark; the cards are checked with axe-core and
 // photographed.
 import assert from "node:assert/strict";
-import { cpSync, existsSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpSync, existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { dependencyMissing, repo, run, test } from "./lib.mjs";
+import { dependencyMissing, repo, run, tempDir, test } from "./lib.mjs";
 import { appEnv, axe, gtkTheme, ownWindowState, scriptedModelEnv, Session, setLanguage, shoot as shootWindow, startDriver, startScriptedModel } from "./webdriver.mjs";
 
 const app = process.env.TOOLTRAIL_APP ?? join(repo, "target/debug/tooltrail-app");
@@ -29,9 +28,9 @@ for (const [lang, theme] of [
   ["zh", "dark"],
 ]) {
   test(`a tool's image is on its card and opens full size; structured content is a table (${lang}, ${theme})`, async () => {
-    const folder = join(mkdtempSync(join(tmpdir(), "tooltrail-e2e-")), "demo-project");
+    const folder = join(tempDir("tooltrail-e2e-"), "demo-project");
     cpSync(join(repo, "tests/ui/fixtures/demo-project"), folder, { recursive: true });
-    const configDir = mkdtempSync(join(tmpdir(), "tooltrail-config-"));
+    const configDir = tempDir("tooltrail-config-");
     writeFileSync(
       join(configDir, "mcp.json"),
       JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [everything, "stdio"], approval: "allow" } } }),

@@ -8,10 +8,9 @@
 // Once in English and light, once in Chinese and dark, with screenshots.
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { cpSync, existsSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpSync, existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { dependencyMissing, repo, run, screenshots, test } from "./lib.mjs";
+import { dependencyMissing, repo, run, screenshots, tempDir, test } from "./lib.mjs";
 import { appEnv, gtkTheme, ownWindowState, Session, setLanguage, shoot as shootWindow, startDriver, startScriptedModel } from "./webdriver.mjs";
 
 const app = process.env.TOOLTRAIL_APP ?? join(repo, "target/debug/tooltrail-app");
@@ -88,9 +87,9 @@ for (const [lang, theme] of [
 ]) {
   test(`a fresh machine: the guide, a server found through detect_urls, a first answer; a model imported and used (${lang}, ${theme})`, async () => {
     const text = TEXT[lang];
-    const folder = join(mkdtempSync(join(tmpdir(), "tooltrail-e2e-")), "demo-project");
+    const folder = join(tempDir("tooltrail-e2e-"), "demo-project");
     cpSync(join(repo, "tests/ui/fixtures/demo-project"), folder, { recursive: true });
-    const configDir = mkdtempSync(join(tmpdir(), "tooltrail-config-"));
+    const configDir = tempDir("tooltrail-config-");
     const dataDir = join(configDir, "data");
     // The folder to ask about is a recent one, so the start screen opens it without the
     // native dialog; config.toml does not exist yet.

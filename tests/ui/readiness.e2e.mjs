@@ -10,10 +10,9 @@
 // they are absent). English and light, Chinese and dark, with screenshots and axe.
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { cpSync, existsSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpSync, existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { dependencyMissing, repo, run, test } from "./lib.mjs";
+import { dependencyMissing, repo, run, tempDir, test } from "./lib.mjs";
 import { appEnv, axe, gtkTheme, ownWindowState, Session, setLanguage, shoot as shootWindow, startDriver, startScriptedModel } from "./webdriver.mjs";
 
 const app = process.env.TOOLTRAIL_APP ?? join(repo, "target/debug/tooltrail-app");
@@ -62,9 +61,9 @@ for (const [lang, theme] of [
 ]) {
   test(`started with a folder where no model answers: said above the composer, then a model chosen; the local model's start in the turn (${lang}, ${theme})`, async () => {
     const text = TEXT[lang];
-    const folder = join(mkdtempSync(join(tmpdir(), "tooltrail-e2e-")), "demo-project");
+    const folder = join(tempDir("tooltrail-e2e-"), "demo-project");
     cpSync(join(repo, "tests/ui/fixtures/demo-project"), folder, { recursive: true });
-    const configDir = mkdtempSync(join(tmpdir(), "tooltrail-config-"));
+    const configDir = tempDir("tooltrail-config-");
     const script = join(configDir, "script.json");
     writeFileSync(script, JSON.stringify([{ text: "The demo project is a **small Go service**." }]));
     const model = await startScriptedModel(scriptedModel, script);

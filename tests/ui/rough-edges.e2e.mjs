@@ -7,10 +7,9 @@
 // Providers saying in a sentence that keys cannot be stored, how to fix it and what works
 // meanwhile. English and Chinese, with screenshots.
 import assert from "node:assert/strict";
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { bytesUnder, repo, run, screenshots, test } from "./lib.mjs";
+import { bytesUnder, repo, run, screenshots, tempDir, test } from "./lib.mjs";
 import { appEnv, gtkTheme, scriptedModelEnv, Session, setLanguage, shoot as shootWindow, startDriver, startScriptedModel } from "./webdriver.mjs";
 
 const app = process.env.TOOLTRAIL_APP ?? join(repo, "target/debug/tooltrail-app");
@@ -61,10 +60,10 @@ async function clickByText(session, css, label) {
 for (const lang of ["en", "zh"]) {
   const say = TEXT[lang];
   test(`a first week's rough edges in a real window (${lang})`, async () => {
-    const folder = join(mkdtempSync(join(tmpdir(), "tooltrail-e2e-")), "demo-project");
+    const folder = join(tempDir("tooltrail-e2e-"), "demo-project");
     cpSync(join(repo, "tests/ui/fixtures/demo-project"), folder, { recursive: true });
     writeFileSync(join(folder, "AGENTS.md"), "Answer briefly. Run `go test ./...` to check a change.\n");
-    const configDir = mkdtempSync(join(tmpdir(), "tooltrail-config-"));
+    const configDir = tempDir("tooltrail-config-");
     const script = join(configDir, "script.json");
     const record = join(configDir, "requests.jsonl");
     writeFileSync(
@@ -161,13 +160,13 @@ for (const lang of ["en", "zh"]) {
   const say = TEXT[lang];
   test(`an AGENTS.md linked to a key outside the folder is left out, with why, in a real window (${lang})`, async () => {
     const canary = "CANARY-5b7a OPENSSH PRIVATE KEY";
-    const root = mkdtempSync(join(tmpdir(), "tooltrail-e2e-"));
+    const root = tempDir("tooltrail-e2e-");
     mkdirSync(join(root, "home/.ssh"), { recursive: true });
     writeFileSync(join(root, "home/.ssh/id_ed25519"), canary);
     const folder = join(root, "cloned-project");
     cpSync(join(repo, "tests/ui/fixtures/demo-project"), folder, { recursive: true });
     symlinkSync(join(root, "home/.ssh/id_ed25519"), join(folder, "AGENTS.md"));
-    const configDir = mkdtempSync(join(tmpdir(), "tooltrail-config-"));
+    const configDir = tempDir("tooltrail-config-");
     const script = join(configDir, "script.json");
     const record = join(configDir, "requests.jsonl");
     writeFileSync(script, JSON.stringify([{ text: "A small Go service.", delay_ms: 50 }]));

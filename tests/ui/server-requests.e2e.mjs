@@ -6,10 +6,9 @@
 // question's (scripted) model, and the card shows the answer. Once in English and light, once in
 // Chinese and dark; each card is checked with axe-core and photographed.
 import assert from "node:assert/strict";
-import { cpSync, existsSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpSync, existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { dependencyMissing, repo, run, test } from "./lib.mjs";
+import { dependencyMissing, repo, run, tempDir, test } from "./lib.mjs";
 import { appEnv, axe, gtkTheme, ownWindowState, scriptedModelEnv, Session, setLanguage, shoot as shootWindow, startDriver, startScriptedModel } from "./webdriver.mjs";
 
 const app = process.env.TOOLTRAIL_APP ?? join(repo, "target/debug/tooltrail-app");
@@ -30,9 +29,9 @@ for (const [lang, theme] of [
   ["zh", "dark"],
 ]) {
   test(`a server's form and its use of the model are cards under the call, answered in the window (${lang}, ${theme})`, async () => {
-    const folder = join(mkdtempSync(join(tmpdir(), "tooltrail-e2e-")), "demo-project");
+    const folder = join(tempDir("tooltrail-e2e-"), "demo-project");
     cpSync(join(repo, "tests/ui/fixtures/demo-project"), folder, { recursive: true });
-    const configDir = mkdtempSync(join(tmpdir(), "tooltrail-config-"));
+    const configDir = tempDir("tooltrail-config-");
     writeFileSync(
       join(configDir, "mcp.json"),
       JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [everything, "stdio"], approval: "allow" } } }),

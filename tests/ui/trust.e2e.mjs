@@ -13,11 +13,10 @@
 // them: none), and no download starts. English and light, then Chinese and dark; axe-core on
 // each card and section, and screenshots in target/screenshots/trust-*.png.
 import assert from "node:assert/strict";
-import { cpSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { bytesUnder, dependencyMissing, repo, run, test } from "./lib.mjs";
+import { bytesUnder, dependencyMissing, repo, run, tempDir, test } from "./lib.mjs";
 import { appEnv, axe, gtkTheme, ownWindowState, scriptedModelEnv, Session, setLanguage, shoot as shootWindow, startDriver, startScriptedModel } from "./webdriver.mjs";
 
 const app = process.env.TOOLTRAIL_APP ?? join(repo, "target/debug/tooltrail-app");
@@ -179,9 +178,9 @@ for (const [lang, theme] of [
 ]) {
   const say = TEXT[lang];
   test(`a server's resource read follows its approval, its key never shows, and hub references that leave the hub are refused (${lang}, ${theme})`, async () => {
-    const folder = join(mkdtempSync(join(tmpdir(), "tooltrail-e2e-")), "demo-project");
+    const folder = join(tempDir("tooltrail-e2e-"), "demo-project");
     cpSync(join(repo, "tests/ui/fixtures/demo-project"), folder, { recursive: true });
-    const configDir = mkdtempSync(join(tmpdir(), "tooltrail-config-"));
+    const configDir = tempDir("tooltrail-config-");
     writeFileSync(
       join(configDir, "mcp.json"),
       JSON.stringify({

@@ -3,10 +3,9 @@
 // timeline shown as a waterfall and the context meter by the composer, in English and Chinese,
 // light and dark, with screenshots.
 import assert from "node:assert/strict";
-import { cpSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { repo, run, screenshots, test } from "./lib.mjs";
+import { repo, run, screenshots, tempDir, test } from "./lib.mjs";
 import { appEnv, gtkTheme, scriptedModelEnv, Session, setLanguage, shoot as shootWindow, sleep, startDriver, startScriptedModel } from "./webdriver.mjs";
 
 const app = process.env.TOOLTRAIL_APP ?? join(repo, "target/debug/tooltrail-app");
@@ -23,9 +22,9 @@ for (const [lang, theme] of [
   ["zh", "dark"],
 ]) {
   test(`the waterfall and the context meter in a real window (${lang}, ${theme})`, async () => {
-    const folder = join(mkdtempSync(join(tmpdir(), "tooltrail-e2e-")), "demo-project");
+    const folder = join(tempDir("tooltrail-e2e-"), "demo-project");
     cpSync(join(repo, "tests/ui/fixtures/demo-project"), folder, { recursive: true });
-    const configDir = mkdtempSync(join(tmpdir(), "tooltrail-config-"));
+    const configDir = tempDir("tooltrail-config-");
     const script = join(configDir, "script.json");
     writeFileSync(
       script,
