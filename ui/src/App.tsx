@@ -8,6 +8,7 @@ import { NoModelNotice } from "./components/NoModelNotice";
 import { Sidebar } from "./components/Sidebar";
 import { Timeline } from "./components/Timeline";
 import { useTimelineMode } from "./components/timelineMode";
+import { UpdateNotice } from "./components/updates/UpdateNotice";
 import { Welcome } from "./components/Welcome";
 import { HistoryView, ModelGuide, SettingsView, SnippetsView, StatsView } from "./components/lazy";
 import { useI18n } from "./i18n";
@@ -180,14 +181,23 @@ export function App() {
     session.reset();
   };
 
+  // The update notice comes first and stays mounted from the start screen to a folder's, so
+  // Not now and an install under way outlive the switch.
   if (!workspace) {
-    return <Welcome info={info} guide={guide} recent={recent} error={openError} onOpenFolder={openFolder} onSettingsChanged={settingsChanged} />;
+    return (
+      <>
+        <UpdateNotice />
+        <Welcome info={info} guide={guide} recent={recent} error={openError} onOpenFolder={openFolder} onSettingsChanged={settingsChanged} />
+      </>
+    );
   }
 
   // A new question starts a new "since the last answer".
   const since = session.chat.turns.at(-1)?.startedMs ?? 0;
   const changedPaths = [...changed].filter(([, at]) => at >= since).map(([path]) => path);
   return (
+    <>
+    <UpdateNotice />
     <div className={view === "chat" && timelineMode === "waterfall" ? "layout wide-timeline" : "layout"}>
       <Sidebar
         workspace={workspace}
@@ -253,5 +263,6 @@ export function App() {
       </>
       )}
     </div>
+    </>
   );
 }

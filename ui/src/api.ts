@@ -49,6 +49,9 @@ import type {
   ToolCallDetail,
   TurnChanges,
   UndoReport,
+  UpdateInfo,
+  UpdateProgress,
+  UpdateSettings,
   WorkspaceInfo,
 } from "./bindings";
 
@@ -197,4 +200,16 @@ export const api = {
   projectInstructions: () => invoke<InstructionsView>("project_instructions"),
   /** Turns the open folder's project instructions on or off for its new conversations. */
   setProjectInstructions: (on: boolean) => invoke<InstructionsView>("set_project_instructions", { on }),
+
+  // Updates
+  updateSettings: () => invoke<UpdateSettings>("update_settings"),
+  /** Whether Tooltrail looks for a new version when it starts (`[updates] check`). */
+  saveUpdateCheck: (checkAtStart: boolean) => invoke<UpdateSettings>("save_update_check", { checkAtStart }),
+  /**
+   * The newer version, or null when there is none. `atStart`: the check made once when the app
+   * started (null when Settings turned it off, or when it failed); otherwise a new look.
+   */
+  checkForUpdate: (atStart: boolean) => invoke<UpdateInfo | null>("check_for_update", { atStart }),
+  /** Downloads the version found last, checks its signature, installs it and restarts; steps follow on `onProgress`. */
+  installUpdate: (onProgress: (progress: UpdateProgress) => void) => invoke<void>("install_update", { progress: new Channel<UpdateProgress>(onProgress) }),
 };

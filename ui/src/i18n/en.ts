@@ -10,6 +10,7 @@ import { serverRequestsEn } from "./serverRequests";
 import { settingsEn } from "./settings";
 import { snippetsEn } from "./snippets";
 import { telemetryEn } from "./telemetry";
+import { updatesEn } from "./updates";
 import { usageEn } from "./usage";
 
 export const en = {
@@ -24,6 +25,7 @@ export const en = {
   ...settingsEn,
   ...snippetsEn,
   ...telemetryEn,
+  ...updatesEn,
   ...usageEn,
   appName: "Tooltrail",
   openFolder: "Open folder…",

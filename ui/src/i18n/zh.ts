@@ -11,6 +11,7 @@ import { serverRequestsZh } from "./serverRequests";
 import { settingsZh } from "./settings";
 import { snippetsZh } from "./snippets";
 import { telemetryZh } from "./telemetry";
+import { updatesZh } from "./updates";
 import { usageZh } from "./usage";
 
 export const zh: Record<MessageKey, string> = {
@@ -25,6 +26,7 @@ export const zh: Record<MessageKey, string> = {
   ...settingsZh,
   ...snippetsZh,
   ...telemetryZh,
+  ...updatesZh,
   ...usageZh,
   appName: "Tooltrail",
   openFolder: "打开文件夹…",

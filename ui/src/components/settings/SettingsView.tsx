@@ -1,5 +1,5 @@
-// Providers, limits, tools, sandbox, approval rules and MCP servers, as stacked sections with a
-// list of links to each beside them.
+// Providers, models, limits, tools, sandbox, approval rules, MCP servers, telemetry and updates,
+// as stacked sections with a list of links to each beside them.
 import { useCallback, useRef, useState, type ReactNode } from "react";
 import { api, type Limits, type WorkspaceInfo } from "../../api";
 import { useI18n } from "../../i18n";
@@ -12,6 +12,7 @@ import { RulesSection } from "./RulesSection";
 import { SandboxSection } from "./SandboxSection";
 import { TelemetrySection } from "./TelemetrySection";
 import { ToolsSection } from "./ToolsSection";
+import { UpdatesSection } from "./UpdatesSection";
 import { useReload } from "./useReload";
 
 interface Props {
@@ -20,7 +21,7 @@ interface Props {
   onChanged: () => void;
 }
 
-type SectionId = "providers" | "models" | "limits" | "tools" | "sandbox" | "rules" | "mcp" | "telemetry";
+type SectionId = "providers" | "models" | "limits" | "tools" | "sandbox" | "rules" | "mcp" | "telemetry" | "updates";
 const SECTIONS: { id: SectionId; title: MessageKey; intro: MessageKey }[] = [
   { id: "providers", title: "cfgProviders", intro: "cfgProvidersIntro" },
   { id: "models", title: "cfgModels", intro: "cfgModelsIntro" },
@@ -30,6 +31,7 @@ const SECTIONS: { id: SectionId; title: MessageKey; intro: MessageKey }[] = [
   { id: "rules", title: "cfgRules", intro: "cfgRulesIntro" },
   { id: "mcp", title: "cfgMcp", intro: "cfgMcpIntro" },
   { id: "telemetry", title: "cfgTelemetry", intro: "cfgTelemetryIntro" },
+  { id: "updates", title: "cfgUpdates", intro: "cfgUpdatesIntro" },
 ];
 
 export function SettingsView({ workspace, onChanged }: Props) {
@@ -94,6 +96,8 @@ export function SettingsView({ workspace, onChanged }: Props) {
         return <McpSection onChanged={onChanged} />;
       case "telemetry":
         return <TelemetrySection />;
+      case "updates":
+        return <UpdatesSection />;
     }
   };
   const needsSettings = (id: SectionId) => id === "providers" || id === "limits" || id === "tools";
