@@ -71,6 +71,10 @@ const COMMANDS: &[&str] = &[
     "stop_runtime",
     "project_instructions",
     "set_project_instructions",
+    "update_settings",
+    "save_update_check",
+    "check_for_update",
+    "install_update",
 ];
 
 fn main() {

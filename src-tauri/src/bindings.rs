@@ -61,6 +61,9 @@ pub fn render() -> Result<Vec<(String, String)>, ts_rs::ExportError> {
     files.visit::<crate::preferences::ConnectionTest>();
     files.visit::<crate::preferences::SandboxView>();
     files.visit::<crate::telemetry::TelemetryView>();
+    files.visit::<crate::updates::UpdateSettings>();
+    files.visit::<crate::updates::UpdateInfo>();
+    files.visit::<crate::updates::UpdateProgress>();
     files.visit::<crate::telemetry::TelemetryForm>();
     files.visit::<tooltrail_mcp::McpConfigView>();
     files.visit::<crate::guide::GuideView>();

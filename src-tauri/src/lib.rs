@@ -38,6 +38,7 @@ mod snippets;
 mod telemetry;
 mod turn;
 mod turns;
+mod updates;
 mod watcher;
 mod workspace;
 
@@ -75,6 +76,7 @@ pub fn run() -> anyhow::Result<()> {
     tauri::Builder::default()
         .plugin(tauri_plugin_dialog::init())
         .plugin(tauri_plugin_notification::init())
+        .plugin(tauri_plugin_updater::Builder::new().build())
         .manage(workspace::WorkspaceState::default())
         .manage(host)
         .manage(turns::RunningTurns::default())
@@ -83,6 +85,7 @@ pub fn run() -> anyhow::Result<()> {
         .manage(questions::PendingQuestions::default())
         .manage(server_requests::PendingServerRequests::default())
         .manage(models::Downloads::default())
+        .manage(updates::Updates::default())
         .setup(move |app| {
             let _ = sign_in_notify.set(app.handle().clone());
             if let Some(folder) = folder {
@@ -163,6 +166,10 @@ pub fn run() -> anyhow::Result<()> {
             instructions::set_project_instructions,
             mcp::mcp_sign_in,
             mcp::mcp_sign_out,
+            updates::update_settings,
+            updates::save_update_check,
+            updates::check_for_update,
+            updates::install_update,
         ])
         .build(tauri::generate_context!())?
         .run(|app, event| {

@@ -25,6 +25,7 @@ pub mod keychain;
 mod layers;
 pub mod telemetry;
 pub mod tool_modes;
+pub mod updates;
 
 use std::path::{Path, PathBuf};
 
@@ -87,6 +88,8 @@ pub struct ConfigFile {
     pub detect_urls: Vec<String>,
     /// Where OpenTelemetry traces go (`[telemetry]`; see [`telemetry`]).
     pub telemetry: tooltrail_protocol::TelemetrySection,
+    /// Whether the app looks for a new version (`[updates]`; see [`updates`]).
+    pub updates: updates::UpdatesSection,
 }
 
 /// The `[sandbox]` table of `config.toml`.
