@@ -251,8 +251,9 @@ fn write_table<const N: usize>(
     Ok(())
 }
 
-/// Said before a download on a system where Tooltrail cannot serve the model itself (Windows,
-/// for now): the file may still be wanted for another server, but not unknowingly.
+/// Said before a download on a system where Tooltrail cannot serve the model itself (one
+/// neither Unix nor Windows): the file may still be wanted for another server, but not
+/// unknowingly.
 fn unsupported_note() -> Option<&'static str> {
     (!tooltrail_runtime::supervisor::runtime_supported()).then_some(
         "note: Tooltrail cannot run models itself on this system yet, so the `local` provider cannot serve this model here; the file can still be given to another llama.cpp server",
@@ -559,7 +560,7 @@ mod tests {
 
     #[test]
     fn a_pull_says_before_downloading_where_the_runtime_cannot_serve_it() {
-        assert_eq!(unsupported_note().is_some(), cfg!(windows));
+        assert_eq!(unsupported_note().is_some(), !cfg!(any(unix, windows)));
     }
 
     #[test]

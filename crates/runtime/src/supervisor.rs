@@ -98,13 +98,13 @@ pub fn maybe_run_supervisor() {
     }
 }
 
-/// Whether this system can run the local model runtime at all. Not on Windows yet: llama-server
-/// is held there (a Job Object and the watch), but `models stop` asks the supervisor to stop
-/// with a signal, which Windows has no counterpart of here, and the supervisor leaves the
-/// caller's session with `setsid`, which a Windows console needs another way for.
-/// Front ends ask this before they offer a model download whose only use is this runtime.
+/// Whether this system can run the local model runtime: Linux, macOS and Windows. On each,
+/// llama-server ends with its supervisor (the watch everywhere; the parent-death signal on
+/// Linux, a Job Object on Windows), and `models stop` reaches the supervisor with a stop
+/// request (and SIGTERM on Unix). Front ends ask this before they offer a model download
+/// whose only use is this runtime.
 pub const fn runtime_supported() -> bool {
-    cfg!(unix)
+    cfg!(any(unix, windows))
 }
 
 /// The model a runtime serves, with what its metadata says.
@@ -318,13 +318,13 @@ impl Runtime {
                 lock: alive.clone(),
             });
         }
-        signal(pid, false);
+        ask_to_stop(&self.dir, pid);
         let deadline = Instant::now() + STOP_WAIT;
         while locks::is_held(&alive) && Instant::now() < deadline {
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
         if locks::is_held(&alive) {
-            signal(pid, true);
+            kill(pid);
             let deadline = Instant::now() + Duration::from_secs(2);
             while locks::is_held(&alive) && Instant::now() < deadline {
                 tokio::time::sleep(Duration::from_millis(50)).await;
@@ -413,16 +413,41 @@ fn supervisor_pid(alive: &Path) -> Option<(u32, Option<u64>)> {
     Some((pid, fields.next().and_then(|start| start.parse().ok())))
 }
 
-#[cfg(unix)]
-fn signal(pid: u32, kill: bool) {
-    use rustix::process::{Pid, Signal, kill_process};
-    if let Some(pid) = i32::try_from(pid).ok().and_then(Pid::from_raw) {
-        let _ = kill_process(pid, if kill { Signal::KILL } else { Signal::TERM });
+/// `off` leaves SIGTERM out of `models stop`, so that a test shows the stop request alone (the
+/// way Windows asks) does the job.
+pub const STOP_SIGNAL_ENV: &str = "TOOLTRAIL_RUNTIME_STOP_SIGNAL";
+
+/// Asks the supervisor `pid` (checked to be the runtime's) to stop llama-server and end: the
+/// stop request on every system, and SIGTERM on Unix, which is heard at once.
+fn ask_to_stop(dir: &RuntimeDir, pid: u32) {
+    // Without the file, Unix still has the signal; elsewhere the kill after the wait stops it.
+    let _ = dir.request_stop(pid);
+    #[cfg(unix)]
+    if std::env::var_os(STOP_SIGNAL_ENV).is_none_or(|value| value != "off") {
+        use rustix::process::{Pid, Signal, kill_process};
+        if let Some(pid) = i32::try_from(pid).ok().and_then(Pid::from_raw) {
+            let _ = kill_process(pid, Signal::TERM);
+        }
     }
 }
 
-#[cfg(not(unix))]
-fn signal(_pid: u32, _kill: bool) {}
+/// Ends the supervisor `pid` outright, when it did not stop when asked. Its llama-server
+/// follows: the parent-death signal on Linux, the Job Object on Windows, the watch everywhere.
+#[cfg(unix)]
+fn kill(pid: u32) {
+    use rustix::process::{Pid, Signal, kill_process};
+    if let Some(pid) = i32::try_from(pid).ok().and_then(Pid::from_raw) {
+        let _ = kill_process(pid, Signal::KILL);
+    }
+}
+
+#[cfg(windows)]
+fn kill(pid: u32) {
+    let _ = identity::with_process(pid, sysinfo::Process::kill);
+}
+
+#[cfg(not(any(unix, windows)))]
+fn kill(_pid: u32) {}
 
 /// A process's resident memory, from `/proc` (`None` elsewhere).
 fn rss_bytes(pid: u32) -> Option<u64> {
@@ -440,9 +465,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_runtime_is_offered_on_unix_and_not_on_windows() {
-        assert_eq!(runtime_supported(), cfg!(unix));
-        assert_eq!(runtime_supported(), !cfg!(windows));
+    fn the_runtime_is_offered_on_linux_macos_and_windows() {
+        assert_eq!(
+            runtime_supported(),
+            cfg!(any(target_os = "linux", target_os = "macos", windows))
+        );
     }
 
     /// The state file names a runtime whose port another program now holds (the server

@@ -1,7 +1,10 @@
 //! The watch that ties llama-server to its supervisor, on its own: the supervisor is started
 //! as it is for a question, against the stand-in for llama-server, with Linux's parent-death
-//! signal switched off (macOS has none), and then killed outright. llama-server must go all
-//! the same. Processes are looked at through `ps`, which Linux and macOS both have.
+//! signal switched off (macOS has none; Windows also holds llama-server in a Job Object), and
+//! then killed outright. llama-server must go all the same. And a stop as `models stop` asks
+//! it, with the stop request alone (SIGTERM switched off: Windows has no signal to send),
+//! ends llama-server and its watcher. Processes are looked at through `sysinfo`, on every
+//! system.
 //!
 //! The supervisor, the step that becomes llama-server and the watcher are this test's own
 //! program started again in hidden modes, as they are the `tooltrail` binary's; so is the
@@ -20,22 +23,7 @@ fn main() -> ExitCode {
     if args.first().is_some_and(|arg| arg == "--model") {
         return stand_in(args);
     }
-    #[cfg(unix)]
-    {
-        unix::main()
-    }
-    // Where the runtime is refused (Windows, for now) there is no watch to test; what holds
-    // there is the refusal, so the day the runtime is offered this fails until the watch is
-    // tested on that system too.
-    #[cfg(not(unix))]
-    {
-        assert!(
-            !tooltrail_runtime::supervisor::runtime_supported(),
-            "the local runtime is offered here, so its watch must be tested here"
-        );
-        println!("the local runtime is refused on this system, as runtime_supported says");
-        ExitCode::SUCCESS
-    }
+    watch::main()
 }
 
 fn stand_in(args: Vec<OsString>) -> ExitCode {
@@ -49,14 +37,14 @@ fn stand_in(args: Vec<OsString>) -> ExitCode {
     }
 }
 
-#[cfg(unix)]
-mod unix {
+mod watch {
     use std::path::Path;
     use std::process::ExitCode;
     use std::time::{Duration, Instant};
 
+    use sysinfo::{Pid, ProcessRefreshKind, ProcessStatus, ProcessesToUpdate, System, UpdateKind};
     use tooltrail_runtime::supervisor::{
-        LocalModel, PARENT_DEATH_SIGNAL_ENV, Runtime, RuntimeOptions, RuntimeState,
+        LocalModel, PARENT_DEATH_SIGNAL_ENV, Runtime, RuntimeOptions, RuntimeState, STOP_SIGNAL_ENV,
     };
     use tooltrail_test_support::gguf::GgufBuilder;
 
@@ -70,6 +58,7 @@ mod unix {
                 .args(std::env::args_os().skip(1))
                 .env("TOOLTRAIL_LLAMA_SERVER", &exe)
                 .env(PARENT_DEATH_SIGNAL_ENV, "off")
+                .env(STOP_SIGNAL_ENV, "off")
                 .status()
                 .unwrap();
             return if status.success() {
@@ -168,38 +157,59 @@ mod unix {
             }
         }
         assert!(gone, "llama-server or its watcher still runs after a stop");
+        let log = std::fs::read_to_string(runtime.dir().supervisor_log()).unwrap();
+        assert!(
+            log.contains("stopping on request"),
+            "the supervisor did not stop on the stop request: {log}"
+        );
     }
 
     /// Whether `pid` runs (an ended process not yet reaped does not).
     fn alive(pid: u32) -> bool {
-        let out = std::process::Command::new("ps")
-            .args(["-o", "stat=", "-p", &pid.to_string()])
-            .output()
-            .expect("ps could not be run");
-        let stat = String::from_utf8_lossy(&out.stdout);
-        let stat = stat.trim();
-        !stat.is_empty() && !stat.starts_with('Z')
+        let mut system = System::new();
+        let pid = Pid::from_u32(pid);
+        system.refresh_processes_specifics(
+            ProcessesToUpdate::Some(&[pid]),
+            true,
+            ProcessRefreshKind::nothing(),
+        );
+        system.process(pid).is_some_and(|process| {
+            !matches!(
+                process.status(),
+                ProcessStatus::Zombie | ProcessStatus::Dead
+            )
+        })
     }
 
     /// The watcher started for llama-server `pid`, by its command line.
     fn watcher_of(pid: u32) -> Option<u32> {
-        let out = std::process::Command::new("ps")
-            .args(["-e", "-o", "pid=,args="])
-            .output()
-            .expect("ps could not be run");
-        let wanted = format!("__runtime-watch {pid} ");
-        String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .find_map(|line| {
-                let (id, args) = line.trim().split_once(' ')?;
-                args.contains(&wanted).then(|| id.parse().ok()).flatten()
-            })
+        let mut system = System::new();
+        system.refresh_processes_specifics(
+            ProcessesToUpdate::All,
+            true,
+            ProcessRefreshKind::nothing().with_cmd(UpdateKind::Always),
+        );
+        let pid = pid.to_string();
+        system.processes().iter().find_map(|(id, process)| {
+            let cmd = process.cmd();
+            let watches = cmd
+                .windows(2)
+                .any(|pair| pair[0] == "__runtime-watch" && pair[1] == pid.as_str());
+            watches.then(|| id.as_u32())
+        })
     }
 
     fn kill(pid: u32) {
-        let _ = std::process::Command::new("kill")
-            .args(["-KILL", &pid.to_string()])
-            .status();
+        let mut system = System::new();
+        let pid = Pid::from_u32(pid);
+        system.refresh_processes_specifics(
+            ProcessesToUpdate::Some(&[pid]),
+            true,
+            ProcessRefreshKind::nothing(),
+        );
+        if let Some(process) = system.process(pid) {
+            process.kill();
+        }
     }
 
     fn wait_until(done: impl Fn() -> bool) -> bool {

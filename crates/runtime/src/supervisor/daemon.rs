@@ -1,7 +1,8 @@
 //! The supervisor: a small Tooltrail process (the `tooltrail` binary or the desktop app,
 //! started again in a hidden mode) that owns llama-server.
 //!
-//! It leaves the caller's session first (`setsid`), so that neither Ctrl-C at the terminal nor
+//! It leaves the caller's session first (`setsid` on Unix; on Windows `launch.rs` starts it
+//! in a hidden console and process group of its own), so that neither Ctrl-C at the terminal nor
 //! the caller's end reaches it: the runtime an `ask` starts is still there for the next
 //! question. Then it starts llama-server (`server.rs`, which ties llama-server's life to the
 //! supervisor's), waits for `/health` and for the proof that the server on the port
@@ -10,7 +11,8 @@
 //!
 //! - llama-server ends (a crash, an out-of-memory kill): the state file goes, the supervisor
 //!   exits, and the next question starts a new runtime;
-//! - SIGTERM, SIGINT or SIGHUP (`tooltrail models stop`): it stops llama-server and exits;
+//! - a stop request (`tooltrail models stop`: a file named by the supervisor's id, on every
+//!   system) or, on Unix, SIGTERM, SIGINT or SIGHUP: it stops llama-server and exits;
 //! - idle: every tick it tries the in-use lock exclusively. While any question holds a lease
 //!   the lock is taken and the runtime is in use, whatever the question waits on (the model,
 //!   a command, the user's approval). Once no lease has been held for the idle time, it
@@ -84,6 +86,8 @@ fn hold_alive_lock(dir: &RuntimeDir) -> Option<std::fs::File> {
                 let start = identity::start_time(me).map_or(String::new(), |t| format!(" {t}"));
                 let _ = file.set_len(0);
                 let _ = write!(file, "{me}{start}");
+                // Left by a runtime that had this id before and ended before it read it.
+                dir.take_stop_request(me);
                 return Some(file);
             }
             Ok(None) if Instant::now() < deadline => std::thread::sleep(READY_POLL),
@@ -236,6 +240,12 @@ async fn watch(
                 return 0;
             }
             _ = ticks.tick() => {
+                if dir.take_stop_request(state.supervisor_pid) {
+                    log("stopping on request (tooltrail models stop)");
+                    dir.remove_state_of(state.supervisor_pid);
+                    server.stop().await;
+                    return 0;
+                }
                 let held = match Exclusive::try_acquire(&dir.in_use_lock()) {
                     Ok(held) => held,
                     Err(error) => {

@@ -87,8 +87,9 @@ fn exec(program: &OsString, args: &[OsString]) -> i32 {
     NOT_STARTED
 }
 
+/// Never reached: without `exec`, the supervisor starts llama-server itself (`server.rs`).
 #[cfg(not(unix))]
 fn exec(_program: &OsString, _args: &[OsString]) -> i32 {
-    eprintln!("tooltrail: the local model runtime is not available on this system yet");
+    eprintln!("tooltrail: this system starts llama-server without the launcher step");
     NOT_STARTED
 }

@@ -11,6 +11,12 @@ use super::error::SupervisorError;
 use super::spec::{SUPERVISE_ARG, Spec};
 use super::state::{RuntimeDir, RuntimeState};
 
+/// `CREATE_NEW_PROCESS_GROUP` and `CREATE_NO_WINDOW`, from the Windows SDK's `winbase.h`.
+#[cfg(windows)]
+const CREATE_NEW_PROCESS_GROUP: u32 = 0x0000_0200;
+#[cfg(windows)]
+const CREATE_NO_WINDOW: u32 = 0x0800_0000;
+
 /// Beyond llama-server's own start timeout, how long the caller waits for the supervisor's
 /// line (the supervisor reports a timeout itself; this covers a supervisor that hangs).
 const EXTRA_WAIT: Duration = Duration::from_secs(30);
@@ -30,17 +36,22 @@ pub(crate) async fn start(
         .map_err(SupervisorError::io(format!("write {}", log_path.display())))?;
     // Every stream is the supervisor's own: a caller's pipe it held would keep whoever reads
     // the caller's output waiting for as long as the runtime lives.
-    let mut child = tokio::process::Command::new(program)
+    let mut command = tokio::process::Command::new(program);
+    command
         .arg(SUPERVISE_ARG)
         .arg(spec.encode())
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(log)
-        .kill_on_drop(false)
-        .spawn()
-        .map_err(SupervisorError::io(
-            "start the local model runtime's supervisor",
-        ))?;
+        .kill_on_drop(false);
+    // Windows: a console of its own, never shown (the app has none to lend, and a terminal's
+    // Ctrl-C or its closing must not reach the runtime), in a process group of its own. What
+    // `setsid` does on Unix, where the supervisor calls it first thing.
+    #[cfg(windows)]
+    command.creation_flags(CREATE_NEW_PROCESS_GROUP | CREATE_NO_WINDOW);
+    let mut child = command.spawn().map_err(SupervisorError::io(
+        "start the local model runtime's supervisor",
+    ))?;
     let pid = child.id();
     let Some(stdout) = child.stdout.take() else {
         return Err(SupervisorError::StartFailed(

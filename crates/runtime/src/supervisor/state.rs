@@ -184,6 +184,23 @@ impl RuntimeDir {
         }
     }
 
+    /// The file that asks the supervisor `pid` to stop: how `models stop` asks on every
+    /// system (Windows has no signal to send), and beside SIGTERM on Unix. Named by the
+    /// supervisor's id, so a request meant for an earlier runtime stops no later one.
+    fn stop_request(&self, pid: u32) -> PathBuf {
+        self.root.join(format!("stop-{pid}"))
+    }
+
+    /// Asks the supervisor `pid` to stop; it looks at every tick of its watch.
+    pub(crate) fn request_stop(&self, pid: u32) -> Result<(), SupervisorError> {
+        write_private(&self.stop_request(pid), b"")
+    }
+
+    /// Whether the supervisor `pid` was asked to stop; the request is used up.
+    pub(crate) fn take_stop_request(&self, pid: u32) -> bool {
+        std::fs::remove_file(self.stop_request(pid)).is_ok()
+    }
+
     pub(crate) fn write_api_key(&self, key: &str) -> Result<(), SupervisorError> {
         write_private(&self.api_key_file(), key.as_bytes())
     }
