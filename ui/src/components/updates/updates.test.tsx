@@ -76,7 +76,9 @@ describe("the update notice at start", () => {
     expect(notice).toHaveTextContent("You have 0.2.1.");
     expect(notice).toHaveTextContent("Published November 20, 2026.");
     const notes = within(notice).getByRole("group", { name: "What's new" });
-    expect(within(notes).getAllByRole("listitem").map((item) => item.textContent)).toEqual(["Faster search in History", "Updates from Settings"]);
+    // The Markdown renderer loads on first use.
+    const items = await within(notes).findAllByRole("listitem");
+    expect(items.map((item) => item.textContent)).toEqual(["Faster search in History", "Updates from Settings"]);
     expect(within(notes).getByText("search").tagName).toBe("STRONG");
     expect(notes.querySelector("img, script")).toBeNull();
     expect((window as unknown as { __ran?: boolean }).__ran).toBeUndefined();
