@@ -9,8 +9,9 @@ import { modelsCommand, type ModelsConfig } from "./mock-models";
 import { settingsCommand, type SettingsConfig } from "./mock-settings";
 import { snippetsCommand, type SnippetsConfig } from "./mock-snippets";
 import { telemetryCommand, type TelemetryConfig } from "./mock-telemetry";
+import { updateInstall, updatesCommand, type UpdatesConfig } from "./mock-updates";
 
-interface Config extends HistoryConfig, ModelsConfig, SettingsConfig, SnippetsConfig, TelemetryConfig {
+interface Config extends HistoryConfig, ModelsConfig, SettingsConfig, SnippetsConfig, TelemetryConfig, UpdatesConfig {
   info?: unknown;
   workspace?: unknown;
   recent?: unknown[];
@@ -57,6 +58,8 @@ declare global {
       /** Sends events one per `everyMs`, resolving when all are out. */
       play: (events: Event[], everyMs: number) => Promise<void>;
       emit: (event: string, payload: unknown) => void;
+      /** The update being installed: steps down its channel, then its refusal. */
+      install: ReturnType<typeof updateInstall>;
       stream: typeof stream;
       config: Config;
     };
@@ -165,6 +168,8 @@ mockIPC((cmd, payload) => {
       if (fromSnippets !== undefined) return fromSnippets;
       const fromTelemetry = telemetryCommand(cmd, args, config);
       if (fromTelemetry !== undefined) return fromTelemetry;
+      const fromUpdates = updatesCommand(cmd, args, config);
+      if (fromUpdates !== undefined) return fromUpdates;
       const fromModels = modelsCommand(cmd, args, config, emit);
       if (fromModels !== undefined) return fromModels;
       return Promise.reject({ code: "unknown", message: `unknown command ${cmd}` });
@@ -186,6 +191,7 @@ window.__mock = {
     }
   },
   emit,
+  install: updateInstall((id, data) => internals().runCallback(id, data)),
   stream,
   config,
 };
