@@ -23,7 +23,7 @@ const update = {
   version: "0.2.0",
   current_version: "0.1.0",
   notes: "## Highlights\n\n- Updates install from the window, after your yes.\n- History searches **twice as fast**.\n- Settings → Updates can turn the start-up check off.\n\nSee `tooltrail --help` for the new flags.",
-  date: "2026-11-20T09:30:00Z",
+  date: "2026-11-20T12:00:00Z",
 };
 
 const shot = (page, name) => page.screenshot({ path: join(screenshots, `updates-${name}.png`) });

@@ -72,7 +72,7 @@ export function UpdateOffer({ update, install, onLater, level, className, ref }:
   const notes = update.notes?.trim();
   const percent = installing ? progressPercent(state.progress) : null;
   return (
-    <section ref={ref} className={`update-offer ${className}`} aria-labelledby={titleId} aria-busy={installing} data-testid="update-offer">
+    <section ref={ref} className={`update-offer ${className}`} aria-labelledby={titleId} data-testid="update-offer">
       <Title id={titleId} className="update-title">
         {t("updAvailable", { version: update.version })}
       </Title>

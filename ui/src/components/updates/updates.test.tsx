@@ -15,7 +15,7 @@ const update: UpdateInfo = {
   version: "0.3.0",
   current_version: "0.2.1",
   notes: "- Faster **search** in History\n- Updates from Settings\n\n<img src=x onerror=\"window.__ran = true\"><script>window.__ran = true</script>",
-  date: "2026-11-20T09:30:00Z",
+  date: "2026-11-20T12:00:00Z",
 };
 
 interface Backend {
