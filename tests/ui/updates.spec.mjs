@@ -101,6 +101,8 @@ test("Not now hides the notice for the run, across opening a folder, and Esc in 
   }, workspace);
   await page.getByRole("button", { name: "Open folder…" }).first().click();
   await page.getByRole("tab").first().waitFor();
+  // The notice stayed mounted: the start-up check was asked for once, and Not now holds.
+  assert.deepEqual(await calls(page, "check_for_update"), [{ atStart: true }]);
   assert.equal(await notice.count(), 0, "Not now holds after a folder is opened");
   await context.close();
 
