@@ -95,6 +95,9 @@ pub enum RunError {
     /// No bash to run commands in (Windows without Git for Windows), in a sentence.
     #[error("{0}")]
     NoBash(String),
+    /// Windows: the command's Job Object could not be made or joined, so it was not run.
+    #[error("the command could not be put in its job object, so it was not run ({0})")]
+    Job(String),
 }
 
 /// Runs the command to its end, its timeout, or `cancel`.
@@ -152,10 +155,21 @@ pub async fn run_bash(
         .kill_on_drop(true);
     #[cfg(unix)]
     process.process_group(0);
+    // Started suspended, so that it runs only once it is in its job (see `Group::hold`), and
+    // with no console window of its own.
+    #[cfg(windows)]
+    process.creation_flags(CREATE_SUSPENDED | CREATE_NO_WINDOW);
 
     let started = Instant::now();
     let mut child = process.spawn().map_err(|err| RunError::Spawn(err.kind()))?;
-    let pid = child.id();
+    let group = match Group::hold(&child, command.timeout) {
+        Ok(group) => group,
+        Err(error) => {
+            let _ = child.start_kill();
+            let _ = child.wait().await;
+            return Err(error);
+        }
+    };
     let mut helper_stdin = child.stdin.take();
     let cap = command.output_cap;
     let stdout = child
@@ -189,20 +203,20 @@ pub async fn run_bash(
             match tokio::time::timeout(HELPER_GRACE, child.wait()).await {
                 Ok(status) => status.ok(),
                 Err(_) => {
-                    kill_group(pid);
+                    group.kill();
                     let _ = child.start_kill();
                     child.wait().await.ok()
                 }
             }
         }
         None => {
-            kill_group(pid);
+            group.kill();
             let _ = child.start_kill();
             child.wait().await.ok()
         }
     };
     drop(helper_stdin);
-    kill_group(pid);
+    group.kill();
     let duration = started.elapsed();
 
     let (stdout, stdout_bytes) = collect(stdout).await;
@@ -275,20 +289,69 @@ fn confined(
     )
 }
 
-#[cfg(unix)]
-fn kill_group(pid: Option<u32>) {
-    let Some(pid) = pid
-        .and_then(|pid| i32::try_from(pid).ok())
-        .and_then(rustix::process::Pid::from_raw)
-    else {
-        return;
-    };
-    // The group may already be gone; nothing to do then.
-    let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+/// Everything a command started, to be ended with it: its process group on Unix (the
+/// confined helper also kills what left the group), its Job Object on Windows.
+struct Group {
+    #[cfg(unix)]
+    pid: Option<u32>,
+    #[cfg(windows)]
+    job: tooltrail_job::Job,
 }
 
-#[cfg(not(unix))]
-fn kill_group(_pid: Option<u32>) {}
+/// `CREATE_SUSPENDED` and `CREATE_NO_WINDOW`, from the Windows SDK's `winbase.h`.
+#[cfg(windows)]
+const CREATE_SUSPENDED: u32 = 0x0000_0004;
+#[cfg(windows)]
+const CREATE_NO_WINDOW: u32 = 0x0800_0000;
+
+impl Group {
+    #[cfg(unix)]
+    fn hold(child: &tokio::process::Child, _timeout: Duration) -> Result<Self, RunError> {
+        Ok(Self { pid: child.id() })
+    }
+
+    /// Puts the suspended child in a job with the command's limits, then lets it run.
+    #[cfg(windows)]
+    fn hold(child: &tokio::process::Child, timeout: Duration) -> Result<Self, RunError> {
+        let limits = crate::windows::job_limits(timeout.as_secs().max(1));
+        let job = tooltrail_job::Job::new(&limits).map_err(|err| RunError::Job(err.to_string()))?;
+        let (Some(handle), Some(pid)) = (child.raw_handle(), child.id()) else {
+            return Err(RunError::Job(
+                "the command ended before it started".to_string(),
+            ));
+        };
+        job.adopt_suspended(handle, pid)
+            .map_err(|err| RunError::Job(err.to_string()))?;
+        Ok(Self { job })
+    }
+
+    #[cfg(not(any(unix, windows)))]
+    fn hold(_child: &tokio::process::Child, _timeout: Duration) -> Result<Self, RunError> {
+        Ok(Self {})
+    }
+
+    /// Ends every process of the command that is still running.
+    #[cfg(unix)]
+    fn kill(&self) {
+        let Some(pid) = self
+            .pid
+            .and_then(|pid| i32::try_from(pid).ok())
+            .and_then(rustix::process::Pid::from_raw)
+        else {
+            return;
+        };
+        // The group may already be gone; nothing to do then.
+        let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+    }
+
+    #[cfg(windows)]
+    fn kill(&self) {
+        self.job.terminate();
+    }
+
+    #[cfg(not(any(unix, windows)))]
+    fn kill(&self) {}
+}
 
 #[cfg(unix)]
 fn signal_of(status: &std::process::ExitStatus) -> Option<i32> {
