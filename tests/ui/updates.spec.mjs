@@ -19,6 +19,8 @@ const LOOKS = [
 ];
 
 const SIGNATURE = "The update's signature does not match Tooltrail's key, so it was not installed. Nothing was changed.";
+// A refused signature (code `signature`) is said in the window's language.
+const SIGNATURE_ZH = "更新的签名与 Tooltrail 的密钥不符，因此没有安装。没有任何改动。";
 const update = {
   version: "0.2.0",
   current_version: "0.1.0",
@@ -73,7 +75,7 @@ for (const look of LOOKS) {
     await page.evaluate((sentence) => window.__mock.install.fail(sentence), SIGNATURE);
     const alert = notice.getByRole("alert");
     await alert.waitFor();
-    assert.equal(await alert.innerText(), SIGNATURE);
+    assert.equal(await alert.innerText(), look.zh ? SIGNATURE_ZH : SIGNATURE);
     assert.equal(await bar.count(), 0);
     await notice.getByRole("button", { name: words.tryAgain }).waitFor();
     await axe(page, `the refused update (${look.file})`);

@@ -55,6 +55,6 @@ export function updateInstall(runCallback: (id: number, data: unknown) => void) 
       const install = latest();
       runCallback(install.channel.id, { index: install.next++, message });
     },
-    fail: (message: string) => latest().reject({ code: "update", message }),
+    fail: (message: string, code = "signature") => latest().reject({ code, message }),
   };
 }

@@ -199,16 +199,30 @@ describe("the update notice at start", () => {
     await userEvent.click(within(notice).getByRole("button", { name: "Install and restart" }));
     mock.step({ kind: "downloading", downloaded: 12_400_000, total: 12_400_000 });
     mock.step({ kind: "verifying" });
-    await act(async () => mock.installs[0]?.reject({ code: "update", message: SIGNATURE }));
+    await act(async () => mock.installs[0]?.reject({ code: "signature", message: SIGNATURE }));
     expect(within(notice).getByRole("alert")).toHaveTextContent(SIGNATURE);
     expect(within(notice).queryByRole("progressbar")).toBeNull();
 
     await userEvent.click(within(notice).getByRole("button", { name: "Try again" }));
     expect(mock.calls("install_update")).toHaveLength(2);
     expect(within(notice).queryByRole("alert")).toBeNull();
-    await act(async () => mock.installs[1]?.reject({ code: "update", message: SIGNATURE }));
+    await act(async () => mock.installs[1]?.reject({ code: "signature", message: SIGNATURE }));
     await userEvent.click(within(notice).getByRole("button", { name: "Close" }));
     expect(screen.queryByRole("region")).toBeNull();
+  });
+
+  it("says a refused signature in the window's language, and other failures as the backend says them", async () => {
+    const mock = backend({ atStart: update });
+    inLang("zh", <UpdateNotice />);
+    const notice = await screen.findByRole("region", { name: "Tooltrail 0.3.0 已发布" });
+    await userEvent.click(within(notice).getByRole("button", { name: "安装并重启" }));
+    await act(async () => mock.installs[0]?.reject({ code: "signature", message: SIGNATURE }));
+    expect(within(notice).getByRole("alert")).toHaveTextContent("更新的签名与 Tooltrail 的密钥不符，因此没有安装。没有任何改动。");
+
+    await userEvent.click(within(notice).getByRole("button", { name: "重试" }));
+    const unreachable = "Tooltrail could not reach the update server (connection refused). Check the connection and try again.";
+    await act(async () => mock.installs[1]?.reject({ code: "unreachable", message: unreachable }));
+    expect(within(notice).getByRole("alert")).toHaveTextContent(unreachable);
   });
 });
 
@@ -253,7 +267,7 @@ describe("Settings → Updates", () => {
     await userEvent.click(within(offer).getByRole("button", { name: "Install and restart" }));
     mock.step({ kind: "verifying" });
     expect(within(offer).getByTestId("update-step")).toHaveTextContent("Checking the signature…");
-    await act(async () => mock.installs[0]?.reject({ code: "update", message: SIGNATURE }));
+    await act(async () => mock.installs[0]?.reject({ code: "signature", message: SIGNATURE }));
     expect(within(offer).getByRole("alert")).toHaveTextContent(SIGNATURE);
   });
 

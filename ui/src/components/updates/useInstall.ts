@@ -3,7 +3,8 @@
 // the channel, and a refusal (a signature that does not match, a server that went away) comes
 // back as a sentence, with nothing changed.
 import { useCallback, useState } from "react";
-import { api, errorMessage, type UpdateProgress } from "../../api";
+import { api, errorCode, errorMessage, type UpdateProgress } from "../../api";
+import { useI18n } from "../../i18n";
 
 export type InstallState =
   | { step: "idle" }
@@ -17,6 +18,7 @@ export interface Install {
 }
 
 export function useInstall(): Install {
+  const { t } = useI18n();
   const [state, setState] = useState<InstallState>({ step: "idle" });
   const start = useCallback(() => {
     setState({ step: "installing", progress: null });
@@ -25,8 +27,9 @@ export function useInstall(): Install {
       // The app restarts once installed, so an answer means it is about to.
       .then(
         () => setState({ step: "installing", progress: { kind: "restarting" } }),
-        (failure: unknown) => setState({ step: "failed", message: errorMessage(failure) }),
+        // A refused signature in the window's own language; other failures as the backend says.
+        (failure: unknown) => setState({ step: "failed", message: errorCode(failure) === "signature" ? t("updSignatureRefused") : errorMessage(failure) }),
       );
-  }, []);
+  }, [t]);
   return { state, start };
 }
