@@ -73,8 +73,8 @@ pub struct SandboxStatus {
     pub process_limits: bool,
     /// What bounds the number of a command's processes: `cgroup` (a pids cgroup, a hard
     /// limit), `rlimit` (`RLIMIT_NPROC`, a hard limit for users other than root), `watchdog`
-    /// (the helper counts and stops the command; a fast fork bomb may briefly exceed it), or
-    /// `none`.
+    /// (the helper counts and stops the command; a fast fork bomb may briefly exceed it), `job`
+    /// (Windows: the command's Job Object, a hard limit), or `none`.
     pub process_cap: &'static str,
     /// Linux: the command gets a PID namespace and a `/proc` of its own, so `ps` shows its own
     /// processes; without one it cannot read `/proc` at all.
@@ -204,7 +204,33 @@ fn platform_status(_helper: &Path) -> (Option<PathBuf>, SandboxStatus) {
     (Some(program), status)
 }
 
-#[cfg(not(any(target_os = "linux", target_os = "macos")))]
+#[cfg(windows)]
+fn platform_status(_helper: &Path) -> (Option<PathBuf>, SandboxStatus) {
+    (None, windows_status())
+}
+
+/// Windows: the file system is not confined, so nothing runs without the user's yes; what an
+/// approved command does is bounded by its Job Object (`process.rs`, `tooltrail-job`).
+#[cfg(any(windows, test))]
+pub(crate) fn windows_status() -> SandboxStatus {
+    SandboxStatus {
+        platform: "windows",
+        enforced: false,
+        mechanism: "Job Object".to_string(),
+        landlock_abi: None,
+        seccomp: None,
+        process_limits: true,
+        process_cap: "job",
+        own_processes: false,
+        problem: Some(
+            "Windows has no file-system confinement here yet: approved commands run in a Job \
+             Object that limits their processes, memory, CPU time and access to the desktop"
+                .to_string(),
+        ),
+    }
+}
+
+#[cfg(not(any(target_os = "linux", target_os = "macos", windows)))]
 fn platform_status(_helper: &Path) -> (Option<PathBuf>, SandboxStatus) {
     let problem = format!(
         "the OS sandbox is not implemented on {} yet",
@@ -300,6 +326,24 @@ mod tests {
             Some("Landlock is not available on this system")
         );
         assert_eq!(parse_probe("").enforced, false);
+    }
+
+    #[test]
+    fn on_windows_commands_are_asked_about_and_held_by_a_job_object() {
+        let report = windows_status().report();
+        assert!(report.starts_with("Sandbox: NOT enforced\n"), "{report}");
+        assert!(
+            report.contains("512 processes held by a Job Object"),
+            "{report}"
+        );
+        assert!(
+            report.contains("problem:         Windows has no file-system confinement here yet"),
+            "{report}"
+        );
+        assert!(
+            report.ends_with("Every command will be asked about before it runs.\n"),
+            "{report}"
+        );
     }
 
     #[test]

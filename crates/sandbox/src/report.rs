@@ -40,6 +40,7 @@ impl SandboxStatus {
             let cap = match status.process_cap {
                 "cgroup" => "held by a pids cgroup",
                 "rlimit" => "held by RLIMIT_NPROC",
+                "job" => "held by a Job Object",
                 _ => "watched by the helper only",
             };
             out.push_str(&format!(
