@@ -105,6 +105,35 @@ pub fn server_env(
 /// Finds `command` in `path` the way a shell would (and, on Windows, finds `.cmd` and `.exe`
 /// shims such as `npx.cmd`). A command with a folder in it is taken as it is.
 pub fn resolve_program(command: &str, path: Option<&OsStr>, cwd: &Path) -> PathBuf {
+    let extensions = cfg!(windows).then(|| program_extensions(std::env::var_os("PATHEXT")));
+    resolve_with(command, path, cwd, extensions.as_deref())
+}
+
+/// The endings Windows tries on a bare command name, from `PATHEXT` (`.COM;.EXE;.BAT;.CMD`
+/// when it is unset or empty).
+fn program_extensions(pathext: Option<OsString>) -> Vec<String> {
+    let pathext = pathext
+        .map(|value| value.to_string_lossy().into_owned())
+        .filter(|value| !value.trim().is_empty())
+        .unwrap_or_else(|| ".COM;.EXE;.BAT;.CMD".to_string());
+    pathext
+        .split(';')
+        .map(str::trim)
+        .filter(|ext| ext.starts_with('.') && ext.len() > 1)
+        .map(str::to_string)
+        .collect()
+}
+
+/// [`resolve_program`] with the platform's rule given: `extensions` is `None` where a program
+/// is a file with an execute bit (Unix), and the `PATHEXT` endings on Windows, where `npx` is
+/// found as `npx.cmd` and the extensionless `npx` script beside it (for Git's bash) is no
+/// program. Kept apart so that the Windows rule is tested on every system.
+fn resolve_with(
+    command: &str,
+    path: Option<&OsStr>,
+    cwd: &Path,
+    extensions: Option<&[String]>,
+) -> PathBuf {
     let plain = Path::new(command);
     if plain.components().count() > 1 {
         return if plain.is_absolute() {
@@ -113,31 +142,37 @@ pub fn resolve_program(command: &str, path: Option<&OsStr>, cwd: &Path) -> PathB
             cwd.join(plain)
         };
     }
-    let extensions: Vec<String> = if cfg!(windows) {
-        std::env::var("PATHEXT")
-            .unwrap_or_else(|_| ".COM;.EXE;.BAT;.CMD".to_string())
-            .split(';')
-            .filter(|ext| !ext.is_empty())
-            .map(str::to_string)
-            .collect()
-    } else {
-        Vec::new()
-    };
     if let Some(path) = path {
         for folder in std::env::split_paths(path) {
-            let candidate = folder.join(command);
-            if is_executable(&candidate) {
-                return candidate;
-            }
-            for ext in &extensions {
-                let candidate = folder.join(format!("{command}{ext}"));
-                if candidate.is_file() {
-                    return candidate;
-                }
+            let found = match extensions {
+                None => Some(folder.join(command)).filter(|candidate| is_executable(candidate)),
+                Some(extensions) => windows_candidate(&folder, command, extensions),
+            };
+            if let Some(found) = found {
+                return found;
             }
         }
     }
     plain.to_path_buf()
+}
+
+/// The program `command` names in `folder` by Windows' rule: the name as given when it already
+/// ends in one of `extensions` (in any case), else the name with each of them in turn.
+fn windows_candidate(folder: &Path, command: &str, extensions: &[String]) -> Option<PathBuf> {
+    let has_extension = extensions.iter().any(|ext| {
+        command.len() > ext.len()
+            && command
+                .get(command.len() - ext.len()..)
+                .is_some_and(|end| end.eq_ignore_ascii_case(ext))
+    });
+    if has_extension {
+        let candidate = folder.join(command);
+        return candidate.is_file().then_some(candidate);
+    }
+    extensions
+        .iter()
+        .map(|ext| folder.join(format!("{command}{ext}")))
+        .find(|candidate| candidate.is_file())
 }
 
 #[cfg(unix)]
@@ -147,9 +182,10 @@ fn is_executable(path: &Path) -> bool {
         .is_ok_and(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0)
 }
 
+/// Never asked outside Unix ([`resolve_program`] gives Windows its extensions).
 #[cfg(not(unix))]
 fn is_executable(path: &Path) -> bool {
-    path.is_file() && path.extension().is_some()
+    path.is_file()
 }
 
 #[cfg(test)]
@@ -213,6 +249,66 @@ mod tests {
         assert_eq!(
             resolve_program("nope-nope", Some(OsStr::new("/bin")), Path::new("/")),
             PathBuf::from("nope-nope")
+        );
+    }
+
+    /// `PATHEXT` in lower case: Windows finds `npx.cmd` for `.CMD` in any case, the file
+    /// system these tests run on tells the two apart.
+    fn windows_extensions() -> Vec<String> {
+        program_extensions(Some(OsString::from(".com;.exe;.bat;.cmd")))
+    }
+
+    #[test]
+    fn npx_is_found_as_its_cmd_shim_by_the_windows_rule() {
+        let dir = tempfile::tempdir().unwrap();
+        let node = dir.path().join("nodejs");
+        std::fs::create_dir(&node).unwrap();
+        // What Node's Windows installer puts side by side: a script for Git's bash and the shim.
+        std::fs::write(node.join("npx"), "#!/bin/sh\n").unwrap();
+        std::fs::write(node.join("npx.cmd"), "@echo off\r\n").unwrap();
+        std::fs::write(node.join("node.exe"), "MZ").unwrap();
+        let empty = dir.path().join("empty");
+        std::fs::create_dir(&empty).unwrap();
+        let path = std::env::join_paths([&empty, &node]).unwrap();
+        let exts = windows_extensions();
+        let found = |command: &str| resolve_with(command, Some(&path), dir.path(), Some(&exts));
+        assert_eq!(found("npx"), node.join("npx.cmd"));
+        assert_eq!(found("node"), node.join("node.exe"));
+        // Named with its ending, it is taken as it is, whatever the case of either.
+        assert_eq!(found("npx.cmd"), node.join("npx.cmd"));
+        std::fs::write(node.join("Setup.CMD"), "").unwrap();
+        let lower = program_extensions(Some(OsString::from(".exe;.cmd")));
+        assert_eq!(
+            resolve_with("Setup.CMD", Some(&path), dir.path(), Some(&lower)),
+            node.join("Setup.CMD")
+        );
+        // Not found: left bare, so the start fails with "was not found".
+        assert_eq!(found("uvx"), PathBuf::from("uvx"));
+    }
+
+    #[test]
+    fn the_first_folder_of_the_path_with_the_program_wins_by_the_windows_rule() {
+        let dir = tempfile::tempdir().unwrap();
+        let (first, second) = (dir.path().join("a"), dir.path().join("b"));
+        std::fs::create_dir(&first).unwrap();
+        std::fs::create_dir(&second).unwrap();
+        std::fs::write(first.join("uvx.cmd"), "").unwrap();
+        std::fs::write(second.join("uvx.exe"), "").unwrap();
+        let path = std::env::join_paths([&first, &second]).unwrap();
+        let found = resolve_with("uvx", Some(&path), dir.path(), Some(&windows_extensions()));
+        assert_eq!(found, first.join("uvx.cmd"));
+    }
+
+    #[test]
+    fn pathext_gives_the_endings_tried_and_has_a_default() {
+        assert_eq!(
+            program_extensions(Some(OsString::from(".EXE; .CMD;;bad;."))),
+            [".EXE", ".CMD"]
+        );
+        assert_eq!(program_extensions(None), [".COM", ".EXE", ".BAT", ".CMD"]);
+        assert_eq!(
+            program_extensions(Some(OsString::from(" "))),
+            [".COM", ".EXE", ".BAT", ".CMD"]
         );
     }
 
