@@ -546,14 +546,14 @@ async fn spawn(
         .spawn()
         .map_err(|err| match err.kind() {
             std::io::ErrorKind::NotFound => format!(
-                "{command:?} was not found (searched the PATH{})",
+                "\"{command}\" was not found (searched the PATH{})",
                 if cwd.is_dir() {
                     ""
                 } else {
                     "; the working folder does not exist either"
                 }
             ),
-            _ => format!("{command:?} could not be run: {err}"),
+            _ => format!("\"{command}\" could not be run: {err}"),
         })?;
     if let Some(stderr) = stderr {
         shared.log.follow(stderr);
@@ -575,12 +575,25 @@ const ENCODED_IN_FILE_URI: &AsciiSet = &NON_ALPHANUMERIC
 /// `Url::from_file_path`: it takes only an absolute path of the system it runs on and leaves
 /// more characters as they are, so the roots servers are told of would change.
 pub(crate) fn file_uri(path: &Path) -> String {
-    let text = path.to_string_lossy().replace('\\', "/");
+    let text = without_verbatim_prefix(&path.to_string_lossy()).replace('\\', "/");
     let slash = if text.starts_with('/') { "" } else { "/" };
     format!(
         "file://{slash}{}",
         utf8_percent_encode(&text, ENCODED_IN_FILE_URI)
     )
+}
+
+/// `path` without the `\\?\` that `canonicalize` puts before every path on Windows (the
+/// workspace's root is such a path there): `\\?\C:\w` is `C:\w`, `\\?\UNC\host\share` is
+/// `\\host\share`. A server told of `file:////%3F/C:/w` would find no folder.
+fn without_verbatim_prefix(path: &str) -> std::borrow::Cow<'_, str> {
+    if let Some(share) = path.strip_prefix(r"\\?\UNC\") {
+        format!(r"\\{share}").into()
+    } else if let Some(local) = path.strip_prefix(r"\\?\") {
+        local.into()
+    } else {
+        path.into()
+    }
 }
 
 #[cfg(test)]
@@ -596,5 +609,14 @@ mod tests {
             "file:///home/u/my%20proj"
         );
         assert_eq!(file_uri(Path::new("C:\\w\\x")), "file:///C:/w/x");
+        // As `canonicalize` gives the workspace's root on Windows.
+        assert_eq!(
+            file_uri(Path::new(r"\\?\C:\Users\me\my proj")),
+            "file:///C:/Users/me/my%20proj"
+        );
+        assert_eq!(
+            file_uri(Path::new(r"\\?\UNC\host\share\w")),
+            file_uri(Path::new(r"\\host\share\w"))
+        );
     }
 }
