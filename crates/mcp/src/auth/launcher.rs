@@ -117,20 +117,50 @@ pub fn command_launch(command: &str, url: &Url) -> Result<Launch, LaunchError> {
         words.push(url.as_str().to_string());
     }
     let program = words.remove(0);
+    if is_batch_file(&program) {
+        return Err(LaunchError::Start {
+            program,
+            reason: "Windows runs a batch file through cmd.exe, which never opens the browser"
+                .to_string(),
+        });
+    }
     Ok(Launch {
         program,
         args: words,
     })
 }
 
+/// Whether Windows would start `program` through `cmd.exe`: a `.bat` or `.cmd` file, in any
+/// case and with the trailing dots and spaces Windows drops from a name. Refused on every
+/// system, so a `BROWSER` set for Windows is checked the same wherever it is tested.
+fn is_batch_file(program: &str) -> bool {
+    let name = program.trim_end_matches(['.', ' ']).to_ascii_lowercase();
+    name.ends_with(".bat") || name.ends_with(".cmd")
+}
+
+/// The commands a `BROWSER` value lists: separated by `;` on Windows, where `:` is a drive's
+/// (`C:\Program Files\...`), and by `:` elsewhere, as the PATH is.
+pub fn browser_commands<'a>(value: &'a str, platform: &Platform) -> Vec<&'a str> {
+    let separator = match platform {
+        Platform::Windows { .. } => ';',
+        Platform::MacOs | Platform::Unix => ':',
+    };
+    value
+        .split(separator)
+        .filter(|one| !one.trim().is_empty())
+        .collect()
+}
+
 /// Opens `url` in the user's browser: the `BROWSER` variable's command when set (several may
-/// be listed, separated by `:`; the first that starts wins), else the system's opener.
+/// be listed, as [`browser_commands`] reads them; the first that starts wins), else the
+/// system's opener.
 pub fn open_web_page(url: &str) -> Result<(), LaunchError> {
     let url = web_address(url)?;
+    let platform = Platform::current();
     match std::env::var("BROWSER") {
         Ok(commands) if !commands.trim().is_empty() => {
             let mut last = LaunchError::EmptyCommand;
-            for command in commands.split(':').filter(|one| !one.trim().is_empty()) {
+            for command in browser_commands(&commands, &platform) {
                 match command_launch(command, &url).and_then(|launch| start(&launch)) {
                     Ok(()) => return Ok(()),
                     Err(err) => last = err,
@@ -138,7 +168,7 @@ pub fn open_web_page(url: &str) -> Result<(), LaunchError> {
             }
             Err(last)
         }
-        _ => start(&system_launch(&Platform::current(), &url)),
+        _ => start(&system_launch(&platform, &url)),
     }
 }
 
@@ -291,5 +321,47 @@ mod tests {
             }
         );
         assert_eq!(command_launch("  ", &url), Err(LaunchError::EmptyCommand));
+    }
+
+    #[test]
+    fn attack_signin_browser_command_never_runs_a_batch_file_through_cmd() {
+        let url = web_address(HOSTILE).unwrap();
+        for command in [
+            r"C:\tools\open.bat",
+            "open.CMD",
+            "open.cmd. . --new-window",
+            r"C:\tools\open.Bat %s",
+        ] {
+            match command_launch(command, &url) {
+                Err(LaunchError::Start { reason, .. }) => {
+                    assert!(reason.contains("cmd.exe"), "{command}: {reason}");
+                }
+                other => panic!("{command}: {other:?}"),
+            }
+        }
+        assert!(command_launch(r"C:\tools\firefox.exe", &url).is_ok());
+        assert!(command_launch("batcher", &url).is_ok());
+    }
+
+    #[test]
+    fn browser_commands_are_listed_with_the_platform_separator() {
+        let windows = Platform::Windows {
+            system_root: r"C:\Windows".into(),
+        };
+        assert_eq!(
+            browser_commands(
+                r"C:\Browsers\firefox.exe;;chrome.exe --new-window",
+                &windows
+            ),
+            [r"C:\Browsers\firefox.exe", "chrome.exe --new-window"]
+        );
+        assert_eq!(
+            browser_commands("firefox:: chromium %s", &Platform::Unix),
+            ["firefox", " chromium %s"]
+        );
+        assert_eq!(
+            browser_commands("open -a Safari", &Platform::MacOs),
+            ["open -a Safari"]
+        );
     }
 }
