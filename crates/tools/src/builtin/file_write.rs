@@ -79,6 +79,14 @@ impl Planned {
     }
 }
 
+/// Whether a path's part names Git's folder on some system: `.git` in any case (macOS and
+/// Windows do not tell `.GIT` from it), with the trailing dots and spaces Windows drops from a
+/// name, or as its Windows short name `GIT~1`.
+fn names_git_folder(part: &str) -> bool {
+    let name = part.trim_end_matches(['.', ' ']);
+    name.eq_ignore_ascii_case(".git") || name.eq_ignore_ascii_case("git~1")
+}
+
 fn plan(args: &Args, ctx: &ToolContext) -> Result<Planned, ToolError> {
     let mode = args.mode.unwrap_or(WriteMode::Overwrite);
     let resolved = ctx.workspace.resolve_new(&args.path)?;
@@ -90,7 +98,7 @@ fn plan(args: &Args, ctx: &ToolContext) -> Result<Planned, ToolError> {
         ));
     }
     // Git's folder holds hooks, which run as programs: writing there is running code.
-    if relative.split('/').any(|part| part == ".git") {
+    if relative.split('/').any(names_git_folder) {
         return Err(ToolError::new(
             ToolErrorCode::Denied,
             format!("`{relative}` is inside .git, which file_write does not change"),
@@ -228,4 +236,21 @@ fn write(args: &Args, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
             "undoable": undoable,
         }),
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::names_git_folder;
+
+    #[test]
+    fn attack_approvals_file_write_knows_git_folder_by_every_spelling_a_system_takes() {
+        for part in [
+            ".git", ".GIT", ".Git", ".git.", ".git ", ".git. .", "GIT~1", "git~1",
+        ] {
+            assert!(names_git_folder(part), "{part:?}");
+        }
+        for part in ["git", ".github", ".gitignore", "x.git", ".git2", "GIT~2"] {
+            assert!(!names_git_folder(part), "{part:?}");
+        }
+    }
 }
