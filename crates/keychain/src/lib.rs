@@ -23,6 +23,7 @@
 mod error;
 mod memory;
 mod os;
+mod parted;
 
 pub use error::KeychainError;
 pub use memory::MemorySecrets;

@@ -1,18 +1,46 @@
 //! The OS keychain, through the `keyring` crate: one entry per account under [`SERVICE`].
 
+use crate::parted::{Parted, platform_limit};
 use crate::{KeychainError, SERVICE, SecretStore};
 
-/// The OS keychain.
+/// The OS keychain. A secret longer than one entry holds on this system is kept in parts
+/// (`parted.rs`).
 #[derive(Debug, Default, Clone, Copy)]
 pub struct OsKeychain;
 
 impl OsKeychain {
+    fn parted() -> Parted<'static> {
+        Parted {
+            raw: &Entries,
+            max_units: platform_limit(),
+        }
+    }
+}
+
+impl SecretStore for OsKeychain {
+    fn get(&self, account: &str) -> Result<Option<String>, KeychainError> {
+        Self::parted().get(account)
+    }
+
+    fn set(&self, account: &str, secret: &str) -> Result<(), KeychainError> {
+        Self::parted().set(account, secret)
+    }
+
+    fn delete(&self, account: &str) -> Result<(), KeychainError> {
+        Self::parted().delete(account)
+    }
+}
+
+/// The keychain's entries as they are, one secret each.
+struct Entries;
+
+impl Entries {
     fn entry(account: &str) -> Result<keyring::Entry, KeychainError> {
         keyring::Entry::new(SERVICE, account).map_err(classify)
     }
 }
 
-impl SecretStore for OsKeychain {
+impl SecretStore for Entries {
     fn get(&self, account: &str) -> Result<Option<String>, KeychainError> {
         match Self::entry(account)?.get_password() {
             Ok(secret) => Ok(Some(secret)),
