@@ -370,10 +370,11 @@ impl ConfigEditor {
             .filter(|folder| !folder.is_empty())
             .collect();
         for folder in &folders {
-            let home_relative = *folder == "~" || folder.starts_with("~/");
+            // Component-wise, as the sandbox expands it: `~/notes`, and `~\notes` on Windows.
+            let home_relative = Path::new(folder).starts_with("~");
             if !home_relative && !Path::new(folder).is_absolute() {
                 return Err(SettingsError::BadValue(format!(
-                    "the read-only folder {folder:?} must be a full path or start with ~/"
+                    "the read-only folder \"{folder}\" must be a full path or start with ~/"
                 )));
             }
         }
@@ -646,6 +647,39 @@ mod tests {
         editor.set_read_only_folders(&[]).unwrap();
         editor.save().unwrap();
         assert!(!std::fs::read_to_string(&path).unwrap().contains("sandbox"));
+    }
+
+    #[test]
+    fn read_only_folders_under_home_are_told_by_their_first_component() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut editor = ConfigEditor::open(&dir.path().join("config.toml")).unwrap();
+        for folder in ["~", "~/notes", "~//notes/"] {
+            assert!(
+                editor.set_read_only_folders(&[folder.into()]).is_ok(),
+                "{folder}"
+            );
+        }
+        // Another user's home is not expanded, so it is no folder.
+        assert!(
+            editor
+                .set_read_only_folders(&["~bob/notes".into()])
+                .is_err()
+        );
+        #[cfg(windows)]
+        {
+            for folder in [r"~\notes", r"C:\sdk", r"\\host\share\docs"] {
+                assert!(
+                    editor.set_read_only_folders(&[folder.into()]).is_ok(),
+                    "{folder}"
+                );
+            }
+            // Rooted but with no drive: which drive it is on depends on the current folder.
+            let error = editor.set_read_only_folders(&[r"\sdk".into()]).unwrap_err();
+            assert_eq!(
+                error.to_string(),
+                r#"the read-only folder "\sdk" must be a full path or start with ~/"#
+            );
+        }
     }
 
     #[test]
