@@ -51,6 +51,25 @@ async fn search_text_respects_ignores_and_skips_binary_files() {
 }
 
 #[tokio::test]
+async fn search_text_reads_windows_line_endings_as_unix_ones() {
+    let fx = fixture();
+    let lines = ["let total = 1;", "print(total)", "return total;"];
+    write(&fx.root, "unix.txt", lines.join("\n") + "\n");
+    write(&fx.root, "windows.txt", lines.join("\r\n") + "\r\n");
+    for (pattern, line) in [("total;$", 3), ("^print\\(total\\)$", 2), ("1;$", 1)] {
+        let out = fx
+            .ok("search_text", json!({"pattern": pattern, "glob": "*.txt"}))
+            .await;
+        assert_eq!(
+            paths(&out.data["matches"]),
+            vec![format!("unix.txt:{line}"), format!("windows.txt:{line}")],
+            "{pattern}"
+        );
+        assert!(!out.text.contains('\r'), "{pattern}: {:?}", out.text);
+    }
+}
+
+#[tokio::test]
 async fn search_text_options() {
     let fx = fixture();
     let out = fx

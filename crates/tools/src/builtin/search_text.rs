@@ -179,6 +179,11 @@ fn build_matcher(
     let mut builder = RegexMatcherBuilder::new();
     builder
         .case_insensitive(ignore_case)
+        // Lines end in `\n` or `\r\n` (a file written on Windows): `^` and `$` are line anchors
+        // that take either for a line's end, and no match takes the `\r` in. The searcher
+        // splits lines at `\n` (`grep.rs`), so that stays the matcher's terminator.
+        .multi_line(true)
+        .crlf(true)
         .line_terminator(Some(b'\n'))
         .fixed_strings(fixed_strings);
     match builder.build(pattern) {
