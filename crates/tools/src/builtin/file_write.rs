@@ -79,6 +79,26 @@ impl Planned {
     }
 }
 
+/// `content` with the line endings of the file it changes: a model writes `\n`, and a file
+/// that ends its lines in `\r\n` (written on Windows) keeps doing so, rather than changing
+/// every line or mixing the two. The first line's ending says which the file uses.
+fn in_line_endings_of(old: &[u8], content: &str) -> String {
+    let crlf = memchr::memchr(b'\n', old).is_some_and(|at| at > 0 && old[at - 1] == b'\r');
+    if !crlf {
+        return content.to_string();
+    }
+    let mut out = String::with_capacity(content.len() + content.len() / 16);
+    let mut previous = None;
+    for ch in content.chars() {
+        if ch == '\n' && previous != Some('\r') {
+            out.push('\r');
+        }
+        out.push(ch);
+        previous = Some(ch);
+    }
+    out
+}
+
 /// Whether a path's part names Git's folder on some system: `.git` in any case (macOS and
 /// Windows do not tell `.GIT` from it), with the trailing dots and spaces Windows drops from a
 /// name, or as its Windows short name `GIT~1`.
@@ -123,11 +143,15 @@ fn plan(args: &Args, ctx: &ToolContext) -> Result<Planned, ToolError> {
             ));
         }
     }
+    let content = match &old {
+        Some(bytes) => in_line_endings_of(bytes, &args.content),
+        None => args.content.clone(),
+    };
     let new = match (&old, mode) {
         (Some(bytes), WriteMode::Append) => {
-            format!("{}{}", String::from_utf8_lossy(bytes), args.content)
+            format!("{}{content}", String::from_utf8_lossy(bytes))
         }
-        _ => args.content.clone(),
+        _ => content,
     };
     let cap = ctx.limits.max_read_bytes;
     if new.len() as u64 > cap {
@@ -240,7 +264,20 @@ fn write(args: &Args, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
 
 #[cfg(test)]
 mod tests {
-    use super::names_git_folder;
+    use super::{in_line_endings_of, names_git_folder};
+
+    #[test]
+    fn a_file_with_windows_line_endings_keeps_them() {
+        let windows = b"one\r\ntwo\r\n";
+        assert_eq!(in_line_endings_of(windows, "a\nb\n"), "a\r\nb\r\n");
+        // Already in its endings, or mixed: no `\r\r\n`.
+        assert_eq!(in_line_endings_of(windows, "a\r\nb\n"), "a\r\nb\r\n");
+        assert_eq!(in_line_endings_of(windows, "no ending"), "no ending");
+        // A file with Unix endings, or with no line yet, takes the content as it is.
+        assert_eq!(in_line_endings_of(b"one\ntwo\r\n", "a\nb\n"), "a\nb\n");
+        assert_eq!(in_line_endings_of(b"", "a\nb"), "a\nb");
+        assert_eq!(in_line_endings_of(b"\n", "a\r\n"), "a\r\n");
+    }
 
     #[test]
     fn attack_approvals_file_write_knows_git_folder_by_every_spelling_a_system_takes() {
