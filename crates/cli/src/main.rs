@@ -31,6 +31,7 @@ mod serve_cmd;
 mod server_prompt;
 mod snippets_cmd;
 mod stats_cmd;
+mod terminal;
 mod tool_cmd;
 mod undo_cmd;
 mod waiting;

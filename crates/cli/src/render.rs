@@ -35,7 +35,9 @@ struct LineState {
 
 impl Timeline {
     pub fn new() -> Self {
-        let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+        let color = std::io::stdout().is_terminal()
+            && std::env::var_os("NO_COLOR").is_none()
+            && crate::terminal::escapes_work();
         Self {
             color,
             state: Mutex::new(LineState {
@@ -250,7 +252,9 @@ fn note(body: EventBody) -> Option<(&'static str, String)> {
 /// A file change as the approval prompt prints it (on stderr): the unified diff with line
 /// numbers, coloured when stderr is a terminal.
 pub fn diff_text(change: &tooltrail_protocol::FileChange) -> String {
-    let color = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    let color = std::io::stderr().is_terminal()
+        && std::env::var_os("NO_COLOR").is_none()
+        && crate::terminal::escapes_work();
     let mut out = String::new();
     for line in change.unified().lines() {
         let code = match line.trim_start_matches(|c: char| c.is_ascii_digit() || c == ' ') {

@@ -52,7 +52,8 @@ pub fn progress_line(processed: u32, total: u32, cached: u32, elapsed_ms: u64) -
 /// Shows how far the prompt's reading got on one line that the next report replaces, and
 /// clears it when the reading is done.
 pub fn progress(processed: u32, total: u32, cached: u32, elapsed_ms: u64) {
-    if !on_terminal() {
+    // The line is replaced with escape sequences: shown only where they are read.
+    if !on_terminal() || !crate::terminal::escapes_work() {
         return;
     }
     let mut err = std::io::stderr().lock();
