@@ -530,10 +530,13 @@ async fn spawn(
     };
     let program = resolve_program(command, path.as_deref(), &cwd);
     let mut cmd = tokio::process::Command::new(&program);
+    // The workspace's root is canonical, which on Windows is `\\?\C:\...`: cmd.exe, which runs
+    // `npx.cmd`, takes such a folder for a network share it cannot start in and starts in the
+    // Windows folder instead. `simplified` drops the prefix where the plain path means the same.
     cmd.args(args)
         .env_clear()
         .envs(server_env(path.as_deref(), env))
-        .current_dir(&cwd);
+        .current_dir(dunce::simplified(&cwd));
     let mut wrapped = CommandWrap::from(cmd);
     // Its own process group (job object on Windows), so `npx` and the node it starts go together.
     #[cfg(unix)]
