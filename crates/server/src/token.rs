@@ -131,7 +131,9 @@ fn generate() -> String {
 }
 
 /// Creates `path` for writing, readable by its owner only, failing if it exists (another
-/// process racing us keeps its token, and we read it on the next start).
+/// process racing us keeps its token, and we read it on the next start). On Windows the file
+/// takes the ACL of the config folder, `%APPDATA%` in the user's own profile, which keeps other
+/// users out; a `TOOLTRAIL_CONFIG_DIR` elsewhere keeps that folder's.
 fn owner_only(path: &Path) -> std::io::Result<std::fs::File> {
     let mut options = std::fs::OpenOptions::new();
     options.write(true).create_new(true);
