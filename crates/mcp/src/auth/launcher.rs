@@ -102,10 +102,11 @@ pub fn system_launch(platform: &Platform, url: &Url) -> Launch {
     }
 }
 
-/// A browser command as the `BROWSER` variable gives one (words separated by spaces; `%s`
-/// stands for the address, else the address is added at the end), for `url`.
+/// A browser command as the `BROWSER` variable gives one (words separated by spaces, a word in
+/// double quotes kept whole, as `"C:\Program Files\Mozilla Firefox\firefox.exe"`; `%s` stands
+/// for the address, else the address is added at the end), for `url`.
 pub fn command_launch(command: &str, url: &Url) -> Result<Launch, LaunchError> {
-    let mut words: Vec<String> = command.split_whitespace().map(str::to_string).collect();
+    let mut words = command_words(command);
     if words.is_empty() {
         return Err(LaunchError::EmptyCommand);
     }
@@ -128,6 +129,27 @@ pub fn command_launch(command: &str, url: &Url) -> Result<Launch, LaunchError> {
         program,
         args: words,
     })
+}
+
+/// `command` cut at spaces outside double quotes; the quotes themselves are dropped. The
+/// address is put in after the cut, so nothing in it is ever cut or unquoted.
+fn command_words(command: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut word: Option<String> = None;
+    let mut quoted = false;
+    for ch in command.chars() {
+        match ch {
+            '"' => {
+                quoted = !quoted;
+                word.get_or_insert_with(String::new);
+            }
+            ch if ch.is_whitespace() && !quoted => words.extend(word.take()),
+            ch => word.get_or_insert_with(String::new).push(ch),
+        }
+    }
+    words.extend(word);
+    words.retain(|word| !word.is_empty());
+    words
 }
 
 /// Whether Windows would start `program` through `cmd.exe`: a `.bat` or `.cmd` file, in any
@@ -341,6 +363,27 @@ mod tests {
         }
         assert!(command_launch(r"C:\tools\firefox.exe", &url).is_ok());
         assert!(command_launch("batcher", &url).is_ok());
+    }
+
+    #[test]
+    fn a_browser_path_with_spaces_is_kept_whole_in_double_quotes() {
+        let url = web_address(HOSTILE).unwrap();
+        assert_eq!(
+            command_launch(
+                r#""C:\Program Files\Mozilla Firefox\firefox.exe" -new-tab "%s""#,
+                &url
+            )
+            .unwrap(),
+            Launch {
+                program: r"C:\Program Files\Mozilla Firefox\firefox.exe".into(),
+                args: vec!["-new-tab".into(), url.as_str().into()],
+            }
+        );
+        assert_eq!(command_words(r#"  a  "b c"d "" e "#), ["a", "b cd", "e"]);
+        assert_eq!(
+            command_launch(r#""" "#, &url),
+            Err(LaunchError::EmptyCommand)
+        );
     }
 
     #[test]
