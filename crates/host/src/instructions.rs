@@ -202,8 +202,20 @@ fn open_file(path: &Path) -> std::io::Result<File> {
     Ok(File::from(fd))
 }
 
-/// Opens `path` for reading: pipes and devices do not live in folders on Windows.
-#[cfg(not(unix))]
+/// Opens `path` for reading without following a link in its last part (one put there since it
+/// was resolved: it is opened as itself, which is no file, so it is left out); pipes and
+/// devices do not live in folders on Windows.
+#[cfg(windows)]
+fn open_file(path: &Path) -> std::io::Result<File> {
+    use std::os::windows::fs::OpenOptionsExt as _;
+    const FILE_FLAG_OPEN_REPARSE_POINT: u32 = 0x0020_0000;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(FILE_FLAG_OPEN_REPARSE_POINT)
+        .open(path)
+}
+
+#[cfg(not(any(unix, windows)))]
 fn open_file(path: &Path) -> std::io::Result<File> {
     File::open(path)
 }
