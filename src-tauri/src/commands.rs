@@ -567,6 +567,7 @@ mod tests {
             "mock-settings.ts",
             "mock-snippets.ts",
             "mock-telemetry.ts",
+            "mock-updates.ts",
         ]
         .iter()
         .flat_map(|file| {

@@ -53,6 +53,14 @@ export async function openApp(browser, config, contextOptions = {}) {
 
 const AXE_SOURCE = join(repo, "ui/node_modules/axe-core/axe.min.js");
 /** WCAG 2.0, 2.1 and 2.2 at levels A and AA, and axe's best practices. */
+/** The four looks a spec checks a view in: light and dark, English and Chinese. */
+export const LOOKS = [
+  { file: "light-en", zh: false, options: { colorScheme: "light", locale: "en-US" } },
+  { file: "dark-en", zh: false, options: { colorScheme: "dark", locale: "en-US" } },
+  { file: "light-zh", zh: true, options: { colorScheme: "light", locale: "zh-CN" } },
+  { file: "dark-zh", zh: true, options: { colorScheme: "dark", locale: "zh-CN" } },
+];
+
 export const AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"];
 
 /**

@@ -7,16 +7,10 @@
 // to target/screenshots/readiness-*.png, light and dark, English and Chinese.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { axeViolations, launchBrowser, openApp, run, screenshots, test } from "./lib.mjs";
+import { axeViolations, launchBrowser, LOOKS, openApp, run, screenshots, test } from "./lib.mjs";
 
 const browser = await launchBrowser();
 const workspace = { path: "/home/me/demo", name: "demo", watched: true };
-const LOOKS = [
-  { file: "light-en", zh: false, options: { colorScheme: "light", locale: "en-US" } },
-  { file: "dark-en", zh: false, options: { colorScheme: "dark", locale: "en-US" } },
-  { file: "light-zh", zh: true, options: { colorScheme: "light", locale: "zh-CN" } },
-  { file: "dark-zh", zh: true, options: { colorScheme: "dark", locale: "zh-CN" } },
-];
 
 const shot = (page, name) => page.screenshot({ path: join(screenshots, `readiness-${name}.png`) });
 

@@ -7,16 +7,10 @@
 // and Chinese, and screenshotted to target/screenshots/updates-*.png.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { axeViolations, launchBrowser, openApp, run, screenshots, test } from "./lib.mjs";
+import { axeViolations, launchBrowser, LOOKS, openApp, run, screenshots, test } from "./lib.mjs";
 
 const browser = await launchBrowser();
 const workspace = { path: "/home/me/demo", name: "demo", watched: true };
-const LOOKS = [
-  { file: "light-en", zh: false, options: { colorScheme: "light", locale: "en-US" } },
-  { file: "dark-en", zh: false, options: { colorScheme: "dark", locale: "en-US" } },
-  { file: "light-zh", zh: true, options: { colorScheme: "light", locale: "zh-CN" } },
-  { file: "dark-zh", zh: true, options: { colorScheme: "dark", locale: "zh-CN" } },
-];
 
 const SIGNATURE = "The update's signature does not match Tooltrail's key, so it was not installed. Nothing was changed.";
 // A refused signature (code `signature`) is said in the window's language.

@@ -164,8 +164,8 @@ mod watch {
         );
     }
 
-    /// Whether `pid` runs (an ended process not yet reaped does not).
-    fn alive(pid: u32) -> bool {
+    /// What `read` makes of process `pid`, looked up on its own; `None` once it is gone.
+    fn with_process<T>(pid: u32, read: impl FnOnce(&sysinfo::Process) -> T) -> Option<T> {
         let mut system = System::new();
         let pid = Pid::from_u32(pid);
         system.refresh_processes_specifics(
@@ -173,12 +173,18 @@ mod watch {
             true,
             ProcessRefreshKind::nothing(),
         );
-        system.process(pid).is_some_and(|process| {
+        system.process(pid).map(read)
+    }
+
+    /// Whether `pid` runs (an ended process not yet reaped does not).
+    fn alive(pid: u32) -> bool {
+        with_process(pid, |process| {
             !matches!(
                 process.status(),
                 ProcessStatus::Zombie | ProcessStatus::Dead
             )
         })
+        .unwrap_or(false)
     }
 
     /// The watcher started for llama-server `pid`, by its command line.
@@ -200,16 +206,7 @@ mod watch {
     }
 
     fn kill(pid: u32) {
-        let mut system = System::new();
-        let pid = Pid::from_u32(pid);
-        system.refresh_processes_specifics(
-            ProcessesToUpdate::Some(&[pid]),
-            true,
-            ProcessRefreshKind::nothing(),
-        );
-        if let Some(process) = system.process(pid) {
-            process.kill();
-        }
+        with_process(pid, sysinfo::Process::kill);
     }
 
     fn wait_until(done: impl Fn() -> bool) -> bool {
