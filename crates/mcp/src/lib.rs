@@ -49,6 +49,7 @@
 //! ```
 
 mod answerer;
+mod apps;
 mod auth;
 mod config;
 pub mod conformance;
@@ -71,6 +72,7 @@ mod stderr;
 mod tool;
 
 pub use answerer::{ElicitationAsk, ElicitationReply, McpAnswerer, SamplingAsk, SamplingReply};
+pub use apps::{ToolUi, ui_of};
 pub use auth::{
     Browser, DEFAULT_SIGN_IN_WAIT, MAX_STEP_UPS, MemorySecrets, SecretStore, SignInObserver,
     SignInOptions, SignInPolicy, SignInState, launcher, record_key,

@@ -174,8 +174,10 @@ impl McpManager {
         join_all(starts).await.into_iter().flatten().collect()
     }
 
-    /// Every enabled server's tools, named `server__tool` without clashing with `taken` or each
-    /// other. Servers are started (in parallel) as needed; those that fail are returned beside.
+    /// Every enabled server's tools that may be offered to the model, named `server__tool`
+    /// without clashing with `taken` or each other. A tool meant for its server's views alone
+    /// (MCP Apps' `visibility` without `"model"`) is not among them. Servers are started (in
+    /// parallel) as needed; those that fail are returned beside.
     pub async fn tools<'a>(
         &self,
         taken: impl IntoIterator<Item = &'a str>,
@@ -184,7 +186,10 @@ impl McpManager {
         let mut namer = Namer::new(taken);
         let mut tools = Vec::new();
         for (server, remote) in listings {
-            for tool in &remote {
+            for tool in remote
+                .iter()
+                .filter(|tool| crate::apps::offered_to_model(tool))
+            {
                 let name = namer.name(server.name(), &tool.name);
                 tools.push(Arc::new(McpTool::new(Arc::clone(server), name, tool)));
             }
@@ -276,7 +281,10 @@ impl McpManager {
             // A failure shows in the state.
             if let Ok(remote) = server.list_tools().await {
                 let mut namer = Namer::default();
-                for tool in &remote {
+                for tool in remote
+                    .iter()
+                    .filter(|tool| crate::apps::offered_to_model(tool))
+                {
                     let name = namer.name(server.name(), &tool.name);
                     tools.push(Arc::new(McpTool::new(Arc::clone(server), name, tool)));
                 }

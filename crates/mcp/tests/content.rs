@@ -367,3 +367,47 @@ fn first_request_tokens(events: &[Event]) -> u32 {
         })
         .unwrap()
 }
+
+/// MCP Apps: a tool whose `visibility` lacks `"model"` is for its server's views alone. It is
+/// not offered, and a model that guesses its name reaches nothing; tools with a view (by the
+/// nested key or the deprecated flat one) are offered like any other.
+#[tokio::test]
+async fn attack_views_app_only_tools_are_never_in_the_models_registry() {
+    require_node!();
+    let (_dir, root) = workspace();
+    let manager = manager(vec![many_tools(0, &["views"])], &root);
+    let registry = registry_with(&manager).await;
+    assert!(registry.get("many__stats_poll").is_none());
+    assert!(registry.get("many__stats_chart").is_some());
+    assert!(registry.get("many__legacy_chart").is_some());
+
+    let (model, events, text) = ask(
+        registry,
+        &root,
+        vec![
+            Reply::tool_calls(&[("many__stats_poll", "{}")]),
+            Reply::text("No such tool."),
+        ],
+        |config| LlmConfig {
+            context_window: Some(WIDE),
+            ..config
+        },
+        AgentConfig::default(),
+    )
+    .await;
+    assert_eq!(text, "No such tool.");
+    let mcp: Vec<String> = offered(&model.chat_requests()[0].body)
+        .into_iter()
+        .filter(|name| name.starts_with("many__"))
+        .collect();
+    assert_eq!(mcp, vec!["many__legacy_chart", "many__stats_chart"]);
+    let calls = finished(&events);
+    assert_eq!(calls.len(), 1, "{calls:?}");
+    let (tool, status, result, _) = &calls[0];
+    assert_eq!(tool, "many__stats_poll");
+    assert_eq!(*status, ToolStatus::Error);
+    assert!(
+        !result.contains("ran with"),
+        "the server's tool ran: {result}"
+    );
+}
