@@ -9,7 +9,7 @@ use std::time::Duration;
 use anyhow::Context;
 use tooltrail_mcp::{
     Browser, McpConfig, McpError, McpManager, McpOptions, ServerState, ServerStatus, SignInError,
-    SignInState, ToolSummary, Transport,
+    SignInState, ToolSummary, Transport, ui_of,
 };
 use tooltrail_tools::ToolRegistry;
 
@@ -341,10 +341,13 @@ fn print_tools(tools: &[ToolSummary]) -> std::io::Result<()> {
         .max()
         .unwrap_or(0);
     for tool in tools {
-        let hint = match tool.read_only_hint {
-            Some(true) => " (server: read-only)",
-            Some(false) | None => "",
+        let mut hint = match tool.read_only_hint {
+            Some(true) => " (server: read-only)".to_string(),
+            Some(false) | None => String::new(),
         };
+        if let Some(view) = &tool.view {
+            hint.push_str(&format!(" (view: {view})"));
+        }
         let mut description: String = tool.description.chars().take(DESCRIPTION_CHARS).collect();
         if description.len() < tool.description.len() {
             description.push('…');
@@ -401,6 +404,13 @@ async fn test(name: &str, workspace: Option<PathBuf>) -> anyhow::Result<ExitCode
             outln!("tools: {}", tools.len())?;
             let status = manager.server_status(name, true).await?;
             print_tools(&status.tools)?;
+            // MCP Apps: tools only the server's views may call are never offered to the model.
+            for tool in tools.iter().filter(|tool| !ui_of(tool).for_model) {
+                outln!(
+                    "  {} is for the server's views alone: never offered to the model",
+                    tool.name
+                )?;
+            }
             ExitCode::SUCCESS
         }
         Err(err) => failed(&err),

@@ -204,3 +204,57 @@ async fn ask_calls_mcp_tools_and_goes_on_without_a_failed_server() {
         )]
     );
 }
+
+/// MCP Apps: `mcp test` names each tool's view, and says which tools are for the server's views
+/// alone (never offered to the model); `mcp list --json` carries the view.
+#[tokio::test]
+async fn mcp_test_says_which_tools_have_views_and_which_are_for_views_alone() {
+    // Node and the npm packages, as for the reference servers.
+    if reference_server("server-filesystem").is_none() {
+        return;
+    }
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/mcp/fixtures/many-tools-server.js")
+        .canonicalize()
+        .unwrap();
+    let setup = Setup::new(
+        &[],
+        |_| json!({"mcpServers": {"stats": {"command": "node", "args": [fixture, "0", "views"]}}}),
+        "",
+    );
+    let out = tooltrail(&["mcp", "test", "stats"], &setup).await;
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(stdout.contains("tools: 3"), "{stdout}");
+    let line = |name: &str| {
+        stdout
+            .lines()
+            .find(|line| line.trim_start().starts_with(name))
+            .unwrap_or_else(|| panic!("no line for {name}: {stdout}"))
+            .to_string()
+    };
+    assert!(
+        line("stats__stats_chart").ends_with("(view: ui://stats/chart.html)"),
+        "{stdout}"
+    );
+    assert!(
+        line("stats__legacy_chart").ends_with("(view: ui://stats/legacy.html)"),
+        "{stdout}"
+    );
+    assert_eq!(
+        line("stats_poll").trim(),
+        "stats_poll is for the server's views alone: never offered to the model"
+    );
+    assert!(!stdout.contains("stats__stats_poll"), "{stdout}");
+
+    let out = tooltrail(&["mcp", "list", "--json"], &setup).await;
+    let servers: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let tools = listed_server(&servers, "stats")["tools"].clone();
+    let chart = tools
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|tool| tool["name"] == "stats__stats_chart")
+        .unwrap();
+    assert_eq!(chart["view"], "ui://stats/chart.html");
+}

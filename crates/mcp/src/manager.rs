@@ -72,6 +72,9 @@ pub struct ToolSummary {
     /// The server's `readOnlyHint`, shown but not trusted.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub read_only_hint: Option<bool>,
+    /// Its MCP App view (`ui://…`), when it has one; its result is shown as text.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub view: Option<String>,
 }
 
 /// One server in a listing.
@@ -390,5 +393,8 @@ fn summary(tool: &McpTool) -> ToolSummary {
             .as_ref()
             .and_then(|t| t.annotations.as_ref())
             .and_then(|a| a.read_only_hint),
+        view: remote
+            .as_ref()
+            .and_then(|t| crate::apps::ui_of(t).resource_uri),
     }
 }
