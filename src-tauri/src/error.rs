@@ -91,6 +91,7 @@ impl From<tooltrail_mcp::McpError> for CommandError {
             | McpError::Handshake { .. }
             | McpError::Backoff { .. }
             | McpError::Request { .. }
+            | McpError::View { .. }
             | McpError::SignIn(_) => "mcp",
         };
         Self::new(code, sentence(&error.to_string()))

@@ -411,12 +411,47 @@ async fn test(name: &str, workspace: Option<PathBuf>) -> anyhow::Result<ExitCode
                     tool.name
                 )?;
             }
+            let views = tools.iter().filter_map(|tool| ui_of(tool).resource_uri);
+            print_views(server, views.collect()).await?;
             ExitCode::SUCCESS
         }
         Err(err) => failed(&err),
     };
     manager.shutdown().await;
     Ok(code)
+}
+
+/// Each view the tools name, read and checked as the app would: its size and what it
+/// declares, or why it cannot be shown.
+async fn print_views(
+    server: &tooltrail_mcp::McpServer,
+    mut uris: Vec<String>,
+) -> std::io::Result<()> {
+    uris.sort();
+    uris.dedup();
+    for uri in uris {
+        match server.view_resource(&uri).await {
+            Ok(view) => {
+                let declared: Vec<String> = view
+                    .csp
+                    .as_ref()
+                    .and_then(|csp| csp.as_object())
+                    .map(|csp| csp.keys().cloned().collect())
+                    .unwrap_or_default();
+                let csp = if declared.is_empty() {
+                    "the strict default CSP".to_string()
+                } else {
+                    format!("declares {}", declared.join(", "))
+                };
+                outln!("  view {uri}: {} bytes of HTML, {csp}", view.html.len())?;
+            }
+            Err(McpError::View { reason, .. }) => {
+                outln!("  view {uri}: not shown: {reason}")?;
+            }
+            Err(error) => outln!("  view {uri}: not read: {error}")?,
+        }
+    }
+    Ok(())
 }
 
 /// Says `error` on stderr; the command fails.

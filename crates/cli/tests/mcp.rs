@@ -225,7 +225,7 @@ async fn mcp_test_says_which_tools_have_views_and_which_are_for_views_alone() {
     let out = tooltrail(&["mcp", "test", "stats"], &setup).await;
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{}", text(&out.stderr));
-    assert!(stdout.contains("tools: 3"), "{stdout}");
+    assert!(stdout.contains("tools: 4"), "{stdout}");
     let line = |name: &str| {
         stdout
             .lines()
@@ -246,6 +246,25 @@ async fn mcp_test_says_which_tools_have_views_and_which_are_for_views_alone() {
         "stats_poll is for the server's views alone: never offered to the model"
     );
     assert!(!stdout.contains("stats__stats_poll"), "{stdout}");
+    // Each view read and checked as the app would.
+    assert!(
+        stdout.contains(
+            "  view ui://stats/chart.html: 47 bytes of HTML, declares connectDomains, resourceDomains\n"
+        ),
+        "{stdout}"
+    );
+    assert!(
+        stdout
+            .contains("  view ui://stats/legacy.html: 28 bytes of HTML, the strict default CSP\n"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(
+            "  view ui://stats/table: not shown: the page is text/plain, not an MCP App view \
+             (text/html;profile=mcp-app); the result is shown as text\n"
+        ),
+        "{stdout}"
+    );
 
     let out = tooltrail(&["mcp", "list", "--json"], &setup).await;
     let servers: Value = serde_json::from_slice(&out.stdout).unwrap();

@@ -75,6 +75,14 @@ pub enum McpError {
         message: String,
     },
 
+    /// An MCP App view that is not one Tooltrail can show, in the words of `apps.rs`.
+    #[error("the MCP server {server:?} gave no view Tooltrail can show at {uri}: {reason}")]
+    View {
+        server: String,
+        uri: String,
+        reason: String,
+    },
+
     /// The server wants the user signed in, and that did not (or may not) happen here.
     #[error("{0}")]
     SignIn(#[from] SignInError),
@@ -112,6 +120,7 @@ impl McpError {
             | Self::Disabled(_)
             | Self::Backoff { .. }
             | Self::Request { .. }
+            | Self::View { .. }
             | Self::SignIn(_) => &[],
         }
     }

@@ -400,7 +400,14 @@ async fn attack_views_app_only_tools_are_never_in_the_models_registry() {
         .into_iter()
         .filter(|name| name.starts_with("many__"))
         .collect();
-    assert_eq!(mcp, vec!["many__legacy_chart", "many__stats_chart"]);
+    assert_eq!(
+        mcp,
+        vec![
+            "many__legacy_chart",
+            "many__stats_chart",
+            "many__stats_table"
+        ]
+    );
     let calls = finished(&events);
     assert_eq!(calls.len(), 1, "{calls:?}");
     let (tool, status, result, _) = &calls[0];
