@@ -277,3 +277,56 @@ async fn mcp_test_says_which_tools_have_views_and_which_are_for_views_alone() {
         .unwrap();
     assert_eq!(chart["view"], "ui://stats/chart.html");
 }
+
+/// The MCP Apps example servers from npm: `server-basic-vanillajs`, whose one tool has a view,
+/// and `server-system-monitor`, whose poll is for its view alone. `mcp test` reads each view's
+/// page as the app will, under the strict default CSP (neither declares domains).
+#[tokio::test]
+async fn mcp_test_reads_the_views_of_the_mcp_apps_example_servers() {
+    let (Some(basic), Some(monitor)) = (
+        reference_server("server-basic-vanillajs"),
+        reference_server("server-system-monitor"),
+    ) else {
+        return;
+    };
+    let setup = Setup::new(
+        &[],
+        |_| {
+            json!({"mcpServers": {
+                "basic": {"command": "node", "args": [basic, "--stdio"]},
+                "monitor": {"command": "node", "args": [monitor, "--stdio"]}
+            }})
+        },
+        "",
+    );
+    let out = tooltrail(&["mcp", "test", "basic"], &setup).await;
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        stdout.contains("(view: ui://get-time/mcp-app.html)"),
+        "{stdout}"
+    );
+    let page = stdout
+        .lines()
+        .find(|line| line.starts_with("  view ui://get-time/mcp-app.html: "))
+        .unwrap_or_else(|| panic!("no view line: {stdout}"));
+    assert!(
+        page.ends_with("bytes of HTML, the strict default CSP"),
+        "{page}"
+    );
+
+    let out = tooltrail(&["mcp", "test", "monitor"], &setup).await;
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        stdout.contains(
+            "  poll-system-stats is for the server's views alone: never offered to the model"
+        ),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("monitor__poll-system-stats"), "{stdout}");
+    assert!(
+        stdout.contains("(view: ui://system-monitor/mcp-app.html)"),
+        "{stdout}"
+    );
+}
