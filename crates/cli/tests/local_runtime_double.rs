@@ -182,6 +182,13 @@ async fn a_question_starts_the_runtime_the_next_reuses_it_and_models_stop_ends_i
     )
     .await;
     assert!(setup.state().is_none());
+    // The stop request SIGTERM outran is not left behind.
+    let left: Vec<String> = std::fs::read_dir(setup.runtime_dir())
+        .unwrap()
+        .filter_map(|entry| entry.ok()?.file_name().into_string().ok())
+        .filter(|name| name.starts_with("stop-"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
     let ps = setup.tooltrail(&["models", "ps"], &[]).await;
     assert_eq!(text(&ps.stdout), "No local model is running.\n");
 }

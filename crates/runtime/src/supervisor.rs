@@ -330,6 +330,10 @@ impl Runtime {
                 tokio::time::sleep(Duration::from_millis(50)).await;
             }
         }
+        // Not read when SIGTERM stopped it first; nothing is left to ask.
+        if !locks::is_held(&alive) {
+            self.dir.take_stop_request(pid);
+        }
         if let Some(state) = &state {
             self.dir.remove_state_of(state.supervisor_pid);
         }
