@@ -3,16 +3,16 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::sync::Arc;
+mod support;
 
 use pretty_assertions::assert_eq;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
-use tooltrail_agent::{Agent, AgentConfig, CollectingSink, Conversation, DenyAll};
-use tooltrail_llm::{LOCAL_DEFAULT_WINDOW, LlmClient, LlmConfig, WindowSource, estimate_tokens};
+use tooltrail_agent::{Agent, CollectingSink, Conversation, DenyAll};
+use tooltrail_llm::{LOCAL_DEFAULT_WINDOW, LlmConfig, WindowSource, estimate_tokens};
 use tooltrail_protocol::{EventBody, Message, TurnEnd};
 use tooltrail_test_support::{Reply, ScriptedServer, ServerOptions};
-use tooltrail_tools::{ToolContext, ToolRegistry};
+use tooltrail_tools::ToolRegistry;
 
 const WINDOW: u32 = 4096;
 /// What a 4,096-token window leaves for a request: a quarter is kept for the answer.
@@ -38,12 +38,7 @@ fn big_workspace() -> tempfile::TempDir {
 async fn agent_for(server: &ScriptedServer, root: &std::path::Path, window: Option<u32>) -> Agent {
     let mut config = LlmConfig::new(server.base_url(), "scripted");
     config.context_window = window;
-    Agent::new(
-        LlmClient::new(config).unwrap(),
-        Arc::new(ToolRegistry::with_builtins()),
-        ToolContext::open(root).unwrap(),
-        AgentConfig::default(),
-    )
+    support::builtins_agent(config, root)
 }
 
 fn tool_contents(body: &Value) -> Vec<String> {
@@ -336,12 +331,7 @@ async fn prompt_mode_requests_fit_the_window_too() {
     let mut config = LlmConfig::new(server.base_url(), "scripted")
         .with_tool_mode(tooltrail_protocol::ToolMode::Prompt);
     config.context_window = Some(WINDOW);
-    let agent = Agent::new(
-        LlmClient::new(config).unwrap(),
-        Arc::new(ToolRegistry::with_builtins()),
-        ToolContext::open(ws.path()).unwrap(),
-        AgentConfig::default(),
-    );
+    let agent = support::builtins_agent(config, ws.path());
     let outcome = agent
         .run_turn(
             &mut Conversation::new(),

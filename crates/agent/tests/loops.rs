@@ -5,17 +5,17 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::sync::Arc;
+mod support;
+
 use std::time::Duration;
 
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 use tooltrail_agent::{Agent, AgentConfig, CollectingSink, Conversation, DenyAll, TurnOutcome};
-use tooltrail_llm::{LlmClient, LlmConfig, ToolMode};
+use tooltrail_llm::{LlmConfig, ToolMode};
 use tooltrail_protocol::{Event, EventBody, ToolStatus, TurnEnd};
 use tooltrail_test_support::{Reply, ScriptedServer};
-use tooltrail_tools::{ToolContext, ToolRegistry};
 
 async fn agent(
     server: &ScriptedServer,
@@ -25,12 +25,7 @@ async fn agent(
 ) -> Agent {
     let mut config = LlmConfig::new(server.base_url(), "scripted").with_tool_mode(mode);
     config.context_window = Some(window);
-    Agent::new(
-        LlmClient::new(config).unwrap(),
-        Arc::new(ToolRegistry::with_builtins()),
-        ToolContext::open(root).unwrap(),
-        AgentConfig::default(),
-    )
+    support::builtins_agent(config, root)
 }
 
 async fn ask(agent: &Agent, question: &str) -> (TurnOutcome, Vec<Event>) {
@@ -181,12 +176,7 @@ async fn copies_in_one_answer_run_once_and_cost_one_line_each() {
     .await;
     let mut config = LlmConfig::new(server.base_url(), "scripted");
     config.context_window = Some(8192);
-    let agent = Agent::new(
-        LlmClient::new(config).unwrap(),
-        Arc::new(ToolRegistry::with_builtins()),
-        ToolContext::open(ws.path()).unwrap(),
-        AgentConfig::default(),
-    );
+    let agent = support::builtins_agent(config, ws.path());
     let sink = CollectingSink::default();
     let mut conversation = Conversation::new();
     let outcome = agent
@@ -315,10 +305,9 @@ async fn the_answer_now_request_keeps_the_prefix_in_prompt_mode() {
     .await;
     let mut config = LlmConfig::new(server.base_url(), "scripted").with_tool_mode(ToolMode::Prompt);
     config.context_window = Some(8192);
-    let agent = Agent::new(
-        LlmClient::new(config).unwrap(),
-        Arc::new(ToolRegistry::with_builtins()),
-        ToolContext::open(ws.path()).unwrap(),
+    let agent = support::builtins_agent_with(
+        config,
+        ws.path(),
         AgentConfig {
             max_rounds: 1,
             ..AgentConfig::default()

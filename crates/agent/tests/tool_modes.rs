@@ -4,28 +4,23 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::sync::Arc;
+mod support;
 
 use pretty_assertions::assert_eq;
 use tokio_util::sync::CancellationToken;
-use tooltrail_agent::{Agent, AgentConfig, CollectingSink, Conversation, DenyAll};
-use tooltrail_llm::{LlmClient, LlmConfig, ToolMode};
+use tooltrail_agent::{CollectingSink, Conversation, DenyAll};
+use tooltrail_llm::{LlmConfig, ToolMode};
 use tooltrail_protocol::{Event, EventBody, TurnEnd};
 use tooltrail_test_support::{Reply, ScriptedServer};
-use tooltrail_tools::{ToolContext, ToolRegistry};
 
 fn workspace() -> tempfile::TempDir {
     tooltrail_test_support::demo_workspace().unwrap()
 }
 
 async fn turn(server: &ScriptedServer, mode: ToolMode, dir: &tempfile::TempDir) -> Vec<Event> {
-    let llm =
-        LlmClient::new(LlmConfig::new(server.base_url(), "scripted").with_tool_mode(mode)).unwrap();
-    let agent = Agent::new(
-        llm,
-        Arc::new(ToolRegistry::with_builtins()),
-        ToolContext::open(dir.path()).unwrap(),
-        AgentConfig::default(),
+    let agent = support::builtins_agent(
+        LlmConfig::new(server.base_url(), "scripted").with_tool_mode(mode),
+        dir.path(),
     );
     let sink = CollectingSink::new();
     let outcome = agent

@@ -3,6 +3,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod support;
+
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
@@ -184,12 +186,7 @@ async fn turn_with(
     question: &str,
 ) -> (tooltrail_agent::TurnOutcome, Vec<Event>) {
     let dir = workspace();
-    let agent = Agent::new(
-        LlmClient::new(config).unwrap(),
-        Arc::new(ToolRegistry::with_builtins()),
-        ToolContext::open(dir.path()).unwrap(),
-        AgentConfig::default(),
-    );
+    let agent = support::builtins_agent(config, dir.path());
     let sink = CollectingSink::new();
     let outcome = agent
         .run_turn(
