@@ -2,7 +2,8 @@
 // ./bindings (see src-tauri/src/bindings.rs); this file only names the commands, once each.
 import { Channel, invoke } from "@tauri-apps/api/core";
 import { listen, type UnlistenFn } from "@tauri-apps/api/event";
-import type { Attachment, AttachmentSource, McpContent, PromptMessageItem, ResourceUpdated } from "./bindings";
+import type { Attachment, AttachmentSource, JsonValue, McpContent, PromptMessageItem, ResourceUpdated } from "./bindings";
+import type { ChatEvent, QuestionAttachment, ViewEnd, ViewPlan, ViewStart } from "./views/types";
 import type {
   AppInfo,
   AppSettings,
@@ -79,7 +80,7 @@ export const api = {
   currentWorkspace: () => invoke<WorkspaceInfo | null>("current_workspace"),
   recentWorkspaces: () => invoke<RecentWorkspace[]>("recent_workspaces"),
   /** Starts a turn; resolves with the conversation id at once, events follow on `onEvent`. */
-  sendMessage: (conversationId: string | null, text: string, onEvent: (event: Event) => void, attachments: AttachmentSource[] = []) => {
+  sendMessage: (conversationId: string | null, text: string, onEvent: (event: Event) => void, attachments: QuestionAttachment[] = []) => {
     const channel = new Channel<Event>(onEvent);
     return invoke<string>("send_message", { conversationId, text, attachments, onEvent: channel });
   },
@@ -125,6 +126,20 @@ export const api = {
   onMcpChanged: (handler: () => void): Promise<UnlistenFn> => listen("mcp-changed", () => handler()),
   onFilesChanged: (handler: (change: FilesChanged) => void): Promise<UnlistenFn> =>
     listen<FilesChanged>("files-changed", (event) => handler(event.payload)),
+
+  // MCP App views: a call's view, its own loopback origin, and what it asks of the host
+  /** Reads and checks the page of a call's view; rejects with a sentence when it cannot be shown. */
+  prepareView: (conversationId: string, turnId: string, callId: string) => invoke<ViewPlan>("prepare_view", { conversationId, turnId, callId }),
+  /** Opens the view's origin and its turn; the turn's events follow on `onEvent`. */
+  startView: (viewId: string, granted: string[], onEvent: (event: ChatEvent) => void) =>
+    invoke<ViewStart>("start_view", { viewId, granted, onEvent: new Channel<ChatEvent>(onEvent) }),
+  /** A view's `tools/call`, approved and recorded like the model's: a CallToolResult. */
+  viewCallTool: (viewId: string, name: string, args: JsonValue) => invoke<JsonValue>("view_call_tool", { viewId, name, arguments: args }),
+  /** A view's `resources/read`: a ReadResourceResult. */
+  viewReadResource: (viewId: string, uri: string) => invoke<JsonValue>("view_read_resource", { viewId, uri }),
+  closeView: (viewId: string, reason: ViewEnd) => invoke<void>("close_view", { viewId, reason }),
+  /** Opens a link a view asked for in the user's browser, once the user said yes. */
+  openViewLink: (viewId: string, url: string) => invoke<void>("open_view_link", { viewId, url }),
 
   // History, stats and conversations
   historyCalls: (query: HistoryQuery) => invoke<HistoryPage>("history_calls", { query }),

@@ -3,12 +3,13 @@
 import { useCallback, useEffect, useReducer, useRef, useState } from "react";
 import { api, errorCode, errorMessage } from "./api";
 import { stopListening } from "./listening";
-import type { ApprovalReply, AttachmentSource, Event, TurnChanges, UndoReport } from "./bindings";
+import type { ApprovalReply, Event, TurnChanges, UndoReport } from "./bindings";
 import { recordTextLatency } from "./perf";
 import { applyEvents, emptyChat, runningTurn, type ChatState } from "./state/chat";
 import { foldLocalStatus, waitAfterEvents, type LocalWait } from "./state/localWait";
+import { viewLinkOf, type ChatEvent, type QuestionAttachment } from "./views/types";
 
-type Action = { kind: "events"; events: Event[] } | { kind: "reset"; state: ChatState };
+type Action = { kind: "events"; events: ChatEvent[] } | { kind: "reset"; state: ChatState };
 
 function reducer(state: ChatState, action: Action): ChatState {
   switch (action.kind) {
@@ -33,7 +34,7 @@ export interface Session {
   /** The local model starting or being prepared for the question, until the turn moves. */
   localWait: LocalWait | null;
   busy: boolean;
-  send: (text: string) => void;
+  send: (text: string, attachments?: QuestionAttachment[]) => void;
   retry: () => void;
   stop: () => void;
   answer: (callId: string, reply: ApprovalReply) => Promise<void>;
@@ -47,6 +48,10 @@ export interface Session {
   reset: () => void;
   /** The last question asked, for retrying a failed turn. */
   lastQuestion: string | null;
+  /** Whether this window saw the call with a view start live (its view then opens by itself). */
+  sawViewStart: (callId: string) => boolean;
+  /** Where a view turn's events go: into this conversation's state while it is shown. */
+  viewSink: () => (event: ChatEvent) => void;
 }
 
 export function useSession(onTurnFinished: () => void): Session {
@@ -54,7 +59,9 @@ export function useSession(onTurnFinished: () => void): Session {
   const [outgoing, setOutgoing] = useState<Outgoing | null>(null);
   const [changes, setChanges] = useState<Record<string, TurnChanges>>({});
   const [localWait, setLocalWait] = useState<LocalWait | null>(null);
-  const queue = useRef<Event[]>([]);
+  const queue = useRef<ChatEvent[]>([]);
+  // Calls with a view whose start came down a live channel, not from the record.
+  const liveViews = useRef(new Set<string>());
   const scheduled = useRef(false);
   // Events of a conversation the window has left are dropped; each view gets a new token.
   const view = useRef(0);
@@ -79,7 +86,7 @@ export function useSession(onTurnFinished: () => void): Session {
     if (events.length === 0) return;
     queue.current = [];
     dispatch({ kind: "events", events });
-    setLocalWait((wait) => waitAfterEvents(wait, events));
+    setLocalWait((wait) => waitAfterEvents(wait, events.filter((e): e is Event => e.type !== "view_opened" && e.type !== "view_closed")));
     if (events.some((e) => e.type === "turn_started")) setOutgoing(null);
     const textTimes = events.filter((e) => e.type === "text_delta").map((e) => e.time_ms);
     if (textTimes.length > 0) {
@@ -97,8 +104,9 @@ export function useSession(onTurnFinished: () => void): Session {
   }, [loadChanges]);
 
   const enqueue = useCallback(
-    (token: number, event: Event) => {
+    (token: number, event: ChatEvent) => {
       if (token !== view.current) return;
+      if (event.type === "tool_call_started" && viewLinkOf(event)) liveViews.current.add(event.call_id);
       queue.current.push(event);
       if (!scheduled.current) {
         scheduled.current = true;
@@ -116,7 +124,7 @@ export function useSession(onTurnFinished: () => void): Session {
   useEffect(() => stopListening(api.onLocalModel((status) => setLocalWait((wait) => foldLocalStatus(wait, status, Date.now())))), []);
 
   const send = useCallback(
-    (text: string, attachments: AttachmentSource[] = []) => {
+    (text: string, attachments: QuestionAttachment[] = []) => {
       const question = text.trim();
       if (!question || runningTurn(chatRef.current)) return;
       const token = view.current;
@@ -177,6 +185,12 @@ export function useSession(onTurnFinished: () => void): Session {
     dispatch({ kind: "reset", state: emptyChat });
   }, []);
 
+  const sawViewStart = useCallback((callId: string) => liveViews.current.has(callId), []);
+  const viewSink = useCallback(() => {
+    const token = view.current;
+    return (event: ChatEvent) => enqueue(token, event);
+  }, [enqueue]);
+
   const lastQuestion = outgoing?.text ?? chat.turns.at(-1)?.question ?? null;
 
   const retry = useCallback(() => {
@@ -184,5 +198,5 @@ export function useSession(onTurnFinished: () => void): Session {
   }, [lastQuestion, send]);
 
   const busy = Boolean(runningTurn(chat)) || (outgoing !== null && outgoing.error === undefined);
-  return { chat, outgoing, localWait, busy, send, retry, stop, answer, answerQuestion, changes, undo, open, reset, lastQuestion };
+  return { chat, outgoing, localWait, busy, send, retry, stop, answer, answerQuestion, changes, undo, open, reset, lastQuestion, sawViewStart, viewSink };
 }

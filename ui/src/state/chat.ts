@@ -1,9 +1,10 @@
 // The chat's state and the pure reducer that folds protocol events into it. The window applies
 // live events and replays stored ones through the same function, so a redrawn conversation
 // looks exactly like the live one did.
-import type { ApprovalRecord, ErrorCode, Event, FileChange, JsonValue, ToolError, ToolMode, ToolStatus, TurnEnd, Usage } from "../bindings";
+import type { ApprovalRecord, ErrorCode, FileChange, JsonValue, ToolError, ToolMode, ToolStatus, TurnEnd, Usage } from "../bindings";
 import type { ElicitationAction, ElicitationRequest, SamplingMessage } from "../bindings";
 import { instructionsIn, type InstructionsUse } from "./instructions";
+import { viewLinkOf, type ChatEvent, type ViewEnd, type ViewLink } from "../views/types";
 
 /** Where a tool call is: its arguments streaming, waiting for approval, running, or ended. */
 export type CallPhase = "streaming" | "waiting" | "running" | ToolStatus;
@@ -77,6 +78,14 @@ export interface CallView {
   server?: string;
   /** The latest progress the tool reported while running. */
   progress?: { progress: number; total?: number; message?: string };
+  /** The MCP App view the tool renders its result with. */
+  view?: ViewLink;
+  /** For a call a view made: the call whose view made it. */
+  viewOf?: string;
+  /** The view turn: on a call with a view, its latest one; on a view's call, the one that made it. */
+  viewId?: string;
+  /** How the latest view of this call ended, once it has. */
+  viewEnd?: ViewEnd;
 }
 
 export interface RoundView {
@@ -144,6 +153,8 @@ export interface ChatState {
   timeline: string[];
   /** Calls waiting for the user's decision, oldest first. */
   waiting: string[];
+  /** View turns seen, by their id (the view's): the call whose view each is. */
+  viewTurns: Record<string, string>;
 }
 
 export const emptyChat: ChatState = {
@@ -152,10 +163,11 @@ export const emptyChat: ChatState = {
   calls: {},
   timeline: [],
   waiting: [],
+  viewTurns: {},
 };
 
 /** Folds one event into the state. Pure: the state passed in is left as it was. */
-export function applyEvent(state: ChatState, event: Event): ChatState {
+export function applyEvent(state: ChatState, event: ChatEvent): ChatState {
   return applyEvents(state, [event]);
 }
 
@@ -164,7 +176,7 @@ export function applyEvent(state: ChatState, event: Event): ChatState {
  * the old state are copied before they change, each at most once per call, so folding ten
  * thousand calls costs about as much as reading them.
  */
-export function applyEvents(state: ChatState, events: readonly Event[]): ChatState {
+export function applyEvents(state: ChatState, events: readonly ChatEvent[]): ChatState {
   if (events.length === 0) return state;
   const draft = new Draft(state);
   for (const event of events) fold(draft, event);
@@ -202,6 +214,10 @@ class Draft {
 
   waiting(): string[] {
     return (this.state.waiting = this.mine(this.state.waiting));
+  }
+
+  viewTurns(): Record<string, string> {
+    return (this.state.viewTurns = this.mine(this.state.viewTurns));
   }
 
   turns(): TurnView[] {
@@ -259,14 +275,31 @@ class Draft {
   addCall(call: CallView) {
     this.own.add(call);
     this.calls()[call.callId] = call;
-    this.timeline().push(call.callId);
+    const timeline = this.timeline();
+    const parent = call.viewOf;
+    const at = parent === undefined ? -1 : timeline.indexOf(parent);
+    if (at < 0) {
+      timeline.push(call.callId);
+      return;
+    }
+    // A view's call goes under the call whose view made it, after that view's earlier calls.
+    let place = at + 1;
+    while (place < timeline.length && this.state.calls[timeline[place]!]?.viewOf === parent) place++;
+    timeline.splice(place, 0, call.callId);
   }
 }
 
-function ensureCall(draft: Draft, event: Event, callId: string, round: number, tool: string): CallView {
+function ensureCall(draft: Draft, event: ChatEvent, callId: string, round: number, tool: string): CallView {
   let call = draft.call(callId);
   if (!call) {
     call = { callId, turnId: event.turn_id, round, tool, argumentsText: "", phase: "streaming" };
+    // A view turn's calls belong to no round: they hang under the call whose view made them.
+    const parent = draft.state.viewTurns[event.turn_id];
+    if (parent !== undefined) {
+      call.round = 0;
+      call.viewOf = parent;
+      call.viewId = event.turn_id;
+    }
     draft.addCall(call);
     const turn = draft.turn(event.turn_id);
     if (turn) {
@@ -291,7 +324,7 @@ export function argumentsText(call: CallView): string {
 }
 
 /** One kind of event, for the function that folds it in. */
-type EventOf<K extends Event["type"]> = Extract<Event, { type: K }>;
+type EventOf<K extends ChatEvent["type"]> = Extract<ChatEvent, { type: K }>;
 
 function stopWaiting(draft: Draft, callId: string) {
   if (!draft.state.waiting.includes(callId)) return;
@@ -341,7 +374,7 @@ function addMessage(draft: Draft, event: EventOf<"message_added">) {
 /** A call waits for the user's yes: what it would do, and why it asks. */
 function askApproval(draft: Draft, event: EventOf<"approval_requested">) {
   const known = draft.state.calls[event.call_id];
-  const latest = draft.state.turns.find((t) => t.id === event.turn_id)?.rounds.at(-1)?.round ?? 1;
+  const latest = draft.state.viewTurns[event.turn_id] !== undefined ? 0 : (draft.state.turns.find((t) => t.id === event.turn_id)?.rounds.at(-1)?.round ?? 1);
   const call = ensureCall(draft, event, event.call_id, known?.round ?? latest, event.tool);
   call.tool = event.tool;
   setArguments(call, event.arguments);
@@ -419,6 +452,8 @@ function startCall(draft: Draft, event: EventOf<"tool_call_started">) {
   if (event.description) call.description = event.description;
   call.approval = event.approval;
   if (event.source.kind === "mcp") call.server = event.source.server;
+  const view = viewLinkOf(event);
+  if (view) call.view = view;
   stopWaiting(draft, event.call_id);
 }
 
@@ -438,7 +473,37 @@ function finishCall(draft: Draft, event: EventOf<"tool_call_finished">) {
   call.truncatedForModel = event.truncated_for_model;
   call.approval = event.approval;
   if (event.error) call.error = event.error;
+  const view = viewLinkOf(event);
+  if (view) call.view = view;
   stopWaiting(draft, event.call_id);
+}
+
+/** A view of a call's result was shown: its turn's calls will hang under that call. */
+function openView(draft: Draft, event: EventOf<"view_opened">) {
+  draft.state.conversationId ??= event.conversation_id;
+  if (draft.state.viewTurns[event.turn_id] !== event.parent_call_id) draft.viewTurns()[event.turn_id] = event.parent_call_id;
+  const parent = draft.call(event.parent_call_id);
+  if (!parent) return;
+  parent.viewId = event.turn_id;
+  parent.view ??= { resource_uri: event.resource_uri };
+  delete parent.viewEnd;
+}
+
+/** A view was closed: a call it left waiting or running ends with it. */
+function closeView(draft: Draft, event: EventOf<"view_closed">) {
+  const parentId = draft.state.viewTurns[event.turn_id];
+  if (parentId === undefined) return;
+  const parent = draft.state.calls[parentId];
+  if (parent && parent.viewId === event.turn_id) draft.call(parentId)!.viewEnd = event.reason;
+  for (const id of draft.state.timeline) {
+    const call = draft.state.calls[id];
+    if (!call || call.viewId !== event.turn_id || call.viewOf === undefined || !isActive(call.phase)) continue;
+    const ended = draft.call(id)!;
+    ended.phase = "cancelled";
+    ended.finishedMs = event.time_ms;
+    if (ended.startedMs !== undefined) ended.durationMs = Math.max(0, event.time_ms - ended.startedMs);
+    stopWaiting(draft, id);
+  }
 }
 
 /** The model repeated itself and was stopped: the calls it had begun are dropped. */
@@ -503,7 +568,7 @@ function finishTurn(draft: Draft, event: EventOf<"turn_finished">) {
   }
 }
 
-function fold(draft: Draft, event: Event) {
+function fold(draft: Draft, event: ChatEvent) {
   switch (event.type) {
     case "turn_started":
       startTurn(draft, event);
@@ -615,6 +680,12 @@ function fold(draft: Draft, event: Event) {
     }
     case "turn_finished":
       finishTurn(draft, event);
+      return;
+    case "view_opened":
+      openView(draft, event);
+      return;
+    case "view_closed":
+      closeView(draft, event);
       return;
   }
   // Every event type is handled above; a new one fails to compile here.

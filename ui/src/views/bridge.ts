@@ -1,0 +1,406 @@
+// The window's side of an MCP App view: JSON-RPC 2.0 over postMessage with the one frame that
+// shows the view, speaking the stable MCP Apps specification (2026-01-26).
+//
+// Written here rather than taken from the extension's SDK: its host bridge posts to any origin
+// and checks only the sender's window, lets requests through before the view said it was ready,
+// and brings a schema library that tries `new Function` (refused by this window's CSP) at the
+// cost of half a megabyte. Views built on the SDK's App class only need the protocol spoken
+// exactly, which this small router does, with the window's own limits: one origin, one frame,
+// nothing sent before `ui/notifications/initialized`, and a view that floods it is closed.
+import type { JsonValue } from "../bindings";
+import type { ViewEnd } from "./types";
+
+export const PROTOCOL_VERSION = "2026-01-26";
+
+/** A message larger than this (as JSON text) is dropped unread. */
+export const MAX_MESSAGE_CHARS = 1024 * 1024;
+/** More messages than this within `RATE_WINDOW_MS` are refused. */
+export const RATE_LIMIT = 50;
+export const RATE_WINDOW_MS = 100;
+/** Requests to the host (calls, reads, links, messages) the view may have waiting at once. */
+export const MAX_IN_FLIGHT = 4;
+/** Refusals within `FLOOD_WINDOW_MS` after which the view is closed as flooding the window. */
+export const FLOOD_REFUSALS = 200;
+export const FLOOD_WINDOW_MS = 10_000;
+/** How long the view has to answer `ui/resource-teardown` before it is closed anyway. */
+export const TEARDOWN_WAIT_MS = 2_000;
+
+/** JSON-RPC error codes the bridge answers with. */
+export const ERROR = {
+  /** Refused: too many requests, a link not opened, a call the host would not make. */
+  refused: -32000,
+  /** A request before the view finished `ui/initialize` → `initialized`. */
+  notInitialized: -32002,
+  methodNotFound: -32601,
+  invalidParams: -32602,
+} as const;
+
+export type DisplayMode = "inline" | "fullscreen" | "pip";
+
+/** A request or notification of the view's, refused with a JSON-RPC error. */
+export class BridgeError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** What the bridge asks of the card that shows the view. */
+export interface BridgeHost {
+  /** The `ui/initialize` result: protocol version, host info, capabilities and context. */
+  initializeResult(): Record<string, JsonValue>;
+  /** The view finished its handshake: the host may now send it the call's input. */
+  initialized(): void;
+  /** The mode the view is shown in now. */
+  displayMode(): DisplayMode;
+  /** Switches to `mode` (one both sides allow); answers the mode that resulted. */
+  setDisplayMode(mode: "inline" | "fullscreen"): DisplayMode;
+  /** Asks the user whether to open `url` (http or https) in the browser; true when opened. */
+  openLink(url: string): Promise<boolean>;
+  /** Asks the user whether to send `text` to the conversation; true when sent. */
+  message(text: string): Promise<boolean>;
+  /** The view's latest context for the model (each update replaces the last). */
+  updateModelContext(text: string): void;
+  /** A `tools/call` of the view's: a CallToolResult. */
+  callTool(name: string, args: JsonValue): Promise<JsonValue>;
+  /** A `resources/read` of the view's: a ReadResourceResult. */
+  readResource(uri: string): Promise<JsonValue>;
+  /** The view asked for a height (and width) for its frame. */
+  sizeChanged(width: number | undefined, height: number | undefined): void;
+  /** A log line of the view's (`notifications/message`). */
+  log(level: string, text: string): void;
+  /** The bridge stopped the view (it flooded the window); the card closes it. */
+  close(reason: ViewEnd): void;
+}
+
+/** The frame's window, as far as the bridge uses it. */
+export interface FrameWindow {
+  postMessage(message: unknown, targetOrigin: string): void;
+}
+
+/** The app's window, as far as the bridge uses it. */
+export interface MessageSource {
+  addEventListener(type: "message", listener: (event: MessageEvent) => void): void;
+  removeEventListener(type: "message", listener: (event: MessageEvent) => void): void;
+}
+
+export interface BridgeOptions {
+  /** The window the view's messages arrive on (the app's own). */
+  listenOn: MessageSource;
+  /** The frame's window, the one sender accepted and the one receiver posted to. */
+  frame: () => FrameWindow | null;
+  /** The view's origin, exactly (`http://127.0.0.1:PORT`). */
+  origin: string;
+  host: BridgeHost;
+  /** Milliseconds, for the rate limits; `performance.now` by default. */
+  now?: () => number;
+}
+
+type Id = string | number;
+
+/** The text of MCP content blocks: one block or a list; anything but text is named by its type. */
+export function contentText(content: unknown): string {
+  const blocks = Array.isArray(content) ? content : content === undefined || content === null ? [] : [content];
+  return blocks
+    .map((block) => {
+      if (!block || typeof block !== "object") return "";
+      const { type, text } = block as { type?: unknown; text?: unknown };
+      if (type === "text" && typeof text === "string") return text;
+      return typeof type === "string" ? `[${type}]` : "";
+    })
+    .filter((text) => text.length > 0)
+    .join("\n");
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function isHttpUrl(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return url.protocol === "http:" || url.protocol === "https:";
+  } catch {
+    return false;
+  }
+}
+
+export class ViewBridge {
+  private readonly options: BridgeOptions;
+  private readonly now: () => number;
+  private readonly listener = (event: MessageEvent) => this.receive(event);
+  private listening = false;
+  private stopped = false;
+  private answeredInitialize = false;
+  private ready = false;
+  private declaredModes: DisplayMode[] = [];
+  private recent: number[] = [];
+  private refusals: number[] = [];
+  private inFlight = 0;
+  private nextId = 1;
+  private readonly pending = new Map<Id, () => void>();
+
+  constructor(options: BridgeOptions) {
+    this.options = options;
+    this.now = options.now ?? (() => performance.now());
+  }
+
+  /** Whether the view finished its handshake. */
+  get initialized(): boolean {
+    return this.ready;
+  }
+
+  start() {
+    if (this.listening || this.stopped) return;
+    this.listening = true;
+    this.options.listenOn.addEventListener("message", this.listener);
+  }
+
+  /** Stops listening and sending; answers still owed to the view are dropped. */
+  stop() {
+    this.stopped = true;
+    if (this.listening) this.options.listenOn.removeEventListener("message", this.listener);
+    this.listening = false;
+    const owed = [...this.pending.values()];
+    this.pending.clear();
+    for (const settle of owed) settle();
+  }
+
+  /** Sends a notification, once the view is initialized; before that, and once stopped, nothing. */
+  notify(method: string, params: Record<string, JsonValue>): boolean {
+    if (!this.ready || this.stopped) return false;
+    this.post({ jsonrpc: "2.0", method, params });
+    return true;
+  }
+
+  /**
+   * `ui/resource-teardown`: tells the view it is going and waits for its answer, at most
+   * `TEARDOWN_WAIT_MS`; resolves either way, then the bridge is stopped. A view that never
+   * finished its handshake is sent nothing.
+   */
+  teardown(reason: string): Promise<void> {
+    if (!this.ready || this.stopped) {
+      this.stop();
+      return Promise.resolve();
+    }
+    const id = `tooltrail-${this.nextId++}`;
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(() => done(), TEARDOWN_WAIT_MS);
+      const done = () => {
+        clearTimeout(timer);
+        this.pending.delete(id);
+        this.stop();
+        resolve();
+      };
+      this.pending.set(id, done);
+      this.post({ jsonrpc: "2.0", id, method: "ui/resource-teardown", params: { reason } });
+    });
+  }
+
+  private post(message: Record<string, JsonValue>) {
+    const frame = this.options.frame();
+    // Posted to the view's origin alone: if the frame now shows another page, it gets nothing.
+    frame?.postMessage(message, this.options.origin);
+  }
+
+  private receive(event: MessageEvent) {
+    if (this.stopped) return;
+    // The cheap checks first: the one frame, from its one origin.
+    const frame = this.options.frame();
+    if (!frame || event.source !== frame || event.origin !== this.options.origin) return;
+    const data: unknown = event.data;
+    if (!isObject(data) || data.jsonrpc !== "2.0") return;
+    let size: number;
+    try {
+      size = JSON.stringify(data).length;
+    } catch {
+      return;
+    }
+    if (size > MAX_MESSAGE_CHARS) return;
+    const id = data.id;
+    const hasId = typeof id === "string" || typeof id === "number";
+    const method = typeof data.method === "string" ? data.method : undefined;
+    if (!this.withinRate()) {
+      if (hasId && method !== undefined) this.refuse(id, ERROR.refused, "too many requests");
+      else this.refused();
+      return;
+    }
+    if (method === undefined) {
+      if (hasId) this.pending.get(id)?.();
+      return;
+    }
+    const params = isObject(data.params) ? data.params : {};
+    if (!hasId) {
+      this.notification(method, params);
+      return;
+    }
+    void this.request(id, method, params);
+  }
+
+  /** Counts a message; false when the view sent more than the window takes. */
+  private withinRate(): boolean {
+    const now = this.now();
+    const recent = this.recent.filter((at) => now - at < RATE_WINDOW_MS);
+    recent.push(now);
+    this.recent = recent;
+    return recent.length <= RATE_LIMIT;
+  }
+
+  /** Counts a refusal; a view refused too often is closed as flooding. */
+  private refused() {
+    const now = this.now();
+    this.refusals = this.refusals.filter((at) => now - at < FLOOD_WINDOW_MS);
+    this.refusals.push(now);
+    if (this.refusals.length >= FLOOD_REFUSALS && !this.stopped) {
+      this.stop();
+      this.options.host.close("flooded");
+    }
+  }
+
+  private refuse(id: Id, code: number, message: string) {
+    this.post({ jsonrpc: "2.0", id, error: { code, message } });
+    this.refused();
+  }
+
+  private answer(id: Id, result: JsonValue) {
+    if (this.stopped) return;
+    this.post({ jsonrpc: "2.0", id, result });
+  }
+
+  private notification(method: string, params: Record<string, unknown>) {
+    const host = this.options.host;
+    switch (method) {
+      case "ui/notifications/initialized":
+        if (this.answeredInitialize && !this.ready) {
+          this.ready = true;
+          host.initialized();
+        }
+        return;
+      case "ui/notifications/size-changed": {
+        const width = typeof params.width === "number" && Number.isFinite(params.width) ? params.width : undefined;
+        const height = typeof params.height === "number" && Number.isFinite(params.height) ? params.height : undefined;
+        host.sizeChanged(width, height);
+        return;
+      }
+      case "notifications/message": {
+        const level = typeof params.level === "string" ? params.level : "info";
+        const data = params.data;
+        let text: string;
+        try {
+          text = typeof data === "string" ? data : JSON.stringify(data ?? null);
+        } catch {
+          text = "";
+        }
+        host.log(level, text);
+        return;
+      }
+      default:
+        // Notifications the host does not know are dropped, as JSON-RPC has it.
+        return;
+    }
+  }
+
+  private async request(id: Id, method: string, params: Record<string, unknown>) {
+    if (!this.ready && method !== "ui/initialize" && method !== "ping") {
+      this.refuse(id, ERROR.notInitialized, "The view has not finished initializing.");
+      return;
+    }
+    const host = this.options.host;
+    try {
+      switch (method) {
+        case "ui/initialize": {
+          const capabilities = isObject(params.appCapabilities) ? params.appCapabilities : {};
+          const modes = Array.isArray(capabilities.availableDisplayModes) ? capabilities.availableDisplayModes : [];
+          this.declaredModes = modes.filter((mode): mode is DisplayMode => mode === "inline" || mode === "fullscreen" || mode === "pip");
+          this.answer(id, host.initializeResult());
+          this.answeredInitialize = true;
+          return;
+        }
+        case "ping":
+          this.answer(id, {});
+          return;
+        case "ui/request-display-mode": {
+          const mode = params.mode;
+          // Only a mode this window has and the view said it supports; otherwise it stays.
+          const allowed = (mode === "inline" || mode === "fullscreen") && (mode === "inline" || this.declaredModes.includes(mode));
+          const result = allowed ? host.setDisplayMode(mode) : host.displayMode();
+          this.answer(id, { mode: result });
+          return;
+        }
+        case "ui/update-model-context": {
+          const parts = [contentText(params.content)];
+          if (isObject(params.structuredContent)) parts.push(JSON.stringify(params.structuredContent));
+          host.updateModelContext(parts.filter((part) => part.length > 0).join("\n"));
+          this.answer(id, {});
+          return;
+        }
+        case "ui/open-link": {
+          const url = params.url;
+          if (typeof url !== "string" || !isHttpUrl(url)) {
+            this.refuse(id, ERROR.refused, "Only http and https links are opened.");
+            return;
+          }
+          const opened = await this.inFlightOf(() => host.openLink(url));
+          if (opened) this.answer(id, {});
+          else this.refuse(id, ERROR.refused, "The user did not open the link.");
+          return;
+        }
+        case "ui/message": {
+          const text = contentText(params.content);
+          if (text.length === 0) {
+            this.refuse(id, ERROR.invalidParams, "The message has no text.");
+            return;
+          }
+          const sent = await this.inFlightOf(() => host.message(text));
+          this.answer(id, sent ? {} : { isError: true });
+          return;
+        }
+        case "tools/call": {
+          const name = params.name;
+          if (typeof name !== "string" || name.length === 0) {
+            this.refuse(id, ERROR.invalidParams, "A tool call needs the tool's name.");
+            return;
+          }
+          const args = isObject(params.arguments) ? (params.arguments as JsonValue) : {};
+          this.answer(id, await this.inFlightOf(() => host.callTool(name, args)));
+          return;
+        }
+        case "resources/read": {
+          const uri = params.uri;
+          if (typeof uri !== "string" || uri.length === 0) {
+            this.refuse(id, ERROR.invalidParams, "A resource read needs the resource's URI.");
+            return;
+          }
+          this.answer(id, await this.inFlightOf(() => host.readResource(uri)));
+          return;
+        }
+        default:
+          this.refuse(id, ERROR.methodNotFound, `The host has no method ${method.slice(0, 80)}.`);
+          return;
+      }
+    } catch (error) {
+      if (this.stopped) return;
+      const code = error instanceof BridgeError ? error.code : ERROR.refused;
+      this.refuse(id, code, messageOf(error));
+    }
+  }
+
+  /** Runs one of the host's slow answers, refused when the view already waits on too many. */
+  private async inFlightOf<T>(work: () => Promise<T>): Promise<T> {
+    if (this.inFlight >= MAX_IN_FLIGHT) throw new BridgeError(ERROR.refused, "too many requests");
+    this.inFlight++;
+    try {
+      return await work();
+    } finally {
+      this.inFlight--;
+    }
+  }
+}
+
+function messageOf(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  if (isObject(error) && typeof error.message === "string") return error.message;
+  return typeof error === "string" ? error : "The request failed.";
+}
