@@ -75,6 +75,12 @@ const COMMANDS: &[&str] = &[
     "save_update_check",
     "check_for_update",
     "install_update",
+    "prepare_view",
+    "start_view",
+    "view_call_tool",
+    "view_read_resource",
+    "close_view",
+    "open_view_link",
 ];
 
 fn main() {

@@ -56,6 +56,9 @@ pub fn render() -> Result<Vec<(String, String)>, ts_rs::ExportError> {
     files.visit::<tooltrail_host::McpOverview>();
     files.visit::<tooltrail_host::TurnChanges>();
     files.visit::<tooltrail_host::UndoReport>();
+    files.visit::<tooltrail_host::views::ViewPlan>();
+    files.visit::<tooltrail_host::views::ViewStart>();
+    files.visit::<tooltrail_protocol::ViewEnd>();
     files.visit::<crate::preferences::AppSettings>();
     files.visit::<crate::preferences::ProviderInput>();
     files.visit::<crate::preferences::ConnectionTest>();

@@ -93,6 +93,7 @@ impl From<tooltrail_mcp::McpError> for CommandError {
             | McpError::Request { .. }
             | McpError::View { .. }
             | McpError::SignIn(_) => "mcp",
+            McpError::NotForViews(_) => "denied",
         };
         Self::new(code, sentence(&error.to_string()))
     }

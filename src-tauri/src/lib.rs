@@ -39,6 +39,7 @@ mod telemetry;
 mod turn;
 mod turns;
 mod updates;
+mod views;
 mod watcher;
 mod workspace;
 
@@ -170,6 +171,12 @@ pub fn run() -> anyhow::Result<()> {
             updates::save_update_check,
             updates::check_for_update,
             updates::install_update,
+            views::prepare_view,
+            views::start_view,
+            views::view_call_tool,
+            views::view_read_resource,
+            views::close_view,
+            views::open_view_link,
         ])
         .build(tauri::generate_context!())?
         .run(|app, event| {

@@ -17,8 +17,8 @@ use crate::turns::RunningTurns;
 use crate::workspace::WorkspaceState;
 
 /// Sends each event to the window (after the host's sink has committed it).
-struct WindowSink {
-    channel: Channel<Event>,
+pub(crate) struct WindowSink {
+    pub(crate) channel: Channel<Event>,
 }
 
 impl EventSink for WindowSink {

@@ -9,7 +9,7 @@ use futures::future::join_all;
 use serde_json::Value;
 use tooltrail_protocol::{
     ApprovalBy, ApprovalRecord, ApprovalReply, EventBody, FileChange, Message, ToolCall, ToolError,
-    ToolErrorCode, ToolOutput, ToolProgress, ToolSource, ToolStatus,
+    ToolErrorCode, ToolOutput, ToolProgress, ToolSource, ToolStatus, ViewLink,
 };
 use tooltrail_tools::{
     CallScope, Gate, NoAnswer, Question, Tool, ToolContext, ToolRegistry, UserAsker,
@@ -44,11 +44,11 @@ struct Ready {
 }
 
 /// A call that never runs, with why.
-struct Rejected {
-    tool: Option<Arc<dyn Tool>>,
-    arguments: Value,
-    error: ToolError,
-    approval: ApprovalRecord,
+pub(crate) struct Rejected {
+    pub(crate) tool: Option<Arc<dyn Tool>>,
+    pub(crate) arguments: Value,
+    pub(crate) error: ToolError,
+    pub(crate) approval: ApprovalRecord,
 }
 
 /// A call that may change something: it runs once a rule, the conversation or the approver
@@ -87,6 +87,7 @@ struct Finished {
     duration_ms: u64,
     /// Said to the model after the result (a repeated call's note).
     note: String,
+    view: Option<ViewLink>,
 }
 
 pub(crate) struct Dispatcher<'a> {
@@ -400,6 +401,7 @@ impl<'a> Dispatcher<'a> {
             description: tool.spec().description.clone(),
             arguments: args.clone(),
             approval: approval.clone(),
+            view: tool.view(),
         });
         let started = Instant::now();
         if let Some(line) = self.line {
@@ -478,6 +480,7 @@ impl<'a> Dispatcher<'a> {
             note: repeat_of
                 .map(prompt::repeated_call_note)
                 .unwrap_or_default(),
+            view: tool.view(),
         };
         (position, self.finish(round, &call, finished))
     }
@@ -486,10 +489,7 @@ impl<'a> Dispatcher<'a> {
     fn finish_copy(&self, round: u32, call: &ToolCall, first: &ToolCall) -> Message {
         let tool = self.registry.get(&call.name);
         let arguments = raw_arguments(call);
-        let (source, description) = match &tool {
-            Some(tool) => (tool.source_of(&arguments), tool.spec().description.clone()),
-            None => (ToolSource::Builtin, String::new()),
-        };
+        let (source, description) = described(tool.as_ref(), &arguments);
         let finished = Finished {
             source,
             description,
@@ -501,19 +501,14 @@ impl<'a> Dispatcher<'a> {
             approval: ApprovalRecord::not_needed(),
             duration_ms: 0,
             note: String::new(),
+            view: tool.and_then(|tool| tool.view()),
         };
         self.finish(round, call, finished)
     }
 
     /// Records a call that never ran (invalid, refused, denied, cancelled before it ran).
-    fn finish_unrun(&self, round: u32, call: &ToolCall, rejected: Rejected) -> Message {
-        let (source, description) = match &rejected.tool {
-            Some(tool) => (
-                tool.source_of(&rejected.arguments),
-                tool.spec().description.clone(),
-            ),
-            None => (ToolSource::Builtin, String::new()),
-        };
+    pub(crate) fn finish_unrun(&self, round: u32, call: &ToolCall, rejected: Rejected) -> Message {
+        let (source, description) = described(rejected.tool.as_ref(), &rejected.arguments);
         let finished = Finished {
             source,
             description,
@@ -522,6 +517,7 @@ impl<'a> Dispatcher<'a> {
             approval: rejected.approval,
             duration_ms: 0,
             note: String::new(),
+            view: rejected.tool.and_then(|tool| tool.view()),
         };
         self.finish(round, call, finished)
     }
@@ -536,6 +532,7 @@ impl<'a> Dispatcher<'a> {
             approval,
             duration_ms,
             note,
+            view,
         } = finished;
         let (status, full_text, data, error, media) = match result {
             Ok(output) => (
@@ -571,8 +568,18 @@ impl<'a> Dispatcher<'a> {
             error,
             approval,
             truncated_for_model,
+            view,
         });
         Message::tool_with_media(call.id.clone(), call.name.clone(), model_text, media)
+    }
+}
+
+/// The source and description a call of `tool` is recorded with; a call of no known tool is
+/// recorded as a built-in one without a description.
+fn described(tool: Option<&Arc<dyn Tool>>, arguments: &Value) -> (ToolSource, String) {
+    match tool {
+        Some(tool) => (tool.source_of(arguments), tool.spec().description.clone()),
+        None => (ToolSource::Builtin, String::new()),
     }
 }
 

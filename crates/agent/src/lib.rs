@@ -49,6 +49,7 @@ mod prompt;
 mod repeat;
 mod sink;
 mod turn;
+mod view_turn;
 
 pub use announce::{LiveTools, TurnLine};
 pub use approval::{
@@ -60,3 +61,4 @@ pub use conversation::Conversation;
 pub use prompt::{folder_context, prompt_share_bytes, system_prompt};
 pub use sink::{CollectingSink, EventSink, NullSink};
 pub use turn::{Agent, TurnOptions, TurnOutcome, chat_with_tool_execution, first_request};
+pub use view_turn::{ViewCallOutcome, ViewCallScope, ViewTurn};

@@ -68,6 +68,27 @@ impl<'a> Emitter<'a> {
         }
     }
 
+    /// An emitter that goes on with a turn whose events so far end before `seq` (a view turn,
+    /// whose calls come one at a time).
+    pub(crate) fn continuing(
+        conversation_id: String,
+        turn_id: String,
+        sink: &'a dyn EventSink,
+        seq: u64,
+    ) -> Self {
+        Self {
+            conversation_id,
+            turn_id,
+            seq: AtomicU64::new(seq),
+            sink,
+        }
+    }
+
+    /// The sequence number the next event gets.
+    pub(crate) fn next_seq(&self) -> u64 {
+        self.seq.load(Ordering::SeqCst)
+    }
+
     pub(crate) fn conversation_id(&self) -> &str {
         &self.conversation_id
     }

@@ -88,10 +88,21 @@ impl EventSink for Timeline {
                 status,
                 duration_ms,
                 error,
+                view,
                 ..
             } => {
                 let line = self.finished_call(&tool, &arguments, status, duration_ms, error);
                 self.line(&mut state, &line);
+                if let Some(view) = view {
+                    let line = self.paint(
+                        "2",
+                        &format!(
+                            "  ⧉ has a view: {} (open the conversation in the app to use it)",
+                            view.resource_uri
+                        ),
+                    );
+                    self.line(&mut state, &line);
+                }
             }
             EventBody::PromptProgress {
                 processed,
@@ -233,6 +244,9 @@ fn note(body: EventBody) -> Option<(&'static str, String)> {
         // Fatal errors are printed by the command once the turn is over (to stderr).
         | EventBody::Error { fatal: true, .. }
         | EventBody::TurnStarted { .. }
+        // Views open only in the app's window.
+        | EventBody::ViewOpened { .. }
+        | EventBody::ViewClosed { .. }
         | EventBody::MessageAdded { .. }
         | EventBody::ToolCallDelta { .. }
         | EventBody::ApprovalRequested { .. }

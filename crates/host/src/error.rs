@@ -35,6 +35,10 @@ pub enum HostError {
     /// An attachment or an MCP prompt of the question could not be used; the sentence says why.
     #[error("{0}")]
     Content(String),
+    /// An MCP App view could not be shown, or asked for what it may not have; the sentence
+    /// says why.
+    #[error("{0}")]
+    View(String),
 }
 
 impl HostError {
@@ -49,6 +53,7 @@ impl HostError {
             Self::Store(_) => "store",
             Self::Preferences(_) => "settings",
             Self::Content(_) => "content",
+            Self::View(_) => "view",
         }
     }
 }

@@ -34,6 +34,8 @@ pub struct Host {
     tracing: Tracing,
     /// Held while the local runtime's prefix is warmed (see `local.rs`).
     warming: Arc<tokio::sync::Mutex<()>>,
+    /// The MCP App views the window shows (see `views.rs`).
+    views: crate::views::Views,
 }
 
 /// What one question runs with, resolved from the settings as they are now.
@@ -113,6 +115,7 @@ impl Host {
             conversations: Conversations::default(),
             tracing: Tracing::new(tooltrail_telemetry::FrontEnd::Cli),
             warming: Arc::default(),
+            views: crate::views::Views::default(),
         }
     }
 
@@ -135,6 +138,11 @@ impl Host {
     /// The store, for reading the record.
     pub fn store(&self) -> &Arc<Store> {
         self.history.store()
+    }
+
+    /// The MCP App views the window shows.
+    pub fn views(&self) -> &crate::views::Views {
+        &self.views
     }
 
     pub fn conversations(&self) -> &Conversations {
@@ -328,6 +336,7 @@ impl Host {
 
     /// Stops the MCP servers and commits what is left of the record.
     pub async fn shutdown(&self) {
+        self.views.close_all().await;
         self.toolbox.shutdown().await;
         self.tracing.shutdown();
     }

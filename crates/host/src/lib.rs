@@ -61,6 +61,7 @@ pub mod server_requests;
 mod snippets;
 pub mod toolbox;
 mod tracing;
+pub mod views;
 
 pub use changes::{
     StoreChanges, TurnChanges, UndoError, UndoReport, left_as_tooltrail_left, turn_changes, undo,

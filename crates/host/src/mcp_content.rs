@@ -121,6 +121,7 @@ impl Host {
                 let _ = server.subscribe(uri).await;
                 Ok(attachment)
             }
+            AttachmentSource::View { tool, text, .. } => Ok(view_context(source, tool, text)),
         }
     }
 
@@ -256,6 +257,28 @@ pub fn read_file(workspace: &Path, path: &str) -> Result<Attachment, HostError> 
         mime_type: None,
         content,
     })
+}
+
+/// The most an MCP App view may ask the model to know with one question.
+const VIEW_CONTEXT_BYTES: usize = 16 * 1024;
+
+/// What a view asked the model to know (`ui/update-model-context`), as an attachment: the view
+/// wrote it, the user sent it with the question (and could have removed it).
+fn view_context(source: &AttachmentSource, tool: &str, text: &str) -> Attachment {
+    let mut end = text.len().min(VIEW_CONTEXT_BYTES);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let kept = &text[..end];
+    Attachment {
+        source: source.clone(),
+        name: format!("view of {tool}"),
+        mime_type: None,
+        content: AttachedContent::Text {
+            text: kept.to_string(),
+            truncated: kept.len() < text.len(),
+        },
+    }
 }
 
 /// Tokens kept for the system prompt and the templates' markers around messages.

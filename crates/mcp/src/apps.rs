@@ -14,7 +14,10 @@ use rmcp::model::{ReadResourceRequestParams, ResourceContents, Tool};
 use serde_json::Value;
 
 use crate::error::McpError;
+use crate::naming::Namer;
 use crate::server::McpServer;
+use crate::tool::McpTool;
+use std::sync::Arc;
 
 /// The MIME type of a view's page.
 pub const VIEW_MIME_TYPE: &str = "text/html;profile=mcp-app";
@@ -35,6 +38,41 @@ pub struct ViewResource {
 }
 
 impl McpServer {
+    /// The tool `remote_name` of this server as one of its views calls it: only a
+    /// tool whose `_meta.ui.visibility` includes `"app"`, and only of that same server. It is
+    /// named and approved as when the model calls it (`server__tool`, the server's `approval`
+    /// in `mcp.json`). A name the server does not list is looked up again once, since the
+    /// server may have changed its tools.
+    pub async fn tool_for_view(
+        self: &Arc<Self>,
+        remote_name: &str,
+    ) -> Result<Arc<McpTool>, McpError> {
+        let server = self;
+        let find = |tools: Option<Vec<rmcp::model::Tool>>| {
+            tools.and_then(|tools| tools.into_iter().find(|tool| tool.name == remote_name))
+        };
+        let found = match find(server.known_tools()) {
+            Some(tool) => Some(tool),
+            None => find(Some(server.list_tools().await?)),
+        };
+        let Some(tool) = found else {
+            return Err(McpError::NotForViews(format!(
+                "the view asked for the tool {remote_name:?}, which its server {:?} does not \
+                 have; a view may call only its own server's tools",
+                server.name()
+            )));
+        };
+        if !crate::apps::ui_of(&tool).for_app {
+            return Err(McpError::NotForViews(format!(
+                "the tool {remote_name:?} of {:?} is not meant to be called by views (its \
+                 visibility does not include \"app\")",
+                server.name()
+            )));
+        }
+        let name = Namer::new(std::iter::empty()).name(server.name(), &tool.name);
+        Ok(Arc::new(McpTool::new(Arc::clone(server), name, &tool)))
+    }
+
     /// Reads the view at `uri` and checks it (see the module's docs); a page that is not one
     /// is refused with a sentence.
     pub async fn view_resource(&self, uri: &str) -> Result<ViewResource, McpError> {
@@ -180,6 +218,21 @@ pub fn ui_of(tool: &Tool) -> ToolUi {
         for_app,
     }
 }
+
+/// The MCP Apps extension as Tooltrail announces it in the handshake.
+pub fn extension_capability() -> rmcp::model::ExtensionCapabilities {
+    let mut settings = rmcp::model::JsonObject::new();
+    settings.insert(
+        "mimeTypes".to_string(),
+        Value::Array(vec![Value::String(VIEW_MIME_TYPE.to_string())]),
+    );
+    let mut extensions = rmcp::model::ExtensionCapabilities::new();
+    extensions.insert(EXTENSION_ID.to_string(), settings);
+    extensions
+}
+
+/// The MCP Apps extension's name.
+pub const EXTENSION_ID: &str = "io.modelcontextprotocol/ui";
 
 /// Whether `tool` may be offered to the model.
 pub fn offered_to_model(tool: &Tool) -> bool {

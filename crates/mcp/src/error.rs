@@ -83,6 +83,10 @@ pub enum McpError {
         reason: String,
     },
 
+    /// A view asked for a tool it may not call (not meant for views, or not its server's).
+    #[error("{0}")]
+    NotForViews(String),
+
     /// The server wants the user signed in, and that did not (or may not) happen here.
     #[error("{0}")]
     SignIn(#[from] SignInError),
@@ -121,6 +125,7 @@ impl McpError {
             | Self::Backoff { .. }
             | Self::Request { .. }
             | Self::View { .. }
+            | Self::NotForViews(_)
             | Self::SignIn(_) => &[],
         }
     }

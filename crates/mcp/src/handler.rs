@@ -183,6 +183,9 @@ impl Handler {
             );
             capabilities.sampling = Some(SamplingCapability::default());
         }
+        // MCP Apps: Tooltrail shows a tool's view in its call's card (the app), or says the
+        // call has one (the command line). Servers give meaningful text either way.
+        capabilities.extensions = Some(crate::apps::extension_capability());
         let mut implementation = Implementation::new("tooltrail", env!("CARGO_PKG_VERSION"));
         implementation.title = Some("Tooltrail".to_string());
         // The newest version that still has the `initialize` handshake: what servers and the

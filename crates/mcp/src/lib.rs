@@ -72,7 +72,9 @@ mod stderr;
 mod tool;
 
 pub use answerer::{ElicitationAsk, ElicitationReply, McpAnswerer, SamplingAsk, SamplingReply};
-pub use apps::{MAX_VIEW_BYTES, ToolUi, VIEW_MIME_TYPE, ViewResource, ui_of};
+pub use apps::{
+    EXTENSION_ID, MAX_VIEW_BYTES, ToolUi, VIEW_MIME_TYPE, ViewResource, extension_capability, ui_of,
+};
 pub use auth::{
     Browser, DEFAULT_SIGN_IN_WAIT, MAX_STEP_UPS, MemorySecrets, SecretStore, SignInObserver,
     SignInOptions, SignInPolicy, SignInState, launcher, record_key,

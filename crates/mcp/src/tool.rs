@@ -32,6 +32,8 @@ pub struct McpTool {
     /// which Tooltrail does not ask for: it is then no longer offered. The tool list does not
     /// carry that flag through the MCP library, so the first call finds it out.
     task_only: AtomicBool,
+    /// What MCP Apps' `_meta.ui` says: its view, and who may call it.
+    ui: crate::apps::ToolUi,
 }
 
 impl std::fmt::Debug for McpTool {
@@ -91,6 +93,7 @@ impl McpTool {
             hint,
             output_schema,
             task_only: AtomicBool::new(false),
+            ui: crate::apps::ui_of(tool),
         }
     }
 
@@ -105,6 +108,11 @@ impl McpTool {
 
     pub fn approval(&self) -> Approval {
         self.approval
+    }
+
+    /// What MCP Apps' `_meta.ui` says of the tool.
+    pub fn ui(&self) -> &crate::apps::ToolUi {
+        &self.ui
     }
 
     /// Whether the server was found to run this tool only as a task.
@@ -136,6 +144,13 @@ impl Tool for McpTool {
         ToolSource::Mcp {
             server: self.server.name().to_string(),
         }
+    }
+
+    fn view(&self) -> Option<tooltrail_protocol::ViewLink> {
+        self.ui
+            .resource_uri
+            .clone()
+            .map(|resource_uri| tooltrail_protocol::ViewLink { resource_uri })
     }
 
     /// A tool set to `never` is not offered: every call to it would be refused. Nor is one

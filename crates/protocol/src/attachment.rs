@@ -19,6 +19,14 @@ pub enum AttachmentSource {
     File { path: String },
     /// A resource of an MCP server.
     Resource { server: String, uri: String },
+    /// What an MCP App view asked the model to know (`ui/update-model-context`): its latest
+    /// words, carried into the next question the user sends, where the user can remove it.
+    View {
+        server: String,
+        /// The tool whose view it is, as the record names it.
+        tool: String,
+        text: String,
+    },
 }
 
 impl AttachmentSource {
@@ -28,6 +36,7 @@ impl AttachmentSource {
         match self {
             Self::File { path } => path.clone(),
             Self::Resource { server, uri } => format!("{server}:{uri}"),
+            Self::View { tool, .. } => format!("view of {tool}"),
         }
     }
 }

@@ -15,6 +15,7 @@ use crate::message::Message;
 use crate::server_request::{ElicitationAction, ElicitationRequest, SamplingMessage};
 use crate::tool::{ApprovalRecord, ToolError, ToolSource, ToolStatus};
 use crate::tool_mode::ToolMode;
+use crate::view::{ViewEnd, ViewLink};
 
 /// One event of a turn.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
@@ -133,6 +134,10 @@ pub enum EventBody {
         description: String,
         arguments: Value,
         approval: ApprovalRecord,
+        /// The tool's view (MCP Apps), when it has one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        view: Option<ViewLink>,
     },
     /// A running call reported how far it got (MCP progress notifications).
     ToolCallProgress {
@@ -232,6 +237,10 @@ pub enum EventBody {
         error: Option<ToolError>,
         approval: ApprovalRecord,
         truncated_for_model: bool,
+        /// The tool's view (MCP Apps), when it has one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        view: Option<ViewLink>,
     },
     /// How the model was offered the tools in this turn: emitted with the first answer, and
     /// again when the mode changes. `fell_back` is set when the server refused native tools
@@ -280,6 +289,28 @@ pub enum EventBody {
         message: String,
         fatal: bool,
     },
+    /// The first event of a view turn (see [`crate::view`]): the window shows the view of the
+    /// call `parent_call_id` of the turn `parent_turn_id`, served from `origin`.
+    ViewOpened {
+        parent_turn_id: String,
+        parent_call_id: String,
+        server: String,
+        /// The tool as the record names it (`server__tool`).
+        tool: String,
+        resource_uri: String,
+        /// The Content-Security-Policy header the page was served with.
+        csp: String,
+        /// Domains the server declared that were not allowed, with the page kept to the rest.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        #[ts(optional, as = "Option<Vec<String>>")]
+        refused_domains: Vec<String>,
+        /// The permissions the user granted the view (`camera`, `microphone`, ...).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        #[ts(optional, as = "Option<Vec<String>>")]
+        granted: Vec<String>,
+    },
+    /// The last event of a view turn: the view is gone.
+    ViewClosed { reason: ViewEnd },
     /// The turn is over.
     TurnFinished {
         reason: TurnEnd,
@@ -334,6 +365,8 @@ impl EventBody {
             | Self::AnswerTruncated { .. }
             | Self::RepetitionStopped { .. }
             | Self::Error { .. }
+            | Self::ViewOpened { .. }
+            | Self::ViewClosed { .. }
             | Self::TurnFinished { .. } => None,
         }
     }
@@ -362,6 +395,8 @@ impl EventBody {
             Self::AnswerTruncated { .. } => "answer_truncated",
             Self::RepetitionStopped { .. } => "repetition_stopped",
             Self::Error { .. } => "error",
+            Self::ViewOpened { .. } => "view_opened",
+            Self::ViewClosed { .. } => "view_closed",
             Self::TurnFinished { .. } => "turn_finished",
         }
     }

@@ -14,6 +14,7 @@
 //!   turn, sequence number and time.
 //! - [`attachment`]: what a question carries besides its text (a file or an MCP resource,
 //!   read), how it is put in the question, and the MCP resources and prompts a front end lists.
+//! - [`view`]: a tool's MCP App view, and the view turns that record what a view did.
 //! - [`telemetry`]: the `[telemetry]` table of `config.toml`, which the settings read and the
 //!   telemetry crate resolves.
 //!
@@ -42,6 +43,7 @@ pub mod server_request;
 pub mod telemetry;
 pub mod tool;
 pub mod tool_mode;
+pub mod view;
 
 pub use attachment::{
     AttachedContent, Attachment, AttachmentSource, PromptArgumentItem, PromptItem,
@@ -63,6 +65,7 @@ pub use tool::{
     ToolOutput, ToolProgress, ToolSource, ToolSpec, ToolStatus,
 };
 pub use tool_mode::{ToolMode, UnknownToolMode};
+pub use view::{ViewEnd, ViewLink};
 
 /// An error message as users read it everywhere: capitalised, ending in a full stop (or another
 /// sentence end).

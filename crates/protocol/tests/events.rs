@@ -12,6 +12,7 @@ fn events_serialise_with_a_snake_case_type_tag() {
         seq: 7,
         time_ms: 1_700_000_000_000,
         body: EventBody::ToolCallFinished {
+            view: None,
             round: 1,
             call_id: "call_1".into(),
             tool: "read_file".into(),

@@ -206,6 +206,7 @@ impl From<HostError> for ApiError {
             ),
             HostError::Store(_) | HostError::Preferences(_) => Self::internal(message),
             HostError::Content(_) => Self::invalid("content_error", message),
+            HostError::View(_) => Self::invalid("view_error", message),
         }
     }
 }

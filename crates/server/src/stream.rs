@@ -187,6 +187,8 @@ impl State {
             | EventBody::AnswerTruncated { .. }
             | EventBody::RepetitionStopped { .. }
             | EventBody::Error { .. }
+            | EventBody::ViewOpened { .. }
+            | EventBody::ViewClosed { .. }
             | EventBody::TurnFinished { .. } => None,
         }
     }

@@ -78,6 +78,8 @@ impl Summary {
             | EventBody::RoundLimitReached { .. }
             | EventBody::ContextUsage { .. }
             | EventBody::RepetitionStopped { .. }
+            | EventBody::ViewOpened { .. }
+            | EventBody::ViewClosed { .. }
             | EventBody::TurnFinished { .. } => {}
             EventBody::AnswerTruncated { round } => self.truncated_round = Some(*round),
         }

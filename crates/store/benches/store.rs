@@ -265,6 +265,7 @@ impl Fill<'_> {
                         &turn,
                         seq,
                         EventBody::ToolCallStarted {
+                            view: None,
                             round,
                             call_id: call_id.clone(),
                             tool: tool.into(),
@@ -314,6 +315,7 @@ impl Fill<'_> {
                     &turn,
                     seq,
                     EventBody::ToolCallFinished {
+                        view: None,
                         round,
                         call_id,
                         tool: tool.into(),
@@ -598,6 +600,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let call_id = format!("call_append_{}", run / 2);
             if run % 2 == 0 {
                 EventBody::ToolCallStarted {
+                    view: None,
                     round: 1,
                     call_id,
                     tool: "read_file".into(),
@@ -608,6 +611,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 }
             } else {
                 EventBody::ToolCallFinished {
+                    view: None,
                     round: 1,
                     call_id,
                     tool: "read_file".into(),

@@ -35,6 +35,8 @@ pub(crate) enum EventKind {
     SamplingRequested = 19,
     SamplingAnswered = 20,
     PromptProgress = 21,
+    ViewOpened = 22,
+    ViewClosed = 23,
 }
 
 impl EventKind {
@@ -62,6 +64,8 @@ impl EventKind {
             EventBody::RepetitionStopped { .. } => Self::RepetitionStopped,
             EventBody::Error { .. } => Self::Error,
             EventBody::TurnFinished { .. } => Self::TurnFinished,
+            EventBody::ViewOpened { .. } => Self::ViewOpened,
+            EventBody::ViewClosed { .. } => Self::ViewClosed,
         }
     }
 
@@ -84,6 +88,8 @@ impl EventKind {
             10 => Self::TurnFinished,
             11 => Self::ToolCallProgress,
             21 => Self::PromptProgress,
+            22 => Self::ViewOpened,
+            23 => Self::ViewClosed,
             12 => Self::ToolModeUsed,
             13 => Self::ContextUsage,
             14 => Self::AnswerTruncated,

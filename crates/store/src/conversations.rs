@@ -53,10 +53,11 @@ pub struct ConversationSummary {
 
 const SUMMARY_COLUMNS: &str = "conv.id, conv.public_id, conv.title, w.path, conv.model,
     conv.provider, conv.created_ms, conv.updated_ms,
-    (SELECT count(*) FROM turns WHERE conversation_id = conv.id),
+    (SELECT count(*) FROM turns WHERE conversation_id = conv.id AND kind = 'question'),
     (SELECT count(*) FROM messages WHERE conversation_id = conv.id),
     (SELECT count(*) FROM tool_calls WHERE conversation_id = conv.id),
-    EXISTS (SELECT 1 FROM turns WHERE conversation_id = conv.id AND end_reason IS NULL)";
+    EXISTS (SELECT 1 FROM turns WHERE conversation_id = conv.id AND end_reason IS NULL
+        AND kind = 'question')";
 
 fn count(row: &Row<'_>, index: usize) -> rusqlite::Result<u64> {
     Ok(u64::try_from(row.get::<_, i64>(index)?).unwrap_or(0))

@@ -286,6 +286,16 @@ impl MarkdownExport {
                 fatal,
             } => self.error(error_code, message, *fatal),
             EventBody::TurnFinished { reason, rounds, .. } => self.turn_finished(*reason, *rounds),
+            EventBody::ViewOpened {
+                parent_call_id,
+                server,
+                resource_uri,
+                granted,
+                ..
+            } => self.note(&view_opened_text(parent_call_id, server, resource_uri, granted)),
+            EventBody::ViewClosed { reason } => {
+                self.note(&format!("The view was closed ({}).", reason.as_str()));
+            }
         }
     }
 
@@ -367,6 +377,7 @@ impl MarkdownExport {
             result,
             error,
             approval,
+            view,
             ..
         } = &event.body
         else {
@@ -374,6 +385,7 @@ impl MarkdownExport {
         };
         self.started
             .remove(&(event.turn_id.clone(), call_id.clone()));
+        // A view's calls are made by no round of the model's; the note before them says so.
         let from = match source {
             tooltrail_protocol::ToolSource::Builtin => String::new(),
             tooltrail_protocol::ToolSource::Mcp { server } => {
@@ -388,6 +400,9 @@ impl MarkdownExport {
             status.as_str()
         );
         let _ = writeln!(out, "Approval: {}.\n", approval_text(approval));
+        if let Some(view) = view {
+            let _ = writeln!(out, "Has a view: {}.\n", code(&view.resource_uri));
+        }
         fenced(out, "json", &pretty(arguments));
         if let Some(error) = error {
             let _ = writeln!(
@@ -630,6 +645,21 @@ impl Store {
         }
         Ok(written)
     }
+}
+
+/// What the export says when a call's view was shown; the calls after it, up to its close,
+/// are the view's.
+fn view_opened_text(parent: &str, server: &str, resource_uri: &str, granted: &[String]) -> String {
+    let mut text = format!(
+        "The view {} of MCP server {} was shown for call {}; the calls below up to its close were made by the view.",
+        code(resource_uri),
+        code(server),
+        code(parent)
+    );
+    if !granted.is_empty() {
+        text.push_str(&format!(" Granted: {}.", granted.join(", ")));
+    }
+    text
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@ use rusqlite::types::Value as SqlValue;
 use rusqlite::{Connection, Row, params_from_iter};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use tooltrail_protocol::{ApprovalRecord, ToolError, ToolSource};
+use tooltrail_protocol::{ApprovalRecord, ToolError, ToolSource, ViewLink};
 use ts_rs::TS;
 
 use crate::codes;
@@ -79,6 +79,14 @@ pub struct HistoryRow {
     /// Whether the model got less than the full result.
     pub truncated_for_model: bool,
     pub approval: ApprovalRecord,
+    /// The tool's view (MCP Apps), when it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub view: Option<ViewLink>,
+    /// For a call an MCP App view made: the call whose view it was (`tc_…`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub view_of: Option<String>,
 }
 
 impl HistoryRow {
@@ -105,7 +113,8 @@ pub struct ToolCallRecord {
 pub(crate) const COLUMNS: &str = "c.id, conv.public_id, t.public_id, w.path, c.call_id, c.round,
     c.tool, s.source, s.description, c.arguments, c.started_ms, c.duration_ms, c.status,
     c.error_code, c.error_message, c.preview, c.result_size, c.truncated_for_model,
-    c.approval_allowed, c.approval_by, c.approval_rule, c.approval_reason";
+    c.approval_allowed, c.approval_by, c.approval_rule, c.approval_reason, c.view_uri,
+    c.parent_call_id";
 
 /// CROSS JOIN keeps `tool_calls` the outer loop, so the index walk that orders it is the one
 /// that runs.
@@ -173,6 +182,10 @@ pub(crate) fn read_row(row: &Row<'_>) -> Result<(i64, HistoryRow)> {
                 row.get(20)?,
                 row.get(21)?,
             )?,
+            view: row
+                .get::<_, Option<String>>(22)?
+                .map(|resource_uri| ViewLink { resource_uri }),
+            view_of: row.get::<_, Option<i64>>(23)?.map(call_ref),
         },
     ))
 }
@@ -355,6 +368,24 @@ impl Store {
             let (_, row) = read_row(row)?;
             let (result, data) = full_result(conn, row_id, &row.result_preview)?;
             Ok(ToolCallRecord { row, result, data })
+        })
+    }
+
+    /// The call `call_id` of turn `turn_id` (their ids as the events give them), with its full
+    /// result; `None` when the record has no such call.
+    pub fn call_in_turn(&self, turn_id: &str, call_id: &str) -> Result<Option<ToolCallRecord>> {
+        self.with_conn(|conn| {
+            let sql = format!(
+                "SELECT {COLUMNS} FROM tool_calls c {JOINS} WHERE t.public_id = ?1 AND c.call_id = ?2"
+            );
+            let mut statement = conn.prepare_cached(&sql)?;
+            let mut rows = statement.query([turn_id, call_id])?;
+            let Some(row) = rows.next()? else {
+                return Ok(None);
+            };
+            let (row_id, row) = read_row(row)?;
+            let (result, data) = full_result(conn, row_id, &row.result_preview)?;
+            Ok(Some(ToolCallRecord { row, result, data }))
         })
     }
 }

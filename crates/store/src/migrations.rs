@@ -392,6 +392,17 @@ CREATE TABLE file_changes (
 CREATE INDEX file_changes_by_conversation ON file_changes(conversation_id, id);
 "#;
 
+/// Version 6: MCP App views. A view turn (`kind = 'view'`) records what the view of one call
+/// did: `parent_call_id` is that call. The calls a view makes keep the same parent, and a call of
+/// a tool with a view keeps its page's `ui://` address.
+const V6_VIEWS: &str = r#"
+ALTER TABLE turns ADD COLUMN kind TEXT NOT NULL DEFAULT 'question';
+ALTER TABLE turns ADD COLUMN parent_call_id INTEGER REFERENCES tool_calls(id) ON DELETE SET NULL;
+ALTER TABLE tool_calls ADD COLUMN view_uri TEXT;
+ALTER TABLE tool_calls ADD COLUMN parent_call_id INTEGER REFERENCES tool_calls(id) ON DELETE SET NULL;
+CREATE INDEX tool_calls_by_parent ON tool_calls(parent_call_id) WHERE parent_call_id IS NOT NULL;
+"#;
+
 /// Every migration, oldest first; entry `i` brings the schema to version `i + 1`.
 const MIGRATIONS: &[&str] = &[
     V1_RECORD,
@@ -399,6 +410,7 @@ const MIGRATIONS: &[&str] = &[
     V3_APPROVAL_RULES,
     V4_SNIPPETS,
     V5_FILE_CHANGES,
+    V6_VIEWS,
 ];
 
 /// The schema version this build writes.
@@ -539,6 +551,7 @@ mod tests {
                 event(
                     2,
                     EventBody::ToolCallFinished {
+                        view: None,
                         round: 1,
                         call_id: "call_1".into(),
                         tool: "grep".into(),

@@ -113,6 +113,8 @@ fn read_body(
         | EventKind::ElicitationAnswered
         | EventKind::SamplingRequested
         | EventKind::SamplingAnswered
+        | EventKind::ViewOpened
+        | EventKind::ViewClosed
         | EventKind::Error => {
             let body = body.ok_or_else(|| missing("the body of an event", ref_id))?;
             Ok(serde_json::from_str(&body)?)
@@ -182,6 +184,7 @@ fn read_body(
                     description: row.description,
                     arguments: row.arguments,
                     approval: row.approval,
+                    view: row.view,
                 });
             }
             let status = row
@@ -203,6 +206,7 @@ fn read_body(
                 error: row.error,
                 approval: row.approval,
                 truncated_for_model: row.truncated_for_model,
+                view: row.view,
             })
         }
     }

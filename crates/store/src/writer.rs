@@ -10,6 +10,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 use serde_json::Value;
 use tooltrail_protocol::{
     ApprovalRecord, Event, EventBody, Message, ToolError, ToolSource, ToolStatus, TurnEnd, Usage,
+    ViewLink,
 };
 
 use crate::codes::{self, EventKind};
@@ -90,7 +91,83 @@ pub(crate) fn apply(conn: &Connection, writer: Option<&str>, event: &Event) -> R
             finish_turn(conn, turn, event.time_ms, *reason, *rounds, text)?;
             insert_event(conn, turn.id, event, kind, Some(turn.id), None)
         }
+        EventBody::ViewOpened {
+            parent_turn_id,
+            parent_call_id,
+            ..
+        } => {
+            let turn = start_view_turn(conn, writer, event, parent_turn_id, parent_call_id)?;
+            let body = serde_json::to_string(&event.body)?;
+            insert_event(conn, turn.id, event, kind, None, Some(&body))
+        }
+        EventBody::ViewClosed { reason } => {
+            let turn = ensure_turn(conn, writer, event)?;
+            let end = if reason.is_orderly() {
+                TurnEnd::Completed
+            } else {
+                TurnEnd::Cancelled
+            };
+            finish_turn(conn, turn, event.time_ms, end, 0, "")?;
+            let body = serde_json::to_string(&event.body)?;
+            insert_event(conn, turn.id, event, kind, None, Some(&body))
+        }
     }
+}
+
+/// The turn of a view (see `tooltrail_protocol::view`), under the call whose view it is; that
+/// call's folder is the turn's.
+fn start_view_turn(
+    conn: &Connection,
+    writer: Option<&str>,
+    event: &Event,
+    parent_turn_id: &str,
+    parent_call_id: &str,
+) -> Result<Turn> {
+    let parent: Option<(i64, i64, Option<i64>)> = conn
+        .prepare_cached(
+            "SELECT c.id, c.conversation_id, c.workspace_id FROM tool_calls c
+             JOIN turns t ON t.id = c.turn_id
+             WHERE t.public_id = ?1 AND c.call_id = ?2",
+        )?
+        .query_row(params![parent_turn_id, parent_call_id], |row| {
+            Ok((row.get(0)?, row.get(1)?, row.get(2)?))
+        })
+        .optional()?;
+    let (parent, conversation, workspace) = match parent {
+        Some(found) => found,
+        // An import may bring a view turn whose call was not kept; the turn is kept unattached.
+        None => {
+            let turn = ensure_turn(conn, writer, event)?;
+            conn.prepare_cached("UPDATE turns SET kind = 'view' WHERE id = ?1")?
+                .execute([turn.id])?;
+            return Ok(turn);
+        }
+    };
+    let id = conn
+        .prepare_cached(
+            "INSERT INTO turns(public_id, conversation_id, workspace_id, started_ms, writer, kind,
+                parent_call_id)
+             VALUES (?1, ?2, ?3, ?4, ?5, 'view', ?6)
+             ON CONFLICT(public_id) DO UPDATE SET kind = 'view',
+                parent_call_id = excluded.parent_call_id
+             RETURNING id",
+        )?
+        .query_row(
+            params![
+                event.turn_id,
+                conversation,
+                workspace,
+                event.time_ms,
+                writer,
+                parent
+            ],
+            |row| row.get(0),
+        )?;
+    Ok(Turn {
+        id,
+        conversation,
+        workspace,
+    })
 }
 
 /// The message holds everything its deltas streamed; keeping both would store each answer
@@ -456,6 +533,7 @@ struct Call<'a> {
     description: &'a str,
     arguments: &'a Value,
     approval: &'a ApprovalRecord,
+    view: Option<&'a ViewLink>,
 }
 
 impl<'a> Call<'a> {
@@ -469,6 +547,7 @@ impl<'a> Call<'a> {
             description,
             arguments,
             approval,
+            view,
         }
         | EventBody::ToolCallFinished {
             round,
@@ -478,6 +557,7 @@ impl<'a> Call<'a> {
             description,
             arguments,
             approval,
+            view,
             ..
         }) = body
         else {
@@ -491,6 +571,7 @@ impl<'a> Call<'a> {
             description,
             arguments,
             approval,
+            view: view.as_ref(),
         })
     }
 }
@@ -515,14 +596,23 @@ fn insert_running(
     spec_id: i64,
     started_ms: i64,
 ) -> Result<i64> {
-    let message = asking_message(conn, turn.conversation)?;
+    // A view's calls answer no message of the model's: they hang under the call whose view
+    // made them.
+    let parent: Option<i64> = conn
+        .prepare_cached("SELECT parent_call_id FROM turns WHERE id = ?1")?
+        .query_row([turn.id], |row| row.get(0))?;
+    let message = match parent {
+        Some(_) => None,
+        None => asking_message(conn, turn.conversation)?,
+    };
     let (by, rule) = codes::approval_by_to_columns(&call.approval.by);
     Ok(conn
         .prepare_cached(
             "INSERT INTO tool_calls(conversation_id, workspace_id, turn_id, message_id, call_id,
                 round, tool, spec_id, arguments, started_ms, status, approval_allowed,
-                approval_by, approval_rule, approval_reason)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, 'running', ?11, ?12, ?13, ?14)
+                approval_by, approval_rule, approval_reason, view_uri, parent_call_id)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, 'running', ?11, ?12, ?13, ?14,
+                ?15, ?16)
              RETURNING id",
         )?
         .query_row(
@@ -540,7 +630,9 @@ fn insert_running(
                 call.approval.allowed,
                 by,
                 rule,
-                call.approval.reason
+                call.approval.reason,
+                call.view.map(|view| view.resource_uri.as_str()),
+                parent
             ],
             |row| row.get(0),
         )?)

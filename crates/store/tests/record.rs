@@ -69,6 +69,8 @@ fn the_history_row_of_a_call_holds_everything_but_the_full_result() {
     assert_eq!(
         denied,
         &HistoryRow {
+            view: None,
+            view_of: None,
             id: denied.id.clone(),
             conversation_id: "conv_1".into(),
             turn_id: "turn_1".into(),
@@ -593,6 +595,7 @@ fn full_results_and_structured_data_round_trip() {
     let data = json!({"entries": [{"name": "a.rs", "size": 3}], "total": 1});
     let mut script = Script::new("conv_1", "turn_1", T0);
     script.start(WS, "q").push(EventBody::ToolCallFinished {
+        view: None,
         round: 1,
         call_id: "call_1".into(),
         tool: "list_dir".into(),
@@ -846,6 +849,7 @@ fn calls(store: &Store, conversation: &str, calls: &[(&str, serde_json::Value, &
     for (call_id, arguments, result, duration_ms) in calls {
         script.time_ms += 1000;
         script.push(EventBody::ToolCallFinished {
+            view: None,
             round: 1,
             call_id: (*call_id).into(),
             tool: "search_text".into(),

@@ -214,6 +214,9 @@ impl TraceBuilder {
             | EventBody::SamplingAnswered { .. }
             | EventBody::RoundLimitReached { .. }
             | EventBody::RepetitionStopped { .. } => {}
+            // A view turn has no `turn_started`, so none of its events reach here: the calls a
+            // view makes are on the record, not in the traces.
+            EventBody::ViewOpened { .. } | EventBody::ViewClosed { .. } => {}
         }
         done
     }

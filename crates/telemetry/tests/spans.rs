@@ -29,6 +29,7 @@ fn event(seq: u64, time_ms: i64, body: EventBody) -> Event {
 fn finished(call_id: &str, tool: &str, source: ToolSource, status: ToolStatus) -> EventBody {
     let allowed = status != ToolStatus::Denied;
     EventBody::ToolCallFinished {
+        view: None,
         round: 1,
         call_id: call_id.into(),
         tool: tool.into(),
@@ -63,6 +64,7 @@ fn question() -> Vec<Event> {
         description: String::new(),
         arguments: json!({}),
         approval: ApprovalRecord::not_needed(),
+        view: None,
     };
     let mcp = ToolSource::Mcp {
         server: "everything".into(),

@@ -213,6 +213,11 @@ pub trait Tool: Send + Sync {
         ToolSource::Builtin
     }
 
+    /// The view its server renders this tool's results with (an MCP App), when it has one.
+    fn view(&self) -> Option<tooltrail_protocol::ViewLink> {
+        None
+    }
+
     /// Where this particular call goes, as its record says: [`Tool::source`] unless the
     /// arguments pick an MCP server (`read_resource` reads from the server it names, and is
     /// that server's call).

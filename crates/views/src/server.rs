@@ -55,6 +55,8 @@ pub struct OpenView {
     pub url: String,
     /// The view's origin (`http://127.0.0.1:PORT`), which its messages must come from.
     pub origin: String,
+    /// The Content-Security-Policy header the page is served with.
+    pub csp: String,
     /// Declared CSP entries left out of the policy, as declared.
     pub refused_domains: Vec<String>,
     stop: Option<oneshot::Sender<()>>,
@@ -106,6 +108,7 @@ impl ViewServer {
         let token = URL_SAFE_NO_PAD.encode(token);
         let origin = format!("http://{address}");
         let policy = content_security_policy(page.csp.as_ref(), &self.frame_ancestors);
+        let csp = policy.header.clone();
         let response = page_response(
             page.html,
             &policy.header,
@@ -128,6 +131,7 @@ impl ViewServer {
         Ok(OpenView {
             url: format!("{origin}/{token}/"),
             origin,
+            csp,
             refused_domains: policy.refused,
             stop: Some(stop),
         })

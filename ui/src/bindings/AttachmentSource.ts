@@ -3,4 +3,8 @@
 /**
  * Where an attachment comes from.
  */
-export type AttachmentSource = { "kind": "file", path: string, } | { "kind": "resource", server: string, uri: string, };
+export type AttachmentSource = { "kind": "file", path: string, } | { "kind": "resource", server: string, uri: string, } | { "kind": "view", server: string, 
+/**
+ * The tool whose view it is, as the record names it.
+ */
+tool: string, text: string, };

@@ -12,6 +12,8 @@ import type { ToolSource } from "./ToolSource";
 import type { ToolStatus } from "./ToolStatus";
 import type { TurnEnd } from "./TurnEnd";
 import type { Usage } from "./Usage";
+import type { ViewEnd } from "./ViewEnd";
+import type { ViewLink } from "./ViewLink";
 import type { JsonValue } from "./serde_json/JsonValue";
 
 /**
@@ -73,7 +75,11 @@ elapsed_ms: number, } | { "type": "tool_call_started", round: number, call_id: s
  * The tool's description, as the model saw it: sent at the start so that a call cut
  * off before it finished (a crash, a stopped turn) still has it on record.
  */
-description: string, arguments: JsonValue, approval: ApprovalRecord, } | { "type": "tool_call_progress", call_id: string, tool: string, progress: number, total?: number, message?: string, } | { "type": "elicitation_requested", call_id: string, 
+description: string, arguments: JsonValue, approval: ApprovalRecord, 
+/**
+ * The tool's view (MCP Apps), when it has one.
+ */
+view?: ViewLink, } | { "type": "tool_call_progress", call_id: string, tool: string, progress: number, total?: number, message?: string, } | { "type": "elicitation_requested", call_id: string, 
 /**
  * Names this request among the call's (a call may ask more than once).
  */
@@ -121,7 +127,11 @@ result: string,
 /**
  * The structured result, where the tool gives one.
  */
-data?: JsonValue, error?: ToolError, approval: ApprovalRecord, truncated_for_model: boolean, } | { "type": "tool_mode_used", mode: ToolMode, fell_back: boolean, } | { "type": "round_limit_reached", limit: number, } | { "type": "usage" } & Usage | { "type": "context_usage", round: number, used_tokens: number, window_tokens: number, } | { "type": "answer_truncated", round: number, } | { "type": "repetition_stopped", round: number, 
+data?: JsonValue, error?: ToolError, approval: ApprovalRecord, truncated_for_model: boolean, 
+/**
+ * The tool's view (MCP Apps), when it has one.
+ */
+view?: ViewLink, } | { "type": "tool_mode_used", mode: ToolMode, fell_back: boolean, } | { "type": "round_limit_reached", limit: number, } | { "type": "usage" } & Usage | { "type": "context_usage", round: number, used_tokens: number, window_tokens: number, } | { "type": "answer_truncated", round: number, } | { "type": "repetition_stopped", round: number, 
 /**
  * The tool whose call (or arguments) repeated; `None` when the text did.
  */
@@ -138,7 +148,23 @@ tokens: number,
  * Calls that had begun to stream (`tool_call_delta`) but were not kept: they never
  * run, and a timeline drops them.
  */
-dropped?: Array<string>, } | { "type": "error", code: ErrorCode, message: string, fatal: boolean, } | { "type": "turn_finished", reason: TurnEnd, rounds: number, 
+dropped?: Array<string>, } | { "type": "error", code: ErrorCode, message: string, fatal: boolean, } | { "type": "view_opened", parent_turn_id: string, parent_call_id: string, server: string, 
+/**
+ * The tool as the record names it (`server__tool`).
+ */
+tool: string, resource_uri: string, 
+/**
+ * The Content-Security-Policy header the page was served with.
+ */
+csp: string, 
+/**
+ * Domains the server declared that were not allowed, with the page kept to the rest.
+ */
+refused_domains?: Array<string>, 
+/**
+ * The permissions the user granted the view (`camera`, `microphone`, ...).
+ */
+granted?: Array<string>, } | { "type": "view_closed", reason: ViewEnd, } | { "type": "turn_finished", reason: TurnEnd, rounds: number, 
 /**
  * The final answer text of the turn.
  */

@@ -3,6 +3,7 @@ import type { ApprovalRecord } from "./ApprovalRecord";
 import type { CallStatus } from "./CallStatus";
 import type { ToolError } from "./ToolError";
 import type { ToolSource } from "./ToolSource";
+import type { ViewLink } from "./ViewLink";
 import type { JsonValue } from "./serde_json/JsonValue";
 
 /**
@@ -40,4 +41,12 @@ result_size: number,
 /**
  * Whether the model got less than the full result.
  */
-truncated_for_model: boolean, approval: ApprovalRecord, };
+truncated_for_model: boolean, approval: ApprovalRecord, 
+/**
+ * The tool's view (MCP Apps), when it has one.
+ */
+view?: ViewLink, 
+/**
+ * For a call an MCP App view made: the call whose view it was (`tc_…`).
+ */
+view_of?: string, };

@@ -80,6 +80,7 @@ impl Script {
         arguments: Value,
     ) -> &mut Self {
         self.push(EventBody::ToolCallStarted {
+            view: None,
             round,
             call_id: call_id.into(),
             tool: tool.into(),
@@ -105,6 +106,7 @@ impl Script {
             approval,
         } = end;
         self.push(EventBody::ToolCallFinished {
+            view: None,
             round,
             call_id: call_id.into(),
             tool: tool.into(),

@@ -1,0 +1,260 @@
+//! A view turn: the calls an MCP App view makes, outside any round of the model's.
+//!
+//! A view (see `tooltrail_protocol::view`) may call its own server's tools. Each of those calls
+//! goes through the same steps as a call the model makes — the tool's gate, the folder's
+//! standing rules, "allow for this conversation", the user's approval — because it runs through
+//! the same [`Dispatcher`], one call at a time, and is recorded in the view's own turn, whose
+//! first event names the call that opened the view.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::Mutex;
+
+use serde_json::Value;
+use tooltrail_protocol::{
+    ApprovalBy, ApprovalRecord, Event, EventBody, ToolCall, ToolError, ToolErrorCode, ToolStatus,
+    ViewEnd,
+};
+use tooltrail_tools::{Tool, ToolContext, ToolRegistry};
+
+use crate::approval::{Approver, RuleBook};
+use crate::config::AgentConfig;
+use crate::conversation::Conversation;
+use crate::dispatch::{Dispatcher, Rejected};
+use crate::sink::{Emitter, EventSink};
+
+/// How one call of a view ended, as the view is told.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ViewCallOutcome {
+    pub status: ToolStatus,
+    /// The result's text, or why there is none.
+    pub text: String,
+    /// The tool's structured result (an MCP tool's whole result), when it ran.
+    pub data: Option<Value>,
+}
+
+/// The record of one open view: its events go to `sink` under the view's own turn.
+pub struct ViewTurn {
+    conversation_id: String,
+    view_id: String,
+    sink: Arc<dyn EventSink>,
+    /// The next event's sequence number; held across a whole call so a view's calls are
+    /// recorded one after the other.
+    seq: tokio::sync::Mutex<u64>,
+    /// Numbers the view's calls (`vc_<view>_<n>`).
+    calls: Mutex<u64>,
+    closed: Mutex<bool>,
+}
+
+/// What the view needs to run one call: the folder's context, the rules and who approves.
+pub struct ViewCallScope<'a> {
+    pub ctx: &'a ToolContext,
+    pub config: &'a AgentConfig,
+    pub rules: Option<&'a dyn RuleBook>,
+    pub approver: &'a dyn Approver,
+    /// The conversation's "allow for this conversation" answers given to views.
+    pub allowances: &'a mut Conversation,
+}
+
+impl ViewTurn {
+    /// Opens the view's turn with `opened` (a `view_opened` body) as its first event.
+    pub fn open(
+        conversation_id: impl Into<String>,
+        view_id: impl Into<String>,
+        sink: Arc<dyn EventSink>,
+        opened: EventBody,
+    ) -> Self {
+        let turn = Self {
+            conversation_id: conversation_id.into(),
+            view_id: view_id.into(),
+            sink,
+            seq: tokio::sync::Mutex::new(1),
+            calls: Mutex::new(0),
+            closed: Mutex::new(false),
+        };
+        turn.sink.emit(Event {
+            conversation_id: turn.conversation_id.clone(),
+            turn_id: turn.view_id.clone(),
+            seq: 0,
+            time_ms: crate::sink::now_ms(),
+            body: opened,
+        });
+        turn
+    }
+
+    pub fn view_id(&self) -> &str {
+        &self.view_id
+    }
+
+    fn next_call_id(&self) -> String {
+        let mut calls = self.calls.lock().unwrap_or_else(|e| e.into_inner());
+        *calls += 1;
+        format!("vc_{}_{}", self.view_id, *calls)
+    }
+
+    /// Runs one call the view asked for, of `tool` (already found among the tools its server
+    /// lets views call), through approval, onto the record.
+    pub async fn call(
+        &self,
+        tool: Arc<dyn Tool>,
+        arguments: Value,
+        scope: ViewCallScope<'_>,
+    ) -> ViewCallOutcome {
+        let name = tool.spec().name.clone();
+        let mut registry = ToolRegistry::new();
+        // A registry of one: a name clash cannot happen.
+        let _ = registry.register(tool);
+        let call = ToolCall {
+            id: self.next_call_id(),
+            name,
+            arguments: arguments.to_string(),
+        };
+        let mut seq = self.seq.lock().await;
+        let capture = Capture::new(self.sink.as_ref(), &call.id);
+        let emitter = Emitter::continuing(
+            self.conversation_id.clone(),
+            self.view_id.clone(),
+            &capture,
+            *seq,
+        );
+        let mut dispatcher = Dispatcher::new(
+            &registry,
+            scope.ctx,
+            scope.config,
+            &emitter,
+            scope.rules,
+            None,
+        );
+        // Each call of a view counts on its own: a view that polls makes the same call again
+        // and again, which is no sign of a model going round in circles.
+        let mut seen = HashMap::new();
+        dispatcher
+            .run_round(
+                0,
+                std::slice::from_ref(&call),
+                scope.allowances,
+                &mut seen,
+                scope.approver,
+            )
+            .await;
+        *seq = emitter.next_seq();
+        capture.outcome()
+    }
+
+    /// Records a call the view may not make (a tool not meant for views, another server's),
+    /// refused with `reason` before anything of it ran.
+    pub async fn refuse(
+        &self,
+        name: &str,
+        arguments: Value,
+        reason: &str,
+        ctx: &ToolContext,
+    ) -> ViewCallOutcome {
+        let call = ToolCall {
+            id: self.next_call_id(),
+            name: name.to_string(),
+            arguments: arguments.to_string(),
+        };
+        let registry = ToolRegistry::new();
+        let config = AgentConfig::default();
+        let mut seq = self.seq.lock().await;
+        let capture = Capture::new(self.sink.as_ref(), &call.id);
+        let emitter = Emitter::continuing(
+            self.conversation_id.clone(),
+            self.view_id.clone(),
+            &capture,
+            *seq,
+        );
+        let dispatcher = Dispatcher::new(&registry, ctx, &config, &emitter, None, None);
+        dispatcher.finish_unrun(
+            0,
+            &call,
+            Rejected {
+                tool: None,
+                arguments,
+                error: ToolError::new(ToolErrorCode::Denied, reason),
+                approval: ApprovalRecord {
+                    allowed: false,
+                    by: ApprovalBy::Policy,
+                    reason: Some(reason.to_string()),
+                },
+            },
+        );
+        *seq = emitter.next_seq();
+        capture.outcome()
+    }
+
+    /// Ends the view's turn; later calls are not made. Closing twice records it once.
+    pub async fn close(&self, reason: ViewEnd) {
+        {
+            let mut closed = self.closed.lock().unwrap_or_else(|e| e.into_inner());
+            if *closed {
+                return;
+            }
+            *closed = true;
+        }
+        let mut seq = self.seq.lock().await;
+        self.sink.emit(Event {
+            conversation_id: self.conversation_id.clone(),
+            turn_id: self.view_id.clone(),
+            seq: *seq,
+            time_ms: crate::sink::now_ms(),
+            body: EventBody::ViewClosed { reason },
+        });
+        *seq += 1;
+    }
+
+    pub fn is_closed(&self) -> bool {
+        *self.closed.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// Passes every event on, keeping the end of one call.
+struct Capture<'a> {
+    inner: &'a dyn EventSink,
+    call_id: &'a str,
+    finished: Mutex<Option<ViewCallOutcome>>,
+}
+
+impl<'a> Capture<'a> {
+    fn new(inner: &'a dyn EventSink, call_id: &'a str) -> Self {
+        Self {
+            inner,
+            call_id,
+            finished: Mutex::new(None),
+        }
+    }
+
+    fn outcome(&self) -> ViewCallOutcome {
+        self.finished
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
+            .unwrap_or_else(|| ViewCallOutcome {
+                status: ToolStatus::Cancelled,
+                text: "the call was stopped before it ran".to_string(),
+                data: None,
+            })
+    }
+}
+
+impl EventSink for Capture<'_> {
+    fn emit(&self, event: Event) {
+        if let EventBody::ToolCallFinished {
+            call_id,
+            status,
+            result,
+            data,
+            ..
+        } = &event.body
+            && call_id == self.call_id
+        {
+            *self.finished.lock().unwrap_or_else(|e| e.into_inner()) = Some(ViewCallOutcome {
+                status: *status,
+                text: result.clone(),
+                data: data.clone(),
+            });
+        }
+        self.inner.emit(event);
+    }
+}

@@ -1,0 +1,548 @@
+//! MCP App views: a tool's interactive view, shown in its call's card, and the calls the view
+//! makes, approved like the model's and recorded under the call that opened it.
+//!
+//! A view is shown in two steps. [`Views::prepare`] finds the call on the record, reads its
+//! server's page (checked by `tooltrail_mcp`) and says what the page asks for (permissions);
+//! nothing is served yet. [`Views::start`] serves the page from a loopback origin of its own
+//! (`tooltrail_views`) with only the permissions the user granted, and opens the view's turn
+//! on the record. From then on the view's requests come through [`Views::call_tool`] and
+//! [`Views::read_resource`], until [`Views::close`].
+//!
+//! The page is read again from the server each time a view is shown; the record keeps the
+//! call's input and result, which the view gets back, and the tool is never run again for it.
+
+use std::collections::{HashMap, VecDeque};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+use serde_json::{Value, json};
+use tooltrail_agent::{
+    AgentConfig, Approver, Conversation, EventSink, RuleBook, ViewCallOutcome, ViewCallScope,
+    ViewTurn,
+};
+use tooltrail_mcp::{McpServer, ViewResource};
+use tooltrail_protocol::{EventBody, ToolSource, ToolStatus, ViewEnd};
+use tooltrail_store::{CallStatus, Store, ToolCallRecord};
+use tooltrail_tools::{Tool, ToolContext};
+use tooltrail_views::{Feature, OpenView, ViewCsp, ViewPage, ViewServer};
+use ts_rs::TS;
+
+use crate::error::HostError;
+
+/// The app's own origins, the only pages that may frame a view.
+pub const APP_ORIGINS: &[&str] = &[
+    "tauri://localhost",
+    "http://tauri.localhost",
+    "https://tauri.localhost",
+];
+
+/// Requests one view may have waiting at once.
+const MAX_IN_FLIGHT: usize = 4;
+/// Requests one view may make in a minute.
+const MAX_PER_MINUTE: usize = 120;
+/// Refused requests within [`FLOOD_WINDOW`] after which the view is closed as flooding.
+const FLOOD_REFUSALS: usize = 200;
+const FLOOD_WINDOW: Duration = Duration::from_secs(10);
+
+/// What the window needs to show a call's view, before anything is served.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct ViewPlan {
+    pub view_id: String,
+    pub server: String,
+    /// The tool as the record names it (`server__tool`).
+    pub tool: String,
+    pub resource_uri: String,
+    /// What the page asks for (`camera`, `microphone`, `geolocation`, `clipboard-write`);
+    /// none is granted unless the user says yes.
+    pub permissions: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub prefers_border: Option<bool>,
+    /// The tool as its server lists it, for the view's host context.
+    #[ts(type = "unknown")]
+    pub tool_info: Value,
+    /// The call's arguments, as recorded.
+    #[ts(type = "unknown")]
+    pub input: Value,
+    pub outcome: ViewOutcome,
+}
+
+/// How the call whose view this is ended, as the view is told.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ViewOutcome {
+    /// Still running: the window sends the result when the call's end comes.
+    Pending,
+    /// The call's result (an MCP `CallToolResult`).
+    Result {
+        #[ts(type = "unknown")]
+        result: Value,
+    },
+    /// The call never ran, or was stopped.
+    Cancelled { reason: String },
+}
+
+/// Where the window loads a started view.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct ViewStart {
+    /// The frame's address; it answers once.
+    pub url: String,
+    /// The view's origin: its messages must come from it.
+    pub origin: String,
+    /// The Content-Security-Policy the page is served with.
+    pub csp: String,
+    /// Domains the server declared that were left out.
+    pub refused_domains: Vec<String>,
+}
+
+struct Prepared {
+    conversation_id: String,
+    parent_turn_id: String,
+    parent_call_id: String,
+    server: Arc<McpServer>,
+    workspace: PathBuf,
+    tool: String,
+    page: ViewResource,
+}
+
+struct Live {
+    conversation_id: String,
+    server: Arc<McpServer>,
+    workspace: PathBuf,
+    turn: ViewTurn,
+    served: Mutex<Option<OpenView>>,
+    limits: Mutex<Limits>,
+}
+
+#[derive(Default)]
+struct Limits {
+    in_flight: usize,
+    recent: VecDeque<Instant>,
+    refusals: VecDeque<Instant>,
+}
+
+/// Open views, and the views' "allow for this conversation" answers.
+pub struct Views {
+    server: ViewServer,
+    prepared: Mutex<HashMap<String, Prepared>>,
+    live: Mutex<HashMap<String, Arc<Live>>>,
+    allowances: Mutex<HashMap<String, Arc<tokio::sync::Mutex<Conversation>>>>,
+}
+
+impl Default for Views {
+    fn default() -> Self {
+        Self::new(
+            APP_ORIGINS
+                .iter()
+                .map(|origin| origin.to_string())
+                .collect(),
+        )
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+fn refused(text: impl Into<String>) -> HostError {
+    HostError::View(text.into())
+}
+
+/// A call's result as a view reads it (an MCP `CallToolResult`): the server's own result when
+/// the record has it whole, else the recorded text.
+fn call_tool_result(status: ToolStatus, text: &str, data: Option<&Value>) -> Value {
+    match data {
+        Some(result @ Value::Object(object)) if object.contains_key("content") => result.clone(),
+        _ => json!({
+            "content": [{ "type": "text", "text": text }],
+            "isError": status != ToolStatus::Success,
+        }),
+    }
+}
+
+impl Views {
+    pub fn new(frame_ancestors: Vec<String>) -> Self {
+        Self {
+            server: ViewServer::new(frame_ancestors),
+            prepared: Mutex::default(),
+            live: Mutex::default(),
+            allowances: Mutex::default(),
+        }
+    }
+
+    /// Finds the call `call_id` of turn `turn_id` in `conversation_id` on the record and reads
+    /// its view's page from its server, among `servers` (those of the call's folder).
+    pub async fn prepare(
+        &self,
+        store: &Store,
+        servers: &[Arc<McpServer>],
+        conversation_id: &str,
+        turn_id: &str,
+        call_id: &str,
+    ) -> Result<ViewPlan, HostError> {
+        let record = store
+            .call_in_turn(turn_id, call_id)?
+            .filter(|record| record.row.conversation_id == conversation_id)
+            .ok_or_else(|| refused("the record has no such call in this conversation"))?;
+        let Some(view) = record.row.view.clone() else {
+            return Err(refused(format!(
+                "the call of {} has no view",
+                record.row.tool
+            )));
+        };
+        let ToolSource::Mcp { server: name } = &record.row.source else {
+            return Err(refused("only an MCP server's tool has a view"));
+        };
+        let server = servers
+            .iter()
+            .find(|server| server.name() == name)
+            .cloned()
+            .ok_or_else(|| {
+                refused(format!(
+                    "the MCP server {name:?} is not running for this folder, so its view cannot be shown; the result stays as text"
+                ))
+            })?;
+        let page = server
+            .view_resource(&view.resource_uri)
+            .await
+            .map_err(|error| refused(error.to_string()))?;
+        let tool_info = tool_info(&server, &record.row.tool, &view.resource_uri);
+        let permissions = page
+            .permissions
+            .as_ref()
+            .map(Feature::declared)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|feature| feature.declared_as().to_string())
+            .collect();
+        let view_id = format!("view_{}", uuid::Uuid::new_v4().simple());
+        let plan = ViewPlan {
+            view_id: view_id.clone(),
+            server: name.clone(),
+            tool: record.row.tool.clone(),
+            resource_uri: view.resource_uri.clone(),
+            permissions,
+            prefers_border: page.prefers_border,
+            tool_info,
+            input: record.row.arguments.clone(),
+            outcome: outcome_of(&record),
+        };
+        let workspace = PathBuf::from(record.row.workspace.clone().unwrap_or_default());
+        lock(&self.prepared).insert(
+            view_id,
+            Prepared {
+                conversation_id: conversation_id.to_string(),
+                parent_turn_id: turn_id.to_string(),
+                parent_call_id: call_id.to_string(),
+                server,
+                workspace,
+                tool: record.row.tool,
+                page,
+            },
+        );
+        Ok(plan)
+    }
+
+    /// Serves a prepared view with the permissions in `granted` (a subset of what it asked for;
+    /// anything else is not granted) and opens its turn, whose events go to `sink`.
+    pub async fn start(
+        &self,
+        view_id: &str,
+        granted: &[String],
+        sink: Arc<dyn EventSink>,
+    ) -> Result<ViewStart, HostError> {
+        let prepared = lock(&self.prepared)
+            .remove(view_id)
+            .ok_or_else(|| refused("that view is no longer waiting to be shown; show it again"))?;
+        let asked = prepared
+            .page
+            .permissions
+            .as_ref()
+            .map(Feature::declared)
+            .unwrap_or_default();
+        let granted: Vec<Feature> = asked
+            .into_iter()
+            .filter(|feature| granted.iter().any(|name| name == feature.declared_as()))
+            .collect();
+        let csp: Option<ViewCsp> = prepared
+            .page
+            .csp
+            .clone()
+            .and_then(|csp| serde_json::from_value(csp).ok());
+        let served = self
+            .server
+            .open(ViewPage {
+                html: prepared.page.html.clone(),
+                csp,
+                granted: granted.clone(),
+            })
+            .await
+            .map_err(|error| refused(format!("the view could not be served: {error}")))?;
+        let start = ViewStart {
+            url: served.url.clone(),
+            origin: served.origin.clone(),
+            csp: served.csp.clone(),
+            refused_domains: served.refused_domains.clone(),
+        };
+        let turn = ViewTurn::open(
+            prepared.conversation_id.clone(),
+            view_id,
+            sink,
+            EventBody::ViewOpened {
+                parent_turn_id: prepared.parent_turn_id,
+                parent_call_id: prepared.parent_call_id,
+                server: prepared.server.name().to_string(),
+                tool: prepared.tool,
+                resource_uri: prepared.page.uri.clone(),
+                csp: start.csp.clone(),
+                refused_domains: start.refused_domains.clone(),
+                granted: granted
+                    .iter()
+                    .map(|feature| feature.declared_as().to_string())
+                    .collect(),
+            },
+        );
+        lock(&self.live).insert(
+            view_id.to_string(),
+            Arc::new(Live {
+                conversation_id: prepared.conversation_id,
+                server: prepared.server,
+                workspace: prepared.workspace,
+                turn,
+                served: Mutex::new(Some(served)),
+                limits: Mutex::default(),
+            }),
+        );
+        Ok(start)
+    }
+
+    fn live(&self, view_id: &str) -> Result<Arc<Live>, HostError> {
+        lock(&self.live)
+            .get(view_id)
+            .cloned()
+            .ok_or_else(|| refused("that view is closed"))
+    }
+
+    /// The folder a live view's calls run in.
+    pub fn workspace_of(&self, view_id: &str) -> Result<PathBuf, HostError> {
+        Ok(self.live(view_id)?.workspace.clone())
+    }
+
+    /// Admits one request of the view, or says why not; a view that keeps sending past the
+    /// limits is closed as flooding.
+    async fn admit(&self, view_id: &str) -> Result<Admitted, HostError> {
+        let live = self.live(view_id)?;
+        let now = Instant::now();
+        let refusal = {
+            let mut limits = lock(&live.limits);
+            while limits
+                .recent
+                .front()
+                .is_some_and(|at| now.duration_since(*at) > Duration::from_secs(60))
+            {
+                limits.recent.pop_front();
+            }
+            if limits.in_flight >= MAX_IN_FLIGHT || limits.recent.len() >= MAX_PER_MINUTE {
+                while limits
+                    .refusals
+                    .front()
+                    .is_some_and(|at| now.duration_since(*at) > FLOOD_WINDOW)
+                {
+                    limits.refusals.pop_front();
+                }
+                limits.refusals.push_back(now);
+                Some(limits.refusals.len() >= FLOOD_REFUSALS)
+            } else {
+                limits.in_flight += 1;
+                limits.recent.push_back(now);
+                None
+            }
+        };
+        match refusal {
+            None => Ok(Admitted(live)),
+            Some(flooded) => {
+                if flooded {
+                    self.close(view_id, ViewEnd::Flooded).await;
+                    return Err(refused("the view sent too many requests and was closed"));
+                }
+                Err(refused("too many requests from this view; wait a moment"))
+            }
+        }
+    }
+
+    fn allowances(&self, conversation_id: &str) -> Arc<tokio::sync::Mutex<Conversation>> {
+        Arc::clone(
+            lock(&self.allowances)
+                .entry(conversation_id.to_string())
+                .or_insert_with(|| {
+                    Arc::new(tokio::sync::Mutex::new(Conversation::with_id(
+                        conversation_id,
+                    )))
+                }),
+        )
+    }
+
+    /// The view's `tools/call`: a tool of its own server whose visibility includes `"app"`,
+    /// approved like the model's calls, on the record under the view's call. A tool it may not
+    /// call is recorded as refused, and the view gets an error result saying why.
+    pub async fn call_tool(
+        &self,
+        view_id: &str,
+        name: &str,
+        arguments: Value,
+        calls: ViewCalls<'_>,
+    ) -> Result<Value, HostError> {
+        let admitted = self.admit(view_id).await?;
+        let live = &admitted.0;
+        if live.turn.is_closed() {
+            return Err(refused("that view is closed"));
+        }
+        let outcome = match live.server.tool_for_view(name).await {
+            Ok(tool) => self.run(live, tool, arguments, calls).await,
+            Err(error) => {
+                live.turn
+                    .refuse(name, arguments, &error.to_string(), calls.ctx)
+                    .await
+            }
+        };
+        Ok(call_tool_result(
+            outcome.status,
+            &outcome.text,
+            outcome.data.as_ref(),
+        ))
+    }
+
+    /// The view's `resources/read`: a resource of its own server, read through that server's
+    /// `read_resource` and its approval, on the record like a call.
+    pub async fn read_resource(
+        &self,
+        view_id: &str,
+        uri: &str,
+        calls: ViewCalls<'_>,
+    ) -> Result<Value, HostError> {
+        let admitted = self.admit(view_id).await?;
+        let live = &admitted.0;
+        let Some(tool) = tooltrail_mcp::ReadResourceTool::new(vec![Arc::clone(&live.server)])
+        else {
+            return Err(refused("the view's server has no resources"));
+        };
+        let arguments = json!({ "server": live.server.name(), "uri": uri });
+        let outcome = self.run(live, Arc::new(tool), arguments, calls).await;
+        if outcome.status != ToolStatus::Success {
+            return Err(refused(outcome.text));
+        }
+        Ok(match outcome.data {
+            Some(data @ Value::Object(_)) if data.get("contents").is_some() => data,
+            _ => {
+                json!({ "contents": [{ "uri": uri, "mimeType": "text/plain", "text": outcome.text }] })
+            }
+        })
+    }
+
+    async fn run(
+        &self,
+        live: &Live,
+        tool: Arc<dyn Tool>,
+        arguments: Value,
+        calls: ViewCalls<'_>,
+    ) -> ViewCallOutcome {
+        let allowances = self.allowances(&live.conversation_id);
+        let mut allowances = allowances.lock().await;
+        let config = AgentConfig::default();
+        live.turn
+            .call(
+                tool,
+                arguments,
+                ViewCallScope {
+                    ctx: calls.ctx,
+                    config: &config,
+                    rules: calls.rules,
+                    approver: calls.approver,
+                    allowances: &mut allowances,
+                },
+            )
+            .await
+    }
+
+    /// Closes a view: its origin stops answering and its turn ends with `reason`. Closing a
+    /// view that is gone does nothing.
+    pub async fn close(&self, view_id: &str, reason: ViewEnd) {
+        lock(&self.prepared).remove(view_id);
+        let Some(live) = lock(&self.live).remove(view_id) else {
+            return;
+        };
+        if let Some(served) = lock(&live.served).take() {
+            served.close();
+        }
+        live.turn.close(reason).await;
+    }
+
+    /// Closes every open view (the app is closing).
+    pub async fn close_all(&self) {
+        let open: Vec<String> = lock(&self.live).keys().cloned().collect();
+        for view_id in open {
+            self.close(&view_id, ViewEnd::AppClosed).await;
+        }
+    }
+}
+
+/// Frees the view's place among its requests in flight when the request ends.
+struct Admitted(Arc<Live>);
+
+impl Drop for Admitted {
+    fn drop(&mut self) {
+        let mut limits = lock(&self.0.limits);
+        limits.in_flight = limits.in_flight.saturating_sub(1);
+    }
+}
+
+/// What a view's calls run with: the folder's context, its standing rules and who approves.
+#[derive(Clone, Copy)]
+pub struct ViewCalls<'a> {
+    pub ctx: &'a ToolContext,
+    pub rules: Option<&'a dyn RuleBook>,
+    pub approver: &'a dyn Approver,
+}
+
+/// How the recorded call ended, as its view is told.
+fn outcome_of(record: &ToolCallRecord) -> ViewOutcome {
+    let status = match record.row.status {
+        CallStatus::Running => return ViewOutcome::Pending,
+        CallStatus::Success => ToolStatus::Success,
+        CallStatus::Error => ToolStatus::Error,
+        CallStatus::Denied | CallStatus::Cancelled | CallStatus::Timeout => {
+            return ViewOutcome::Cancelled {
+                reason: record
+                    .row
+                    .error
+                    .as_ref()
+                    .map(|error| error.message.clone())
+                    .unwrap_or_else(|| "the call did not run".to_string()),
+            };
+        }
+    };
+    let text = match &record.row.error {
+        Some(error) => error.message.clone(),
+        None => record.result.clone(),
+    };
+    ViewOutcome::Result {
+        result: call_tool_result(status, &text, record.data.as_ref()),
+    }
+}
+
+/// The tool `tool` (as the record names it) as `server` lists it: the one with that view whose
+/// name the record's ends with. Empty when the server no longer lists it.
+fn tool_info(server: &McpServer, tool: &str, resource_uri: &str) -> Value {
+    server
+        .known_tools()
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|listed| tooltrail_mcp::ui_of(listed).resource_uri.as_deref() == Some(resource_uri))
+        .find(|listed| tool.ends_with(listed.name.as_ref()))
+        .and_then(|listed| serde_json::to_value(listed).ok())
+        .unwrap_or_else(|| json!({ "name": tool, "inputSchema": { "type": "object" } }))
+}

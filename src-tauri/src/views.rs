@@ -1,0 +1,130 @@
+//! The window's commands for MCP App views (see `tooltrail_host::views`). The view itself runs
+//! in a frame served from a loopback origin of its own: it never reaches these commands. The
+//! window's bridge hears the view's messages and asks here on its behalf, so every call a view
+//! makes passes the same approval as the model's and lands on the record.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+use tauri::ipc::Channel;
+use tauri::{AppHandle, Manager};
+use tooltrail_host::Host;
+use tooltrail_host::views::{ViewCalls, ViewPlan, ViewStart};
+use tooltrail_protocol::{Event, ViewEnd};
+
+use crate::approvals::WindowApprover;
+use crate::error::CommandResult;
+use crate::questions::WindowAsker;
+use crate::turn::WindowSink;
+use crate::workspace::WorkspaceState;
+
+/// Reads the view of call `call_id` (of turn `turn_id`) and says what it asks for; nothing is
+/// served until `start_view`.
+#[tauri::command]
+pub async fn prepare_view(
+    app: AppHandle,
+    conversation_id: String,
+    turn_id: String,
+    call_id: String,
+) -> CommandResult<ViewPlan> {
+    let (_, info) = app.state::<WorkspaceState>().context()?;
+    let host = app.state::<Host>();
+    let root = std::path::PathBuf::from(&info.path);
+    let mut servers = host.toolbox().mcp_servers(&root).await;
+    if servers.is_empty() {
+        // The folder's servers start with its first question; a reopened conversation may
+        // come before that.
+        host.warm_up(&root).await;
+        servers = host.toolbox().mcp_servers(&root).await;
+    }
+    Ok(host
+        .views()
+        .prepare(host.store(), &servers, &conversation_id, &turn_id, &call_id)
+        .await?)
+}
+
+/// Serves a prepared view with the permissions the user granted; its turn's events come on
+/// `on_event`, committed first.
+#[tauri::command]
+pub async fn start_view(
+    app: AppHandle,
+    view_id: String,
+    granted: Vec<String>,
+    on_event: Channel<Event>,
+) -> CommandResult<ViewStart> {
+    let host = app.state::<Host>();
+    let sink = Arc::new(host.sink(Box::new(WindowSink { channel: on_event })));
+    Ok(host.views().start(&view_id, &granted, sink).await?)
+}
+
+/// Runs the approval and the call for a view's request, in the open folder.
+async fn with_calls<T>(
+    app: &AppHandle,
+    run: impl AsyncFnOnce(ViewCalls<'_>) -> Result<T, tooltrail_host::HostError>,
+) -> CommandResult<T> {
+    let (ctx, info) = app.state::<WorkspaceState>().context()?;
+    let ctx = ctx.with_user(Arc::new(WindowAsker { app: app.clone() }));
+    let host = app.state::<Host>();
+    let rules = Arc::new(tooltrail_host::WorkspaceRules::load(
+        Arc::clone(host.store()),
+        &info.path,
+    ));
+    let approver = WindowApprover {
+        app: app.clone(),
+        rules: Arc::clone(&rules),
+    };
+    let calls = ViewCalls {
+        ctx: &ctx,
+        rules: Some(rules.as_ref()),
+        approver: &approver,
+    };
+    Ok(run(calls).await?)
+}
+
+/// A view's `tools/call`: the server's `CallToolResult`, or an error result saying why the
+/// call was refused.
+#[tauri::command]
+pub async fn view_call_tool(
+    app: AppHandle,
+    view_id: String,
+    name: String,
+    arguments: Option<Value>,
+) -> CommandResult<Value> {
+    let arguments = arguments.unwrap_or_else(|| Value::Object(Default::default()));
+    let host = app.state::<Host>();
+    with_calls(&app, async |calls| {
+        host.views()
+            .call_tool(&view_id, &name, arguments, calls)
+            .await
+    })
+    .await
+}
+
+/// A view's `resources/read`, of its own server's resources.
+#[tauri::command]
+pub async fn view_read_resource(
+    app: AppHandle,
+    view_id: String,
+    uri: String,
+) -> CommandResult<Value> {
+    let host = app.state::<Host>();
+    with_calls(&app, async |calls| {
+        host.views().read_resource(&view_id, &uri, calls).await
+    })
+    .await
+}
+
+/// Closes a view: its origin stops answering and its turn ends on the record.
+#[tauri::command]
+pub async fn close_view(app: AppHandle, view_id: String, reason: ViewEnd) -> CommandResult<()> {
+    app.state::<Host>().views().close(&view_id, reason).await;
+    Ok(())
+}
+
+/// Opens a web page a view linked to, once the user said yes on Tooltrail's own bar: only
+/// http and https, only for a view that is open.
+#[tauri::command]
+pub async fn open_view_link(app: AppHandle, view_id: String, url: String) -> CommandResult<()> {
+    app.state::<Host>().views().workspace_of(&view_id)?;
+    crate::server_requests::open_in_browser(&url)
+}
