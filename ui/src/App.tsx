@@ -1,4 +1,4 @@
-import { Suspense, useCallback, useEffect, useRef, useState } from "react";
+import { Suspense, useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { api, errorMessage, type AppInfo, type ConversationSummary, type GuideView, type McpOverview, type RecentWorkspace, type WorkspaceInfo } from "./api";
 import { Chat } from "./components/Chat";
 import { ChatBanner } from "./components/ChatBanner";
@@ -14,6 +14,8 @@ import { HistoryView, ModelGuide, SettingsView, SnippetsView, StatsView } from "
 import { useI18n } from "./i18n";
 import { stopListening } from "./listening";
 import { useSession } from "./session";
+import { ViewHostProvider, type ViewHost } from "./views/host";
+import { clearViewContexts, takeViewContexts } from "./views/modelContext";
 import type { View } from "./view";
 import { useWindowKeys } from "./windowKeys";
 
@@ -75,6 +77,27 @@ export function App() {
   }, [refreshConversations, refreshServers, loadModelCheck]);
   const session = useSession(afterTurn);
   const { reset } = session;
+
+  // What views need of the window; a view's message is sent as the composer sends a question,
+  // with the views' latest context for the model attached.
+  const { busy, send, sawViewStart, viewSink } = session;
+  const conversationId = session.chat.conversationId;
+  const viewHost = useMemo<ViewHost>(
+    () => ({
+      conversationId,
+      version: info?.version ?? "",
+      sawViewStart,
+      viewSink,
+      ask: (text) => {
+        if (busy) return false;
+        send(text, takeViewContexts());
+        return true;
+      },
+    }),
+    [conversationId, info?.version, sawViewStart, viewSink, busy, send],
+  );
+  // A view's context belongs to its conversation.
+  useEffect(() => clearViewContexts(), [conversationId]);
 
   const enterWorkspace = useCallback(
     (opened: WorkspaceInfo | null) => {
@@ -226,7 +249,7 @@ export function App() {
         </Suspense>
       )}
       {view === "chat" && (
-      <>
+      <ViewHostProvider value={viewHost}>
       <main className="chat">
         {/* Every screen names itself with one h1; the chat's is read, not shown: the sidebar already marks it. */}
         <h1 className="sr-only">{t("navChat")}</h1>
@@ -260,7 +283,7 @@ export function App() {
         onMode={setTimelineMode}
         {...(timelineMode === "waterfall" ? { turns: session.chat.turns } : {})}
       />
-      </>
+      </ViewHostProvider>
       )}
     </div>
     </>

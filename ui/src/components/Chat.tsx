@@ -80,6 +80,7 @@ export function Chat({ chat, outgoing, localWait = null, folder, selected, revea
           isLast={i === chat.turns.length - 1 && !outgoing}
           localWait={i === chat.turns.length - 1 && !outgoing ? localWait : null}
           firstWaiting={firstWaiting}
+          waiting={chat.waiting}
           selected={selected}
           onSelectCall={onSelectCall}
           onAnswer={onAnswer}
@@ -125,6 +126,8 @@ interface TurnProps {
   isLast: boolean;
   localWait: LocalWait | null;
   firstWaiting: string | undefined;
+  /** Every call waiting for the user: those a call's view made are asked about under it. */
+  waiting: string[];
   selected: string | null;
   onSelectCall: (callId: string) => void;
   onAnswer: (callId: string, reply: ApprovalReply) => Promise<void>;
@@ -135,7 +138,7 @@ interface TurnProps {
   onOpenGuide: (() => void) | undefined;
 }
 
-const Turn = memo(function Turn({ turn, calls, isLast, localWait, firstWaiting, selected, onSelectCall, onAnswer, onAnswerQuestion, changes, onUndo, onRetry, onOpenGuide }: TurnProps) {
+const Turn = memo(function Turn({ turn, calls, isLast, localWait, firstWaiting, waiting, selected, onSelectCall, onAnswer, onAnswerQuestion, changes, onUndo, onRetry, onOpenGuide }: TurnProps) {
   const { t, lang } = useI18n();
   const [expanded, setExpanded] = useState(false);
   const hasText = turn.rounds.some((round) => round.text.length > 0);
@@ -181,6 +184,17 @@ const Turn = memo(function Turn({ turn, calls, isLast, localWait, firstWaiting, 
                         <CallTime call={call} />
                       </button>
                       {call.phase === "waiting" && <ApprovalCard call={call} primary={firstWaiting === callId} onAnswer={onAnswer} />}
+                      {call.view &&
+                        waiting.map((id) => {
+                          const asked = calls[id];
+                          if (!asked || asked.viewOf !== callId || asked.phase !== "waiting") return null;
+                          return (
+                            <div className="view-call-ask" key={id}>
+                              <div className="turn-note">{t("viewCallAsk", { tool: call.tool })}</div>
+                              <ApprovalCard call={asked} primary={firstWaiting === id} onAnswer={onAnswer} />
+                            </div>
+                          );
+                        })}
                       {call.phase === "running" && call.question && (
                         <QuestionCard call={call} primary={firstWaiting === undefined} onAnswer={onAnswerQuestion} />
                       )}

@@ -10,6 +10,8 @@ import { stopListening } from "../listening";
 import { Chips, chipKey, type Chip } from "./composer/Chips";
 import { Picker, optionId, type PickerGroup } from "./composer/Picker";
 import { PromptForm } from "./composer/PromptForm";
+import { ViewContextChips } from "./views/ViewContextChips";
+import { takeViewContexts } from "../views/modelContext";
 
 interface Props {
   folder: string;
@@ -215,10 +217,8 @@ export function Composer({ folder, busy, onSend, onStop, status }: Props) {
   const ready = chips.every((chip) => chip.attachment && !chip.error);
   const send = () => {
     if (busy || !text.trim() || !ready) return;
-    onSend(
-      text,
-      chips.map((chip) => chip.source),
-    );
+    // The views' latest context goes with the question, and is then spent.
+    onSend(text, [...chips.map((chip) => chip.source), ...takeViewContexts()]);
     setText("");
     setCaret(0);
     setChips([]);
@@ -234,6 +234,7 @@ export function Composer({ folder, busy, onSend, onStop, status }: Props) {
     >
       <div className="composer-top">
         <Chips chips={chips} onRemove={(key) => setChips((old) => old.filter((chip) => chip.key !== key))} />
+        <ViewContextChips />
         {prompt && (
           <PromptForm
             prompt={prompt}

@@ -134,7 +134,14 @@ export const Timeline = memo(function Timeline({ calls, timeline, selected, reve
                   className="timeline-row"
                   style={{ position: "absolute", top: 0, left: 0, width: "100%", transform: `translateY(${item.start}px)` }}
                 >
-                  <TimelineCard call={call} expanded={expanded.has(id)} selected={selected === id} onToggle={toggle} onShowInChat={onShowInChat} />
+                  <TimelineCard
+                    call={call}
+                    expanded={expanded.has(id)}
+                    selected={selected === id}
+                    onToggle={toggle}
+                    onShowInChat={onShowInChat}
+                    {...(call.viewOf !== undefined ? { viewParentTool: calls[call.viewOf]?.tool ?? "" } : {})}
+                  />
                 </div>
               );
             })}

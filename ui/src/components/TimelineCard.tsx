@@ -12,6 +12,7 @@ import { CopyTraceId } from "./CopyTraceId";
 import { CallNeedsSignIn, serverNeedingSignIn } from "./McpSignIn";
 import { formatClock, formatFull } from "./history/query";
 import { CallTime, StatusIcon } from "./Status";
+import { ViewCard } from "./views/ViewCard";
 
 interface Props {
   call: CallView;
@@ -19,6 +20,8 @@ interface Props {
   selected: boolean;
   onToggle: (callId: string) => void;
   onShowInChat: (callId: string) => void;
+  /** For a call a view made: the tool of the call whose view it is. */
+  viewParentTool?: string;
 }
 
 function approvalText(t: Translate, approval: ApprovalRecord): string {
@@ -28,7 +31,7 @@ function approvalText(t: Translate, approval: ApprovalRecord): string {
   return t("phase_denied");
 }
 
-export const TimelineCard = memo(function TimelineCard({ call, expanded, selected, onToggle, onShowInChat }: Props) {
+export const TimelineCard = memo(function TimelineCard({ call, expanded, selected, onToggle, onShowInChat, viewParentTool }: Props) {
   const { t, lang } = useI18n();
   const summary = summarizeArguments(call.arguments, call.argumentsText);
   const result = call.result ?? "";
@@ -36,10 +39,11 @@ export const TimelineCard = memo(function TimelineCard({ call, expanded, selecte
   const signInServer = serverNeedingSignIn(call.error?.message);
   return (
     <article
-      className={`timeline-card phase-${call.phase}${selected ? " selected" : ""}${expanded ? " expanded" : ""}`}
+      className={`timeline-card phase-${call.phase}${selected ? " selected" : ""}${expanded ? " expanded" : ""}${call.viewOf ? " view-call" : ""}`}
       data-call-id={call.callId}
       aria-label={`${call.tool} ${t(`phase_${call.phase}`)}`}
     >
+      {call.viewOf && <div className="card-called-by muted">{t("viewCalledBy", { tool: viewParentTool ?? "…" })}</div>}
       <button type="button" className="card-head" onClick={() => onToggle(call.callId)} aria-expanded={expanded}>
         <StatusIcon phase={call.phase} />
         <span className="card-tool">{call.tool || "…"}</span>
@@ -62,6 +66,7 @@ export const TimelineCard = memo(function TimelineCard({ call, expanded, selecte
         )}
       </button>
       <MediaStrip items={media} tool={call.tool} />
+      {call.view && <ViewCard call={call} />}
       {signInServer && <CallNeedsSignIn server={signInServer} />}
       {expanded && (
         <div className="card-body">

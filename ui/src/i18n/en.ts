@@ -12,6 +12,7 @@ import { snippetsEn } from "./snippets";
 import { telemetryEn } from "./telemetry";
 import { updatesEn } from "./updates";
 import { usageEn } from "./usage";
+import { viewsEn } from "./views";
 
 export const en = {
   ...composerEn,
@@ -27,6 +28,7 @@ export const en = {
   ...telemetryEn,
   ...updatesEn,
   ...usageEn,
+  ...viewsEn,
   appName: "Tooltrail",
   openFolder: "Open folder…",
   openAnother: "Open another folder",

@@ -13,6 +13,7 @@ import { snippetsZh } from "./snippets";
 import { telemetryZh } from "./telemetry";
 import { updatesZh } from "./updates";
 import { usageZh } from "./usage";
+import { viewsZh } from "./views";
 
 export const zh: Record<MessageKey, string> = {
   ...composerZh,
@@ -28,6 +29,7 @@ export const zh: Record<MessageKey, string> = {
   ...telemetryZh,
   ...updatesZh,
   ...usageZh,
+  ...viewsZh,
   appName: "Tooltrail",
   openFolder: "打开文件夹…",
   openAnother: "打开其他文件夹",

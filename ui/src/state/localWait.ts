@@ -36,11 +36,15 @@ export function waitAfterEvents(wait: LocalWait | null, events: readonly Event[]
 }
 
 function movesTheTurn(event: Event): boolean {
+  // A view's turn (view_opened, view_closed) runs beside the question's: it says nothing of the
+  // model's start.
   switch (event.type) {
     case "turn_started":
     case "message_added":
     case "context_usage":
     case "tool_mode_used":
+    case "view_opened":
+    case "view_closed":
       return false;
     case "prompt_progress":
     case "text_delta":

@@ -43,12 +43,12 @@ describe("views in the chat state", () => {
 
   it("lists a view's call waiting for approval among the waiting ones, and closes it with the view", () => {
     const b = turnWithView();
-    b.enter("view_1").push({ type: "view_opened", parent_turn_id: "turn_1", parent_call_id: "call_time", server: "basic", tool: VIEW_TOOL, resource_uri: VIEW_URI, csp: "" } as never);
+    b.enter("view_1").push({ type: "view_opened", parent_turn_id: "turn_1", parent_call_id: "call_time", server: "basic", tool: VIEW_TOOL, resource_uri: VIEW_URI, csp: "" });
     b.ask("vcall_1", VIEW_TOOL, {}, "basic__get-time {}", "The view asks to call a tool of its server.");
     const asked = applyEvents(emptyChat, b.events);
     expect(asked.waiting).toEqual(["vcall_1"]);
     expect(asked.calls.vcall_1).toMatchObject({ phase: "waiting", viewOf: "call_time", round: 0 });
-    b.tick(5).push({ type: "view_closed", reason: "unresponsive" } as never);
+    b.tick(5).push({ type: "view_closed", reason: "unresponsive" });
     const closed = applyEvents(emptyChat, b.events);
     expect(closed.waiting).toEqual([]);
     expect(closed.calls.vcall_1?.phase).toBe("cancelled");
@@ -59,7 +59,7 @@ describe("views in the chat state", () => {
     const b = new StreamBuilder("conv_1", 1_000_000);
     turnWithView(b, "call_time", true);
     // The view opens while the model's turn still runs, and its call is running as the turn ends.
-    b.enter("view_1").push({ type: "view_opened", parent_turn_id: "turn_1", parent_call_id: "call_time", server: "basic", tool: VIEW_TOOL, resource_uri: VIEW_URI, csp: "" } as never);
+    b.enter("view_1").push({ type: "view_opened", parent_turn_id: "turn_1", parent_call_id: "call_time", server: "basic", tool: VIEW_TOOL, resource_uri: VIEW_URI, csp: "" });
     b.push({ type: "tool_call_started", round: 0, call_id: "vcall_1", tool: VIEW_TOOL, source: { kind: "mcp", server: "basic" }, description: "", arguments: {}, approval: { allowed: true, by: { kind: "user" } } });
     b.enter("turn_1").push({ type: "turn_finished", reason: "cancelled", rounds: 1, text: "" });
     const state = applyEvents(emptyChat, b.events);

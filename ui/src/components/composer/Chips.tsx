@@ -13,7 +13,14 @@ export interface Chip {
 }
 
 export function chipKey(source: AttachmentSource): string {
-  return source.kind === "file" ? `file:${source.path}` : `${source.server}:${source.uri}`;
+  switch (source.kind) {
+    case "file":
+      return `file:${source.path}`;
+    case "resource":
+      return `${source.server}:${source.uri}`;
+    case "view":
+      return `view:${source.server}:${source.tool}`;
+  }
 }
 
 interface Props {
@@ -35,7 +42,7 @@ export function Chips({ chips, onRemove }: Props) {
             : content.type === "text"
               ? t("attachmentChars", { count: String([...content.text].length) })
               : t("attachmentBytes", { count: String(content.bytes) });
-        const title = chip.source.kind === "file" ? chip.source.path : `${chip.source.server}: ${chip.source.uri}`;
+        const title = chip.source.kind === "file" ? chip.source.path : chip.source.kind === "resource" ? `${chip.source.server}: ${chip.source.uri}` : `${chip.source.server}: ${chip.source.tool}`;
         return (
           <li key={chip.key} className={chip.error ? "attach-chip failed" : "attach-chip"} title={title}>
             {chip.source.kind === "resource" && <span className="attach-server">{chip.source.server}:</span>}

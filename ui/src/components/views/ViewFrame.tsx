@@ -1,0 +1,333 @@
+// A view's frame and the bridge's life with it: the sandboxed iframe on the view's own origin,
+// the handshake, the call's input and result sent in order, the frame's height, full screen,
+// and the bars Tooltrail draws under the frame when the view asks to open a link or to send a
+// message. Nothing of Tooltrail's is drawn inside the frame's rectangle.
+import { useCallback, useEffect, useImperativeHandle, useLayoutEffect, useRef, useState, type Ref } from "react";
+import type { JsonValue } from "../../bindings";
+import { api, errorMessage } from "../../api";
+import { useI18n } from "../../i18n";
+import type { CallView } from "../../state/chat";
+import { ViewBridge, type BridgeHost, type DisplayMode } from "../../views/bridge";
+import { contextChanges, hostContext, type HostDisplayMode } from "../../views/hostContext";
+import { useTheme, type ViewHost } from "../../views/host";
+import { setViewContext } from "../../views/modelContext";
+import type { ViewEnd, ViewPermission, ViewPlan, ViewStart } from "../../views/types";
+
+/** How long a view has to finish its handshake before it is closed as not starting. */
+export const START_WAIT_MS = 10_000;
+export const MIN_HEIGHT = 80;
+export const MAX_HEIGHT = 800;
+/** The view's log kept in memory: lines, and characters a line. */
+const LOG_LINES = 200;
+const LOG_LINE_CHARS = 1024;
+
+const PERMISSIONS: readonly ViewPermission[] = ["camera", "microphone", "geolocation", "clipboard-write"];
+
+export interface FrameHandle {
+  /** Tells the view it is going and waits (at most 2 s) for its answer. */
+  teardown: (reason: string) => Promise<void>;
+}
+
+interface Props {
+  call: CallView;
+  plan: ViewPlan;
+  start: ViewStart;
+  granted: string[];
+  host: ViewHost;
+  /** Full screen: the card draws its overlay and keeps the label strip. */
+  mode: HostDisplayMode;
+  onMode: (mode: HostDisplayMode) => void;
+  /** The frame ended the view by itself (it navigated, did not start, or flooded). */
+  onEnd: (reason: ViewEnd) => void;
+  /** The frame is going: `done` settles once the view answered its teardown or the wait ran out. */
+  onGone: (done: Promise<void>) => void;
+  handle: Ref<FrameHandle>;
+}
+
+interface LinkAsk {
+  id: number;
+  url: string;
+  answer: (opened: boolean) => void;
+  error?: string;
+}
+
+interface MessageAsk {
+  id: number;
+  text: string;
+  answer: (sent: boolean) => void;
+  busy?: boolean;
+}
+
+/** The CallToolResult a call ended with: the MCP result whole when the call kept it. */
+export function callToolResult(call: CallView): JsonValue {
+  const data = call.data;
+  if (data && typeof data === "object" && !Array.isArray(data) && Array.isArray((data as { content?: unknown }).content)) return data;
+  return { content: [{ type: "text", text: call.result ?? "" }], isError: call.phase !== "success" };
+}
+
+function isFinal(phase: CallView["phase"]): boolean {
+  return phase !== "streaming" && phase !== "waiting" && phase !== "running";
+}
+
+export function ViewFrame({ call, plan, start, granted, host, mode, onMode, onEnd, onGone, handle }: Props) {
+  const { t, lang } = useI18n();
+  const theme = useTheme();
+  const frame = useRef<HTMLIFrameElement>(null);
+  const box = useRef<HTMLDivElement>(null);
+  const bridgeRef = useRef<ViewBridge | null>(null);
+  const [height, setHeight] = useState(MIN_HEIGHT * 2);
+  const [width, setWidth] = useState(0);
+  const [boxHeight, setBoxHeight] = useState(0);
+  const [links, setLinks] = useState<LinkAsk[]>([]);
+  const [messages, setMessages] = useState<MessageAsk[]>([]);
+  const [log, setLog] = useState<string[]>([]);
+  const [ready, setReady] = useState(false);
+  const asks = useRef(0);
+  const loads = useRef(0);
+
+  // What the bridge's callbacks read as it is now.
+  const live = useRef({ call, mode, theme, lang, width, boxHeight, onEnd, onMode, onGone, host });
+  useLayoutEffect(() => {
+    live.current = { call, mode, theme, lang, width, boxHeight, onEnd, onMode, onGone, host };
+  });
+
+  const context = useCallback(() => {
+    const now = live.current;
+    return hostContext({
+      theme: now.theme,
+      lang: now.lang,
+      version: now.host.version,
+      displayMode: now.mode,
+      width: now.width,
+      ...(now.mode === "fullscreen" ? { height: now.boxHeight } : {}),
+      callId: now.call.callId,
+      tool: plan.tool_info as JsonValue,
+    });
+  }, [plan.tool_info]);
+  const sentContext = useRef<Record<string, JsonValue> | null>(null);
+  // What has been sent of the call: its input once, then its result or its cancellation once.
+  const sent = useRef({ input: false, outcome: false });
+
+  const sendOutcome = useCallback(() => {
+    const bridge = bridgeRef.current;
+    if (!bridge?.initialized || sent.current.outcome) return;
+    const outcome = plan.outcome;
+    const now = live.current.call;
+    if (outcome.kind === "result") {
+      bridge.notify("ui/notifications/tool-result", outcome.result as Record<string, JsonValue>);
+    } else if (outcome.kind === "cancelled") {
+      bridge.notify("ui/notifications/tool-cancelled", { reason: outcome.reason });
+    } else if (now.phase === "cancelled") {
+      bridge.notify("ui/notifications/tool-cancelled", { reason: now.error?.message ?? "The call was stopped." });
+    } else if (isFinal(now.phase)) {
+      bridge.notify("ui/notifications/tool-result", callToolResult(now) as Record<string, JsonValue>);
+    } else {
+      return;
+    }
+    sent.current.outcome = true;
+  }, [plan.outcome]);
+
+  // The bridge listens before the frame's page can speak, and goes with the frame.
+  useLayoutEffect(() => {
+    const bridgeHost: BridgeHost = {
+      initializeResult: () => {
+        const hostContextNow = context();
+        sentContext.current = hostContextNow;
+        const permissions = Object.fromEntries(granted.map((name) => [name === "clipboard-write" ? "clipboardWrite" : name, {}]));
+        return {
+          protocolVersion: "2026-01-26",
+          hostInfo: { name: "Tooltrail", version: live.current.host.version },
+          hostCapabilities: { openLinks: {}, serverTools: {}, serverResources: {}, logging: {}, sandbox: { permissions, csp: start.csp } },
+          hostContext: hostContextNow,
+        };
+      },
+      initialized: () => {
+        setReady(true);
+        const bridge = bridgeRef.current;
+        if (!bridge) return;
+        if (!sent.current.input) {
+          sent.current.input = true;
+          bridge.notify("ui/notifications/tool-input", { arguments: plan.input as JsonValue });
+        }
+        sendOutcome();
+      },
+      displayMode: (): DisplayMode => live.current.mode,
+      setDisplayMode: (next) => {
+        live.current.mode = next;
+        live.current.onMode(next);
+        return next;
+      },
+      openLink: (url) =>
+        new Promise<boolean>((resolve) => {
+          const id = ++asks.current;
+          setLinks((old) => [...old, { id, url, answer: resolve }]);
+        }),
+      message: (text) =>
+        new Promise<boolean>((resolve) => {
+          const id = ++asks.current;
+          setMessages((old) => [...old, { id, text, answer: resolve }]);
+        }),
+      updateModelContext: (text) => setViewContext(plan.view_id, plan.server, plan.tool, text),
+      callTool: (name, args) => api.viewCallTool(plan.view_id, name, args),
+      readResource: (uri) => api.viewReadResource(plan.view_id, uri),
+      sizeChanged: (_width, next) => {
+        if (next === undefined) return;
+        setHeight(Math.min(MAX_HEIGHT, Math.max(MIN_HEIGHT, Math.round(next))));
+      },
+      log: (level, text) => {
+        const line = `${level}: ${text}`.slice(0, LOG_LINE_CHARS);
+        setLog((old) => [...old.slice(Math.max(0, old.length - LOG_LINES + 1)), line]);
+      },
+      close: (reason) => live.current.onEnd(reason),
+    };
+    const bridge = new ViewBridge({ listenOn: window, frame: () => frame.current?.contentWindow ?? null, origin: start.origin, host: bridgeHost });
+    bridgeRef.current = bridge;
+    bridge.start();
+    // Before the frame leaves the page, the view is told (a view that never started is not).
+    return () => live.current.onGone(bridge.teardown("closed"));
+  }, [context, granted, plan, sendOutcome, start]);
+
+  useImperativeHandle(handle, () => ({ teardown: (reason) => bridgeRef.current?.teardown(reason) ?? Promise.resolve() }), []);
+
+  // A view that has not finished its handshake in time did not start.
+  useEffect(() => {
+    if (ready) return;
+    const timer = setTimeout(() => live.current.onEnd("unresponsive"), START_WAIT_MS);
+    return () => clearTimeout(timer);
+  }, [ready]);
+
+  // A live call's result reaches the view when the call ends.
+  useEffect(() => {
+    if (ready && isFinal(call.phase)) sendOutcome();
+  }, [ready, call.phase, sendOutcome]);
+
+  // The frame's size as laid out, for the host context.
+  useLayoutEffect(() => {
+    const element = box.current;
+    if (!element) return;
+    const measure = () => {
+      setWidth(element.clientWidth);
+      setBoxHeight(element.clientHeight);
+    };
+    measure();
+    if (typeof ResizeObserver === "undefined") return;
+    const observer = new ResizeObserver(measure);
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, []);
+
+  // Theme, language, size and mode changes after the handshake: only what changed is sent.
+  useEffect(() => {
+    const bridge = bridgeRef.current;
+    if (!ready || !bridge?.initialized || !sentContext.current) return;
+    const now = context();
+    const changes = contextChanges(sentContext.current, now);
+    if (!changes) return;
+    sentContext.current = now;
+    bridge.notify("ui/notifications/host-context-changed", changes);
+  }, [ready, theme, lang, mode, width, boxHeight, context]);
+
+  // Links and messages still asked about when the frame goes are answered no.
+  const pending = useRef({ links, messages });
+  useEffect(() => {
+    pending.current = { links, messages };
+  });
+  useEffect(
+    () => () => {
+      for (const ask of pending.current.links) ask.answer(false);
+      for (const ask of pending.current.messages) ask.answer(false);
+    },
+    [],
+  );
+
+  const answerLink = (ask: LinkAsk, open: boolean) => {
+    if (!open) {
+      ask.answer(false);
+      setLinks((old) => old.filter((known) => known.id !== ask.id));
+      return;
+    }
+    api.openViewLink(plan.view_id, ask.url).then(
+      () => {
+        ask.answer(true);
+        setLinks((old) => old.filter((known) => known.id !== ask.id));
+      },
+      (error: unknown) => {
+        ask.answer(false);
+        setLinks((old) => old.map((known) => (known.id === ask.id ? { ...known, error: errorMessage(error) } : known)));
+      },
+    );
+  };
+
+  const answerMessage = (ask: MessageAsk, send: boolean) => {
+    if (send && !host.ask(ask.text)) {
+      setMessages((old) => old.map((known) => (known.id === ask.id ? { ...known, busy: true } : known)));
+      return;
+    }
+    ask.answer(send);
+    setMessages((old) => old.filter((known) => known.id !== ask.id));
+  };
+
+  const allow = granted.filter((name): name is ViewPermission => (PERMISSIONS as readonly string[]).includes(name)).join("; ");
+  const onLoad = () => {
+    loads.current += 1;
+    // The first load is the view's page; any other is the frame going somewhere else.
+    if (loads.current > 1) live.current.onEnd("navigated");
+  };
+
+  return (
+    <>
+      <div
+        ref={box}
+        className={`view-frame-box${plan.prefers_border === false ? " borderless" : ""}`}
+        style={mode === "fullscreen" ? undefined : { height }}
+        data-testid="view-frame-box"
+      >
+        <iframe
+          ref={frame}
+          className="view-frame"
+          src={start.url}
+          title={t("viewFrameTitle", { tool: plan.tool, server: plan.server })}
+          sandbox="allow-scripts allow-same-origin allow-forms"
+          {...(allow ? { allow } : {})}
+          referrerPolicy="no-referrer"
+          onLoad={onLoad}
+        />
+      </div>
+      {links.map((ask) => (
+        <div className="view-bar" role="group" aria-label={t("viewOpenLinkAsk", { url: ask.url })} key={`link-${ask.id}`}>
+          <span className="view-bar-text">{t("viewOpenLinkAsk", { url: ask.url })}</span>
+          {ask.error && <span className="view-bar-error">{t("viewLinkFailed", { message: ask.error })}</span>}
+          <span className="view-bar-actions">
+            <button type="button" className="primary" onClick={() => answerLink(ask, true)}>
+              {t("viewOpenLink")}
+            </button>
+            <button type="button" onClick={() => answerLink(ask, false)}>
+              {t("viewCancel")}
+            </button>
+          </span>
+        </div>
+      ))}
+      {messages.map((ask) => (
+        <div className="view-bar" role="group" aria-label={t("viewMessageAsk")} key={`message-${ask.id}`}>
+          <span className="view-bar-text">{t("viewMessageAsk")}</span>
+          <pre className="view-bar-message">{ask.text}</pre>
+          {ask.busy && <span className="view-bar-error">{t("viewMessageBusy")}</span>}
+          <span className="view-bar-actions">
+            <button type="button" className="primary" onClick={() => answerMessage(ask, true)}>
+              {t("viewMessageSend")}
+            </button>
+            <button type="button" onClick={() => answerMessage(ask, false)}>
+              {t("viewMessageDismiss")}
+            </button>
+          </span>
+        </div>
+      ))}
+      {log.length > 0 && (
+        <details className="view-log">
+          <summary>{t("viewLog", { count: log.length })}</summary>
+          <pre>{log.join("\n")}</pre>
+        </details>
+      )}
+    </>
+  );
+}
