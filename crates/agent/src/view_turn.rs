@@ -110,6 +110,9 @@ impl ViewTurn {
             arguments: arguments.to_string(),
         };
         let mut seq = self.seq.lock().await;
+        if self.is_closed() {
+            return closed_outcome();
+        }
         let capture = Capture::new(self.sink.as_ref(), &call.id);
         let emitter = Emitter::continuing(
             self.conversation_id.clone(),
@@ -158,6 +161,9 @@ impl ViewTurn {
         let registry = ToolRegistry::new();
         let config = AgentConfig::default();
         let mut seq = self.seq.lock().await;
+        if self.is_closed() {
+            return closed_outcome();
+        }
         let capture = Capture::new(self.sink.as_ref(), &call.id);
         let emitter = Emitter::continuing(
             self.conversation_id.clone(),
@@ -206,6 +212,15 @@ impl ViewTurn {
 
     pub fn is_closed(&self) -> bool {
         *self.closed.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// What a call the view asked for just before it was closed gets: nothing of it ran.
+fn closed_outcome() -> ViewCallOutcome {
+    ViewCallOutcome {
+        status: ToolStatus::Cancelled,
+        text: "the view was closed before this call ran".to_string(),
+        data: None,
     }
 }
 

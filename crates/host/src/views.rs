@@ -153,10 +153,15 @@ fn refused(text: impl Into<String>) -> HostError {
 }
 
 /// A call's result as a view reads it (an MCP `CallToolResult`): the server's own result when
-/// the record has it whole, else the recorded text.
+/// the record has it whole (an MCP tool's data is `{server, tool, result}`), else the
+/// recorded text.
 fn call_tool_result(status: ToolStatus, text: &str, data: Option<&Value>) -> Value {
-    match data {
-        Some(result @ Value::Object(object)) if object.contains_key("content") => result.clone(),
+    match data.and_then(|data| data.get("result")) {
+        Some(result @ Value::Object(object))
+            if status == ToolStatus::Success && object.contains_key("content") =>
+        {
+            result.clone()
+        }
         _ => json!({
             "content": [{ "type": "text", "text": text }],
             "isError": status != ToolStatus::Success,

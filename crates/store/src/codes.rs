@@ -252,9 +252,9 @@ mod tests {
 
     #[test]
     fn event_kinds_round_trip() {
-        for code in 0..=21 {
+        for code in 0..=23 {
             assert_eq!(EventKind::from_code(code).unwrap().code(), code);
         }
-        assert!(EventKind::from_code(22).is_err());
+        assert!(EventKind::from_code(24).is_err());
     }
 }

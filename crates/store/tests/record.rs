@@ -1041,3 +1041,136 @@ fn a_servers_requests_are_recorded_under_their_call_and_exported() {
         );
     }
 }
+
+/// A question whose call has a view, and the view's turn: opened under that call, one call of
+/// its own, closed.
+fn view_scripts() -> (Script, Script) {
+    let mut question = Script::new("conv_v", "turn_q", T0);
+    question.start(WS, "chart it");
+    let view = Some(tooltrail_protocol::ViewLink {
+        resource_uri: "ui://chart/page.html".into(),
+    });
+    question.push(EventBody::ToolCallFinished {
+        view: view.clone(),
+        round: 1,
+        call_id: "call_chart".into(),
+        tool: "charts__show".into(),
+        source: ToolSource::Mcp {
+            server: "charts".into(),
+        },
+        description: "Shows a chart.".into(),
+        arguments: json!({"n": 3}),
+        status: ToolStatus::Success,
+        duration_ms: 5,
+        result: "1, 2, 3".into(),
+        data: None,
+        error: None,
+        approval: ApprovalRecord::not_needed(),
+        truncated_for_model: false,
+    });
+    question.end("Here.");
+    let mut shown = Script::new("conv_v", "view_1", T0 + 1_000);
+    shown.push(EventBody::ViewOpened {
+        parent_turn_id: "turn_q".into(),
+        parent_call_id: "call_chart".into(),
+        server: "charts".into(),
+        tool: "charts__show".into(),
+        resource_uri: "ui://chart/page.html".into(),
+        csp: "default-src 'none'".into(),
+        refused_domains: vec!["http://10.0.0.1".into()],
+        granted: Vec::new(),
+    });
+    shown.push(EventBody::ToolCallFinished {
+        view: None,
+        round: 0,
+        call_id: "vc_view_1_1".into(),
+        tool: "charts__poll".into(),
+        source: ToolSource::Mcp {
+            server: "charts".into(),
+        },
+        description: "Polls.".into(),
+        arguments: json!({}),
+        status: ToolStatus::Success,
+        duration_ms: 2,
+        result: "4".into(),
+        data: None,
+        error: None,
+        approval: ApprovalRecord::not_needed(),
+        truncated_for_model: false,
+    });
+    shown.push(EventBody::ViewClosed {
+        reason: tooltrail_protocol::ViewEnd::Closed,
+    });
+    (question, shown)
+}
+
+#[test]
+fn a_views_turn_is_kept_under_its_call_and_comes_back_whole_through_an_export() {
+    let (_dir, store) = open();
+    let (question, shown) = view_scripts();
+    record(&store, &question);
+    record(&store, &shown);
+
+    let replayed = store.conversation_events("conv_v").unwrap();
+    let mut expected = question.events.clone();
+    expected.extend(shown.events.clone());
+    assert_eq!(
+        replayed.iter().map(|e| &e.body).collect::<Vec<_>>(),
+        expected.iter().map(|e| &e.body).collect::<Vec<_>>()
+    );
+    let rows = all(
+        &store,
+        HistoryFilter {
+            conversation: Some("conv_v".into()),
+            ..HistoryFilter::default()
+        },
+    );
+    let parent = rows.iter().find(|row| row.tool == "charts__show").unwrap();
+    let child = rows.iter().find(|row| row.tool == "charts__poll").unwrap();
+    assert_eq!(
+        parent.view.as_ref().map(|view| view.resource_uri.as_str()),
+        Some("ui://chart/page.html")
+    );
+    assert_eq!(child.view_of.as_deref(), Some(parent.id.as_str()));
+    // One question, though two turns.
+    assert_eq!(store.conversation("conv_v").unwrap().turns, 1);
+
+    let mut jsonl = Vec::new();
+    store
+        .export_conversation("conv_v", Format::Jsonl, &mut jsonl)
+        .unwrap();
+    let (_other_dir, other) = open();
+    let events: Vec<tooltrail_protocol::Event> = String::from_utf8(jsonl)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    other.import(events).unwrap();
+    assert_eq!(other.conversation_events("conv_v").unwrap(), replayed);
+    let imported = all(
+        &other,
+        HistoryFilter {
+            conversation: Some("conv_v".into()),
+            ..HistoryFilter::default()
+        },
+    );
+    let child = imported
+        .iter()
+        .find(|row| row.tool == "charts__poll")
+        .unwrap();
+    assert!(
+        child.view_of.is_some(),
+        "the import keeps the view's call under its call"
+    );
+
+    let mut markdown = Vec::new();
+    store
+        .export_conversation("conv_v", Format::Markdown, &mut markdown)
+        .unwrap();
+    let markdown = String::from_utf8(markdown).unwrap();
+    assert!(
+        markdown.contains("Has a view: `ui://chart/page.html`"),
+        "{markdown}"
+    );
+    assert!(markdown.contains("were made by the view"), "{markdown}");
+}

@@ -1,0 +1,461 @@
+//! MCP App views, below the window: a server whose view attacks
+//! (`tests/mcp/fixtures/hostile-view-server.js`) is asked about by a scripted model, its call
+//! goes on the record with its view, and the view's requests go through [`Views`] as the
+//! window's bridge sends them: approved like the model's calls, recorded in the view's turn
+//! under its call, and refused when the view reaches for what is not its own.
+//!
+//! Without `node` the tests fail under CI=true and are skipped otherwise.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use pretty_assertions::assert_eq;
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+use tooltrail_agent::{
+    Agent, AgentConfig, AllowAll, Approver, CollectingSink, Conversation, DenyAll, EventSink,
+};
+use tooltrail_host::views::{ViewCalls, ViewOutcome, Views};
+use tooltrail_host::{History, RecordingSink, Toolbox};
+use tooltrail_llm::{LlmClient, LlmConfig};
+use tooltrail_protocol::{EventBody, ToolStatus, ViewEnd};
+use tooltrail_store::{HistoryFilter, Store};
+use tooltrail_test_support::{Reply, ScriptedServer};
+use tooltrail_tools::ToolContext;
+
+fn fixture() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/mcp/fixtures/hostile-view-server.js")
+}
+
+fn has_node() -> bool {
+    let found = std::process::Command::new("node")
+        .arg("--version")
+        .output()
+        .is_ok_and(|out| out.status.success());
+    if !found {
+        tooltrail_test_support::dependency_missing(
+            "node is not installed, so the MCP test servers cannot run (scripts/setup --app installs it)",
+        );
+    }
+    found
+}
+
+struct Setup {
+    _dir: tempfile::TempDir,
+    root: PathBuf,
+    toolbox: Toolbox,
+    history: Arc<History>,
+    views: Views,
+    /// What each server was sent, one JSON line per message.
+    hostile_log: PathBuf,
+    other_log: PathBuf,
+    conversation: String,
+    turn: String,
+    call: String,
+}
+
+impl Setup {
+    fn store(&self) -> &Store {
+        self.history.store()
+    }
+
+    fn sent(&self, log: &Path) -> Vec<Value> {
+        std::fs::read_to_string(log)
+            .unwrap_or_default()
+            .lines()
+            .map(|line| serde_json::from_str(line).unwrap())
+            .collect()
+    }
+
+    /// The tools the server ran, by name.
+    fn ran(&self, log: &Path) -> Vec<String> {
+        self.sent(log)
+            .into_iter()
+            .filter(|sent| sent["method"] == "tools/call")
+            .map(|sent| sent["params"]["name"].as_str().unwrap().to_string())
+            .collect()
+    }
+}
+
+/// A folder with the hostile server and another, and a question whose model opened the trap:
+/// its call is on the record.
+async fn asked() -> Setup {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let hostile_log = root.join("hostile.log");
+    let other_log = root.join("other.log");
+    let mcp_json = root.join("mcp.json");
+    std::fs::write(
+        &mcp_json,
+        json!({ "mcpServers": {
+            "hostile": { "command": "node", "args": [fixture(), hostile_log] },
+            "other": { "command": "node", "args": [fixture(), other_log] },
+        }})
+        .to_string(),
+    )
+    .unwrap();
+    let toolbox = Toolbox::new(Some(mcp_json));
+    let tools = toolbox.tools(&root, &[]).await;
+    assert!(tools.failures.is_empty(), "{:?}", tools.failures);
+    let names: Vec<String> = tools.registry.names().map(str::to_string).collect();
+    assert!(
+        names.contains(&"hostile__open_trap".to_string()),
+        "{names:?}"
+    );
+    let model = ScriptedServer::start(vec![
+        Reply::tool_calls(&[("hostile__open_trap", "{}")]),
+        Reply::text("Here is the chart."),
+    ])
+    .await;
+    let llm = LlmClient::new(LlmConfig::new(model.base_url(), "scripted")).unwrap();
+    let agent = Agent::new(
+        llm,
+        tools.registry,
+        ToolContext::open(&root).unwrap(),
+        AgentConfig::default(),
+    );
+    let history = Arc::new(History::in_memory().unwrap());
+    let screen = CollectingSink::new();
+    let sink = RecordingSink::new(Arc::clone(&history), Box::new(NullScreen));
+    let mut conversation = Conversation::new();
+    agent
+        .run_turn(
+            &mut conversation,
+            "Chart the numbers.",
+            &sink,
+            &AllowAll,
+            &CancellationToken::new(),
+        )
+        .await;
+    drop(screen);
+    let events = history
+        .store()
+        .conversation_events(&conversation.id)
+        .unwrap();
+    let (turn, call, view) = events
+        .iter()
+        .find_map(|event| match &event.body {
+            EventBody::ToolCallFinished {
+                call_id,
+                view,
+                status: ToolStatus::Success,
+                ..
+            } => Some((event.turn_id.clone(), call_id.clone(), view.clone())),
+            _ => None,
+        })
+        .expect("the trap's call finished");
+    assert_eq!(
+        view.map(|view| view.resource_uri).as_deref(),
+        Some("ui://trap/page.html"),
+        "the recorded call says it has a view"
+    );
+    Setup {
+        _dir: dir,
+        root,
+        toolbox,
+        history,
+        views: Views::default(),
+        hostile_log,
+        other_log,
+        conversation: conversation.id,
+        turn,
+        call,
+    }
+}
+
+struct NullScreen;
+
+impl EventSink for NullScreen {
+    fn emit(&self, _event: tooltrail_protocol::Event) {}
+}
+
+/// Prepares and starts the trap's view; its events are recorded.
+async fn open_view(setup: &Setup) -> String {
+    let servers = setup.toolbox.mcp_servers(&setup.root).await;
+    let plan = setup
+        .views
+        .prepare(
+            setup.store(),
+            &servers,
+            &setup.conversation,
+            &setup.turn,
+            &setup.call,
+        )
+        .await
+        .unwrap();
+    assert_eq!(plan.server, "hostile");
+    assert_eq!(plan.resource_uri, "ui://trap/page.html");
+    assert_eq!(plan.input, json!({}));
+    let ViewOutcome::Result { result } = &plan.outcome else {
+        panic!("the recorded call has a result: {:?}", plan.outcome);
+    };
+    assert_eq!(result["content"][0]["text"], "numbers: 1, 2, 3");
+    let sink: Arc<dyn EventSink> = Arc::new(RecordingSink::new(
+        Arc::clone(&setup.history),
+        Box::new(NullScreen),
+    ));
+    let start = setup.views.start(&plan.view_id, &[], sink).await.unwrap();
+    assert!(start.origin.starts_with("http://127.0.0.1:"), "{start:?}");
+    assert!(start.csp.contains("connect-src 'none'"), "{}", start.csp);
+    plan.view_id
+}
+
+async fn call(
+    setup: &Setup,
+    view: &str,
+    approver: &dyn Approver,
+    name: &str,
+    arguments: Value,
+) -> Result<Value, tooltrail_host::HostError> {
+    let ctx = ToolContext::open(&setup.root).unwrap();
+    setup
+        .views
+        .call_tool(
+            view,
+            name,
+            arguments,
+            ViewCalls {
+                ctx: &ctx,
+                rules: None,
+                approver,
+            },
+        )
+        .await
+}
+
+/// The events of the view's turn, as recorded.
+fn view_events(setup: &Setup, view: &str) -> Vec<EventBody> {
+    setup
+        .store()
+        .turn_events(view)
+        .unwrap()
+        .into_iter()
+        .map(|event| event.body)
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn attack_views_the_handshake_announces_views_and_app_only_tools_are_never_offered() {
+    if !has_node() {
+        return;
+    }
+    let setup = asked().await;
+    let initialize = setup
+        .sent(&setup.hostile_log)
+        .into_iter()
+        .find(|sent| sent["method"] == "initialize")
+        .unwrap();
+    assert_eq!(
+        initialize["params"]["capabilities"]["extensions"]["io.modelcontextprotocol/ui"]["mimeTypes"],
+        json!(["text/html;profile=mcp-app"])
+    );
+    let tools = setup.toolbox.tools(&setup.root, &[]).await;
+    let names: Vec<&str> = tools.registry.names().collect();
+    assert!(!names.contains(&"hostile__report"), "{names:?}");
+    assert!(names.contains(&"hostile__secret_model_tool"), "{names:?}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_views_call_is_approved_run_and_recorded_under_the_call_that_opened_it() {
+    if !has_node() {
+        return;
+    }
+    let setup = asked().await;
+    let view = open_view(&setup).await;
+    let result = call(
+        &setup,
+        &view,
+        &AllowAll,
+        "report",
+        json!({"findings": {"a": 1}}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(result["structuredContent"], json!({"tool": "report"}));
+    assert_eq!(result.get("isError"), None);
+    assert_eq!(setup.ran(&setup.hostile_log), ["open_trap", "report"]);
+
+    setup.views.close(&view, ViewEnd::Closed).await;
+    let events = view_events(&setup, &view);
+    let EventBody::ViewOpened {
+        parent_turn_id,
+        parent_call_id,
+        server,
+        ..
+    } = &events[0]
+    else {
+        panic!("a view turn begins with view_opened: {events:?}");
+    };
+    assert_eq!(
+        (parent_turn_id, parent_call_id, server.as_str()),
+        (&setup.turn, &setup.call, "hostile")
+    );
+    assert!(matches!(
+        events.last(),
+        Some(EventBody::ViewClosed {
+            reason: ViewEnd::Closed
+        })
+    ));
+    // History lists the view's call under the call that opened it.
+    let page = setup
+        .store()
+        .history(&HistoryFilter {
+            conversation: Some(setup.conversation.clone()),
+            ..HistoryFilter::default()
+        })
+        .unwrap();
+    let parent = page
+        .items
+        .iter()
+        .find(|row| row.tool == "hostile__open_trap")
+        .unwrap();
+    let child = page
+        .items
+        .iter()
+        .find(|row| row.tool == "hostile__report")
+        .unwrap();
+    assert_eq!(child.view_of.as_deref(), Some(parent.id.as_str()));
+    assert_eq!(parent.view_of, None);
+    // The view's turn is no question of the conversation's.
+    let summary = setup.store().conversation(&setup.conversation).unwrap();
+    assert_eq!(summary.turns, 1);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn attack_views_a_view_cannot_call_a_tool_without_app_visibility() {
+    if !has_node() {
+        return;
+    }
+    let setup = asked().await;
+    let view = open_view(&setup).await;
+    let result = call(&setup, &view, &AllowAll, "secret_model_tool", json!({}))
+        .await
+        .unwrap();
+    assert_eq!(result["isError"], true);
+    let text = result["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("not meant to be called by views"), "{text}");
+    assert_eq!(
+        setup.ran(&setup.hostile_log),
+        ["open_trap"],
+        "the server never saw it"
+    );
+    let denied = view_events(&setup, &view)
+        .into_iter()
+        .find_map(|body| match body {
+            EventBody::ToolCallFinished { status, tool, .. } => Some((status, tool)),
+            _ => None,
+        });
+    assert_eq!(
+        denied,
+        Some((ToolStatus::Denied, "secret_model_tool".to_string())),
+        "the refusal is on the record"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn attack_views_a_view_cannot_call_another_servers_tool() {
+    if !has_node() {
+        return;
+    }
+    let setup = asked().await;
+    let view = open_view(&setup).await;
+    for name in ["other__echo", "other__report"] {
+        let result = call(&setup, &view, &AllowAll, name, json!({"text": "x"}))
+            .await
+            .unwrap();
+        assert_eq!(result["isError"], true, "{name}: {result}");
+    }
+    assert_eq!(setup.ran(&setup.other_log), Vec::<String>::new());
+    // `echo` names its own server's tool, never the other's.
+    call(&setup, &view, &AllowAll, "echo", json!({"text": "mine"}))
+        .await
+        .unwrap();
+    assert_eq!(setup.ran(&setup.hostile_log), ["open_trap", "echo"]);
+    assert_eq!(setup.ran(&setup.other_log), Vec::<String>::new());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn attack_views_view_calls_wait_for_approval_like_the_models() {
+    if !has_node() {
+        return;
+    }
+    let setup = asked().await;
+    let view = open_view(&setup).await;
+    let result = call(&setup, &view, &DenyAll, "echo", json!({"text": "no"}))
+        .await
+        .unwrap();
+    assert_eq!(result["isError"], true);
+    assert_eq!(setup.ran(&setup.hostile_log), ["open_trap"]);
+    let events = view_events(&setup, &view);
+    assert!(
+        events
+            .iter()
+            .any(|body| matches!(body, EventBody::ApprovalRequested { tool, .. } if tool == "hostile__echo")),
+        "the user was asked: {events:?}"
+    );
+    assert!(events.iter().any(|body| matches!(
+        body,
+        EventBody::ToolCallFinished {
+            status: ToolStatus::Denied,
+            ..
+        }
+    )));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn attack_views_a_flood_of_requests_is_cut_and_the_view_closed() {
+    if !has_node() {
+        return;
+    }
+    let setup = asked().await;
+    let view = open_view(&setup).await;
+    let calls = (0..400).map(|i| call(&setup, &view, &AllowAll, "echo", json!({"text": i})));
+    let answers = futures::future::join_all(calls).await;
+    let refused = answers.iter().filter(|answer| answer.is_err()).count();
+    assert!(refused >= 200, "{refused} of 400 refused");
+    let closed = call(&setup, &view, &AllowAll, "echo", json!({})).await;
+    assert!(closed.is_err(), "a flooded view is closed");
+    let events = view_events(&setup, &view);
+    assert!(matches!(
+        events.last(),
+        Some(EventBody::ViewClosed {
+            reason: ViewEnd::Flooded
+        })
+    ));
+    let ran = setup.ran(&setup.hostile_log).len();
+    assert!(ran <= 1 + 120, "{ran} calls reached the server");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn attack_views_a_resource_of_another_type_is_refused_with_a_sentence() {
+    if !has_node() {
+        return;
+    }
+    let setup = asked().await;
+    // The record says the call had the plain-text "view"; the page is read and refused.
+    let servers = setup.toolbox.mcp_servers(&setup.root).await;
+    let plain = servers
+        .iter()
+        .find(|server| server.name() == "hostile")
+        .unwrap()
+        .view_resource("ui://trap/plain")
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(plain.contains("text/plain"), "{plain}");
+    let missing = setup
+        .views
+        .prepare(
+            setup.store(),
+            &servers,
+            &setup.conversation,
+            &setup.turn,
+            "no_such_call",
+        )
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(missing.contains("no such call"), "{missing}");
+}
