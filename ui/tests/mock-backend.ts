@@ -4,14 +4,16 @@
 import { mockIPC } from "@tauri-apps/api/mocks";
 import type { Event, InstructionsView } from "../src/bindings";
 import * as stream from "../src/fixtures/stream";
+import * as views from "../src/fixtures/views";
 import { historyCommand, type HistoryConfig } from "./mock-history";
 import { modelsCommand, type ModelsConfig } from "./mock-models";
 import { settingsCommand, type SettingsConfig } from "./mock-settings";
 import { snippetsCommand, type SnippetsConfig } from "./mock-snippets";
 import { telemetryCommand, type TelemetryConfig } from "./mock-telemetry";
 import { updateInstall, updatesCommand, type UpdatesConfig } from "./mock-updates";
+import { viewsCommand, type ViewsConfig } from "./mock-views";
 
-interface Config extends HistoryConfig, ModelsConfig, SettingsConfig, SnippetsConfig, TelemetryConfig, UpdatesConfig {
+interface Config extends HistoryConfig, ModelsConfig, SettingsConfig, SnippetsConfig, TelemetryConfig, UpdatesConfig, ViewsConfig {
   info?: unknown;
   workspace?: unknown;
   recent?: unknown[];
@@ -61,6 +63,8 @@ declare global {
       /** The update being installed: steps down its channel, then its refusal. */
       install: ReturnType<typeof updateInstall>;
       stream: typeof stream;
+      /** Streams of calls with an MCP App view. */
+      views: typeof views;
       config: Config;
     };
   }
@@ -149,6 +153,14 @@ mockIPC((cmd, payload) => {
       return config.promptMessages?.[String(args.prompt)] ?? [];
     case "complete_prompt_argument":
       return (config.completions?.[String(args.argument)] ?? []).filter((value) => value.startsWith(String(args.value)));
+    // A call's MCP App view (ui/tests/mock-views.ts).
+    case "prepare_view":
+    case "start_view":
+    case "view_call_tool":
+    case "view_read_resource":
+    case "close_view":
+    case "open_view_link":
+      return viewsCommand(cmd, args, config, config.conversationId ?? "conv_1", (id, data) => internals().runCallback(id, data));
     case "plugin:event|listen": {
       const list = listeners.get(String(args.event)) ?? [];
       list.push(Number(args.handler));
@@ -193,5 +205,6 @@ window.__mock = {
   emit,
   install: updateInstall((id, data) => internals().runCallback(id, data)),
   stream,
+  views,
   config,
 };

@@ -1,7 +1,7 @@
 // What a view is told about the window: the palette of the theme in use, the app's language,
 // the size of its frame, and only what changed afterwards.
 import { describe, expect, it } from "vitest";
-import { MAX_INLINE_HEIGHT, contextChanges, hostContext, styleVariables, type ContextInput } from "./hostContext";
+import { MAX_INLINE_HEIGHT, contextChanges, hostContext, sandboxCsp, styleVariables, type ContextInput } from "./hostContext";
 
 const TOOL = { name: "get-time", inputSchema: { type: "object" }, _meta: { ui: { resourceUri: "ui://get-time/mcp-app.html" } } };
 const base: ContextInput = { theme: "light", lang: "en", version: "0.1.0", displayMode: "inline", width: 412.6, callId: "call_time", tool: TOOL };
@@ -59,5 +59,23 @@ describe("the host context", () => {
     expect(chinese).toEqual({ locale: "zh-CN" });
     const full = contextChanges(before, hostContext({ ...base, displayMode: "fullscreen", width: 1000, height: 700 }));
     expect(full).toEqual({ displayMode: "fullscreen", containerDimensions: { width: 1000, height: 700 } });
+  });
+
+  it("leaves out a tool the server never described", () => {
+    expect(hostContext({ ...base, tool: null }).toolInfo).toBeUndefined();
+    expect(hostContext({ ...base, tool: "get-time" }).toolInfo).toBeUndefined();
+  });
+
+  it("tells the view which domains its CSP lets it reach, and none under the strict default", () => {
+    const strict = "default-src 'none'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; media-src 'self' data:; connect-src 'none';";
+    expect(sandboxCsp(strict)).toEqual({ connectDomains: [], resourceDomains: [], frameDomains: [], baseUriDomains: [] });
+    const declared =
+      "default-src 'none'; script-src 'self' 'unsafe-inline' https://cdn.example.com; connect-src 'self' https://api.example.com wss://live.example.com; img-src 'self' data: https://cdn.example.com; frame-src 'none'; object-src 'none'; base-uri 'self'";
+    expect(sandboxCsp(declared)).toEqual({
+      connectDomains: ["https://api.example.com", "wss://live.example.com"],
+      resourceDomains: ["https://cdn.example.com"],
+      frameDomains: [],
+      baseUriDomains: [],
+    });
   });
 });

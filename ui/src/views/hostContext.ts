@@ -170,8 +170,11 @@ export function hostContext(input: ContextInput): Record<string, JsonValue> {
   const width = Math.max(0, Math.round(input.width));
   const dimensions: Record<string, number> =
     input.displayMode === "fullscreen" ? { width, height: Math.max(0, Math.round(input.height ?? MAX_INLINE_HEIGHT)) } : { width, maxHeight: MAX_INLINE_HEIGHT };
+  const tool = input.tool;
+  // A view checks the tool as an MCP Tool; one the server never described is left out.
+  const described = typeof tool === "object" && tool !== null && !Array.isArray(tool) && typeof tool.name === "string";
   return {
-    toolInfo: { id: input.callId, tool: input.tool },
+    ...(described ? { toolInfo: { id: input.callId, tool } } : {}),
     theme: input.theme,
     styles: { variables: styleVariables(input.theme) },
     displayMode: input.displayMode,
@@ -192,4 +195,21 @@ export function contextChanges(before: Record<string, JsonValue>, after: Record<
     if (JSON.stringify(before[key]) !== JSON.stringify(value)) changed[key] = value;
   }
   return Object.keys(changed).length > 0 ? changed : null;
+}
+
+/** The domains a Content-Security-Policy header lets the view reach, as the specification's
+ * `hostCapabilities.sandbox.csp` names them: what the host approved, after any refusal. */
+export function sandboxCsp(header: string): Record<string, string[]> {
+  const directives = new Map<string, string[]>();
+  for (const part of header.split(";")) {
+    const [name, ...values] = part.trim().split(/\s+/);
+    if (name) directives.set(name.toLowerCase(), values);
+  }
+  const domains = (name: string) => (directives.get(name) ?? []).filter((value) => !value.startsWith("'") && !/^[a-z-]+:$/i.test(value));
+  return {
+    connectDomains: domains("connect-src"),
+    resourceDomains: domains("script-src"),
+    frameDomains: domains("frame-src"),
+    baseUriDomains: domains("base-uri"),
+  };
 }

@@ -8,7 +8,7 @@ import { api, errorMessage } from "../../api";
 import { useI18n } from "../../i18n";
 import type { CallView } from "../../state/chat";
 import { ViewBridge, type BridgeHost, type DisplayMode } from "../../views/bridge";
-import { contextChanges, hostContext, type HostDisplayMode } from "../../views/hostContext";
+import { contextChanges, hostContext, sandboxCsp, type HostDisplayMode } from "../../views/hostContext";
 import { useTheme, type ViewHost } from "../../views/host";
 import { setViewContext } from "../../views/modelContext";
 import type { ViewEnd, ViewPermission, ViewPlan, ViewStart } from "../../views/types";
@@ -137,7 +137,7 @@ export function ViewFrame({ call, plan, start, granted, host, mode, onMode, onEn
         return {
           protocolVersion: "2026-01-26",
           hostInfo: { name: "Tooltrail", version: live.current.host.version },
-          hostCapabilities: { openLinks: {}, serverTools: {}, serverResources: {}, logging: {}, sandbox: { permissions, csp: start.csp } },
+          hostCapabilities: { openLinks: {}, serverTools: {}, serverResources: {}, logging: {}, sandbox: { permissions, csp: sandboxCsp(start.csp) } },
           hostContext: hostContextNow,
         };
       },
