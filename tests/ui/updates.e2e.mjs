@@ -152,4 +152,4 @@ for (const [lang, theme] of [
   });
 }
 
-await run();
+process.exit((await run()) ? 1 : 0);

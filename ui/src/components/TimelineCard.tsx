@@ -66,7 +66,8 @@ export const TimelineCard = memo(function TimelineCard({ call, expanded, selecte
         )}
       </button>
       <MediaStrip items={media} tool={call.tool} />
-      {call.view && <ViewCard call={call} />}
+      {/* A view shows under the call that opened it; the calls it makes show none of their own. */}
+      {call.view && !call.viewOf && <ViewCard call={call} />}
       {signInServer && <CallNeedsSignIn server={signInServer} />}
       {expanded && (
         <div className="card-body">

@@ -1,0 +1,250 @@
+// The real app in a real window (Xvfb, WebKitWebDriver) with MCP App views.
+//
+// 1. `@modelcontextprotocol/server-basic-vanillajs` (from npm): the model calls get-time; its
+//    view opens in the call's card under Tooltrail's strip, shows the recorded result, and its
+//    "Get Server Time" button calls the tool again — asked about like the model's calls, then
+//    on the timeline under the call that opened the view. Its "Send Message" goes to the
+//    conversation only after the user says yes on Tooltrail's bar. Once in English and light,
+//    once in Chinese and dark; axe-core checks the card; screenshots of both.
+// 2. `@modelcontextprotocol/server-system-monitor`: its view polls a tool meant for views alone
+//    (the model never sees it); "allow for this conversation" lets the polls run.
+// 3. A hostile view (`tests/mcp/fixtures/hostile-view-server.js`): it reaches for the window,
+//    Tauri's IPC, an undeclared address, the top window, a popup, a tool not for views and
+//    another server's tool, and reports what happened; then it floods the bridge. Every attempt
+//    is refused, the view is closed, `mcp.json` is unchanged and the next question is answered.
+import assert from "node:assert/strict";
+import { cpSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import { join } from "node:path";
+import { dependencyMissing, repo, run, tempDir, test } from "./lib.mjs";
+import { appEnv, axe, gtkTheme, ownWindowState, scriptedModelEnv, Session, setLanguage, shoot as shootWindow, sleep, startDriver, startScriptedModel } from "./webdriver.mjs";
+
+const app = process.env.TOOLTRAIL_APP ?? join(repo, "target/debug/tooltrail-app");
+const scriptedModel = process.env.SCRIPTED_MODEL ?? join(repo, "target/debug/scripted-model");
+const modules = join(repo, "tests/mcp/node_modules/@modelcontextprotocol");
+const basic = join(modules, "server-basic-vanillajs/dist/index.js");
+const monitor = join(modules, "server-system-monitor/dist/index.js");
+const hostile = join(repo, "tests/mcp/fixtures/hostile-view-server.js");
+process.env.WEBKIT_DISABLE_DMABUF_RENDERER ??= "0";
+
+const shoot = (session, name) => shootWindow(session, `views-e2e-${name}`);
+const ELEMENT = "element-6066-11e4-a52e-4f735466cecf";
+
+if (!existsSync(basic) || !existsSync(monitor)) {
+  dependencyMissing("tests/mcp/node_modules is not installed (run scripts/mcp-setup)");
+  process.exit(0);
+}
+
+/** Runs `check` inside the view's frame (WebDriver's frame switch), back to the window after. */
+async function inFrame(session, frame, check) {
+  await fetch(`${session.url}/frame`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ id: { [ELEMENT]: frame } }) });
+  try {
+    return await check();
+  } finally {
+    await fetch(`${session.url}/frame/parent`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+  }
+}
+
+async function allowNext(session, which = 0) {
+  await session.waitFor(".approval-card .approval-actions button", 60_000);
+  const buttons = await session.findAll(".approval-card .approval-actions button");
+  await session.click(buttons[which]);
+}
+
+async function start(configDir, replies, theme) {
+  const script = join(configDir, "script.json");
+  writeFileSync(script, JSON.stringify(replies));
+  const model = await startScriptedModel(scriptedModel, script);
+  const driver = await startDriver(appEnv(configDir, { ...scriptedModelEnv(model), ...ownWindowState(configDir), ...gtkTheme(theme) }));
+  const folder = join(tempDir("tooltrail-e2e-"), "demo-project");
+  cpSync(join(repo, "tests/ui/fixtures/demo-project"), folder, { recursive: true });
+  const session = await Session.start(driver.base, app, [folder]);
+  return { model, driver, session };
+}
+
+async function stop({ model, driver, session }) {
+  await session?.end();
+  driver.child.kill();
+  model.child.kill();
+}
+
+for (const [lang, theme] of [
+  ["en", "light"],
+  ["zh", "dark"],
+]) {
+  test(`a server's view opens in its call's card and its own calls are approved and under that call (${lang}, ${theme})`, async () => {
+    const configDir = tempDir("tooltrail-config-");
+    writeFileSync(join(configDir, "mcp.json"), JSON.stringify({ mcpServers: { basic: { command: process.execPath, args: [basic, "--stdio"] } } }));
+    const running = await start(
+      configDir,
+      [
+        { tool_calls: [{ name: "basic__get-time", arguments: {} }] },
+        { text: "The server's time is in the card." },
+        { text: "I read the view's message." },
+      ],
+      theme,
+    );
+    const { session } = running;
+    try {
+      const box = await session.waitFor(".composer textarea");
+      await setLanguage(session, lang);
+      await session.type(box, "What time is it on the server?\uE007");
+      await allowNext(session); // the model's call
+
+      const frame = await session.waitFor(".view-card iframe.view-frame", 60_000);
+      const strip = await session.text(await session.find(".view-card .view-strip-label"));
+      assert.match(strip, /basic/);
+      assert.match(strip, /ui:\/\/get-time\/mcp-app\.html/);
+      const recorded = await session.until("the view shows the call's result", () =>
+        inFrame(session, frame, async () => {
+          const text = await session.script("return document.getElementById('server-time')?.textContent ?? ''");
+          return /\d{4}-\d\d-\d\dT/.test(text) ? text : false;
+        }),
+      );
+
+      // The view calls its tool: asked about like the model's call, then under the call.
+      await inFrame(session, frame, async () => session.click(await session.find("#get-time-btn")));
+      const asked = await session.waitFor(".approval-card", 30_000);
+      assert.match(await session.text(asked), /basic__get-time/);
+      await allowNext(session);
+      await session.until("the view shows a new time", () =>
+        inFrame(session, frame, async () => {
+          const text = await session.script("return document.getElementById('server-time')?.textContent ?? ''");
+          return text !== recorded && /\d{4}-/.test(text);
+        }),
+      );
+      await session.until("the view's call is on the timeline under its call", async () => {
+        const nested = await session.findAll(".timeline-card.view-call");
+        return nested.length > 0;
+      });
+
+      await axe(session, ".view-card", `a card with a view (${lang}, ${theme})`);
+      await sleep(800);
+      await shoot(session, `basic-${theme}-${lang}`);
+
+      // The view's message reaches the conversation only with the user's yes.
+      await inFrame(session, frame, async () => session.click(await session.find("#send-message-btn")));
+      const bar = await session.waitFor(".view-card .view-bar", 20_000);
+      await shoot(session, `message-bar-${theme}-${lang}`);
+      await session.click(await session.find(".view-card .view-bar button.primary"));
+      await session.until("the view's message was asked as a question", async () =>
+        (await session.script("return document.body.innerText")).includes("I read the view's message."),
+      60_000);
+      assert.ok(bar);
+    } finally {
+      await stop(running);
+    }
+  });
+}
+
+test("the system monitor's view polls a tool meant for views alone, allowed for the conversation", async () => {
+  const configDir = tempDir("tooltrail-config-");
+  writeFileSync(join(configDir, "mcp.json"), JSON.stringify({ mcpServers: { monitor: { command: process.execPath, args: [monitor, "--stdio"] } } }));
+  const running = await start(
+    configDir,
+    [{ tool_calls: [{ name: "monitor__get-system-info", arguments: {} }] }, { text: "Here is the monitor." }],
+    "light",
+  );
+  const { session } = running;
+  try {
+    const box = await session.waitFor(".composer textarea");
+    await setLanguage(session, "en");
+    await session.type(box, "Show the system monitor.\uE007");
+    await allowNext(session);
+    const frame = await session.waitFor(".view-card iframe.view-frame", 60_000);
+    await session.until("the monitor's view started", () =>
+      inFrame(session, frame, async () => (await session.findAll("#poll-toggle-btn")).length > 0),
+    );
+    // The view starts polling by itself.
+    // The poll is the view's own: "allow for this conversation" (the second button).
+    await session.until("the poll is asked about", async () =>
+      (await session.script("return [...document.querySelectorAll('.approval-card')].map(c => c.innerText).join(' ')")).includes("monitor__poll-system-stats"),
+    30_000);
+    await shoot(session, "monitor-asked-light-en");
+    await allowNext(session, 1);
+    await session.until("two polls ran", async () => (await session.findAll(".timeline-card.view-call")).length >= 2, 30_000);
+    assert.equal((await session.findAll(".approval-card")).length, 0, "no second question for the same poll");
+    const hostname = await inFrame(session, frame, () => session.script("return document.getElementById('info-hostname')?.textContent ?? ''"));
+    assert.ok(hostname.length > 0, "the view drew the system's information");
+    await sleep(800);
+    await shoot(session, "monitor-light-en");
+  } finally {
+    await stop(running);
+  }
+});
+
+test("a hostile view is refused everything it reaches for, closed when it floods, and the app goes on", async () => {
+  const hits = [];
+  const canary = createServer((request, response) => {
+    hits.push(request.url);
+    response.end("hit");
+  });
+  await new Promise((resolve) => canary.listen(0, "127.0.0.1", resolve));
+  const canaryUrl = `http://127.0.0.1:${canary.address().port}/`;
+  const configDir = tempDir("tooltrail-config-");
+  const log = join(configDir, "hostile.log");
+  const otherLog = join(configDir, "other.log");
+  const mcpJson = JSON.stringify({
+    mcpServers: {
+      hostile: { command: process.execPath, args: [hostile, log, canaryUrl], approval: "allow" },
+      other: { command: process.execPath, args: [hostile, otherLog, canaryUrl], approval: "allow" },
+    },
+  });
+  writeFileSync(join(configDir, "mcp.json"), mcpJson);
+  const running = await start(
+    configDir,
+    [{ tool_calls: [{ name: "hostile__open_trap", arguments: {} }] }, { text: "Opened." }, { text: "Still answering." }],
+    "light",
+  );
+  const { session } = running;
+  try {
+    const box = await session.waitFor(".composer textarea");
+    await setLanguage(session, "en");
+    await session.type(box, "Show me the chart.\uE007");
+    await session.waitFor(".view-card iframe.view-frame", 60_000);
+    const findings = await session.until(
+      "the view's report",
+      () => {
+        const lines = existsSync(log) ? readFileSync(log, "utf8").trim().split("\n") : [];
+        const report = lines.map((line) => JSON.parse(line)).find((m) => m.method === "tools/call" && m.params.name === "report");
+        return report ? report.params.arguments.findings : false;
+      },
+      60_000,
+    );
+    console.log("  the hostile view saw:", JSON.stringify(findings));
+    assert.equal(findings.initialized, "yes");
+    assert.match(findings.top_document, /^refused/);
+    assert.match(findings.parent_document, /^refused/);
+    assert.equal(findings.tauri_internals, "undefined");
+    assert.equal(findings.tauri_global, "undefined");
+    assert.equal(findings.ipc_global, "undefined");
+    assert.match(findings.ipc_fetch, /^refused/);
+    assert.match(findings.undeclared_fetch, /^refused/);
+    assert.match(findings.undeclared_image, /^refused/);
+    assert.match(findings.top_navigation, /^refused/);
+    assert.match(findings.popup, /null|refused/);
+    assert.match(findings.model_only_tool, /isError|not meant/);
+    assert.match(findings.other_server_tool, /isError|does not have/);
+    const ran = readFileSync(log, "utf8").trim().split("\n").map((line) => JSON.parse(line)).filter((m) => m.method === "tools/call").map((m) => m.params.name);
+    assert.ok(!ran.includes("secret_model_tool"), `${ran}`);
+    assert.ok(!existsSync(otherLog) || !readFileSync(otherLog, "utf8").includes("tools/call"), "the other server ran nothing");
+
+    // The flood closes the view with a notice; the window is whole.
+    await session.until("the flooded view is closed", async () => (await session.script("return document.body.innerText")).includes("sent more messages than Tooltrail accepts"), 60_000);
+    await sleep(800);
+    await shoot(session, "hostile-closed");
+    assert.deepEqual(hits, [], "nothing reached the undeclared address");
+    assert.equal(readFileSync(join(configDir, "mcp.json"), "utf8"), mcpJson, "mcp.json is as it was");
+    const handles = await fetch(`${session.url}/window/handles`).then((r) => r.json());
+    assert.equal(handles.value.length, 1, "no popup window");
+    const url = await fetch(`${session.url}/url`).then((r) => r.json());
+    assert.ok(!String(url.value).startsWith("http://127.0.0.1"), `the window stayed on the app: ${url.value}`);
+    await session.type(await session.find(".composer textarea"), "Are you still there?\uE007");
+    await session.until("the next answer", async () => (await session.script("return document.body.innerText")).includes("Still answering."), 60_000);
+  } finally {
+    await stop(running);
+    canary.close();
+  }
+});
+
+process.exit((await run()) ? 1 : 0);
