@@ -1,0 +1,183 @@
+// A call's view in its card: when it opens by itself and when it waits for Show view, the
+// permission prompt, the frame's sandbox, the line on a view's own call, and the view's context
+// offered with the next question.
+import { act, render, screen, waitFor } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { I18nProvider, type Lang } from "../../i18n";
+import { VIEW_URI, turnWithView, viewTurn } from "../../fixtures/views";
+import { applyEvents, emptyChat } from "../../state/chat";
+import { ViewHostProvider, type ViewHost } from "../../views/host";
+import { clearViewContexts, setViewContext } from "../../views/modelContext";
+import type { ViewPlan } from "../../views/types";
+import { Composer } from "../Composer";
+import { TimelineCard } from "../TimelineCard";
+import { ViewCard } from "./ViewCard";
+
+const api = vi.hoisted(() => ({
+  prepareView: vi.fn(),
+  startView: vi.fn(),
+  closeView: vi.fn(),
+  viewCallTool: vi.fn(),
+  viewReadResource: vi.fn(),
+  openViewLink: vi.fn(),
+  mcpContent: vi.fn(),
+  workspaceFiles: vi.fn(),
+  readAttachment: vi.fn(),
+  onMcpChanged: vi.fn(),
+  onResourceUpdated: vi.fn(),
+}));
+vi.mock("../../api", async (original) => ({ ...(await original<typeof import("../../api")>()), api }));
+
+const plan = (permissions: string[] = []): ViewPlan => ({
+  view_id: "view_1",
+  server: "basic",
+  tool: "basic__get-time",
+  resource_uri: VIEW_URI,
+  permissions,
+  tool_info: { name: "get-time", inputSchema: { type: "object" } },
+  input: {},
+  outcome: { kind: "pending" },
+});
+
+beforeEach(() => {
+  vi.clearAllMocks();
+  api.prepareView.mockResolvedValue(plan());
+  api.startView.mockResolvedValue({ url: "http://127.0.0.1:40123/view/abc", origin: "http://127.0.0.1:40123", csp: "default-src 'none'", refused_domains: [] });
+  api.closeView.mockResolvedValue(null);
+  api.onMcpChanged.mockResolvedValue(() => {});
+  api.onResourceUpdated.mockResolvedValue(() => {});
+});
+afterEach(() => clearViewContexts());
+
+function host(live: boolean, ask = vi.fn(() => true)): ViewHost {
+  return { conversationId: "conv_1", version: "0.1.0", sawViewStart: () => live, viewSink: () => () => {}, ask };
+}
+
+const call = () => applyEvents(emptyChat, turnWithView().events).calls.call_time!;
+
+function card(viewHost: ViewHost, lang: Lang = "en") {
+  return render(
+    <I18nProvider initial={lang}>
+      <ViewHostProvider value={viewHost}>
+        <ViewCard call={call()} />
+      </ViewHostProvider>
+    </I18nProvider>,
+  );
+}
+
+describe("a call's view in its card", () => {
+  it("waits for Show view in a reopened conversation, under the strip naming its server", async () => {
+    card(host(false));
+    expect(screen.getByText(`View from MCP server «basic» · ${VIEW_URI}`)).toBeInTheDocument();
+    const show = screen.getByRole("button", { name: "Show view" });
+    expect(api.prepareView).not.toHaveBeenCalled();
+    expect(document.querySelector("iframe")).toBeNull();
+    await userEvent.click(show);
+    await waitFor(() => expect(document.querySelector("iframe")).not.toBeNull());
+    expect(api.prepareView).toHaveBeenCalledWith("conv_1", "turn_1", "call_time");
+  });
+
+  it("opens by itself for a live call, sandboxed, on its own origin, with no permission", async () => {
+    card(host(true));
+    await waitFor(() => expect(document.querySelector("iframe")).not.toBeNull());
+    const frame = document.querySelector("iframe")!;
+    expect(frame.getAttribute("src")).toBe("http://127.0.0.1:40123/view/abc");
+    expect(frame.getAttribute("sandbox")).toBe("allow-scripts allow-same-origin allow-forms");
+    expect(frame.getAttribute("allow")).toBeNull();
+    expect(frame.getAttribute("referrerpolicy")).toBe("no-referrer");
+    expect(frame.getAttribute("title")).toBe("View of «basic__get-time» from «basic»");
+    expect(api.startView).toHaveBeenCalledWith("view_1", [], expect.any(Function));
+    // Tooltrail's controls are outside the frame's box.
+    expect(screen.getByTestId("view-frame-box").querySelectorAll("button")).toHaveLength(0);
+  });
+
+  it("asks before granting what the view declared, and grants only on Allow", async () => {
+    api.prepareView.mockResolvedValue(plan(["camera", "clipboard-write"]));
+    card(host(true));
+    await screen.findByText("This view asks for: the camera, writing to the clipboard.");
+    expect(api.startView).not.toHaveBeenCalled();
+    await userEvent.click(screen.getByRole("button", { name: "Allow" }));
+    await waitFor(() => expect(document.querySelector("iframe")).not.toBeNull());
+    expect(api.startView).toHaveBeenCalledWith("view_1", ["camera", "clipboard-write"], expect.any(Function));
+    expect(document.querySelector("iframe")!.getAttribute("allow")).toBe("camera; clipboard-write");
+  });
+
+  it("grants nothing on Not now", async () => {
+    api.prepareView.mockResolvedValue(plan(["geolocation"]));
+    card(host(true), "zh");
+    await screen.findByText("该视图请求：你的位置。");
+    await userEvent.click(screen.getByRole("button", { name: "暂不" }));
+    await waitFor(() => expect(document.querySelector("iframe")).not.toBeNull());
+    expect(api.startView).toHaveBeenCalledWith("view_1", [], expect.any(Function));
+    expect(document.querySelector("iframe")!.getAttribute("allow")).toBeNull();
+  });
+
+  it("says why a view cannot be shown, in a sentence", async () => {
+    api.prepareView.mockRejectedValue({ code: "views", message: "The MCP server basic is not running." });
+    card(host(true));
+    expect(await screen.findByRole("alert")).toHaveTextContent("The view could not be shown: The MCP server basic is not running.");
+    expect(screen.getByRole("button", { name: "Show view" })).toBeInTheDocument();
+  });
+
+  it("closes the view on the record when the user closes it", async () => {
+    card(host(true));
+    await waitFor(() => expect(document.querySelector("iframe")).not.toBeNull());
+    await userEvent.click(screen.getByRole("button", { name: "Close view" }));
+    await waitFor(() => expect(api.closeView).toHaveBeenCalledWith("view_1", "closed"));
+    expect(document.querySelector("iframe")).toBeNull();
+    expect(api.closeView).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe("a view's own call on the timeline", () => {
+  it("says which call's view made it, in both languages", () => {
+    const b = turnWithView();
+    viewTurn(b);
+    const state = applyEvents(emptyChat, b.events);
+    for (const [lang, text] of [
+      ["en", "↳ called by the view of «basic__get-time»"],
+      ["zh", "↳ 由「basic__get-time」的视图调用"],
+    ] as const) {
+      const { unmount } = render(
+        <I18nProvider initial={lang}>
+          <TimelineCard call={state.calls.vcall_1!} expanded={false} selected={false} onToggle={() => {}} onShowInChat={() => {}} viewParentTool="basic__get-time" />
+        </I18nProvider>,
+      );
+      expect(screen.getByText(text)).toBeInTheDocument();
+      unmount();
+    }
+  });
+});
+
+describe("the view's context for the model", () => {
+  const composer = (onSend = vi.fn()) => {
+    render(
+      <I18nProvider initial="en">
+        <Composer folder="demo" busy={false} onSend={onSend} onStop={vi.fn()} />
+      </I18nProvider>,
+    );
+    return onSend;
+  };
+
+  it("goes with the next question as a view attachment, once", async () => {
+    const onSend = composer();
+    act(() => setViewContext("view_1", "basic", "basic__get-time", "old"));
+    act(() => setViewContext("view_1", "basic", "basic__get-time", "Showing 19:30 UTC"));
+    // Each update replaces the view's last.
+    expect(screen.getAllByText("view of basic__get-time")).toHaveLength(1);
+    await userEvent.type(screen.getByRole("textbox"), "What does the view show?{Enter}");
+    expect(onSend).toHaveBeenCalledWith("What does the view show?", [{ kind: "view", server: "basic", tool: "basic__get-time", text: "Showing 19:30 UTC" }]);
+    expect(screen.queryByText("view of basic__get-time")).toBeNull();
+    await userEvent.type(screen.getByRole("textbox"), "And now?{Enter}");
+    expect(onSend).toHaveBeenLastCalledWith("And now?", []);
+  });
+
+  it("is not sent once the user removed it", async () => {
+    const onSend = composer();
+    act(() => setViewContext("view_1", "basic", "basic__get-time", "Showing 19:30 UTC"));
+    await userEvent.click(screen.getByRole("button", { name: /Remove view of basic__get-time/ }));
+    await userEvent.type(screen.getByRole("textbox"), "Hello{Enter}");
+    expect(onSend).toHaveBeenCalledWith("Hello", []);
+  });
+});
