@@ -330,3 +330,49 @@ async fn mcp_test_reads_the_views_of_the_mcp_apps_example_servers() {
         "{stdout}"
     );
 }
+
+/// `ask` says a call's tool has a view (its page's address), on the timeline and in `--json`,
+/// with `server-basic-vanillajs` from npm; the view itself opens only in the app.
+#[tokio::test]
+async fn ask_says_which_call_has_a_view_and_json_carries_it() {
+    let Some(basic) = reference_server("server-basic-vanillajs") else {
+        return;
+    };
+    let setup = Setup::new(
+        &[],
+        |_| json!({"mcpServers": {"basic": {"command": "node", "args": [basic, "--stdio"], "approval": "allow"}}}),
+        "",
+    );
+    let script = || {
+        vec![
+            Reply::tool_calls(&[("basic__get-time", "{}")]),
+            Reply::text("It is late."),
+        ]
+    };
+    let model = ScriptedServer::start(script()).await;
+    let out = ask(&model, &["What time is it on the server?"], &setup).await;
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        stdout.contains(
+            "⧉ has a view: ui://get-time/mcp-app.html (open the conversation in the app to use it)"
+        ),
+        "{stdout}"
+    );
+
+    let model = ScriptedServer::start(script()).await;
+    let out = ask(&model, &["--json", "What time is it on the server?"], &setup).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let views: Vec<Value> = text(&out.stdout)
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).unwrap())
+        .filter(|event| {
+            event["type"] == "tool_call_started" || event["type"] == "tool_call_finished"
+        })
+        .map(|event| event["view"].clone())
+        .collect();
+    assert_eq!(
+        views,
+        vec![json!({"resource_uri": "ui://get-time/mcp-app.html"}); 2]
+    );
+}
