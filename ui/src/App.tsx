@@ -80,13 +80,14 @@ export function App() {
 
   // What views need of the window; a view's message is sent as the composer sends a question,
   // with the views' latest context for the model attached.
-  const { busy, send, sawViewStart, viewSink } = session;
+  const { busy, send, sawViewStart, claimViewStart, viewSink } = session;
   const conversationId = session.chat.conversationId;
   const viewHost = useMemo<ViewHost>(
     () => ({
       conversationId,
       version: info?.version ?? "",
       sawViewStart,
+      claimViewStart,
       viewSink,
       ask: (text) => {
         if (busy) return false;
@@ -94,7 +95,7 @@ export function App() {
         return true;
       },
     }),
-    [conversationId, info?.version, sawViewStart, viewSink, busy, send],
+    [conversationId, info?.version, sawViewStart, claimViewStart, viewSink, busy, send],
   );
   // A view's context belongs to its conversation.
   useEffect(() => clearViewContexts(), [conversationId]);

@@ -48,8 +48,10 @@ export interface Session {
   reset: () => void;
   /** The last question asked, for retrying a failed turn. */
   lastQuestion: string | null;
-  /** Whether this window saw the call with a view start live (its view then opens by itself). */
+  /** Whether this window saw the call with a view start live, its view not yet opened for it. */
   sawViewStart: (callId: string) => boolean;
+  /** Takes the live start of the call for its view: true once, the first time it opens. */
+  claimViewStart: (callId: string) => boolean;
   /** Where a view turn's events go: into this conversation's state while it is shown. */
   viewSink: () => (event: ChatEvent) => void;
 }
@@ -60,8 +62,10 @@ export function useSession(onTurnFinished: () => void): Session {
   const [changes, setChanges] = useState<Record<string, TurnChanges>>({});
   const [localWait, setLocalWait] = useState<LocalWait | null>(null);
   const queue = useRef<ChatEvent[]>([]);
-  // Calls with a view whose start came down a live channel, not from the record.
+  // Calls with a view whose start came down a live channel, not from the record, and those whose
+  // view has opened by itself since (a card scrolled back into view does not open it again).
   const liveViews = useRef(new Set<string>());
+  const claimedViews = useRef(new Set<string>());
   const scheduled = useRef(false);
   // Events of a conversation the window has left are dropped; each view gets a new token.
   const view = useRef(0);
@@ -185,7 +189,15 @@ export function useSession(onTurnFinished: () => void): Session {
     dispatch({ kind: "reset", state: emptyChat });
   }, []);
 
-  const sawViewStart = useCallback((callId: string) => liveViews.current.has(callId), []);
+  const sawViewStart = useCallback((callId: string) => liveViews.current.has(callId) && !claimedViews.current.has(callId), []);
+  const claimViewStart = useCallback(
+    (callId: string) => {
+      if (!sawViewStart(callId)) return false;
+      claimedViews.current.add(callId);
+      return true;
+    },
+    [sawViewStart],
+  );
   const viewSink = useCallback(() => {
     const token = view.current;
     return (event: ChatEvent) => enqueue(token, event);
@@ -198,5 +210,5 @@ export function useSession(onTurnFinished: () => void): Session {
   }, [lastQuestion, send]);
 
   const busy = Boolean(runningTurn(chat)) || (outgoing !== null && outgoing.error === undefined);
-  return { chat, outgoing, localWait, busy, send, retry, stop, answer, answerQuestion, changes, undo, open, reset, lastQuestion, sawViewStart, viewSink };
+  return { chat, outgoing, localWait, busy, send, retry, stop, answer, answerQuestion, changes, undo, open, reset, lastQuestion, sawViewStart, claimViewStart, viewSink };
 }

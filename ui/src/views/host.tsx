@@ -8,8 +8,10 @@ export interface ViewHost {
   conversationId: string | null;
   /** Tooltrail's version, for the view's host info. */
   version: string;
-  /** Whether this window saw the call start live: its view then opens by itself. */
+  /** Whether this window saw the call start live: its view then opens by itself, once. */
   sawViewStart: (callId: string) => boolean;
+  /** Takes that live start: true the first time only. */
+  claimViewStart: (callId: string) => boolean;
   /** Where the events of a view turn opened now go. */
   viewSink: () => (event: ChatEvent) => void;
   /** Sends `text` as the user's question, as the composer does; false when a turn is running. */

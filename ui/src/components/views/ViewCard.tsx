@@ -32,7 +32,9 @@ export function ViewCard({ call }: { call: CallView }) {
 
 function ViewCardIn({ call, host, uri }: { call: CallView; host: ViewHost; uri: string }) {
   const { t } = useI18n();
-  const [stage, setStage] = useState<Stage>(() => (host.sawViewStart(call.callId) ? { kind: "preparing" } : { kind: "idle" }));
+  // A card first mounted for a call seen starting live opens its view by itself.
+  const [auto] = useState(() => host.sawViewStart(call.callId));
+  const [stage, setStage] = useState<Stage>(auto ? { kind: "preparing" } : { kind: "idle" });
   const [mode, setMode] = useState<HostDisplayMode>("inline");
   const frame = useRef<FrameHandle>(null);
   const stageRef = useRef(stage);
@@ -52,25 +54,34 @@ function ViewCardIn({ call, host, uri }: { call: CallView; host: ViewHost; uri: 
     [host],
   );
 
-  const prepare = useCallback(() => {
-    if (!host.conversationId) return;
-    setStage({ kind: "preparing" });
-    api.prepareView(host.conversationId, call.turnId, call.callId).then(
+  /** Asks for the view's plan; the stage says "preparing" already. */
+  const plan = useCallback(() => {
+    const conversation = host.conversationId;
+    const asked: Promise<ViewPlan | null> = conversation ? api.prepareView(conversation, call.turnId, call.callId) : Promise.resolve(null);
+    return asked.then(
       (plan) => {
-        if (plan.permissions.length > 0) setStage({ kind: "asking", plan });
+        if (!plan) setStage({ kind: "idle" });
+        else if (plan.permissions.length > 0) setStage({ kind: "asking", plan });
         else start(plan, []);
       },
       (error: unknown) => setStage({ kind: "idle", error: errorMessage(error) }),
     );
   }, [host.conversationId, call.turnId, call.callId, start]);
 
-  // A live call's view opens by itself, once.
-  const opened = useRef(false);
+  const prepare = () => {
+    setStage({ kind: "preparing" });
+    void plan();
+  };
+
+  // A live call's view opens by itself, once: a card mounted again later waits for Show view.
+  const autoDone = useRef(false);
   useEffect(() => {
-    if (opened.current || stage.kind !== "preparing") return;
-    opened.current = true;
-    prepare();
-  }, [stage.kind, prepare]);
+    if (!auto || autoDone.current) return;
+    autoDone.current = true;
+    // Taken by another card of the same call meanwhile: this one waits for Show view.
+    if (host.claimViewStart(call.callId)) void plan();
+    else void Promise.resolve().then(() => setStage({ kind: "idle" }));
+  }, [auto, host, call.callId, plan]);
 
   // The views already closed on the record: each is closed once, with the first reason.
   const closed = useRef(new Set<string>());

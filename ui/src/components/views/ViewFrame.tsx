@@ -75,6 +75,7 @@ export function ViewFrame({ call, plan, start, granted, host, mode, onMode, onEn
   const frame = useRef<HTMLIFrameElement>(null);
   const box = useRef<HTMLDivElement>(null);
   const bridgeRef = useRef<ViewBridge | null>(null);
+  const goneTimer = useRef<ReturnType<typeof setTimeout> | null>(null);
   const [height, setHeight] = useState(MIN_HEIGHT * 2);
   const [width, setWidth] = useState(0);
   const [boxHeight, setBoxHeight] = useState(0);
@@ -180,11 +181,27 @@ export function ViewFrame({ call, plan, start, granted, host, mode, onMode, onEn
       },
       close: (reason) => live.current.onEnd(reason),
     };
-    const bridge = new ViewBridge({ listenOn: window, frame: () => frame.current?.contentWindow ?? null, origin: start.origin, host: bridgeHost });
-    bridgeRef.current = bridge;
-    bridge.start();
-    // Before the frame leaves the page, the view is told (a view that never started is not).
-    return () => live.current.onGone(bridge.teardown("closed"));
+    // Mounted again at once (React's development checks unmount and remount every component):
+    // the same frame, so the same bridge.
+    let bridge = bridgeRef.current;
+    if (bridge && goneTimer.current !== null) {
+      clearTimeout(goneTimer.current);
+      goneTimer.current = null;
+    } else {
+      bridge = new ViewBridge({ listenOn: window, frame: () => frame.current?.contentWindow ?? null, origin: start.origin, host: bridgeHost });
+      bridgeRef.current = bridge;
+      bridge.start();
+    }
+    const mine = bridge;
+    // The frame is leaving the page: the view is told (a view that never started is not), and
+    // the card closes it on the record once it answered or the wait ran out.
+    return () => {
+      goneTimer.current = setTimeout(() => {
+        goneTimer.current = null;
+        if (bridgeRef.current === mine) bridgeRef.current = null;
+        live.current.onGone(mine.teardown("closed"));
+      }, 0);
+    };
   }, [context, granted, plan, sendOutcome, start]);
 
   useImperativeHandle(handle, () => ({ teardown: (reason) => bridgeRef.current?.teardown(reason) ?? Promise.resolve() }), []);

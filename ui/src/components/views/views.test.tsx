@@ -51,7 +51,19 @@ beforeEach(() => {
 afterEach(() => clearViewContexts());
 
 function host(live: boolean, ask = vi.fn(() => true)): ViewHost {
-  return { conversationId: "conv_1", version: "0.1.0", sawViewStart: () => live, viewSink: () => () => {}, ask };
+  let claimed = false;
+  return {
+    conversationId: "conv_1",
+    version: "0.1.0",
+    sawViewStart: () => live && !claimed,
+    claimViewStart: () => {
+      const first = live && !claimed;
+      claimed = true;
+      return first;
+    },
+    viewSink: () => () => {},
+    ask,
+  };
 }
 
 const call = () => applyEvents(emptyChat, turnWithView().events).calls.call_time!;
@@ -90,6 +102,18 @@ describe("a call's view in its card", () => {
     expect(api.startView).toHaveBeenCalledWith("view_1", [], expect.any(Function));
     // Tooltrail's controls are outside the frame's box.
     expect(screen.getByTestId("view-frame-box").querySelectorAll("button")).toHaveLength(0);
+  });
+
+  it("opens by itself once: the card mounted again (scrolled back, say) waits for Show view", async () => {
+    const live = host(true);
+    const first = card(live);
+    await waitFor(() => expect(document.querySelector("iframe")).not.toBeNull());
+    first.unmount();
+    await waitFor(() => expect(api.closeView).toHaveBeenCalledWith("view_1", "closed"));
+    card(live);
+    expect(await screen.findByRole("button", { name: "Show view" })).toBeInTheDocument();
+    expect(document.querySelector("iframe")).toBeNull();
+    expect(api.prepareView).toHaveBeenCalledTimes(1);
   });
 
   it("asks before granting what the view declared, and grants only on Allow", async () => {
