@@ -13,7 +13,7 @@
 //    another server's tool, and reports what happened; then it floods the bridge. Every attempt
 //    is refused, the view is closed, `mcp.json` is unchanged and the next question is answered.
 import assert from "node:assert/strict";
-import { cpSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, cpSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { join } from "node:path";
 import { dependencyMissing, repo, run, tempDir, test } from "./lib.mjs";
@@ -55,11 +55,17 @@ async function start(configDir, replies, theme) {
   const script = join(configDir, "script.json");
   writeFileSync(script, JSON.stringify(replies));
   const model = await startScriptedModel(scriptedModel, script);
-  const driver = await startDriver(appEnv(configDir, { ...scriptedModelEnv(model), ...ownWindowState(configDir), ...gtkTheme(theme) }));
+  // The browser: notes the page it was asked to open, and nothing more.
+  const browser = join(configDir, "browser.sh");
+  writeFileSync(browser, `#!/bin/sh\nprintf '%s' "$1" > '${join(configDir, "opened.txt")}'\n`);
+  chmodSync(browser, 0o755);
+  const driver = await startDriver(
+    appEnv(configDir, { ...scriptedModelEnv(model), ...ownWindowState(configDir), ...gtkTheme(theme), BROWSER: browser }),
+  );
   const folder = join(tempDir("tooltrail-e2e-"), "demo-project");
   cpSync(join(repo, "tests/ui/fixtures/demo-project"), folder, { recursive: true });
   const session = await Session.start(driver.base, app, [folder]);
-  return { model, driver, session };
+  return { model, driver, session, folder };
 }
 
 async function stop({ model, driver, session }) {
@@ -85,6 +91,7 @@ for (const [lang, theme] of [
       theme,
     );
     const { session } = running;
+    let session2;
     try {
       const box = await session.waitFor(".composer textarea");
       await setLanguage(session, lang);
@@ -131,6 +138,44 @@ for (const [lang, theme] of [
         (await session.script("return document.body.innerText")).includes("I read the view's message."),
       60_000);
       assert.ok(bar);
+
+      // A link opens the user's browser only after Open on Tooltrail's bar.
+      const opened = join(configDir, "opened.txt");
+      const liveFrame = await session.find(".view-card iframe.view-frame");
+      await inFrame(session, liveFrame, async () => session.click(await session.find("#open-link-btn")));
+      await session.until("the link's bar", async () =>
+        (await session.script("return [...document.querySelectorAll('.view-card .view-bar')].map(b => b.innerText).join(' ')")).includes("https://modelcontextprotocol.io/"),
+      );
+      assert.ok(!existsSync(opened), "nothing opened before the user's yes");
+      const openButton = await session.find(".view-card .view-bar button.primary");
+      await session.script("arguments[0].scrollIntoView({ block: 'center' })", [{ [ELEMENT]: openButton }]);
+      await sleep(300);
+      await session.click(openButton);
+      await session.until("the browser was asked", () => existsSync(opened) && readFileSync(opened, "utf8"));
+      assert.equal(readFileSync(opened, "utf8"), "https://modelcontextprotocol.io/");
+
+      // Reopened after a restart, the view comes back from the record: the call's own result,
+      // not a new run (the server's time would differ).
+      const calls = await session.text(await session.find("[data-testid=timeline-count]"));
+      await session.end();
+      running.session = session2 = await Session.start(running.driver.base, app, [running.folder]);
+      await setLanguage(session2, lang);
+      await session2.click(await session2.waitFor(".conversations .conversation-row .side-item", 30_000));
+      const show = await session2.until("Show view", async () => {
+        for (const button of await session2.findAll(".view-card .view-strip-actions button")) {
+          if ((await session2.text(button)) === (lang === "zh" ? "显示视图" : "Show view")) return button;
+        }
+        return false;
+      });
+      assert.equal((await session2.findAll(".view-card iframe")).length, 0, "an old view is not mounted by itself");
+      await session2.click(show);
+      const again = await session2.waitFor(".view-card iframe.view-frame", 30_000);
+      await session2.until("the reopened view shows the recorded result", () =>
+        inFrame(session2, again, async () => (await session2.script("return document.getElementById('server-time')?.textContent ?? ''")) === recorded),
+      );
+      assert.equal(await session2.text(await session2.find("[data-testid=timeline-count]")), calls, "the tool did not run again");
+      await sleep(800);
+      await shoot(session2, `reopened-${theme}-${lang}`);
     } finally {
       await stop(running);
     }
