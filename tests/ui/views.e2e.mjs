@@ -159,6 +159,7 @@ for (const [lang, theme] of [
       const calls = await session.text(await session.find("[data-testid=timeline-count]"));
       await session.end();
       running.session = session2 = await Session.start(running.driver.base, app, [running.folder]);
+      await session2.waitFor(".composer textarea", 30_000);
       await setLanguage(session2, lang);
       await session2.click(await session2.waitFor(".conversations .conversation-row .side-item", 30_000));
       const show = await session2.until("Show view", async () => {
@@ -246,7 +247,8 @@ test("a hostile view is refused everything it reaches for, closed when it floods
     const box = await session.waitFor(".composer textarea");
     await setLanguage(session, "en");
     await session.type(box, "Show me the chart.\uE007");
-    await session.waitFor(".view-card iframe.view-frame", 60_000);
+    // The view opens by itself and may be done (and closed for flooding) within a moment, so
+    // what it did is read from its server's log and the window, not from its frame.
     const findings = await session.until(
       "the view's report",
       () => {
