@@ -234,6 +234,79 @@ test("a reopened conversation shows its view only on Show view, with the recorde
   await context.close();
 });
 
+test("an open view stays while its card scrolls out of sight", async () => {
+  const { page, context, lines } = await open({ viewPlans: { call_time: plan() }, viewStart: start("/example") });
+  await askLive(page);
+  await finishLive(page);
+  await waitForLine(lines, "Received tool call result");
+  // Many calls after it: the timeline follows them to the bottom, far past the card.
+  await page.evaluate(() => window.__mock.deliver(window.__mock.stream.manyCalls(120)));
+  await page.locator('.timeline-card[data-call-id="call_119"]').waitFor();
+  const scroller = page.getByTestId("timeline-scroll");
+  const [top, frameBottom] = await Promise.all([
+    scroller.evaluate((element) => element.getBoundingClientRect().top),
+    page.locator("iframe.view-frame").evaluate((element) => element.getBoundingClientRect().bottom),
+  ]);
+  assert.ok(frameBottom < top, `the card is out of sight (${frameBottom} < ${top})`);
+  assert.equal(await page.locator("iframe.view-frame").count(), 1);
+  assert.deepEqual(await commands(page, "close_view"), []);
+  // Still the same live view: it answers its button.
+  await page.locator('.timeline-card[data-call-id="call_time"]').scrollIntoViewIfNeeded();
+  await page.frameLocator("iframe.view-frame").getByRole("button", { name: "Get Server Time" }).click();
+  await page.waitForFunction(() => window.__mock.calls.some((c) => c.cmd === "view_call_tool"));
+  await context.close();
+});
+
+test("the view is told when the app's language or theme changes", async () => {
+  // The example page takes the theme it is told.
+  const example = await open({ viewPlans: { call_time: plan() }, viewStart: start("/example") });
+  await askLive(example.page);
+  await waitForLine(example.lines, "Received tool call input");
+  const html = example.page.frameLocator("iframe.view-frame").locator("html");
+  const scheme = () => html.evaluate((element) => getComputedStyle(element).colorScheme);
+  assert.match(await scheme(), /light/);
+  await example.page.emulateMedia({ colorScheme: "dark" });
+  for (let i = 0; i < 100 && !/dark/.test(await scheme()); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.match(await scheme(), /dark/);
+  await example.context.close();
+  // Our own page logs what it is told: the new locale, then the new theme, and only those.
+  const { page, context } = await open({ viewPlans: { call_time: plan() }, viewStart: start("/hostile#watch") });
+  await askLive(page);
+  await page.frameLocator("iframe.view-frame").getByText("ready").waitFor();
+  // The menu holds its other languages once it is reached.
+  const menu = page.getByRole("combobox", { name: /Language/ });
+  await menu.focus();
+  await menu.selectOption("zh");
+  await page.getByText("视图日志（1）").waitFor();
+  await page.emulateMedia({ colorScheme: "dark" });
+  await page.getByText("视图日志（2）").waitFor();
+  await page.locator(".view-log summary").click();
+  assert.equal(await page.locator(".view-log pre").textContent(), "warning: changed locale zh-CN\nwarning: changed theme dark");
+  await context.close();
+});
+
+test("full screen: the view asks, is answered with the mode, and Exit full screen brings it back", async () => {
+  const { page, context } = await open({ viewPlans: { call_time: plan() }, viewStart: start("/hostile#fullscreen") });
+  await askLive(page);
+  const exit = page.getByRole("button", { name: "Exit full screen (Esc)" });
+  await exit.waitFor();
+  // Tooltrail's overlay over the window, the strip kept, the frame filling the rest.
+  const card = await page.locator(".view-card").boundingBox();
+  assert.ok(card && card.width >= 1200 && card.height >= 760, `overlay ${JSON.stringify(card)}`);
+  await page.getByText(`View from MCP server «basic» · ${VIEW_URI}`).waitFor();
+  await shot(page, "fullscreen");
+  await exit.click();
+  await exit.waitFor({ state: "detached" });
+  await page.locator(".view-log summary").click();
+  const log = page.locator(".view-log pre");
+  for (let i = 0; i < 100 && !/context inline/.test((await log.textContent()) ?? ""); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+  const text = (await log.textContent()) ?? "";
+  assert.match(text, /answered fullscreen/);
+  assert.match(text, /context fullscreen \{"width":\d+,"height":\d+\}/);
+  assert.match(text, /context inline \{"width":\d+,"maxHeight":800\}/);
+  await context.close();
+});
+
 for (const look of [
   { name: "light, English", file: "light-en", options: { colorScheme: "light", locale: "en-US" } },
   { name: "dark, Chinese", file: "dark-zh", options: { colorScheme: "dark", locale: "zh-CN" } },

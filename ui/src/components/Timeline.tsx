@@ -1,12 +1,17 @@
 // Every tool call of the conversation, newest at the bottom, as a list of cards or as a
 // waterfall on a time axis (loaded when first shown). Virtualised: only the cards in view exist
 // in the page, so ten thousand calls scroll like ten.
-import { useVirtualizer } from "@tanstack/react-virtual";
+import { defaultRangeExtractor, useVirtualizer, type Range } from "@tanstack/react-virtual";
 import { memo, useCallback, useEffect, useLayoutEffect, useRef, useState } from "react";
 import { useI18n } from "../i18n";
 import type { CallView, TurnView } from "../state/chat";
 import { TimelineCard } from "./TimelineCard";
 import type { TimelineMode } from "./timelineMode";
+import { useOpenViews } from "../views/openViews";
+
+/** Cards with an open view kept mounted out of sight, the latest opened first; an older one
+ * that scrolls away unmounts, which closes its view. */
+const KEEP_OPEN_VIEWS = 3;
 
 type WaterfallView = (typeof import("./Waterfall"))["default"];
 // Loaded once, then drawn at once: with Suspense, React holds a revealed boundary back for up
@@ -47,7 +52,22 @@ export const Timeline = memo(function Timeline({ calls, timeline, selected, reve
     if (!list && !Waterfall) void loadWaterfall().then((view) => setWaterfall(() => view));
   }, [list, Waterfall]);
 
+  // Rows out of sight whose view is open stay mounted: unmounting would tear the view down.
+  const openViews = useOpenViews();
+  const rangeExtractor = useCallback(
+    (range: Range) => {
+      const shown = defaultRangeExtractor(range);
+      const kept = openViews
+        .slice(-KEEP_OPEN_VIEWS)
+        .map((id) => ids.indexOf(id))
+        .filter((index) => index >= 0 && !shown.includes(index));
+      return kept.length === 0 ? shown : [...shown, ...kept].sort((a, b) => a - b);
+    },
+    [openViews, ids],
+  );
+
   const virtualizer = useVirtualizer({
+    rangeExtractor,
     // The waterfall has rows of its own; the list's are not laid out meanwhile.
     count: list ? ids.length : 0,
     getScrollElement: () => scroller.current,

@@ -11,6 +11,7 @@ import { ViewBridge, type BridgeHost, type DisplayMode } from "../../views/bridg
 import { contextChanges, hostContext, sandboxCsp, type HostDisplayMode } from "../../views/hostContext";
 import { useTheme, type ViewHost } from "../../views/host";
 import { setViewContext } from "../../views/modelContext";
+import { viewGone, viewOpened } from "../../views/openViews";
 import type { ViewEnd, ViewPermission, ViewPlan, ViewStart } from "../../views/types";
 
 /** How long a view has to finish its handshake before it is closed as not starting. */
@@ -205,6 +206,12 @@ export function ViewFrame({ call, plan, start, granted, host, mode, onMode, onEn
   }, [context, granted, plan, sendOutcome, start]);
 
   useImperativeHandle(handle, () => ({ teardown: (reason) => bridgeRef.current?.teardown(reason) ?? Promise.resolve() }), []);
+
+  // Open, its card is kept mounted while it scrolls out of sight.
+  useEffect(() => {
+    viewOpened(call.callId);
+    return () => viewGone(call.callId);
+  }, [call.callId]);
 
   // A view that has not finished its handshake in time did not start.
   useEffect(() => {
