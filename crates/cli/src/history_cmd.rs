@@ -158,6 +158,11 @@ fn history_line(row: &HistoryRow) -> String {
     if let Some(error) = &row.error {
         line.push_str(&format!(" — {}", error.message));
     }
+    if let Some(parent) = &row.view_of {
+        line.push_str(&format!("  ⧉ from the view of {parent}"));
+    } else if let Some(view) = &row.view {
+        line.push_str(&format!("  ⧉ view {}", view.resource_uri));
+    }
     line.push_str(&format!("  [{} {}]", row.conversation_id, row.id));
     line
 }
@@ -350,5 +355,46 @@ mod tests {
         assert_eq!(human_bytes(512), "512 B");
         assert_eq!(human_bytes(1536), "1.5 KB");
         assert_eq!(human_bytes(5 * 1024 * 1024), "5.0 MB");
+    }
+
+    #[test]
+    fn a_line_says_which_call_has_a_view_and_which_a_view_made() {
+        let row = |view: Option<&str>, view_of: Option<&str>| HistoryRow {
+            id: "tc_9".into(),
+            conversation_id: "conv_1".into(),
+            turn_id: "turn_1".into(),
+            workspace: None,
+            call_id: "call_1".into(),
+            round: 1,
+            tool: "basic__get-time".into(),
+            source: tooltrail_protocol::ToolSource::Mcp {
+                server: "basic".into(),
+            },
+            description: String::new(),
+            arguments: serde_json::json!({}),
+            started_ms: 0,
+            duration_ms: Some(3),
+            status: CallStatus::Success,
+            error: None,
+            result_preview: String::new(),
+            result_size: 0,
+            truncated_for_model: false,
+            approval: tooltrail_protocol::ApprovalRecord::not_needed(),
+            view: view.map(|uri| tooltrail_protocol::ViewLink {
+                resource_uri: uri.into(),
+            }),
+            view_of: view_of.map(str::to_string),
+        };
+        let opened = history_line(&row(Some("ui://get-time/mcp-app.html"), None));
+        assert!(
+            opened.contains("  ⧉ view ui://get-time/mcp-app.html  [conv_1 tc_9]"),
+            "{opened}"
+        );
+        let made = history_line(&row(Some("ui://get-time/mcp-app.html"), Some("tc_8")));
+        assert!(
+            made.contains("  ⧉ from the view of tc_8  [conv_1 tc_9]"),
+            "{made}"
+        );
+        assert!(!history_line(&row(None, None)).contains('⧉'));
     }
 }
