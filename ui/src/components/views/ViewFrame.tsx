@@ -104,6 +104,8 @@ export function ViewFrame({ call, plan, start, granted, host, mode, onMode, onEn
       ...(now.mode === "fullscreen" ? { height: now.boxHeight } : {}),
       callId: now.call.callId,
       tool: plan.tool_info as JsonValue,
+      hover: window.matchMedia?.("(hover: hover)").matches ?? true,
+      touch: window.matchMedia?.("(pointer: coarse)").matches ?? false,
     });
   }, [plan.tool_info]);
   const sentContext = useRef<Record<string, JsonValue> | null>(null);

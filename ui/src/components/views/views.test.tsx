@@ -11,6 +11,7 @@ import { ViewHostProvider, type ViewHost } from "../../views/host";
 import { clearViewContexts, setViewContext } from "../../views/modelContext";
 import type { ViewPlan } from "../../views/types";
 import { Composer } from "../Composer";
+import { Chat } from "../Chat";
 import { TimelineCard } from "../TimelineCard";
 import { ViewCard } from "./ViewCard";
 
@@ -171,6 +172,25 @@ describe("a view's own call on the timeline", () => {
       expect(screen.getByText(text)).toBeInTheDocument();
       unmount();
     }
+  });
+});
+
+describe("a view's call waiting for approval", () => {
+  it("is asked about in the chat under the call whose view made it, and answered like the model's", async () => {
+    const b = turnWithView();
+    b.enter("view_1").push({ type: "view_opened", parent_turn_id: "turn_1", parent_call_id: "call_time", server: "basic", tool: "basic__get-time", resource_uri: VIEW_URI, csp: "" });
+    b.ask("vcall_1", "basic__get-time", {}, "basic__get-time {}", "The view asks to call a tool of its server.");
+    const state = applyEvents(emptyChat, b.events);
+    const onAnswer = vi.fn(() => Promise.resolve());
+    render(
+      <I18nProvider initial="en">
+        <Chat chat={state} outgoing={null} folder="demo" selected={null} reveal={0} onSelectCall={() => {}} onAnswer={onAnswer} onAnswerQuestion={() => Promise.resolve()} changes={{}} onUndo={() => Promise.reject(new Error("no"))} onRetry={() => {}} />
+      </I18nProvider>,
+    );
+    expect(screen.getByText("The view of «basic__get-time» asks to call a tool:")).toBeInTheDocument();
+    expect(screen.getByText(/The view asks to call a tool of its server/)).toBeInTheDocument();
+    await userEvent.click(screen.getByRole("button", { name: /Allow once/ }));
+    expect(onAnswer).toHaveBeenCalledWith("vcall_1", expect.anything());
   });
 });
 
