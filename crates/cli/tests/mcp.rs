@@ -361,7 +361,12 @@ async fn ask_says_which_call_has_a_view_and_json_carries_it() {
     );
 
     let model = ScriptedServer::start(script()).await;
-    let out = ask(&model, &["--json", "What time is it on the server?"], &setup).await;
+    let out = ask(
+        &model,
+        &["--json", "What time is it on the server?"],
+        &setup,
+    )
+    .await;
     assert!(out.status.success(), "{}", text(&out.stderr));
     let views: Vec<Value> = text(&out.stdout)
         .lines()
