@@ -3,7 +3,7 @@
 import { useCallback, useEffect, useReducer, useRef, useState } from "react";
 import { api, errorCode, errorMessage } from "./api";
 import { stopListening } from "./listening";
-import type { ApprovalReply, Event, TurnChanges, UndoReport } from "./bindings";
+import type { ApprovalReply, TurnChanges, UndoReport } from "./bindings";
 import { recordTextLatency } from "./perf";
 import { applyEvents, emptyChat, runningTurn, type ChatState } from "./state/chat";
 import { foldLocalStatus, waitAfterEvents, type LocalWait } from "./state/localWait";
@@ -90,7 +90,7 @@ export function useSession(onTurnFinished: () => void): Session {
     if (events.length === 0) return;
     queue.current = [];
     dispatch({ kind: "events", events });
-    setLocalWait((wait) => waitAfterEvents(wait, events.filter((e): e is Event => e.type !== "view_opened" && e.type !== "view_closed")));
+    setLocalWait((wait) => waitAfterEvents(wait, events));
     if (events.some((e) => e.type === "turn_started")) setOutgoing(null);
     const textTimes = events.filter((e) => e.type === "text_delta").map((e) => e.time_ms);
     if (textTimes.length > 0) {
