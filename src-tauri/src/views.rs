@@ -128,3 +128,51 @@ pub async fn open_view_link(app: AppHandle, view_id: String, url: String) -> Com
     app.state::<Host>().views().workspace_of(&view_id)?;
     crate::server_requests::open_in_browser(&url)
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::Value;
+
+    fn json(path: &str) -> Value {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(path);
+        let text = std::fs::read_to_string(&path)
+            .unwrap_or_else(|error| panic!("{}: {error}", path.display()));
+        serde_json::from_str(&text).unwrap_or_else(|error| panic!("{}: {error}", path.display()))
+    }
+
+    /// A view is a page from `http://127.0.0.1:PORT`: a capability with `remote` URLs would let
+    /// such a page call the app's commands. None has any.
+    #[test]
+    fn attack_views_no_capability_reaches_a_remote_origin() {
+        let folder =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src-tauri/capabilities");
+        let mut seen = 0;
+        for entry in std::fs::read_dir(&folder).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().and_then(|ext| ext.to_str()) != Some("json") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap();
+            let capability: Value = serde_json::from_str(&text).unwrap();
+            assert!(
+                capability.get("remote").is_none(),
+                "{} lets remote pages call commands",
+                path.display()
+            );
+            seen += 1;
+        }
+        assert!(seen > 0, "no capability files in {}", folder.display());
+    }
+
+    /// The window may frame pages from loopback HTTP alone (the views' origins), and nothing may
+    /// frame the window.
+    #[test]
+    fn attack_views_the_app_csp_frames_only_loopback_http() {
+        let config = json("tauri.conf.json");
+        let csp = &config["app"]["security"]["csp"];
+        assert_eq!(csp["frame-src"], "http://127.0.0.1:*");
+        assert_eq!(csp["frame-ancestors"], "'none'");
+        assert_eq!(csp["default-src"], "'self'");
+        assert_eq!(csp["connect-src"], "ipc: http://ipc.localhost");
+    }
+}
