@@ -2,8 +2,7 @@
 // ./bindings (see src-tauri/src/bindings.rs); this file only names the commands, once each.
 import { Channel, invoke } from "@tauri-apps/api/core";
 import { listen, type UnlistenFn } from "@tauri-apps/api/event";
-import type { Attachment, AttachmentSource, JsonValue, McpContent, PromptMessageItem, ResourceUpdated } from "./bindings";
-import type { ChatEvent, QuestionAttachment, ViewEnd, ViewPlan, ViewStart } from "./views/types";
+import type { Attachment, AttachmentSource, JsonValue, McpContent, PromptMessageItem, ResourceUpdated, ViewEnd, ViewPlan, ViewStart } from "./bindings";
 import type {
   AppInfo,
   AppSettings,
@@ -80,7 +79,7 @@ export const api = {
   currentWorkspace: () => invoke<WorkspaceInfo | null>("current_workspace"),
   recentWorkspaces: () => invoke<RecentWorkspace[]>("recent_workspaces"),
   /** Starts a turn; resolves with the conversation id at once, events follow on `onEvent`. */
-  sendMessage: (conversationId: string | null, text: string, onEvent: (event: Event) => void, attachments: QuestionAttachment[] = []) => {
+  sendMessage: (conversationId: string | null, text: string, onEvent: (event: Event) => void, attachments: AttachmentSource[] = []) => {
     const channel = new Channel<Event>(onEvent);
     return invoke<string>("send_message", { conversationId, text, attachments, onEvent: channel });
   },
@@ -131,8 +130,8 @@ export const api = {
   /** Reads and checks the page of a call's view; rejects with a sentence when it cannot be shown. */
   prepareView: (conversationId: string, turnId: string, callId: string) => invoke<ViewPlan>("prepare_view", { conversationId, turnId, callId }),
   /** Opens the view's origin and its turn; the turn's events follow on `onEvent`. */
-  startView: (viewId: string, granted: string[], onEvent: (event: ChatEvent) => void) =>
-    invoke<ViewStart>("start_view", { viewId, granted, onEvent: new Channel<ChatEvent>(onEvent) }),
+  startView: (viewId: string, granted: string[], onEvent: (event: Event) => void) =>
+    invoke<ViewStart>("start_view", { viewId, granted, onEvent: new Channel<Event>(onEvent) }),
   /** A view's `tools/call`, approved and recorded like the model's: a CallToolResult. */
   viewCallTool: (viewId: string, name: string, args: JsonValue) => invoke<JsonValue>("view_call_tool", { viewId, name, arguments: args }),
   /** A view's `resources/read`: a ReadResourceResult. */

@@ -3,13 +3,12 @@
 import { useCallback, useEffect, useReducer, useRef, useState } from "react";
 import { api, errorCode, errorMessage } from "./api";
 import { stopListening } from "./listening";
-import type { ApprovalReply, TurnChanges, UndoReport } from "./bindings";
+import type { ApprovalReply, AttachmentSource, Event, TurnChanges, UndoReport } from "./bindings";
 import { recordTextLatency } from "./perf";
 import { applyEvents, emptyChat, runningTurn, type ChatState } from "./state/chat";
 import { foldLocalStatus, waitAfterEvents, type LocalWait } from "./state/localWait";
-import { viewLinkOf, type ChatEvent, type QuestionAttachment } from "./views/types";
 
-type Action = { kind: "events"; events: ChatEvent[] } | { kind: "reset"; state: ChatState };
+type Action = { kind: "events"; events: Event[] } | { kind: "reset"; state: ChatState };
 
 function reducer(state: ChatState, action: Action): ChatState {
   switch (action.kind) {
@@ -34,7 +33,7 @@ export interface Session {
   /** The local model starting or being prepared for the question, until the turn moves. */
   localWait: LocalWait | null;
   busy: boolean;
-  send: (text: string, attachments?: QuestionAttachment[]) => void;
+  send: (text: string, attachments?: AttachmentSource[]) => void;
   retry: () => void;
   stop: () => void;
   answer: (callId: string, reply: ApprovalReply) => Promise<void>;
@@ -53,7 +52,7 @@ export interface Session {
   /** Takes the live start of the call for its view: true once, the first time it opens. */
   claimViewStart: (callId: string) => boolean;
   /** Where a view turn's events go: into this conversation's state while it is shown. */
-  viewSink: () => (event: ChatEvent) => void;
+  viewSink: () => (event: Event) => void;
 }
 
 export function useSession(onTurnFinished: () => void): Session {
@@ -61,7 +60,7 @@ export function useSession(onTurnFinished: () => void): Session {
   const [outgoing, setOutgoing] = useState<Outgoing | null>(null);
   const [changes, setChanges] = useState<Record<string, TurnChanges>>({});
   const [localWait, setLocalWait] = useState<LocalWait | null>(null);
-  const queue = useRef<ChatEvent[]>([]);
+  const queue = useRef<Event[]>([]);
   // Calls with a view whose start came down a live channel, not from the record, and those whose
   // view has opened by itself since (a card scrolled back into view does not open it again).
   const liveViews = useRef(new Set<string>());
@@ -108,9 +107,9 @@ export function useSession(onTurnFinished: () => void): Session {
   }, [loadChanges]);
 
   const enqueue = useCallback(
-    (token: number, event: ChatEvent) => {
+    (token: number, event: Event) => {
       if (token !== view.current) return;
-      if (event.type === "tool_call_started" && viewLinkOf(event)) liveViews.current.add(event.call_id);
+      if (event.type === "tool_call_started" && event.view) liveViews.current.add(event.call_id);
       queue.current.push(event);
       if (!scheduled.current) {
         scheduled.current = true;
@@ -128,7 +127,7 @@ export function useSession(onTurnFinished: () => void): Session {
   useEffect(() => stopListening(api.onLocalModel((status) => setLocalWait((wait) => foldLocalStatus(wait, status, Date.now())))), []);
 
   const send = useCallback(
-    (text: string, attachments: QuestionAttachment[] = []) => {
+    (text: string, attachments: AttachmentSource[] = []) => {
       const question = text.trim();
       if (!question || runningTurn(chatRef.current)) return;
       const token = view.current;
@@ -200,7 +199,7 @@ export function useSession(onTurnFinished: () => void): Session {
   );
   const viewSink = useCallback(() => {
     const token = view.current;
-    return (event: ChatEvent) => enqueue(token, event);
+    return (event: Event) => enqueue(token, event);
   }, [enqueue]);
 
   const lastQuestion = outgoing?.text ?? chat.turns.at(-1)?.question ?? null;

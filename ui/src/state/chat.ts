@@ -1,10 +1,10 @@
 // The chat's state and the pure reducer that folds protocol events into it. The window applies
 // live events and replays stored ones through the same function, so a redrawn conversation
 // looks exactly like the live one did.
-import type { ApprovalRecord, ErrorCode, FileChange, JsonValue, ToolError, ToolMode, ToolStatus, TurnEnd, Usage } from "../bindings";
+import type { ApprovalRecord, ErrorCode, Event, FileChange, JsonValue, ToolError, ToolMode, ToolStatus, TurnEnd, Usage } from "../bindings";
 import type { ElicitationAction, ElicitationRequest, SamplingMessage } from "../bindings";
 import { instructionsIn, type InstructionsUse } from "./instructions";
-import { viewLinkOf, type ChatEvent, type ViewEnd, type ViewLink } from "../views/types";
+import type { ViewEnd, ViewLink } from "../bindings";
 
 /** Where a tool call is: its arguments streaming, waiting for approval, running, or ended. */
 export type CallPhase = "streaming" | "waiting" | "running" | ToolStatus;
@@ -167,7 +167,7 @@ export const emptyChat: ChatState = {
 };
 
 /** Folds one event into the state. Pure: the state passed in is left as it was. */
-export function applyEvent(state: ChatState, event: ChatEvent): ChatState {
+export function applyEvent(state: ChatState, event: Event): ChatState {
   return applyEvents(state, [event]);
 }
 
@@ -176,7 +176,7 @@ export function applyEvent(state: ChatState, event: ChatEvent): ChatState {
  * the old state are copied before they change, each at most once per call, so folding ten
  * thousand calls costs about as much as reading them.
  */
-export function applyEvents(state: ChatState, events: readonly ChatEvent[]): ChatState {
+export function applyEvents(state: ChatState, events: readonly Event[]): ChatState {
   if (events.length === 0) return state;
   const draft = new Draft(state);
   for (const event of events) fold(draft, event);
@@ -289,7 +289,7 @@ class Draft {
   }
 }
 
-function ensureCall(draft: Draft, event: ChatEvent, callId: string, round: number, tool: string): CallView {
+function ensureCall(draft: Draft, event: Event, callId: string, round: number, tool: string): CallView {
   let call = draft.call(callId);
   if (!call) {
     call = { callId, turnId: event.turn_id, round, tool, argumentsText: "", phase: "streaming" };
@@ -324,7 +324,7 @@ export function argumentsText(call: CallView): string {
 }
 
 /** One kind of event, for the function that folds it in. */
-type EventOf<K extends ChatEvent["type"]> = Extract<ChatEvent, { type: K }>;
+type EventOf<K extends Event["type"]> = Extract<Event, { type: K }>;
 
 function stopWaiting(draft: Draft, callId: string) {
   if (!draft.state.waiting.includes(callId)) return;
@@ -452,8 +452,7 @@ function startCall(draft: Draft, event: EventOf<"tool_call_started">) {
   if (event.description) call.description = event.description;
   call.approval = event.approval;
   if (event.source.kind === "mcp") call.server = event.source.server;
-  const view = viewLinkOf(event);
-  if (view) call.view = view;
+  if (event.view) call.view = event.view;
   stopWaiting(draft, event.call_id);
 }
 
@@ -473,8 +472,7 @@ function finishCall(draft: Draft, event: EventOf<"tool_call_finished">) {
   call.truncatedForModel = event.truncated_for_model;
   call.approval = event.approval;
   if (event.error) call.error = event.error;
-  const view = viewLinkOf(event);
-  if (view) call.view = view;
+  if (event.view) call.view = event.view;
   stopWaiting(draft, event.call_id);
 }
 
@@ -568,7 +566,7 @@ function finishTurn(draft: Draft, event: EventOf<"turn_finished">) {
   }
 }
 
-function fold(draft: Draft, event: ChatEvent) {
+function fold(draft: Draft, event: Event) {
   switch (event.type) {
     case "turn_started":
       startTurn(draft, event);

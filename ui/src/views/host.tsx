@@ -1,7 +1,7 @@
 // What a view's card needs from the window around it: the conversation, whether the call's
 // view started live, where its turn's events go, and how a view's message becomes a question.
 import { createContext, useContext, useEffect, useState } from "react";
-import type { ChatEvent } from "./types";
+import type { Event } from "../bindings";
 import { currentTheme, type Theme } from "./hostContext";
 
 export interface ViewHost {
@@ -13,7 +13,7 @@ export interface ViewHost {
   /** Takes that live start: true the first time only. */
   claimViewStart: (callId: string) => boolean;
   /** Where the events of a view turn opened now go. */
-  viewSink: () => (event: ChatEvent) => void;
+  viewSink: () => (event: Event) => void;
   /** Sends `text` as the user's question, as the composer does; false when a turn is running. */
   ask: (text: string) => boolean;
 }
