@@ -44,11 +44,11 @@ struct Ready {
 }
 
 /// A call that never runs, with why.
-pub(crate) struct Rejected {
-    pub(crate) tool: Option<Arc<dyn Tool>>,
-    pub(crate) arguments: Value,
-    pub(crate) error: ToolError,
-    pub(crate) approval: ApprovalRecord,
+struct Rejected {
+    tool: Option<Arc<dyn Tool>>,
+    arguments: Value,
+    error: ToolError,
+    approval: ApprovalRecord,
 }
 
 /// A call that may change something: it runs once a rule, the conversation or the approver
@@ -507,7 +507,7 @@ impl<'a> Dispatcher<'a> {
     }
 
     /// Records a call that never ran (invalid, refused, denied, cancelled before it ran).
-    pub(crate) fn finish_unrun(&self, round: u32, call: &ToolCall, rejected: Rejected) -> Message {
+    fn finish_unrun(&self, round: u32, call: &ToolCall, rejected: Rejected) -> Message {
         let (source, description) = described(rejected.tool.as_ref(), &rejected.arguments);
         let finished = Finished {
             source,

@@ -12,15 +12,15 @@ use std::sync::Mutex;
 
 use serde_json::Value;
 use tooltrail_protocol::{
-    ApprovalBy, ApprovalRecord, Event, EventBody, ToolCall, ToolError, ToolErrorCode, ToolStatus,
-    ViewEnd,
+    Event, EventBody, ToolCall, ToolError, ToolErrorCode, ToolOutput, ToolSource, ToolSpec,
+    ToolStatus, ViewEnd,
 };
-use tooltrail_tools::{Tool, ToolContext, ToolRegistry};
+use tooltrail_tools::{Gate, Tool, ToolContext, ToolRegistry};
 
-use crate::approval::{Approver, RuleBook};
+use crate::approval::{Approver, DenyAll, RuleBook};
 use crate::config::AgentConfig;
 use crate::conversation::Conversation;
-use crate::dispatch::{Dispatcher, Rejected};
+use crate::dispatch::Dispatcher;
 use crate::sink::{Emitter, EventSink};
 
 /// How one call of a view ended, as the view is told.
@@ -145,49 +145,35 @@ impl ViewTurn {
     }
 
     /// Records a call the view may not make (a tool not meant for views, another server's),
-    /// refused with `reason` before anything of it ran.
+    /// refused with `reason` before anything of it ran. It goes the same way as any call,
+    /// through a stand-in tool the policy refuses, so it is recorded as a refusal by policy.
     pub async fn refuse(
         &self,
         name: &str,
         arguments: Value,
         reason: &str,
+        source: ToolSource,
         ctx: &ToolContext,
     ) -> ViewCallOutcome {
-        let call = ToolCall {
-            id: self.next_call_id(),
-            name: name.to_string(),
-            arguments: arguments.to_string(),
-        };
-        let registry = ToolRegistry::new();
-        let config = AgentConfig::default();
-        let mut seq = self.seq.lock().await;
-        if self.is_closed() {
-            return closed_outcome();
-        }
-        let capture = Capture::new(self.sink.as_ref(), &call.id);
-        let emitter = Emitter::continuing(
-            self.conversation_id.clone(),
-            self.view_id.clone(),
-            &capture,
-            *seq,
-        );
-        let dispatcher = Dispatcher::new(&registry, ctx, &config, &emitter, None, None);
-        dispatcher.finish_unrun(
-            0,
-            &call,
-            Rejected {
-                tool: None,
-                arguments,
-                error: ToolError::new(ToolErrorCode::Denied, reason),
-                approval: ApprovalRecord {
-                    allowed: false,
-                    by: ApprovalBy::Policy,
-                    reason: Some(reason.to_string()),
-                },
+        let tool = Arc::new(Refused {
+            spec: ToolSpec {
+                name: name.to_string(),
+                description: String::new(),
+                parameters: serde_json::json!({ "type": "object" }),
+                read_only: false,
             },
-        );
-        *seq = emitter.next_seq();
-        capture.outcome()
+            source,
+            error: ToolError::new(ToolErrorCode::Denied, reason),
+        });
+        let mut nobody = Conversation::new();
+        let scope = ViewCallScope {
+            ctx,
+            config: &AgentConfig::default(),
+            rules: None,
+            approver: &DenyAll,
+            allowances: &mut nobody,
+        };
+        self.call(tool, arguments, scope).await
     }
 
     /// Ends the view's turn; later calls are not made. Closing twice records it once.
@@ -212,6 +198,32 @@ impl ViewTurn {
 
     pub fn is_closed(&self) -> bool {
         *self.closed.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// A tool a view asked for and may not call: the policy refuses every call of it.
+struct Refused {
+    spec: ToolSpec,
+    source: ToolSource,
+    error: ToolError,
+}
+
+#[async_trait::async_trait]
+impl Tool for Refused {
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
+    }
+
+    fn source(&self) -> ToolSource {
+        self.source.clone()
+    }
+
+    fn gate(&self, _args: &Value, _ctx: &ToolContext) -> Gate {
+        Gate::Refuse(self.error.clone())
+    }
+
+    async fn call(&self, _args: Value, _ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        Err(self.error.clone())
     }
 }
 

@@ -409,8 +409,11 @@ impl Views {
         let outcome = match live.server.tool_for_view(name).await {
             Ok(tool) => self.run(live, tool, arguments, calls).await,
             Err(error) => {
+                let source = ToolSource::Mcp {
+                    server: live.server.name().to_string(),
+                };
                 live.turn
-                    .refuse(name, arguments, &error.to_string(), calls.ctx)
+                    .refuse(name, arguments, &error.to_string(), source, calls.ctx)
                     .await
             }
         };
