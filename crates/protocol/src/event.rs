@@ -322,12 +322,15 @@ pub enum EventBody {
 
 /// What a [`EventBody::RepetitionStopped`] event says, in a sentence without a final period:
 /// "the model repeated the call to `read_file` (3 times); stopped after about 420 tokens".
+///
+/// Text seen once (`repeats` 1, no tool) is the model copying its own instructions back.
 pub fn repetition_sentence(tool: Option<&str>, repeats: u32, tokens: u32) -> String {
     let what = match tool {
-        Some(tool) => format!("the call to `{tool}`"),
-        None => "the same text".to_string(),
+        Some(tool) => format!("the call to `{tool}` ({repeats} times)"),
+        None if repeats <= 1 => "its own instructions".to_string(),
+        None => format!("the same text ({repeats} times)"),
     };
-    format!("the model repeated {what} ({repeats} times); stopped after about {tokens} tokens")
+    format!("the model repeated {what}; stopped after about {tokens} tokens")
 }
 
 impl EventBody {
@@ -447,4 +450,25 @@ pub enum ErrorCode {
     /// The server reported an error inside the stream.
     ModelError,
     Internal,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_repetition_is_said_as_a_person_would_say_it() {
+        assert_eq!(
+            repetition_sentence(Some("read_file"), 3, 420),
+            "the model repeated the call to `read_file` (3 times); stopped after about 420 tokens"
+        );
+        assert_eq!(
+            repetition_sentence(None, 4, 150),
+            "the model repeated the same text (4 times); stopped after about 150 tokens"
+        );
+        assert_eq!(
+            repetition_sentence(None, 1, 170),
+            "the model repeated its own instructions; stopped after about 170 tokens"
+        );
+    }
 }

@@ -226,7 +226,9 @@ const Turn = memo(function Turn({ turn, calls, isLast, localWait, firstWaiting, 
           <div className="turn-note truncated-note" key={`loop-${r.round}`}>
             {r.tool
               ? t("repeatedCall", { tool: r.tool, repeats: r.repeats, round: r.round, tokens: r.tokens })
-              : t("repeatedText", { repeats: r.repeats, round: r.round, tokens: r.tokens })}
+              : r.repeats <= 1
+                ? t("repeatedInstructions", { round: r.round, tokens: r.tokens })
+                : t("repeatedText", { repeats: r.repeats, round: r.round, tokens: r.tokens })}
           </div>
         ))}
         {turn.roundLimit !== undefined && <div className="turn-note">{t("roundLimit", { limit: turn.roundLimit })}</div>}

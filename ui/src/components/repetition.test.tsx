@@ -17,7 +17,9 @@ function looped() {
     .call(1, 0, "call_1", "read_file", { path: "README.md" }, "# Demo")
     .text(2, "It is a demo.")
     .push({ type: "repetition_stopped", round: 2, repeats: 3, tokens: 150 })
-    .finish("completed", 2, "It is a demo.");
+    .text(3, "You are Tooltrail")
+    .push({ type: "repetition_stopped", round: 3, repeats: 1, tokens: 170 })
+    .finish("completed", 3, "It is a demo.");
   return applyEvents(emptyChat, stream.events);
 }
 
@@ -57,6 +59,14 @@ describe("a model stopped for repeating itself", () => {
         "The model repeated the same text (3 times) in round 2; Tooltrail stopped it after about 150 tokens and kept it once.",
       ),
     ).toBeTruthy();
+  });
+
+  it("says a model copying its own instructions did that, not that it repeated text once", () => {
+    show("en");
+    expect(
+      screen.getByText("The model began to repeat its own instructions in round 3; Tooltrail stopped it after about 170 tokens."),
+    ).toBeTruthy();
+    expect(screen.queryByText(/\(1 times\)/)).toBeNull();
   });
 
   it("keeps the copy that was cut off the timeline", () => {

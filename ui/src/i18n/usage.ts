@@ -25,6 +25,7 @@ export const usageEn = {
   answerTruncated: "The answer of round {round} was cut short: the model reached its token limit or the end of its context window.",
   repeatedCall: "The model repeated the call to {tool} ({repeats} times) in round {round}; Tooltrail stopped it after about {tokens} tokens and kept what came before.",
   repeatedText: "The model repeated the same text ({repeats} times) in round {round}; Tooltrail stopped it after about {tokens} tokens and kept it once.",
+  repeatedInstructions: "The model began to repeat its own instructions in round {round}; Tooltrail stopped it after about {tokens} tokens.",
 
   // Waterfall
   timelineList: "List",
@@ -86,6 +87,7 @@ export const usageZh: Record<keyof typeof usageEn, string> = {
   answerTruncated: "第 {round} 轮的回答被截断：模型达到了词元上限或上下文窗口的末尾。",
   repeatedCall: "模型在第 {round} 轮重复调用 {tool}（{repeats} 次）；Tooltrail 在约 {tokens} 个词元后将其停止，保留了之前的内容。",
   repeatedText: "模型在第 {round} 轮重复同一段文字（{repeats} 次）；Tooltrail 在约 {tokens} 个词元后将其停止，只保留一遍。",
+  repeatedInstructions: "模型在第 {round} 轮开始复述自己的指令；Tooltrail 在约 {tokens} 个词元后将其停止。",
 
   timelineList: "列表",
   timelineWaterfall: "瀑布图",
