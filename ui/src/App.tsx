@@ -16,6 +16,7 @@ import { stopListening } from "./listening";
 import { useSession } from "./session";
 import { ViewHostProvider, type ViewHost } from "./views/host";
 import { clearViewContexts, takeViewContexts } from "./views/modelContext";
+import { tearDownOpenViews } from "./views/openViews";
 import type { View } from "./view";
 import { useWindowKeys } from "./windowKeys";
 
@@ -158,10 +159,14 @@ export function App() {
   );
 
   const { open } = session;
+  // Open views are closed (told, and given their moment to answer) before another conversation
+  // takes their place.
   const openConversation = useCallback(
     (id: string) => {
       setView("chat");
-      open(id).catch((error: unknown) => setOpenError(errorMessage(error)));
+      tearDownOpenViews()
+        .then(() => open(id))
+        .catch((error: unknown) => setOpenError(errorMessage(error)));
     },
     [open],
   );
@@ -169,14 +174,16 @@ export function App() {
   const openCall = useCallback(
     (conversationId: string, callId: string) => {
       setView("chat");
-      open(conversationId).then(
-        () => {
-          setSelected(callId);
-          setRevealInChat((n) => n + 1);
-          setRevealInTimeline((n) => n + 1);
-        },
-        (error: unknown) => setOpenError(errorMessage(error)),
-      );
+      tearDownOpenViews()
+        .then(() => open(conversationId))
+        .then(
+          () => {
+            setSelected(callId);
+            setRevealInChat((n) => n + 1);
+            setRevealInTimeline((n) => n + 1);
+          },
+          (error: unknown) => setOpenError(errorMessage(error)),
+        );
     },
     [open],
   );
@@ -202,7 +209,7 @@ export function App() {
 
   const newConversation = () => {
     setView("chat");
-    session.reset();
+    void tearDownOpenViews().then(() => session.reset());
   };
 
   // The update notice comes first and stays mounted from the start screen to a folder's, so

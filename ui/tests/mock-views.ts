@@ -66,7 +66,7 @@ export function viewsCommand(cmd: string, args: Record<string, unknown>, config:
     push(view, { type: "tool_call_started", round: 0, call_id: callId, tool, source, description: "", arguments: (args.arguments ?? {}) as JsonValue, approval }, send);
     push(
       view,
-      { type: "tool_call_finished", round: 0, call_id: callId, tool, source, description: "", arguments: (args.arguments ?? {}) as JsonValue, status: "success", duration_ms: 3, result: JSON.stringify(result), data: result, approval, truncated_for_model: false },
+      { type: "tool_call_finished", round: 0, call_id: callId, tool, source, description: "", arguments: (args.arguments ?? {}) as JsonValue, status: "success", duration_ms: 3, result: JSON.stringify(result), data: { server: view.plan.server, tool: String(args.name), result }, approval, truncated_for_model: false },
       send,
     );
     return result;

@@ -9,6 +9,7 @@ import type { CallView } from "../../state/chat";
 import { useViewHost, type ViewHost } from "../../views/host";
 import type { HostDisplayMode } from "../../views/hostContext";
 import type { ViewEnd, ViewPlan, ViewStart } from "../../views/types";
+import { onTearDown } from "../../views/openViews";
 import { ViewFrame, type FrameHandle } from "./ViewFrame";
 
 type Stage =
@@ -103,11 +104,15 @@ function ViewCardIn({ call, host, uri }: { call: CallView; host: ViewHost; uri: 
     [closeOnRecord],
   );
 
-  const close = () => {
+  // The view is told first and given its moment to answer; then the frame goes.
+  const close = useCallback(() => {
     const handle = frame.current;
-    // The view is told first and given its moment to answer; then the frame goes.
-    void (handle ? handle.teardown("closed") : Promise.resolve()).then(() => end("closed"));
-  };
+    return (handle ? handle.teardown("closed") : Promise.resolve()).then(() => end("closed"));
+  }, [end]);
+
+  // Another conversation about to show, or a new one: the view is closed as by Close first.
+  const isOpen = stage.kind === "open";
+  useEffect(() => (isOpen ? onTearDown(call.callId, close) : undefined), [isOpen, call.callId, close]);
 
   // The window closing: the view is told, and the record says the app closed it.
   useEffect(() => {
@@ -147,7 +152,7 @@ function ViewCardIn({ call, host, uri }: { call: CallView; host: ViewHost; uri: 
             </button>
           )}
           {open ? (
-            <button type="button" onClick={close}>
+            <button type="button" onClick={() => void close()}>
               {t("viewClose")}
             </button>
           ) : stage.kind === "idle" && host.conversationId ? (

@@ -59,10 +59,14 @@ interface MessageAsk {
   busy?: boolean;
 }
 
-/** The CallToolResult a call ended with: the MCP result whole when the call kept it. */
+/** The CallToolResult a call ended with: the MCP result whole when the call kept it (an MCP
+ * tool's data is `{server, tool, result}`), else its text. */
 export function callToolResult(call: CallView): JsonValue {
   const data = call.data;
-  if (data && typeof data === "object" && !Array.isArray(data) && Array.isArray((data as { content?: unknown }).content)) return data;
+  const result = data && typeof data === "object" && !Array.isArray(data) ? (data as { result?: unknown }).result : undefined;
+  if (call.phase === "success" && result && typeof result === "object" && !Array.isArray(result) && Array.isArray((result as { content?: unknown }).content)) {
+    return result as JsonValue;
+  }
   return { content: [{ type: "text", text: call.result ?? "" }], isError: call.phase !== "success" };
 }
 

@@ -9,6 +9,7 @@ import { VIEW_URI, turnWithView, viewTurn } from "../../fixtures/views";
 import { applyEvents, emptyChat } from "../../state/chat";
 import { ViewHostProvider, type ViewHost } from "../../views/host";
 import { clearViewContexts, setViewContext } from "../../views/modelContext";
+import { tearDownOpenViews } from "../../views/openViews";
 import type { ViewPlan } from "../../views/types";
 import { Composer } from "../Composer";
 import { Chat } from "../Chat";
@@ -151,6 +152,19 @@ describe("a call's view in its card", () => {
     await userEvent.click(screen.getByRole("button", { name: "Close view" }));
     await waitFor(() => expect(api.closeView).toHaveBeenCalledWith("view_1", "closed"));
     expect(document.querySelector("iframe")).toBeNull();
+    expect(api.closeView).toHaveBeenCalledTimes(1);
+  });
+
+  it("is closed as by Close, card still there, before another conversation takes its place", async () => {
+    card(host(true));
+    await waitFor(() => expect(document.querySelector("iframe")).not.toBeNull());
+    // What opening another conversation (or a new one) waits for.
+    await act(() => tearDownOpenViews());
+    expect(api.closeView).toHaveBeenCalledWith("view_1", "closed");
+    expect(document.querySelector("iframe")).toBeNull();
+    expect(screen.getByRole("button", { name: "Show view" })).toBeInTheDocument();
+    // Nothing is left to close the next time.
+    await act(() => tearDownOpenViews());
     expect(api.closeView).toHaveBeenCalledTimes(1);
   });
 });
