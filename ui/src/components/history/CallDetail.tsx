@@ -94,6 +94,17 @@ export function CallDetail({ row, onClose, onOpenCall }: Props) {
         <dl className="detail-facts">
           <dt>{t("detailSource")}</dt>
           <dd>{row.source.kind === "mcp" ? t("detailMcp", { server: row.source.server }) : t("detailBuiltin")}</dd>
+          {row.view_of ? (
+            <>
+              <dt>{t("detailViewOf")}</dt>
+              <dd className="hist-mono">{row.view_of}</dd>
+            </>
+          ) : row.view ? (
+            <>
+              <dt>{t("detailView")}</dt>
+              <dd className="hist-mono">{row.view.resource_uri}</dd>
+            </>
+          ) : null}
           <dt>{t("detailStatus")}</dt>
           <dd className={`status-text status-${row.status}`}>{t(`phase_${row.status}`)}</dd>
           <dt>{t("detailDescription")}</dt>

@@ -179,7 +179,14 @@ const HistoryRowView = memo(function HistoryRowView({ row, index, start, selecte
     >
       <StatusIcon phase={row.status} />
       <span className="history-when">{formatWhen(row.started_ms, lang, now)}</span>
-      <span className="history-tool">{row.tool}</span>
+      <span className="history-tool">
+        {row.view_of && (
+          <span className="history-view-mark" title={t("histViewOf", { id: row.view_of })} aria-label={t("histViewOf", { id: row.view_of })}>
+            ↳{" "}
+          </span>
+        )}
+        {row.tool}
+      </span>
       <span className="history-args" title={summary}>
         {summary}
       </span>

@@ -209,6 +209,23 @@ describe("CallDetail", () => {
     await screen.findByText("(no output)");
   });
 
+  it("names a call's view, and the call whose view made a call", async () => {
+    const opened = row({ tool: "basic__get-time", source: { kind: "mcp", server: "basic" }, view: { resource_uri: "ui://get-time/mcp-app.html" } });
+    vi.spyOn(api, "toolCall").mockResolvedValue({ ...opened, result: "", rule: null });
+    const { unmount } = inEnglish(<CallDetail row={opened} onClose={() => {}} onOpenCall={() => {}} />);
+    expect(screen.getByText("Its view")).toBeInTheDocument();
+    expect(screen.getByText("ui://get-time/mcp-app.html")).toBeInTheDocument();
+    await screen.findByTestId("decision");
+    unmount();
+    const made = { ...opened, id: "tc_2", view_of: "tc_1" };
+    vi.spyOn(api, "toolCall").mockResolvedValue({ ...made, result: "", rule: null });
+    inEnglish(<CallDetail row={made} onClose={() => {}} onOpenCall={() => {}} />);
+    expect(screen.getByText("Called by the view of")).toBeInTheDocument();
+    expect(screen.getByText("tc_1")).toBeInTheDocument();
+    expect(screen.queryByText("Its view")).toBeNull();
+    await screen.findByTestId("decision");
+  });
+
   it("says when an old record kept no description", async () => {
     vi.spyOn(api, "toolCall").mockResolvedValue({ ...row(), result: "", rule: null });
     inEnglish(<CallDetail row={row()} onClose={() => {}} onOpenCall={() => {}} />);
