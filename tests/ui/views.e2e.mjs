@@ -177,6 +177,18 @@ for (const [lang, theme] of [
       assert.equal(await session2.text(await session2.find("[data-testid=timeline-count]")), calls, "the tool did not run again");
       await sleep(800);
       await shoot(session2, `reopened-${theme}-${lang}`);
+
+      // History lists the view's call under the call whose view made it.
+      for (const tab of await session2.findAll(".nav-tab")) {
+        if ((await session2.text(tab)) === (lang === "zh" ? "历史" : "History")) await session2.click(tab);
+      }
+      const marked = await session2.waitFor(".history-row .history-view-mark", 30_000);
+      const title = await session2.script("return arguments[0].getAttribute('title')", [{ [ELEMENT]: marked }]);
+      assert.match(title, /tc_\d+/);
+      await session2.click(marked);
+      await session2.waitFor("[data-testid=call-detail]");
+      await sleep(500);
+      await shoot(session2, `history-${theme}-${lang}`);
     } finally {
       await stop(running);
     }
