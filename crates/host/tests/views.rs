@@ -202,6 +202,16 @@ async fn open_view(setup: &Setup) -> String {
     plan.view_id
 }
 
+/// The trap's call on the record and its view open; `None` (said why) without node.
+async fn opened() -> Option<(Setup, String)> {
+    if !has_node() {
+        return None;
+    }
+    let setup = asked().await;
+    let view = open_view(&setup).await;
+    Some((setup, view))
+}
+
 async fn call(
     setup: &Setup,
     view: &str,
@@ -259,11 +269,9 @@ async fn attack_views_the_handshake_announces_views_and_app_only_tools_are_never
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_views_call_is_approved_run_and_recorded_under_the_call_that_opened_it() {
-    if !has_node() {
+    let Some((setup, view)) = opened().await else {
         return;
-    }
-    let setup = asked().await;
-    let view = open_view(&setup).await;
+    };
     let result = call(
         &setup,
         &view,
@@ -325,11 +333,9 @@ async fn a_views_call_is_approved_run_and_recorded_under_the_call_that_opened_it
 
 #[tokio::test(flavor = "multi_thread")]
 async fn attack_views_a_view_cannot_call_a_tool_without_app_visibility() {
-    if !has_node() {
+    let Some((setup, view)) = opened().await else {
         return;
-    }
-    let setup = asked().await;
-    let view = open_view(&setup).await;
+    };
     let result = call(&setup, &view, &AllowAll, "secret_model_tool", json!({}))
         .await
         .unwrap();
@@ -356,11 +362,9 @@ async fn attack_views_a_view_cannot_call_a_tool_without_app_visibility() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn attack_views_a_view_cannot_call_another_servers_tool() {
-    if !has_node() {
+    let Some((setup, view)) = opened().await else {
         return;
-    }
-    let setup = asked().await;
-    let view = open_view(&setup).await;
+    };
     for name in ["other__echo", "other__report"] {
         let result = call(&setup, &view, &AllowAll, name, json!({"text": "x"}))
             .await
@@ -378,11 +382,9 @@ async fn attack_views_a_view_cannot_call_another_servers_tool() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn attack_views_view_calls_wait_for_approval_like_the_models() {
-    if !has_node() {
+    let Some((setup, view)) = opened().await else {
         return;
-    }
-    let setup = asked().await;
-    let view = open_view(&setup).await;
+    };
     let result = call(&setup, &view, &DenyAll, "echo", json!({"text": "no"}))
         .await
         .unwrap();
@@ -406,11 +408,9 @@ async fn attack_views_view_calls_wait_for_approval_like_the_models() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn attack_views_a_flood_of_requests_is_cut_and_the_view_closed() {
-    if !has_node() {
+    let Some((setup, view)) = opened().await else {
         return;
-    }
-    let setup = asked().await;
-    let view = open_view(&setup).await;
+    };
     let calls = (0..400).map(|i| call(&setup, &view, &AllowAll, "echo", json!({"text": i})));
     let answers = futures::future::join_all(calls).await;
     let refused = answers.iter().filter(|answer| answer.is_err()).count();
