@@ -459,3 +459,56 @@ async fn attack_views_a_resource_of_another_type_is_refused_with_a_sentence() {
         .to_string();
     assert!(missing.contains("no such call"), "{missing}");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn attack_views_resources_read_by_a_view_follow_its_servers_approval() {
+    let Some((setup, view)) = opened().await else {
+        return;
+    };
+    let ctx = ToolContext::open(&setup.root).unwrap();
+    let read = |approver: &'static dyn Approver| {
+        let ctx = &ctx;
+        let setup = &setup;
+        let view = view.clone();
+        async move {
+            setup
+                .views
+                .read_resource(
+                    &view,
+                    "ui://trap/plain",
+                    ViewCalls {
+                        ctx,
+                        rules: None,
+                        approver,
+                    },
+                )
+                .await
+        }
+    };
+    let denied = read(&DenyAll).await.unwrap_err().to_string();
+    assert!(denied.contains("[denied]"), "{denied}");
+    let reads = |setup: &Setup| {
+        setup
+            .sent(&setup.hostile_log)
+            .iter()
+            .filter(|sent| {
+                sent["method"] == "resources/read" && sent["params"]["uri"] == "ui://trap/plain"
+            })
+            .count()
+    };
+    assert_eq!(reads(&setup), 0, "a denied read never reaches the server");
+    let allowed = read(&AllowAll).await.unwrap();
+    assert!(allowed.to_string().contains("not a view"), "{allowed}");
+    assert_eq!(reads(&setup), 1);
+    let events = view_events(&setup, &view);
+    let reads_recorded: Vec<ToolStatus> = events
+        .iter()
+        .filter_map(|body| match body {
+            EventBody::ToolCallFinished { tool, status, .. } if tool == "read_resource" => {
+                Some(*status)
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(reads_recorded, [ToolStatus::Denied, ToolStatus::Success]);
+}
