@@ -284,6 +284,17 @@ async fn a_views_call_is_approved_run_and_recorded_under_the_call_that_opened_it
     assert_eq!(result["structuredContent"], json!({"tool": "report"}));
     assert_eq!(result.get("isError"), None);
     assert_eq!(setup.ran(&setup.hostile_log), ["open_trap", "report"]);
+    // Shown again, the page is not read again: the server has not said it changed.
+    setup
+        .views
+        .close(&open_view(&setup).await, ViewEnd::Closed)
+        .await;
+    let page_reads = setup
+        .sent(&setup.hostile_log)
+        .iter()
+        .filter(|sent| sent["method"] == "resources/read")
+        .count();
+    assert_eq!(page_reads, 1);
 
     setup.views.close(&view, ViewEnd::Closed).await;
     let events = view_events(&setup, &view);

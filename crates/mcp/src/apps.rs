@@ -47,35 +47,39 @@ impl McpServer {
         self: &Arc<Self>,
         remote_name: &str,
     ) -> Result<Arc<McpTool>, McpError> {
-        let server = self;
         let find = |tools: Option<Vec<rmcp::model::Tool>>| {
             tools.and_then(|tools| tools.into_iter().find(|tool| tool.name == remote_name))
         };
-        let found = match find(server.known_tools()) {
+        let found = match find(self.known_tools()) {
             Some(tool) => Some(tool),
-            None => find(Some(server.list_tools().await?)),
+            None => find(Some(self.list_tools().await?)),
         };
         let Some(tool) = found else {
             return Err(McpError::NotForViews(format!(
                 "the view asked for the tool {remote_name:?}, which its server {:?} does not \
                  have; a view may call only its own server's tools",
-                server.name()
+                self.name()
             )));
         };
         if !crate::apps::ui_of(&tool).for_app {
             return Err(McpError::NotForViews(format!(
                 "the tool {remote_name:?} of {:?} is not meant to be called by views (its \
                  visibility does not include \"app\")",
-                server.name()
+                self.name()
             )));
         }
-        let name = Namer::new(std::iter::empty()).name(server.name(), &tool.name);
-        Ok(Arc::new(McpTool::new(Arc::clone(server), name, &tool)))
+        let name = Namer::new(std::iter::empty()).name(self.name(), &tool.name);
+        Ok(Arc::new(McpTool::new(Arc::clone(self), name, &tool)))
     }
 
     /// Reads the view at `uri` and checks it (see the module's docs); a page that is not one
-    /// is refused with a sentence.
+    /// is refused with a sentence. A page read before is given again without asking the
+    /// server, until the server says it or its resources changed, or it is started again.
     pub async fn view_resource(&self, uri: &str) -> Result<ViewResource, McpError> {
+        let hub = &self.shared().resources;
+        if let Some(view) = hub.view(uri) {
+            return Ok(view);
+        }
         let refuse = |reason: String| McpError::View {
             server: self.name().to_string(),
             uri: uri.to_string(),
@@ -91,7 +95,9 @@ impl McpServer {
         )
         .await;
         let result = self.answer(read, "read a view")?;
-        view_of(uri, result.contents).map_err(refuse)
+        let view = view_of(uri, result.contents).map_err(refuse)?;
+        hub.keep_view(&view);
+        Ok(view)
     }
 }
 

@@ -295,8 +295,9 @@ impl McpServer {
                     connection: Arc::clone(&connection),
                     prior_failures: failures,
                 };
-                // A fresh process may offer other tools than the last one.
+                // A fresh process may offer other tools, and other views, than the last one.
                 *self.tools.lock().unwrap_or_else(PoisonError::into_inner) = None;
+                self.shared.resources.forget_views();
                 Ok(connection)
             }
             Err(err) => {
