@@ -125,7 +125,7 @@ pub async fn close_view(app: AppHandle, view_id: String, reason: ViewEnd) -> Com
 /// http and https, only for a view that is open.
 #[tauri::command]
 pub async fn open_view_link(app: AppHandle, view_id: String, url: String) -> CommandResult<()> {
-    app.state::<Host>().views().workspace_of(&view_id)?;
+    app.state::<Host>().views().ensure_open(&view_id)?;
     crate::server_requests::open_in_browser(&url)
 }
 

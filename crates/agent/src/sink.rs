@@ -60,12 +60,7 @@ pub(crate) struct Emitter<'a> {
 
 impl<'a> Emitter<'a> {
     pub(crate) fn new(conversation_id: String, turn_id: String, sink: &'a dyn EventSink) -> Self {
-        Self {
-            conversation_id,
-            turn_id,
-            seq: AtomicU64::new(0),
-            sink,
-        }
+        Self::continuing(conversation_id, turn_id, sink, 0)
     }
 
     /// An emitter that goes on with a turn whose events so far end before `seq` (a view turn,

@@ -7,8 +7,8 @@
 //! first event names the call that opened the view.
 
 use std::collections::HashMap;
-use std::sync::Arc;
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
 use tooltrail_protocol::{
@@ -42,8 +42,8 @@ pub struct ViewTurn {
     /// recorded one after the other.
     seq: tokio::sync::Mutex<u64>,
     /// Numbers the view's calls (`vc_<view>_<n>`).
-    calls: Mutex<u64>,
-    closed: Mutex<bool>,
+    calls: AtomicU64,
+    closed: AtomicBool,
 }
 
 /// What the view needs to run one call: the folder's context, the rules and who approves.
@@ -69,27 +69,26 @@ impl ViewTurn {
             view_id: view_id.into(),
             sink,
             seq: tokio::sync::Mutex::new(1),
-            calls: Mutex::new(0),
-            closed: Mutex::new(false),
+            calls: AtomicU64::new(0),
+            closed: AtomicBool::new(false),
         };
-        turn.sink.emit(Event {
-            conversation_id: turn.conversation_id.clone(),
-            turn_id: turn.view_id.clone(),
-            seq: 0,
-            time_ms: crate::sink::now_ms(),
-            body: opened,
-        });
+        turn.emitter(turn.sink.as_ref(), 0).emit(opened);
         turn
     }
 
-    pub fn view_id(&self) -> &str {
-        &self.view_id
+    /// What stamps the view turn's events from `seq` on.
+    fn emitter<'a>(&self, sink: &'a dyn EventSink, seq: u64) -> Emitter<'a> {
+        Emitter::continuing(
+            self.conversation_id.clone(),
+            self.view_id.clone(),
+            sink,
+            seq,
+        )
     }
 
     fn next_call_id(&self) -> String {
-        let mut calls = self.calls.lock().unwrap_or_else(|e| e.into_inner());
-        *calls += 1;
-        format!("vc_{}_{}", self.view_id, *calls)
+        let number = self.calls.fetch_add(1, Ordering::SeqCst) + 1;
+        format!("vc_{}_{number}", self.view_id)
     }
 
     /// Runs one call the view asked for, of `tool` (already found among the tools its server
@@ -114,12 +113,7 @@ impl ViewTurn {
             return closed_outcome();
         }
         let capture = Capture::new(self.sink.as_ref(), &call.id);
-        let emitter = Emitter::continuing(
-            self.conversation_id.clone(),
-            self.view_id.clone(),
-            &capture,
-            *seq,
-        );
+        let emitter = self.emitter(&capture, *seq);
         let mut dispatcher = Dispatcher::new(
             &registry,
             scope.ctx,
@@ -178,26 +172,17 @@ impl ViewTurn {
 
     /// Ends the view's turn; later calls are not made. Closing twice records it once.
     pub async fn close(&self, reason: ViewEnd) {
-        {
-            let mut closed = self.closed.lock().unwrap_or_else(|e| e.into_inner());
-            if *closed {
-                return;
-            }
-            *closed = true;
+        if self.closed.swap(true, Ordering::SeqCst) {
+            return;
         }
         let mut seq = self.seq.lock().await;
-        self.sink.emit(Event {
-            conversation_id: self.conversation_id.clone(),
-            turn_id: self.view_id.clone(),
-            seq: *seq,
-            time_ms: crate::sink::now_ms(),
-            body: EventBody::ViewClosed { reason },
-        });
-        *seq += 1;
+        let emitter = self.emitter(self.sink.as_ref(), *seq);
+        emitter.emit(EventBody::ViewClosed { reason });
+        *seq = emitter.next_seq();
     }
 
     pub fn is_closed(&self) -> bool {
-        *self.closed.lock().unwrap_or_else(|e| e.into_inner())
+        self.closed.load(Ordering::SeqCst)
     }
 }
 

@@ -12,7 +12,6 @@
 //! call's input and result, which the view gets back, and the tool is never run again for it.
 
 use std::collections::{HashMap, VecDeque};
-use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -102,7 +101,6 @@ struct Prepared {
     parent_turn_id: String,
     parent_call_id: String,
     server: Arc<McpServer>,
-    workspace: PathBuf,
     tool: String,
     page: ViewResource,
 }
@@ -110,7 +108,6 @@ struct Prepared {
 struct Live {
     conversation_id: String,
     server: Arc<McpServer>,
-    workspace: PathBuf,
     turn: ViewTurn,
     served: Mutex<Option<OpenView>>,
     limits: Mutex<Limits>,
@@ -236,7 +233,6 @@ impl Views {
             input: record.row.arguments.clone(),
             outcome: outcome_of(&record),
         };
-        let workspace = PathBuf::from(record.row.workspace.clone().unwrap_or_default());
         lock(&self.prepared).insert(
             view_id,
             Prepared {
@@ -244,7 +240,6 @@ impl Views {
                 parent_turn_id: turn_id.to_string(),
                 parent_call_id: call_id.to_string(),
                 server,
-                workspace,
                 tool: record.row.tool,
                 page,
             },
@@ -316,7 +311,6 @@ impl Views {
             Arc::new(Live {
                 conversation_id: prepared.conversation_id,
                 server: prepared.server,
-                workspace: prepared.workspace,
                 turn,
                 served: Mutex::new(Some(served)),
                 limits: Mutex::default(),
@@ -332,9 +326,9 @@ impl Views {
             .ok_or_else(|| refused("that view is closed"))
     }
 
-    /// The folder a live view's calls run in.
-    pub fn workspace_of(&self, view_id: &str) -> Result<PathBuf, HostError> {
-        Ok(self.live(view_id)?.workspace.clone())
+    /// Whether the view is open: it is said in a sentence when it is not.
+    pub fn ensure_open(&self, view_id: &str) -> Result<(), HostError> {
+        self.live(view_id).map(|_| ())
     }
 
     /// Admits one request of the view, or says why not; a view that keeps sending past the
