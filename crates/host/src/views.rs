@@ -103,6 +103,8 @@ struct Prepared {
     server: Arc<McpServer>,
     tool: String,
     page: ViewResource,
+    /// The permissions the page declared, which the user may grant.
+    asked: Vec<Feature>,
 }
 
 struct Live {
@@ -213,12 +215,13 @@ impl Views {
             .await
             .map_err(|error| refused(error.to_string()))?;
         let tool_info = tool_info(&server, &record.row.tool, &view.resource_uri);
-        let permissions = page
+        let asked = page
             .permissions
             .as_ref()
             .map(Feature::declared)
-            .unwrap_or_default()
-            .into_iter()
+            .unwrap_or_default();
+        let permissions = asked
+            .iter()
             .map(|feature| feature.declared_as().to_string())
             .collect();
         let view_id = format!("view_{}", uuid::Uuid::new_v4().simple());
@@ -242,6 +245,7 @@ impl Views {
                 server,
                 tool: record.row.tool,
                 page,
+                asked,
             },
         );
         Ok(plan)
@@ -258,14 +262,10 @@ impl Views {
         let prepared = lock(&self.prepared)
             .remove(view_id)
             .ok_or_else(|| refused("that view is no longer waiting to be shown; show it again"))?;
-        let asked = prepared
-            .page
-            .permissions
-            .as_ref()
-            .map(Feature::declared)
-            .unwrap_or_default();
-        let granted: Vec<Feature> = asked
-            .into_iter()
+        let granted: Vec<Feature> = prepared
+            .asked
+            .iter()
+            .copied()
             .filter(|feature| granted.iter().any(|name| name == feature.declared_as()))
             .collect();
         let csp: Option<ViewCsp> = prepared
