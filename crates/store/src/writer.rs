@@ -33,6 +33,8 @@ struct Turn {
     id: i64,
     conversation: i64,
     workspace: Option<i64>,
+    /// For a view's turn: the call whose view it is.
+    parent_call: Option<i64>,
 }
 
 /// Writes `event`. `writer` names the recorder that owns the turn (see recovery.rs).
@@ -167,6 +169,7 @@ fn start_view_turn(
         id,
         conversation,
         workspace,
+        parent_call: Some(parent),
     })
 }
 
@@ -392,6 +395,7 @@ fn start_turn(
         id,
         conversation,
         workspace,
+        parent_call: None,
     })
 }
 
@@ -399,12 +403,16 @@ fn start_turn(
 /// it — a recorder attached mid-turn, or an import that starts part-way.
 fn ensure_turn(conn: &Connection, writer: Option<&str>, event: &Event) -> Result<Turn> {
     let existing = conn
-        .prepare_cached("SELECT id, conversation_id, workspace_id FROM turns WHERE public_id = ?1")?
+        .prepare_cached(
+            "SELECT id, conversation_id, workspace_id, parent_call_id FROM turns
+             WHERE public_id = ?1",
+        )?
         .query_row([&event.turn_id], |row| {
             Ok(Turn {
                 id: row.get(0)?,
                 conversation: row.get(1)?,
                 workspace: row.get(2)?,
+                parent_call: row.get(3)?,
             })
         })
         .optional()?;
@@ -433,6 +441,7 @@ fn ensure_turn(conn: &Connection, writer: Option<&str>, event: &Event) -> Result
         id,
         conversation,
         workspace: None,
+        parent_call: None,
     })
 }
 
@@ -598,10 +607,7 @@ fn insert_running(
 ) -> Result<i64> {
     // A view's calls answer no message of the model's: they hang under the call whose view
     // made them.
-    let parent: Option<i64> = conn
-        .prepare_cached("SELECT parent_call_id FROM turns WHERE id = ?1")?
-        .query_row([turn.id], |row| row.get(0))?;
-    let message = match parent {
+    let message = match turn.parent_call {
         Some(_) => None,
         None => asking_message(conn, turn.conversation)?,
     };
@@ -632,7 +638,7 @@ fn insert_running(
                 rule,
                 call.approval.reason,
                 call.view.map(|view| view.resource_uri.as_str()),
-                parent
+                turn.parent_call
             ],
             |row| row.get(0),
         )?)
