@@ -2,7 +2,7 @@
 // server's content (always outside the frame, drawn by Tooltrail), the permission prompt, the
 // frame itself, and why the view closed. A call seen starting live opens its view by itself;
 // one from a reopened conversation waits for "Show view".
-import { useCallback, useEffect, useRef, useState } from "react";
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from "react";
 import { api, errorMessage } from "../../api";
 import { useI18n, type Translate } from "../../i18n";
 import type { CallView } from "../../state/chat";
@@ -38,8 +38,9 @@ function ViewCardIn({ call, host, uri }: { call: CallView; host: ViewHost; uri: 
   const [stage, setStage] = useState<Stage>(auto ? { kind: "preparing" } : { kind: "idle" });
   const [mode, setMode] = useState<HostDisplayMode>("inline");
   const frame = useRef<FrameHandle>(null);
+  // Kept in step before effects and events read it (a passive effect could run late).
   const stageRef = useRef(stage);
-  useEffect(() => {
+  useLayoutEffect(() => {
     stageRef.current = stage;
   });
   const server = call.server ?? "";
@@ -112,7 +113,7 @@ function ViewCardIn({ call, host, uri }: { call: CallView; host: ViewHost; uri: 
 
   // Another conversation about to show, or a new one: the view is closed as by Close first.
   const isOpen = stage.kind === "open";
-  useEffect(() => (isOpen ? onTearDown(call.callId, close) : undefined), [isOpen, call.callId, close]);
+  useLayoutEffect(() => (isOpen ? onTearDown(call.callId, close) : undefined), [isOpen, call.callId, close]);
 
   // The window closing: the view is told, and the record says the app closed it.
   useEffect(() => {
