@@ -85,6 +85,9 @@ pub struct Policy {
     pub header: String,
     /// Declared entries that were not origins a view may name, as declared.
     pub refused: Vec<String>,
+    /// The declared origins kept in `frame-src`: the only places, besides the view's own
+    /// address, that a frame inside the view may load.
+    pub frame_origins: Vec<String>,
 }
 
 /// The policy of a view: the specification's strict default when the server declared no
@@ -121,6 +124,7 @@ pub fn content_security_policy(csp: Option<&ViewCsp>, frame_ancestors: &[String]
             origins.join(" ")
         }
     };
+    let mut frame_origins = Vec::new();
     let mut directives: Vec<String> = match csp {
         None => vec![
             "default-src 'none'".to_string(),
@@ -138,6 +142,7 @@ pub fn content_security_policy(csp: Option<&ViewCsp>, frame_ancestors: &[String]
             let connect = keep(&csp.connect_domains);
             let frame = keep(&csp.frame_domains);
             let base_uri = keep(&csp.base_uri_domains);
+            frame_origins.clone_from(&frame);
             vec![
                 "default-src 'none'".to_string(),
                 with("script-src 'self' 'unsafe-inline'", &resource),
@@ -162,6 +167,7 @@ pub fn content_security_policy(csp: Option<&ViewCsp>, frame_ancestors: &[String]
     Policy {
         header: directives.join("; "),
         refused,
+        frame_origins,
     }
 }
 

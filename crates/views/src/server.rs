@@ -5,7 +5,9 @@
 //! page is gone (410). Any other path is 404, any other method 405, and a `Host` header that
 //! is not the server's own address 421, so that a page elsewhere cannot reach it through a name
 //! that resolves to loopback (DNS rebinding). The page comes with its Content Security Policy
-//! and Permissions Policy as headers, where the HTML it carries cannot change them.
+//! and Permissions Policy as headers, where the HTML it carries cannot change them, and with
+//! `Clear-Site-Data`, so that a view served later on a port an earlier one used starts with
+//! nothing of the earlier one's storage.
 
 use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::{Arc, Mutex};
@@ -20,6 +22,9 @@ use rand::RngCore as _;
 use tokio::sync::oneshot;
 
 use crate::csp::{Feature, ViewCsp, content_security_policy, permissions_policy};
+
+/// What a view's page clears of its origin before it runs.
+pub const CLEAR_SITE_DATA: &str = "\"cache\", \"cookies\", \"storage\"";
 
 /// The most a view's page may weigh.
 pub const MAX_PAGE_BYTES: usize = 5 * 1024 * 1024;
@@ -59,6 +64,8 @@ pub struct OpenView {
     pub csp: String,
     /// Declared CSP entries left out of the policy, as declared.
     pub refused_domains: Vec<String>,
+    /// The declared origins a frame inside the view may load (its `frame-src`).
+    pub frame_origins: Vec<String>,
     stop: Option<oneshot::Sender<()>>,
 }
 
@@ -133,6 +140,7 @@ impl ViewServer {
             origin,
             csp,
             refused_domains: policy.refused,
+            frame_origins: policy.frame_origins,
             stop: Some(stop),
         })
     }
@@ -185,6 +193,13 @@ fn page_response(html: String, csp: &str, permissions: &str) -> Response {
     set(header::X_CONTENT_TYPE_OPTIONS, "nosniff");
     set(header::REFERRER_POLICY, "no-referrer");
     set(header::CACHE_CONTROL, "no-store");
+    // Ports are reused: whatever an earlier view left at this origin (its storage, cookies,
+    // cache) is cleared before this view's page runs. Browsers honour it on loopback, a
+    // potentially trustworthy origin; WebKit has since 2.40 (cache, cookies and storage).
+    set(
+        header::HeaderName::from_static("clear-site-data"),
+        CLEAR_SITE_DATA,
+    );
     set(
         header::HeaderName::from_static("cross-origin-resource-policy"),
         "same-origin",

@@ -214,3 +214,27 @@ async fn attack_views_an_oversized_page_is_refused() {
         "{error}"
     );
 }
+
+/// The OS hands a closed view's port to a later view: the later page comes with
+/// `Clear-Site-Data`, so the engine clears what the earlier view kept at that origin (its
+/// storage, cookies and cache) before the later page runs.
+#[tokio::test]
+async fn attack_views_a_later_view_on_a_used_port_starts_with_nothing_of_the_earlier() {
+    let view = open(None, Vec::new()).await;
+    let response = client()
+        .get(&view.url)
+        .header("sec-fetch-dest", "iframe")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    let clear = response
+        .headers()
+        .get("clear-site-data")
+        .map(|value| value.to_str().unwrap().to_string());
+    assert_eq!(
+        clear.as_deref(),
+        Some("\"cache\", \"cookies\", \"storage\"")
+    );
+    assert_eq!(tooltrail_views::CLEAR_SITE_DATA, clear.unwrap());
+}
