@@ -10,6 +10,10 @@
 //!
 //! The page is read again from the server each time a view is shown; the record keeps the
 //! call's input and result, which the view gets back, and the tool is never run again for it.
+//!
+//! The host also keeps the addresses it issued: a frame may load a view's own address while
+//! that view is open ([`Views::admits_navigation`], which the window's navigation handler
+//! asks before any request leaves), and nothing else on loopback.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
@@ -44,6 +48,14 @@ const MAX_PER_MINUTE: usize = 120;
 /// Refused requests within [`FLOOD_WINDOW`] after which the view is closed as flooding.
 const FLOOD_REFUSALS: usize = 200;
 const FLOOD_WINDOW: Duration = Duration::from_secs(10);
+/// The longest tool name a view may call (the MCP specification's limit for tool names).
+const MAX_NAME_BYTES: usize = 128;
+/// The most a view's call's arguments may weigh, as JSON.
+const MAX_ARGUMENT_BYTES: usize = 64 * 1024;
+/// The longest resource address a view may read.
+const MAX_URI_BYTES: usize = 2048;
+/// A refused call's arguments are recorded when they are this small; else only their size.
+const MAX_REFUSED_ARGUMENT_BYTES: usize = 1024;
 
 /// What the window needs to show a call's view, before anything is served.
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]
@@ -110,6 +122,10 @@ struct Prepared {
 struct Live {
     conversation_id: String,
     server: Arc<McpServer>,
+    /// The address the host issued for the view's frame.
+    address: String,
+    /// The declared origins a frame inside the view may load.
+    frame_origins: Vec<String>,
     turn: ViewTurn,
     served: Mutex<Option<OpenView>>,
     limits: Mutex<Limits>,
@@ -125,6 +141,8 @@ struct Limits {
 /// Open views, and the views' "allow for this conversation" answers.
 pub struct Views {
     server: ViewServer,
+    /// The app's own origins, where the window's pages are.
+    app_origins: Vec<String>,
     prepared: Mutex<HashMap<String, Prepared>>,
     live: Mutex<HashMap<String, Arc<Live>>>,
     allowances: Mutex<HashMap<String, Arc<tokio::sync::Mutex<Conversation>>>>,
@@ -171,6 +189,7 @@ fn call_tool_result(status: ToolStatus, text: &str, data: Option<&Value>) -> Val
 impl Views {
     pub fn new(frame_ancestors: Vec<String>) -> Self {
         Self {
+            app_origins: frame_ancestors.clone(),
             server: ViewServer::new(frame_ancestors),
             prepared: Mutex::default(),
             live: Mutex::default(),
@@ -311,6 +330,8 @@ impl Views {
             Arc::new(Live {
                 conversation_id: prepared.conversation_id,
                 server: prepared.server,
+                address: served.url.clone(),
+                frame_origins: served.frame_origins.clone(),
                 turn,
                 served: Mutex::new(Some(served)),
                 limits: Mutex::default(),
@@ -346,15 +367,7 @@ impl Views {
                 limits.recent.pop_front();
             }
             if limits.in_flight >= MAX_IN_FLIGHT || limits.recent.len() >= MAX_PER_MINUTE {
-                while limits
-                    .refusals
-                    .front()
-                    .is_some_and(|at| now.duration_since(*at) > FLOOD_WINDOW)
-                {
-                    limits.refusals.pop_front();
-                }
-                limits.refusals.push_back(now);
-                Some(limits.refusals.len() >= FLOOD_REFUSALS)
+                Some(limits.refuse(now))
             } else {
                 limits.in_flight += 1;
                 limits.recent.push_back(now);
@@ -371,6 +384,37 @@ impl Views {
                 Err(refused("too many requests from this view; wait a moment"))
             }
         }
+    }
+
+    /// Counts a request of the view that was refused (a tool not for views, an oversized
+    /// request) toward flooding; a view past the limit is closed, and the request is answered
+    /// with that instead.
+    async fn count_refusal(&self, view_id: &str, live: &Live) -> Result<(), HostError> {
+        let flooded = lock(&live.limits).refuse(Instant::now());
+        if flooded {
+            self.close(view_id, ViewEnd::Flooded).await;
+            return Err(refused("the view sent too many requests and was closed"));
+        }
+        Ok(())
+    }
+
+    /// Whether a frame of the window may load `url`, asked before the request leaves: the exact
+    /// address the host issued for a view that is open, an origin a view's server declared for
+    /// frames inside it (a public `https` origin, never loopback), or a page of the app itself.
+    /// Anything else, another loopback port or path among it, is refused.
+    pub fn admits_navigation(&self, url: &str) -> bool {
+        let within = |origin: &str| {
+            url.strip_prefix(origin)
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+        };
+        if matches!(url, "about:blank" | "about:srcdoc")
+            || self.app_origins.iter().any(|origin| within(origin))
+        {
+            return true;
+        }
+        lock(&self.live).values().any(|live| {
+            live.address == url || live.frame_origins.iter().any(|origin| within(origin))
+        })
     }
 
     fn allowances(&self, conversation_id: &str) -> Arc<tokio::sync::Mutex<Conversation>> {
@@ -400,15 +444,50 @@ impl Views {
         if live.turn.is_closed() {
             return Err(refused("that view is closed"));
         }
-        let outcome = match live.server.tool_for_view(name).await {
-            Ok(tool) => self.run(live, tool, arguments, calls).await,
-            Err(error) => {
-                let source = ToolSource::Mcp {
-                    server: live.server.name().to_string(),
-                };
-                live.turn
-                    .refuse(name, arguments, &error.to_string(), source, calls.ctx)
-                    .await
+        let source = ToolSource::Mcp {
+            server: live.server.name().to_string(),
+        };
+        // Measured before anything is looked up or recorded: an oversized request is refused
+        // and recorded small.
+        let size = json_size(&arguments);
+        let oversized = if name.len() > MAX_NAME_BYTES {
+            Some(format!(
+                "the view asked for a tool whose name is {} bytes long; a tool's name has at most {MAX_NAME_BYTES}",
+                name.len()
+            ))
+        } else if size > MAX_ARGUMENT_BYTES {
+            Some(format!(
+                "the view sent {size} bytes of arguments; a view's call may carry at most {MAX_ARGUMENT_BYTES}"
+            ))
+        } else {
+            None
+        };
+        let outcome = if let Some(reason) = oversized {
+            self.count_refusal(view_id, live).await?;
+            live.turn
+                .refuse(
+                    &short_name(name),
+                    small_arguments(arguments, size),
+                    &reason,
+                    source,
+                    calls.ctx,
+                )
+                .await
+        } else {
+            match live.server.tool_for_view(name).await {
+                Ok(tool) => self.run(live, tool, arguments, calls).await,
+                Err(error) => {
+                    self.count_refusal(view_id, live).await?;
+                    live.turn
+                        .refuse(
+                            name,
+                            small_arguments(arguments, size),
+                            &error.to_string(),
+                            source,
+                            calls.ctx,
+                        )
+                        .await
+                }
             }
         };
         Ok(call_tool_result(
@@ -428,6 +507,13 @@ impl Views {
     ) -> Result<Value, HostError> {
         let admitted = self.admit(view_id).await?;
         let live = &admitted.0;
+        if uri.len() > MAX_URI_BYTES {
+            self.count_refusal(view_id, live).await?;
+            return Err(refused(format!(
+                "the view asked for a resource whose address is {} bytes long; an address has at most {MAX_URI_BYTES}",
+                uri.len()
+            )));
+        }
         let Some(tool) = tooltrail_mcp::ReadResourceTool::new(vec![Arc::clone(&live.server)])
         else {
             return Err(refused("the view's server has no resources"));
@@ -489,6 +575,47 @@ impl Views {
         for view_id in open {
             self.close(&view_id, ViewEnd::AppClosed).await;
         }
+    }
+}
+
+impl Limits {
+    /// Notes a refused request at `now`; says whether the view has now flooded.
+    fn refuse(&mut self, now: Instant) -> bool {
+        while self
+            .refusals
+            .front()
+            .is_some_and(|at| now.duration_since(*at) > FLOOD_WINDOW)
+        {
+            self.refusals.pop_front();
+        }
+        self.refusals.push_back(now);
+        self.refusals.len() >= FLOOD_REFUSALS
+    }
+}
+
+/// The length of `value` as JSON.
+fn json_size(value: &Value) -> usize {
+    serde_json::to_string(value).map_or(usize::MAX, |text| text.len())
+}
+
+/// A name as the record keeps it: cut, marked so, when it is too long to be a tool's.
+fn short_name(name: &str) -> String {
+    if name.len() <= MAX_NAME_BYTES {
+        return name.to_string();
+    }
+    let mut end = MAX_NAME_BYTES;
+    while !name.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &name[..end])
+}
+
+/// A refused call's arguments as the record keeps them: whole when small, else their size.
+fn small_arguments(arguments: Value, size: usize) -> Value {
+    if size <= MAX_REFUSED_ARGUMENT_BYTES {
+        arguments
+    } else {
+        json!({ "not_kept": format!("{size} bytes of arguments") })
     }
 }
 

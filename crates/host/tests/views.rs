@@ -17,7 +17,7 @@ use tokio_util::sync::CancellationToken;
 use tooltrail_agent::{
     Agent, AgentConfig, AllowAll, Approver, CollectingSink, Conversation, DenyAll, EventSink,
 };
-use tooltrail_host::views::{ViewCalls, ViewOutcome, Views};
+use tooltrail_host::views::{ViewCalls, ViewOutcome, ViewStart, Views};
 use tooltrail_host::{History, RecordingSink, Toolbox};
 use tooltrail_llm::{LlmClient, LlmConfig};
 use tooltrail_protocol::{EventBody, ToolStatus, ViewEnd};
@@ -173,6 +173,11 @@ impl EventSink for NullScreen {
 
 /// Prepares and starts the trap's view; its events are recorded.
 async fn open_view(setup: &Setup) -> String {
+    open_view_at(setup).await.0
+}
+
+/// [`open_view`], with where the window loads it.
+async fn open_view_at(setup: &Setup) -> (String, ViewStart) {
     let servers = setup.toolbox.mcp_servers(&setup.root).await;
     let plan = setup
         .views
@@ -199,7 +204,7 @@ async fn open_view(setup: &Setup) -> String {
     let start = setup.views.start(&plan.view_id, &[], sink).await.unwrap();
     assert!(start.origin.starts_with("http://127.0.0.1:"), "{start:?}");
     assert!(start.csp.contains("connect-src 'none'"), "{}", start.csp);
-    plan.view_id
+    (plan.view_id, start)
 }
 
 /// The trap's call on the record and its view open; `None` (said why) without node.
@@ -522,4 +527,132 @@ async fn attack_views_resources_read_by_a_view_follow_its_servers_approval() {
         })
         .collect();
     assert_eq!(reads_recorded, [ToolStatus::Denied, ToolStatus::Success]);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn attack_views_a_frame_may_load_only_the_address_the_host_issued() {
+    if !has_node() {
+        return;
+    }
+    let setup = asked().await;
+    let (view, start) = open_view_at(&setup).await;
+    let views = &setup.views;
+    assert!(views.admits_navigation(&start.url), "{}", start.url);
+    // The app's own pages.
+    assert!(views.admits_navigation("tauri://localhost/"));
+    assert!(views.admits_navigation("http://tauri.localhost/index.html"));
+    // Another local service, another path or a query at the view's own origin, the same port
+    // by another name, a look-alike of the app, a page outside.
+    let port = start.origin.rsplit(':').next().unwrap();
+    for elsewhere in [
+        "http://127.0.0.1:9/".to_string(),
+        format!("http://127.0.0.1:{}/", port.parse::<u16>().unwrap() ^ 1),
+        format!("{}/", start.origin),
+        format!("{}/admin", start.origin),
+        format!("{}?x=1", start.url),
+        format!("{}x", start.url),
+        format!(
+            "http://localhost:{port}{}",
+            start.url.trim_start_matches(&start.origin)
+        ),
+        "tauri://localhost.evil.example/".to_string(),
+        "http://tauri.localhost.evil.example/".to_string(),
+        "https://evil.example/?data=secret".to_string(),
+        "data:text/html,hi".to_string(),
+    ] {
+        assert!(
+            !views.admits_navigation(&elsewhere),
+            "{elsewhere} was admitted"
+        );
+    }
+    // Closed, its address is no longer issued.
+    views.close(&view, ViewEnd::Closed).await;
+    assert!(!views.admits_navigation(&start.url));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn attack_views_an_oversized_call_is_refused_and_recorded_small() {
+    let Some((setup, view)) = opened().await else {
+        return;
+    };
+    let huge = "x".repeat(1024 * 1024);
+    let long_name = call(&setup, &view, &AllowAll, &huge, json!({}))
+        .await
+        .unwrap();
+    assert_eq!(long_name["isError"], true);
+    let text = long_name["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("name is 1048576 bytes long"), "{text}");
+    let big_arguments = call(&setup, &view, &AllowAll, "echo", json!({ "text": huge }))
+        .await
+        .unwrap();
+    assert_eq!(big_arguments["isError"], true);
+    let text = big_arguments["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("bytes of arguments"), "{text}");
+    // A refused tool with large arguments is recorded without them.
+    call(
+        &setup,
+        &view,
+        &AllowAll,
+        "secret_model_tool",
+        json!({ "text": "y".repeat(32 * 1024) }),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        setup.ran(&setup.hostile_log),
+        ["open_trap"],
+        "none reached the server"
+    );
+    let recorded = serde_json::to_string(&view_events(&setup, &view)).unwrap();
+    assert!(
+        recorded.len() < 16 * 1024,
+        "the view's turn weighs {} bytes on the record",
+        recorded.len()
+    );
+    let refused: Vec<(String, ToolStatus)> = view_events(&setup, &view)
+        .into_iter()
+        .filter_map(|body| match body {
+            EventBody::ToolCallFinished { tool, status, .. } => Some((tool, status)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(refused.len(), 3, "{refused:?}");
+    assert!(
+        refused
+            .iter()
+            .all(|(_, status)| *status == ToolStatus::Denied)
+    );
+    assert!(refused[0].0.len() <= 132, "{}", refused[0].0.len());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn attack_views_refused_calls_count_toward_flooding() {
+    let Some((setup, view)) = opened().await else {
+        return;
+    };
+    // One after another, each refused: the first 120 (a minute's worth) because the tool is not
+    // for views, the rest because the minute's are used. Both kinds count toward the 200
+    // refusals that close a view; before, only the second did, and such a view went on.
+    let mut answers = Vec::new();
+    for _ in 0..200 {
+        answers.push(call(&setup, &view, &AllowAll, "secret_model_tool", json!({})).await);
+    }
+    let last = answers.last().unwrap().as_ref().unwrap_err().to_string();
+    assert!(last.contains("too many requests and was closed"), "{last}");
+    let events = view_events(&setup, &view);
+    assert!(
+        matches!(
+            events.last(),
+            Some(EventBody::ViewClosed {
+                reason: ViewEnd::Flooded
+            })
+        ),
+        "{:?}",
+        events.last()
+    );
+    assert!(
+        call(&setup, &view, &AllowAll, "echo", json!({}))
+            .await
+            .is_err()
+    );
 }
