@@ -176,8 +176,18 @@ async fn start_server(
                     Ok(props) => return Ok((server, port, props)),
                     Err(not_ours) => {
                         server.stop().await;
+                        let (who, what) = match not_ours {
+                            probe::NotOurs::OwnerUnknown => (
+                                "a program",
+                                "Tooltrail could not tell whether it is the llama-server it started",
+                            ),
+                            _ => (
+                                "another program",
+                                "it is not the llama-server Tooltrail started",
+                            ),
+                        };
                         return Err(format!(
-                            "another program answered on 127.0.0.1:{port}, the port chosen for llama-server, and it is not the llama-server Tooltrail started: {}. Nothing was sent to it; ask again to start on another port, and if this happens again, look for the program listening there",
+                            "{who} answered on 127.0.0.1:{port}, the port chosen for llama-server, and {what}: {}. Nothing was sent to it; ask again to start on another port, and if this happens again, look for the program listening there",
                             not_ours.describe()
                         ));
                     }

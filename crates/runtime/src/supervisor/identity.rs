@@ -7,15 +7,21 @@
 //!
 //! - A process is known by its id *and* its start time ([`start_time`]), recorded when it
 //!   started: a reused id has another start time ([`same_process`]).
-//! - A port is known by the key: llama-server refuses a request without it (401) and takes one
-//!   with it, which no other program can fake without the key (see `probe.rs`). On Linux the
-//!   listening socket is also looked up in the child's open files ([`listener_owned_by`])
-//!   *before* the key is sent, so even a program that answers 401 to everything never sees it.
+//! - A port is known by the process holding its listening socket, looked up in the system's
+//!   own tables ([`listening_sockets`]) *before* the key is sent: `/proc` on Linux, the
+//!   processes' open sockets on macOS, the TCP table with owners on Windows
+//!   (`other_systems.rs`). Every socket that could take a connection to `127.0.0.1:PORT` must
+//!   be the child's, and where the system does not say whose a socket is, the port is not
+//!   trusted ([`port_owner`], the same rule on every system). The key alone proves nothing
+//!   before it is sent: a program that answers 401 without it and then takes any key would
+//!   pass, having received it. After this check the key must still be taken (see `probe.rs`).
 
 #[cfg(any(target_os = "macos", windows))]
 mod other_systems;
 #[cfg(windows)]
 pub(in crate::supervisor) use other_systems::with_process;
+
+use std::net::{IpAddr, Ipv4Addr};
 
 /// Whether `pid` is still the process that started at `recorded` (as [`start_time`] read it
 /// then), so that a signal or a kill reaches it and no other: the check before anything is
@@ -60,51 +66,126 @@ pub(crate) fn parse_start_time(stat: &str) -> Option<u64> {
     after_name.split_whitespace().nth(19)?.parse().ok()
 }
 
-/// Whether the socket listening on `127.0.0.1:port` is one of `pid`'s open files: `Some(true)`
-/// or `Some(false)` on Linux, `None` where the system does not tell.
-pub(crate) fn listener_owned_by(pid: u32, port: u16) -> Option<bool> {
+/// A TCP socket in the listening state, and the processes holding it as far as the system
+/// lets this process see (none: held by a process it may not look at).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ListeningSocket {
+    pub(crate) addr: IpAddr,
+    pub(crate) port: u16,
+    pub(crate) pids: Vec<u32>,
+}
+
+/// Whose the socket listening on the runtime's port is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum PortOwner {
+    /// The child's, and no other process's.
+    Child,
+    /// No socket listens there, or one is held by another process (or one not shown).
+    Other,
+    /// The system did not tell.
+    Unknown,
+}
+
+/// Whether `child` alone holds the sockets in `sockets` that take connections to
+/// `127.0.0.1:port` (`None`: the system gave no table). Unknown is never the child: the key
+/// goes to a port only when the table shows it the child's.
+pub(crate) fn port_owner(sockets: Option<&[ListeningSocket]>, child: u32, port: u16) -> PortOwner {
+    let Some(sockets) = sockets else {
+        return PortOwner::Unknown;
+    };
+    let mut there = sockets
+        .iter()
+        .filter(|socket| socket.port == port && takes_loopback(socket.addr))
+        .peekable();
+    if there.peek().is_none() {
+        return PortOwner::Other;
+    }
+    if there.all(|socket| !socket.pids.is_empty() && socket.pids.iter().all(|&pid| pid == child)) {
+        PortOwner::Child
+    } else {
+        PortOwner::Other
+    }
+}
+
+/// Whether a socket listening on `addr` may take a connection made to `127.0.0.1`: bound to
+/// it, to every address, or (IPv6 sockets that also take IPv4) to `::` or `::ffff:127.0.0.1`.
+fn takes_loopback(addr: IpAddr) -> bool {
+    match addr {
+        IpAddr::V4(v4) => v4 == Ipv4Addr::LOCALHOST || v4.is_unspecified(),
+        IpAddr::V6(v6) => v6.is_unspecified() || v6.to_ipv4_mapped() == Some(Ipv4Addr::LOCALHOST),
+    }
+}
+
+/// The TCP sockets listening on this computer, with their processes as far as they are seen;
+/// `None` where the system does not tell.
+///
+/// On Linux, `/proc/net/tcp` lists every socket but not its process, and only `child`'s open
+/// files are looked in (another user's cannot be read): a socket not among them is shown held
+/// by no process seen, which [`port_owner`] takes for another's.
+pub(crate) fn listening_sockets(child: u32) -> Option<Vec<ListeningSocket>> {
     #[cfg(target_os = "linux")]
     {
         let table = std::fs::read_to_string("/proc/net/tcp").ok()?;
-        let inodes = listening_inodes(&table, port);
-        if inodes.is_empty() {
-            return Some(false);
-        }
         // The child's own open files are always readable to its parent's user: when they are
         // not, it has ended, and an ended process holds no socket.
-        let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) else {
-            return Some(false);
-        };
-        let owned = fds
-            .flatten()
-            .filter_map(|fd| std::fs::read_link(fd.path()).ok())
-            .filter_map(|link| {
-                link.to_str()?
-                    .strip_prefix("socket:[")?
-                    .strip_suffix(']')?
-                    .parse::<u64>()
-                    .ok()
+        let held: Vec<u64> = std::fs::read_dir(format!("/proc/{child}/fd"))
+            .map(|fds| {
+                fds.flatten()
+                    .filter_map(|fd| std::fs::read_link(fd.path()).ok())
+                    .filter_map(|link| {
+                        link.to_str()?
+                            .strip_prefix("socket:[")?
+                            .strip_suffix(']')?
+                            .parse::<u64>()
+                            .ok()
+                    })
+                    .collect()
             })
-            .any(|inode| inodes.contains(&inode));
-        Some(owned)
+            .unwrap_or_default();
+        Some(
+            listening_in_proc_table(&table)
+                .into_iter()
+                .map(|(addr, port, inode)| ListeningSocket {
+                    addr: IpAddr::V4(addr),
+                    port,
+                    pids: if held.contains(&inode) {
+                        vec![child]
+                    } else {
+                        Vec::new()
+                    },
+                })
+                .collect(),
+        )
     }
-    #[cfg(not(target_os = "linux"))]
+    #[cfg(any(target_os = "macos", windows))]
     {
-        let _ = (pid, port);
+        let _ = child;
+        other_systems::listening_sockets()
+    }
+    #[cfg(not(any(target_os = "linux", target_os = "macos", windows)))]
+    {
+        let _ = child;
         None
     }
 }
 
-/// The inodes of the sockets listening on `127.0.0.1:port` in a `/proc/net/tcp` table.
-pub(crate) fn listening_inodes(table: &str, port: u16) -> Vec<u64> {
-    let local = format!("0100007F:{port:04X}");
+/// The listening sockets of a `/proc/net/tcp` table: address, port and inode each.
+pub(crate) fn listening_in_proc_table(table: &str) -> Vec<(Ipv4Addr, u16, u64)> {
     table
         .lines()
         .filter_map(|line| {
             let fields: Vec<&str> = line.split_whitespace().collect();
-            // `0A` is TCP_LISTEN; the header line names no address, so it never matches.
-            let listening = fields.get(1) == Some(&local.as_str()) && fields.get(3) == Some(&"0A");
-            listening.then(|| fields.get(9)?.parse().ok()).flatten()
+            // `0A` is TCP_LISTEN; the header line names no address, so it never parses.
+            if fields.get(3) != Some(&"0A") {
+                return None;
+            }
+            let (addr, port) = fields.get(1)?.split_once(':')?;
+            // The address is printed as the 32-bit word holds it in memory, in this
+            // machine's byte order.
+            let addr = u32::from_str_radix(addr, 16).ok()?;
+            let port = u16::from_str_radix(port, 16).ok()?;
+            let inode = fields.get(9)?.parse().ok()?;
+            Some((Ipv4Addr::from(addr.to_ne_bytes()), port, inode))
         })
         .collect()
 }
@@ -156,14 +237,89 @@ mod tests {
     }
 
     #[test]
-    fn only_listening_sockets_on_the_port_count() {
+    fn the_proc_table_gives_each_listening_socket_its_address_port_and_inode() {
         let table = "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n\
            0: 0100007F:A028 00000000:0000 0A 00000000:00000000 00:00000000 00000000  1000        0 111 1 0 100 0 0 10 0\n\
            1: 0100007F:A028 0100007F:C350 01 00000000:00000000 00:00000000 00000000  1000        0 222 1 0 20 4 30 10 -1\n\
-           2: 0100007F:1F90 00000000:0000 0A 00000000:00000000 00:00000000 00000000  1000        0 333 1 0 100 0 0 10 0\n";
-        assert_eq!(listening_inodes(table, 0xA028), vec![111]);
-        assert_eq!(listening_inodes(table, 8080), vec![333]);
-        assert_eq!(listening_inodes(table, 9), Vec::<u64>::new());
+           2: 00000000:1F90 00000000:0000 0A 00000000:00000000 00:00000000 00000000  1000        0 333 1 0 100 0 0 10 0\n";
+        let loopback = Ipv4Addr::from(0x0100_007F_u32.to_ne_bytes());
+        assert_eq!(
+            listening_in_proc_table(table),
+            vec![(loopback, 0xA028, 111), (Ipv4Addr::UNSPECIFIED, 8080, 333)]
+        );
+        // On the machines this runs on (little-endian), that word is 127.0.0.1.
+        if cfg!(target_endian = "little") {
+            assert_eq!(loopback, Ipv4Addr::LOCALHOST);
+        }
+    }
+
+    fn socket(addr: &str, port: u16, pids: &[u32]) -> ListeningSocket {
+        ListeningSocket {
+            addr: addr.parse().unwrap(),
+            port,
+            pids: pids.to_vec(),
+        }
+    }
+
+    /// The rule every system's table goes through before the key is sent.
+    #[test]
+    fn attack_runtime_the_key_goes_only_to_a_port_the_table_shows_the_childs() {
+        let child = 4242;
+        let port = 41000;
+        let owner = |sockets: &[ListeningSocket]| port_owner(Some(sockets), child, port);
+
+        // The system gave no table (an error, a system not known): never the child's.
+        assert_eq!(port_owner(None, child, port), PortOwner::Unknown);
+        // Nothing listens there (the child has not bound it, or lost it).
+        assert_eq!(owner(&[]), PortOwner::Other);
+        assert_eq!(
+            owner(&[socket("127.0.0.1", 41001, &[child])]),
+            PortOwner::Other
+        );
+        // Another process holds it, or a process the system does not show.
+        assert_eq!(
+            owner(&[socket("127.0.0.1", port, &[777])]),
+            PortOwner::Other
+        );
+        assert_eq!(owner(&[socket("127.0.0.1", port, &[])]), PortOwner::Other);
+        assert_eq!(
+            owner(&[socket("127.0.0.1", port, &[child, 777])]),
+            PortOwner::Other
+        );
+        // The child's, but another process listens on every address or on `::` as well.
+        for squatter in ["0.0.0.0", "::", "::ffff:127.0.0.1"] {
+            assert_eq!(
+                owner(&[
+                    socket("127.0.0.1", port, &[child]),
+                    socket(squatter, port, &[777])
+                ]),
+                PortOwner::Other,
+                "{squatter}"
+            );
+        }
+        // The child's alone; sockets on other addresses or ports are not in the way.
+        assert_eq!(
+            owner(&[socket("127.0.0.1", port, &[child])]),
+            PortOwner::Child
+        );
+        assert_eq!(
+            owner(&[socket("0.0.0.0", port, &[child])]),
+            PortOwner::Child
+        );
+        assert_eq!(
+            owner(&[
+                socket("127.0.0.1", port, &[child]),
+                socket("10.0.0.7", port, &[777]),
+                socket("::1", port, &[777]),
+                socket("127.0.0.1", 41001, &[777]),
+            ]),
+            PortOwner::Child
+        );
+    }
+
+    #[cfg(target_os = "linux")]
+    fn listener_owner(child: u32, port: u16) -> PortOwner {
+        port_owner(listening_sockets(child).as_deref(), child, port)
     }
 
     #[test]
@@ -171,15 +327,15 @@ mod tests {
     fn a_listener_belongs_to_the_process_that_holds_it_and_to_no_other() {
         let listener = std::net::TcpListener::bind(("127.0.0.1", 0)).unwrap();
         let port = listener.local_addr().unwrap().port();
-        assert_eq!(listener_owned_by(std::process::id(), port), Some(true));
+        assert_eq!(listener_owner(std::process::id(), port), PortOwner::Child);
         let mut other = std::process::Command::new("sleep")
             .arg("30")
             .spawn()
             .unwrap();
-        assert_eq!(listener_owned_by(other.id(), port), Some(false));
+        assert_eq!(listener_owner(other.id(), port), PortOwner::Other);
         other.kill().unwrap();
         other.wait().unwrap();
         drop(listener);
-        assert_eq!(listener_owned_by(std::process::id(), port), Some(false));
+        assert_eq!(listener_owner(std::process::id(), port), PortOwner::Other);
     }
 }
