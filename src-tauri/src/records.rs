@@ -14,6 +14,18 @@ use ts_rs::TS;
 
 use crate::error::{CommandError, CommandResult, sentence};
 
+/// Why an export stopped: the record could not be read, or the file could not be written.
+enum Exported {
+    Store(StoreError),
+    Io(std::io::Error),
+}
+
+impl From<std::io::Error> for Exported {
+    fn from(error: std::io::Error) -> Self {
+        Self::Io(error)
+    }
+}
+
 impl From<StoreError> for CommandError {
     fn from(error: StoreError) -> Self {
         let code = match &error {
@@ -248,26 +260,21 @@ pub fn export(
             ),
         )
     };
-    // A temporary file beside the target, renamed when complete: a failed export leaves no
-    // half-written file under the chosen name.
-    let temporary = path.with_extension("tooltrail-export.tmp");
-    let file = std::fs::File::create(&temporary).map_err(cannot)?;
-    let mut out = std::io::BufWriter::new(file);
-    let written = store
-        .export_history(&query.filter(workspace), format, &mut out)
-        .and_then(|count| {
-            std::io::Write::flush(&mut out).map_err(StoreError::Write)?;
-            Ok(count)
-        });
-    drop(out);
-    let count = match written {
-        Ok(count) => count,
-        Err(error) => {
-            let _ = std::fs::remove_file(&temporary);
-            return Err(error.into());
-        }
-    };
-    std::fs::rename(&temporary, path).map_err(cannot)?;
+    // A temporary file beside the target with a random name, made exclusively, renamed when
+    // complete: a failed export leaves no half-written file under the chosen name, and a link
+    // planted beside it cannot lead the export elsewhere.
+    let count = tooltrail_atomic_write::replace_with(path, |file| {
+        let mut out = std::io::BufWriter::new(file);
+        let count = store
+            .export_history(&query.filter(workspace), format, &mut out)
+            .map_err(Exported::Store)?;
+        std::io::Write::flush(&mut out)?;
+        Ok::<_, Exported>(count)
+    })
+    .map_err(|error| match error {
+        Exported::Store(error) => error.into(),
+        Exported::Io(error) => cannot(error),
+    })?;
     Ok(ExportResult {
         path: path.display().to_string(),
         count,

@@ -13,8 +13,7 @@ use std::sync::Arc;
 
 use serde::Serialize;
 use sha2::{Digest, Sha256};
-use tooltrail_atomic_write::write_atomically;
-use tooltrail_sandbox::Workspace;
+use tooltrail_sandbox::{PathError, Workspace};
 use tooltrail_store::{FileChangeRecord, KeptFile, LeftState, Store};
 use tooltrail_tools::{CallScope, ChangeJournal, ToolError, ToolErrorCode};
 use ts_rs::TS;
@@ -154,7 +153,7 @@ pub fn undo(
         let key = (change.workspace.clone(), change.path.clone());
         let now = match expected_now.get(&key) {
             Some(state) => state.clone(),
-            None => std::fs::read(target.path()).ok(),
+            None => folder.read(&target).ok(),
         };
         let matches = match (&change.written_sha256, &now) {
             (Some(hash), Some(bytes)) => &sha256(bytes) == hash,
@@ -178,10 +177,12 @@ pub fn undo(
     };
     let mut done = Vec::new();
     for (target, change) in steps {
+        // Through the folder's handle, as the write it undoes went.
+        let folder = &folders[&change.workspace];
         let result = match &change.prior {
-            Some(bytes) => write_atomically(target.path(), bytes),
-            None => match std::fs::remove_file(target.path()) {
-                Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            Some(bytes) => folder.write(&target, bytes),
+            None => match folder.remove_file(&target) {
+                Err(PathError::NotFound(_)) => Ok(()),
                 other => other,
             },
         };
@@ -190,7 +191,10 @@ pub fn undo(
             let _ = store.mark_undone(&done);
             return Err(UndoError::Io {
                 path: change.path.clone(),
-                why: error.kind().to_string(),
+                why: match error {
+                    PathError::Io { kind, .. } => kind.to_string(),
+                    other => other.to_string(),
+                },
             });
         }
         done.push(change.id);

@@ -27,8 +27,7 @@
 //! (`tooltrail ask --no-project-instructions`).
 
 use std::collections::BTreeMap;
-use std::fs::File;
-use std::io::{ErrorKind, Read as _};
+use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -165,22 +164,33 @@ fn read(folder: &Path, name: &str) -> Result<Option<(PathBuf, String, u64)>, Lef
         Err(PathError::Outside(_) | PathError::AbsoluteOutside) => {
             return Err(LeftOutReason::LinkOutside);
         }
-        Err(PathError::Refused(_) | PathError::TooManyLinks(_) | PathError::Io { .. }) => {
+        Err(
+            PathError::Refused(_)
+            | PathError::TooManyLinks(_)
+            | PathError::NotAFile(_)
+            | PathError::Io { .. },
+        ) => {
             return Err(LeftOutReason::Unreadable);
         }
     };
     let path = resolved.path().to_path_buf();
-    // The resolved path holds no link; what it names must be an ordinary file before it is
-    // opened, since opening a pipe waits for a writer and opening a device may do anything.
-    match std::fs::symlink_metadata(&path) {
+    // What it names must be an ordinary file before it is opened, since opening a device may
+    // do anything. Both the look and the open go through the folder's handle, which the system
+    // confines beneath the folder: a folder on the way swapped for a link since it was resolved
+    // leads nowhere outside.
+    match bound.metadata(&resolved) {
         Ok(meta) if meta.is_file() => {}
         Ok(_) => return Err(LeftOutReason::NotAFile),
-        Err(error) if error.kind() == ErrorKind::NotFound => return Ok(None),
+        Err(PathError::NotFound(_)) => return Ok(None),
+        Err(PathError::Outside(_)) => return Err(LeftOutReason::LinkOutside),
         Err(_) => return Err(LeftOutReason::Unreadable),
     }
-    let file = open_file(&path).map_err(|_| LeftOutReason::Unreadable)?;
-    // Checked again on what was opened: the folder may have changed in between.
-    let meta = file.metadata().map_err(|_| LeftOutReason::Unreadable)?;
+    // Opened without waiting (a pipe put there since it was checked), then checked again on
+    // what was opened.
+    let (file, meta) = bound.open_read(&resolved).map_err(|error| match error {
+        PathError::Outside(_) => LeftOutReason::LinkOutside,
+        _ => LeftOutReason::Unreadable,
+    })?;
     if !meta.is_file() {
         return Err(LeftOutReason::NotAFile);
     }
@@ -190,34 +200,6 @@ fn read(folder: &Path, name: &str) -> Result<Option<(PathBuf, String, u64)>, Lef
         .map_err(|_| LeftOutReason::Unreadable)?;
     let text = String::from_utf8_lossy(&bytes).into_owned();
     Ok((!text.trim().is_empty()).then_some((path, text, meta.len())))
-}
-
-/// Opens `path` for reading without following a link in its last part (one put there since it
-/// was resolved) and without waiting (a pipe put there since it was checked).
-#[cfg(unix)]
-fn open_file(path: &Path) -> std::io::Result<File> {
-    use rustix::fs::{Mode, OFlags};
-    let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
-    let fd = rustix::fs::open(path, flags, Mode::empty())?;
-    Ok(File::from(fd))
-}
-
-/// Opens `path` for reading without following a link in its last part (one put there since it
-/// was resolved: it is opened as itself, which is no file, so it is left out); pipes and
-/// devices do not live in folders on Windows.
-#[cfg(windows)]
-fn open_file(path: &Path) -> std::io::Result<File> {
-    use std::os::windows::fs::OpenOptionsExt as _;
-    const FILE_FLAG_OPEN_REPARSE_POINT: u32 = 0x0020_0000;
-    std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(FILE_FLAG_OPEN_REPARSE_POINT)
-        .open(path)
-}
-
-#[cfg(not(any(unix, windows)))]
-fn open_file(path: &Path) -> std::io::Result<File> {
-    File::open(path)
 }
 
 /// How many bytes the project instructions may take in a window of `window_tokens`: their
@@ -662,10 +644,13 @@ mod tests {
             lookup.left_out,
             vec![left("AGENTS.md", LeftOutReason::NotAFile)]
         );
-        // Opening it without waiting finds it is no file, should it be swapped in after the
-        // check.
-        let opened = open_file(&fifo).unwrap();
-        assert!(!opened.metadata().unwrap().is_file());
+        // Opening it through the folder's handle does not wait either, and finds it is no file,
+        // should it be swapped in after the check.
+        let folder = Workspace::open(&s.ws).unwrap();
+        let (_, meta) = folder
+            .open_read(&folder.resolve("AGENTS.md").unwrap())
+            .unwrap();
+        assert!(!meta.is_file());
     }
 
     #[cfg(unix)]

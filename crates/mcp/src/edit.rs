@@ -238,18 +238,15 @@ impl McpConfigEditor {
             path: self.path.clone(),
             source,
         };
-        if let Some(dir) = self.path.parent() {
-            std::fs::create_dir_all(dir).map_err(write_error)?;
-        }
         let mut text =
             serde_json::to_string_pretty(&self.root).map_err(|error| McpError::ConfigJson {
                 path: self.path.clone(),
                 message: error.to_string(),
             })?;
         text.push('\n');
-        let temporary = self.path.with_extension("json.tmp");
-        std::fs::write(&temporary, text).map_err(write_error)?;
-        std::fs::rename(&temporary, &self.path).map_err(write_error)
+        // A temporary file with a random name, made exclusively, then renamed: a link planted
+        // beside `mcp.json` cannot lead the write elsewhere.
+        tooltrail_atomic_write::write_atomically(&self.path, text.as_bytes()).map_err(write_error)
     }
 
     /// `servers` when the file uses VS Code's key and not the common one, as the parser reads it.

@@ -31,6 +31,9 @@ pub enum PathError {
     /// A component in the middle of the path is a file, not a folder.
     #[error("`{0}` is not a folder")]
     NotADirectory(String),
+    /// A folder (or the root) where a file is needed.
+    #[error("`{0}` is a folder, not a file")]
+    NotAFile(String),
     #[error("`{0}`: too many levels of symbolic links")]
     TooManyLinks(String),
     /// Reading the file system failed; the OS error's kind is kept, its text (which may carry
@@ -51,6 +54,7 @@ impl PathError {
             }
             Self::NotFound(_) => ToolErrorCode::NotFound,
             Self::NotADirectory(_) => ToolErrorCode::NotADirectory,
+            Self::NotAFile(_) => ToolErrorCode::NotAFile,
             Self::TooManyLinks(_) | Self::Io { .. } => ToolErrorCode::Io,
         }
     }

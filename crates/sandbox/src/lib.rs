@@ -45,6 +45,7 @@
 //! ```
 
 mod error;
+mod handle;
 mod helper_args;
 pub mod limits;
 #[cfg(target_os = "linux")]

@@ -5,13 +5,18 @@
 //! resolved in turn, and the walk is refused the moment it would step above the root. Comparing
 //! components (never string prefixes) is what keeps `/ws-evil` out of `/ws`.
 //!
-//! The check and the later open are two system calls, so a process racing to swap a folder for a
-//! symlink in between could still win; the OS sandbox (a separate layer) is what closes that.
+//! This walk gives the clear messages and the canonical relative name; it is not what keeps a
+//! file operation inside. Every open, write and removal goes through the folder's directory
+//! handle (`handle.rs`), which the operating system confines beneath the root, so a folder
+//! swapped for a link after this walk looked at it still cannot lead anywhere outside.
 
 use std::collections::VecDeque;
 use std::ffi::{OsStr, OsString};
 use std::io::ErrorKind;
 use std::path::{Component, Path, PathBuf};
+
+use cap_std::ambient_authority;
+use cap_std::fs::Dir;
 
 use crate::error::{PathError, WorkspaceError};
 
@@ -26,6 +31,8 @@ pub struct Workspace {
     /// The root as it was given (made absolute), when that differs from the canonical one:
     /// absolute paths the user writes are often spelled this way (`/tmp` vs `/private/tmp`).
     alias: Option<PathBuf>,
+    /// The folder itself, opened once: every file operation inside goes through it.
+    pub(crate) dir: Dir,
 }
 
 /// A path resolved beneath the workspace root.
@@ -74,9 +81,12 @@ impl Workspace {
             .ok_or_else(|| WorkspaceError::NotAFolder(root.display().to_string()))?;
         let given = std::path::absolute(root).ok();
         let alias = given.filter(|given| given != &canonical && is_plain_absolute(given));
+        let dir = Dir::open_ambient_dir(&canonical, ambient_authority())
+            .map_err(|_| WorkspaceError::NotAFolder(root.display().to_string()))?;
         Ok(Self {
             root: canonical,
             alias,
+            dir,
         })
     }
 
@@ -279,7 +289,34 @@ fn check_form(user_path: &str) -> Result<(), PathError> {
             "Windows device names (CON, NUL, COM1, ...) are not accepted as paths",
         ));
     }
+    // A drive prefix was refused or allowed above; what follows it may hold no `:`.
+    let after_drive = if drive { &user_path[2..] } else { user_path };
+    if cfg!(windows) && after_drive.split(['/', '\\']).any(is_windows_alias) {
+        return Err(PathError::Refused(
+            "names with `:` (alternate data streams) or short `~1` names are not accepted on Windows; use the file's full name",
+        ));
+    }
     Ok(())
+}
+
+/// Whether a path part names something other than itself on Windows: an alternate data
+/// stream or a stream type (`.git::$INDEX_ALLOCATION` is the folder `.git`, `a:b` a stream
+/// of `a`), or a short 8.3 name (`GIT~1`, `PROGRA~1`), which can stand for a longer name that
+/// a check of the long form would have refused.
+pub(crate) fn is_windows_alias(component: &str) -> bool {
+    if component.contains(':') {
+        return true;
+    }
+    let stem = component.split('.').next().unwrap_or_default();
+    stem.char_indices().any(|(at, c)| {
+        c == '~'
+            && at > 0
+            && stem[at + 1..]
+                .chars()
+                .next()
+                .is_some_and(|d| d.is_ascii_digit())
+            && stem[at + 1..].chars().all(|d| d.is_ascii_digit())
+    })
 }
 
 fn is_sep(byte: u8) -> bool {
@@ -357,5 +394,37 @@ fn display_of(user_path: &str) -> String {
         "the path".to_string()
     } else {
         user_path.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_windows_alias;
+
+    /// Checked on every system; applied on Windows, where these names reach another file
+    /// than they spell (`.git::$INDEX_ALLOCATION` is the folder `.git`).
+    #[test]
+    fn attack_links_windows_stream_and_short_names_are_recognised() {
+        for alias in [
+            ".git::$INDEX_ALLOCATION",
+            "README.md:hidden",
+            "a:b",
+            "GIT~1",
+            "PROGRA~12",
+            "docume~1.txt",
+        ] {
+            assert!(is_windows_alias(alias), "{alias} should be refused");
+        }
+        for plain in [
+            "README.md",
+            "~notes",
+            "a~b",
+            "notes~",
+            "x~1y",
+            ".git",
+            "file-1",
+        ] {
+            assert!(!is_windows_alias(plain), "{plain} is a plain name");
+        }
     }
 }

@@ -437,12 +437,10 @@ impl ConfigEditor {
             path: self.path.display().to_string(),
             source,
         };
-        if let Some(dir) = self.path.parent() {
-            std::fs::create_dir_all(dir).map_err(write_error)?;
-        }
-        let temporary = self.path.with_extension("toml.tmp");
-        std::fs::write(&temporary, self.doc.to_string()).map_err(write_error)?;
-        std::fs::rename(&temporary, &self.path).map_err(write_error)
+        // A temporary file with a random name, made exclusively, then renamed: a link planted
+        // beside the config file cannot lead the write elsewhere.
+        tooltrail_atomic_write::write_atomically(&self.path, self.doc.to_string().as_bytes())
+            .map_err(write_error)
     }
 
     fn providers_mut(&mut self) -> Result<&mut ArrayOfTables, SettingsError> {

@@ -86,11 +86,8 @@ impl LearnedToolModes {
             path: path.display().to_string(),
             source,
         };
-        std::fs::create_dir_all(dir).map_err(failed)?;
-        let text = serde_json::to_string_pretty(self).unwrap_or_default();
-        let temporary = path.with_extension("json.tmp");
-        std::fs::write(&temporary, text + "\n").map_err(failed)?;
-        std::fs::rename(&temporary, &path).map_err(failed)
+        let text = serde_json::to_string_pretty(self).unwrap_or_default() + "\n";
+        tooltrail_atomic_write::write_atomically(&path, text.as_bytes()).map_err(failed)
     }
 }
 

@@ -39,7 +39,8 @@ pub(crate) struct GrepQuery {
     pub matcher: RegexMatcher,
     /// Folder (or single file) to search.
     pub root: PathBuf,
-    pub workspace_root: PathBuf,
+    /// Every file is read through the folder's handle.
+    pub workspace: std::sync::Arc<tooltrail_sandbox::Workspace>,
     pub glob: Option<PathGlob>,
     pub include_ignored: bool,
     /// Stop once this many matching lines are known, in order.
@@ -91,7 +92,7 @@ pub(crate) fn search(query: GrepQuery, cancel: &CancellationToken) -> GrepOutcom
         let Some(path) = files.next() else {
             return outcome;
         };
-        let matches = search_file(&mut searcher, &query.matcher, &path, query.limit, &never);
+        let matches = search_file(&mut searcher, &query, &path, query.limit, &never);
         outcome.files_searched += 1;
         if take(&mut outcome, matches, query.limit) {
             return outcome;
@@ -209,7 +210,7 @@ impl Iterator for SortedFiles {
                 let path = entry.path();
                 let below_root = path.strip_prefix(&self.query.root).unwrap_or(path);
                 let below_workspace = path
-                    .strip_prefix(&self.query.workspace_root)
+                    .strip_prefix(self.query.workspace.root())
                     .unwrap_or(path);
                 if !glob.is_match(entry.file_name(), below_root, below_workspace) {
                     continue;
@@ -274,13 +275,7 @@ fn search_files(
             if stop.load(Ordering::Relaxed) {
                 return;
             }
-            files.push(search_file(
-                &mut searcher,
-                &query.matcher,
-                path,
-                query.limit,
-                stop,
-            ));
+            files.push(search_file(&mut searcher, query, path, query.limit, stop));
         }
         if results.send(BatchResult { index, files }).is_err() {
             return;
@@ -291,7 +286,7 @@ fn search_files(
 /// Matching lines of one file, at most `limit`. Unreadable and binary files have none.
 fn search_file(
     searcher: &mut Searcher,
-    matcher: &RegexMatcher,
+    query: &GrepQuery,
     path: &Path,
     limit: usize,
     stop: &AtomicBool,
@@ -303,7 +298,17 @@ fn search_file(
         matches: Vec::new(),
         binary: false,
     };
-    if searcher.search_path(matcher, path, &mut sink).is_err() || sink.binary {
+    // Opened through the folder's handle: a folder swapped for a link during the walk cannot
+    // lead the search out.
+    let file = match query.workspace.open_found(path) {
+        Ok((file, meta)) if meta.is_file() => file,
+        _ => return Vec::new(),
+    };
+    if searcher
+        .search_file(&query.matcher, &file, &mut sink)
+        .is_err()
+        || sink.binary
+    {
         return Vec::new();
     }
     sink.matches

@@ -106,6 +106,7 @@ impl Tool for CodeQuery {
             kind,
             language,
             root: resolved.path().to_path_buf(),
+            workspace: std::sync::Arc::clone(&ctx.workspace),
             max_bytes: ctx.limits.max_read_bytes,
             limit: ctx.limits.max_results.max(1),
         };

@@ -15,6 +15,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 use tooltrail_protocol::{ToolError, ToolErrorCode, ToolOutput, ToolSpec};
+use tooltrail_sandbox::Workspace;
 
 use crate::args::{blocking, cancelled, io_error, parse};
 use crate::glob::PathGlob;
@@ -78,12 +79,13 @@ impl Tool for CountLines {
         let args: Args = parse(NAME, args)?;
         let glob = args.pattern.as_deref().map(PathGlob::new).transpose()?;
         let resolved = ctx.workspace.resolve(&args.path)?;
-        let workspace_root = ctx.workspace.root().to_path_buf();
+        let workspace = std::sync::Arc::clone(&ctx.workspace);
         let cancel = ctx.cancel.clone();
         let relative = resolved.relative().to_string();
         let counts = blocking(move || {
-            if resolved.path().is_file() {
-                let lines = count_file(resolved.path(), &mut vec![0; BUFFER])
+            let (file, meta) = workspace.open_read(&resolved)?;
+            if meta.is_file() {
+                let lines = count_file(file, &mut vec![0; BUFFER])
                     .map_err(|err| io_error(resolved.relative(), &err))?;
                 let mut counts = Counts::new(MAX_LISTED);
                 match lines {
@@ -97,9 +99,10 @@ impl Tool for CountLines {
                 }
                 return Ok(counts);
             }
+            drop(file);
             count_tree(
+                &workspace,
                 resolved.path(),
-                &workspace_root,
                 glob.as_ref(),
                 args.include_ignored,
                 &cancel,
@@ -219,8 +222,8 @@ struct Worker {
 }
 
 fn count_tree(
+    workspace: &Workspace,
     root: &Path,
-    workspace_root: &Path,
     glob: Option<&PathGlob>,
     include_ignored: bool,
     cancel: &CancellationToken,
@@ -239,12 +242,18 @@ fn count_tree(
             let path = entry.path();
             if let Some(glob) = glob {
                 let below_root = path.strip_prefix(root).unwrap_or(path);
-                let below_workspace = path.strip_prefix(workspace_root).unwrap_or(path);
+                let below_workspace = path.strip_prefix(workspace.root()).unwrap_or(path);
                 if !glob.is_match(entry.file_name(), below_root, below_workspace) {
                     return;
                 }
             }
-            match count_file(path, &mut worker.buffer) {
+            // Read through the folder's handle: a folder swapped for a link during the walk
+            // cannot lead the read out.
+            let counted = match workspace.open_found(path) {
+                Ok((file, meta)) if meta.is_file() => count_file(file, &mut worker.buffer),
+                _ => return,
+            };
+            match counted {
                 Ok(Some(lines)) => worker.local.add(path, lines),
                 Ok(None) => worker.local.binary += 1,
                 // Unreadable files are left out, as a walk would skip them.
@@ -261,8 +270,7 @@ fn count_tree(
 }
 
 /// Newline bytes in a file; `None` for a binary file.
-fn count_file(path: &Path, buffer: &mut [u8]) -> std::io::Result<Option<u64>> {
-    let mut file = std::fs::File::open(path)?;
+fn count_file(mut file: std::fs::File, buffer: &mut [u8]) -> std::io::Result<Option<u64>> {
     let mut lines = 0u64;
     let mut first = true;
     loop {

@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use tooltrail_protocol::{FileChange, ToolError, ToolErrorCode, ToolOutput, ToolSpec, WriteMode};
 use tooltrail_sandbox::ResolvedPath;
 
-use crate::args::{blocking, io_error, parse};
+use crate::args::{blocking, parse};
 use crate::diff::file_change;
 use crate::tool::{Gate, Tool, ToolContext};
 
@@ -111,7 +111,12 @@ fn plan(args: &Args, ctx: &ToolContext) -> Result<Planned, ToolError> {
     let mode = args.mode.unwrap_or(WriteMode::Overwrite);
     let resolved = ctx.workspace.resolve_new(&args.path)?;
     let relative = resolved.relative().to_string();
-    if resolved.is_root() || resolved.path().is_dir() {
+    let is_dir = resolved.exists()
+        && ctx
+            .workspace
+            .metadata(&resolved)
+            .is_ok_and(|meta| meta.is_dir());
+    if resolved.is_root() || is_dir {
         return Err(ToolError::new(
             ToolErrorCode::InvalidArguments,
             format!("`{relative}` is a folder; give a file path"),
@@ -125,7 +130,7 @@ fn plan(args: &Args, ctx: &ToolContext) -> Result<Planned, ToolError> {
         ));
     }
     let old = if resolved.exists() {
-        Some(std::fs::read(resolved.path()).map_err(|err| io_error(&relative, &err))?)
+        Some(ctx.workspace.read(&resolved)?)
     } else {
         None
     };
@@ -229,8 +234,9 @@ fn write(args: &Args, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         }
         _ => false,
     };
-    tooltrail_atomic_write::write_atomically(planned.resolved.path(), planned.new.as_bytes())
-        .map_err(|err| io_error(&relative, &err))?;
+    // Through the folder's handle: no link on the way or at a temporary name leads it out.
+    ctx.workspace
+        .write(&planned.resolved, planned.new.as_bytes())?;
     if let (Some(journal), Some(scope)) = (&ctx.changes, &ctx.call) {
         journal.after_write(scope, &relative, planned.new.as_bytes())?;
     }

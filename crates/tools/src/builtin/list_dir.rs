@@ -80,7 +80,11 @@ impl Tool for ListDir {
         let args: Args = parse(NAME, args)?;
         let glob = args.pattern.as_deref().map(PathGlob::new).transpose()?;
         let resolved = ctx.workspace.resolve(args.path.as_deref().unwrap_or("."))?;
-        if !resolved.path().is_dir() {
+        if !ctx
+            .workspace
+            .metadata(&resolved)
+            .is_ok_and(|meta| meta.is_dir())
+        {
             return Err(ToolError::new(
                 ToolErrorCode::NotADirectory,
                 format!(
@@ -198,8 +202,11 @@ fn list(
         if entries.len() >= limit {
             continue;
         }
-        // Metadata of the entry itself: a symlink is shown as one, not followed.
-        let meta = std::fs::symlink_metadata(path).ok();
+        // Metadata of the entry itself, through the folder's handle: a symlink is shown as one,
+        // not followed, and an entry that no longer lies inside is left out.
+        let Ok(meta) = workspace.found_metadata(path, false) else {
+            continue;
+        };
         let kind = entry.file_type();
         let kind = if kind.is_dir() {
             "dir"
@@ -213,10 +220,11 @@ fn list(
         entries.push(Entry {
             path: workspace.relative(path),
             kind,
-            size: meta.as_ref().filter(|m| m.is_file()).map(|m| m.len()),
+            size: meta.is_file().then(|| meta.len()),
             modified: meta
-                .and_then(|m| m.modified().ok())
-                .and_then(|time| OffsetDateTime::from(time).format(&Rfc3339).ok()),
+                .modified()
+                .ok()
+                .and_then(|time| OffsetDateTime::from(time.into_std()).format(&Rfc3339).ok()),
         });
     }
     Ok((entries, total))

@@ -7,6 +7,7 @@ use encoding_rs::Encoding;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use tooltrail_protocol::{ToolError, ToolErrorCode, ToolOutput, ToolSpec};
+use tooltrail_sandbox::{ResolvedPath, Workspace};
 
 use crate::args::{blocking, io_error, parse};
 use crate::tool::{Tool, ToolContext};
@@ -93,7 +94,8 @@ impl Tool for ReadFile {
             max_bytes: ctx.limits.max_read_bytes,
         };
         let resolved = ctx.workspace.resolve(&args.path)?;
-        blocking(move || read(resolved.path(), resolved.relative(), &request)).await
+        let workspace = std::sync::Arc::clone(&ctx.workspace);
+        blocking(move || read(&workspace, &resolved, &request)).await
     }
 }
 
@@ -106,11 +108,13 @@ struct Request {
 }
 
 fn read(
-    path: &std::path::Path,
-    relative: &str,
+    workspace: &Workspace,
+    resolved: &ResolvedPath,
     request: &Request,
 ) -> Result<ToolOutput, ToolError> {
-    let meta = std::fs::metadata(path).map_err(|err| io_error(relative, &err))?;
+    let relative = resolved.relative();
+    // Opened through the folder's handle; what is checked below is the open file itself.
+    let (file, meta) = workspace.open_read(resolved)?;
     if meta.is_dir() {
         return Err(ToolError::new(
             ToolErrorCode::NotAFile,
@@ -123,7 +127,6 @@ fn read(
             format!("`{relative}` is not a regular file"),
         ));
     }
-    let file = std::fs::File::open(path).map_err(|err| io_error(relative, &err))?;
     let mut bytes = Vec::with_capacity(meta.len().min(request.max_bytes) as usize + 1);
     file.take(request.max_bytes.saturating_add(1))
         .read_to_end(&mut bytes)

@@ -208,10 +208,14 @@ fn find(
     for share in shares {
         top.merge(share);
     }
+    let mut paths = top.heap.into_sorted_vec();
+    // The walk lists folders by path; each name it reports is looked up once more through the
+    // folder's handle, so a folder swapped for a link out during the walk names nothing.
+    paths.retain(|path| workspace.found_metadata(path, false).is_ok());
     Ok(Found {
         root: root.to_path_buf(),
         total: top.total,
-        paths: top.heap.into_sorted_vec(),
+        paths,
     })
 }
 
@@ -231,8 +235,6 @@ fn is_matching_file(workspace: &Workspace, root: &Path, glob: &PathGlob, entry: 
     // A symlink counts when it leads to a file inside the workspace.
     kind.is_symlink()
         && workspace
-            .resolve(&workspace.relative(path))
-            .ok()
-            .and_then(|target| std::fs::metadata(target.path()).ok())
-            .is_some_and(|meta| meta.is_file())
+            .found_metadata(path, true)
+            .is_ok_and(|meta| meta.is_file())
 }

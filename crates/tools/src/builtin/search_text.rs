@@ -90,7 +90,7 @@ impl Tool for SearchText {
         let query = GrepQuery {
             matcher,
             root: resolved.path().to_path_buf(),
-            workspace_root: ctx.workspace.root().to_path_buf(),
+            workspace: std::sync::Arc::clone(&ctx.workspace),
             glob,
             include_ignored: args.include_ignored,
             limit: ctx.limits.max_results.max(1),

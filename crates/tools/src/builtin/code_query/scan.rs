@@ -31,6 +31,8 @@ pub(crate) struct Search {
     pub language: Option<Language>,
     /// Folder or file to search.
     pub root: PathBuf,
+    /// Every file is read through the folder's handle.
+    pub workspace: std::sync::Arc<tooltrail_sandbox::Workspace>,
     /// Files larger than this are skipped.
     pub max_bytes: u64,
     /// Definitions kept, the first in path order.
@@ -152,7 +154,12 @@ impl Worker<'_> {
         {
             return;
         }
-        match read(path, self.search.max_bytes, &mut self.buffer) {
+        match read(
+            &self.search.workspace,
+            path,
+            self.search.max_bytes,
+            &mut self.buffer,
+        ) {
             Contents::Text => {}
             Contents::TooLarge => {
                 self.local.too_large += 1;
@@ -237,14 +244,22 @@ enum Contents {
 }
 
 /// Reads a file into `buffer`, unless it is too large or binary.
-fn read(path: &Path, max_bytes: u64, buffer: &mut Vec<u8>) -> Contents {
-    let Ok(mut file) = std::fs::File::open(path) else {
+fn read(
+    workspace: &tooltrail_sandbox::Workspace,
+    path: &Path,
+    max_bytes: u64,
+    buffer: &mut Vec<u8>,
+) -> Contents {
+    // Through the folder's handle: a folder swapped for a link during the walk cannot lead
+    // the read out.
+    let Ok((mut file, meta)) = workspace.open_found(path) else {
         return Contents::Skip;
     };
-    match file.metadata() {
-        Ok(meta) if meta.len() > max_bytes => return Contents::TooLarge,
-        Ok(_) => {}
-        Err(_) => return Contents::Skip,
+    if !meta.is_file() {
+        return Contents::Skip;
+    }
+    if meta.len() > max_bytes {
+        return Contents::TooLarge;
     }
     buffer.clear();
     // One byte more than the limit tells a file that grew since its metadata was read.
