@@ -256,6 +256,26 @@ describe("the view bridge", () => {
     ]);
   });
 
+  it("attack_views_open_link_with_a_user_name_or_password_is_refused_without_asking", async () => {
+    const openLink = vi.fn(() => Promise.resolve(true));
+    const { frame, handshake, fromView } = setup({ openLink });
+    handshake();
+    for (const [id, url] of [[45, "https://bank.example@evil.example/"], [46, "https://user:pass@evil.example/"], [47, "http://:secret@evil.example/"]] as const) {
+      fromView({ jsonrpc: "2.0", id, method: "ui/open-link", params: { url } });
+    }
+    await settle();
+    expect(openLink).not.toHaveBeenCalled();
+    expect(frame.messages().filter((message) => typeof message.id === "number" && message.id > 44).map((message) => message.error)).toEqual([
+      { code: ERROR.refused, message: "Links that carry a user name or password are not opened." },
+      { code: ERROR.refused, message: "Links that carry a user name or password are not opened." },
+      { code: ERROR.refused, message: "Links that carry a user name or password are not opened." },
+    ]);
+    // A Unicode host is asked about as it will be looked up.
+    fromView({ jsonrpc: "2.0", id: 48, method: "ui/open-link", params: { url: "https://bücher.example/a" } });
+    await settle();
+    expect(openLink).toHaveBeenCalledWith("https://xn--bcher-kva.example/a");
+  });
+
   it("answers an open-link the user declined with an error, and one opened with {}", async () => {
     let yes = false;
     const { frame, handshake, fromView } = setup({ openLink: () => Promise.resolve(yes) });

@@ -8,6 +8,7 @@
 // exactly, which this small router does, with the window's own limits: one origin, one frame,
 // nothing sent before `ui/notifications/initialized`, and a view that floods it is closed.
 import type { JsonValue } from "../bindings";
+import { checkLink } from "./links";
 import type { ViewEnd } from "./types";
 
 export const PROTOCOL_VERSION = "2026-01-26";
@@ -57,7 +58,8 @@ export interface BridgeHost {
   displayMode(): DisplayMode;
   /** Switches to `mode` (one both sides allow); answers the mode that resulted. */
   setDisplayMode(mode: "inline" | "fullscreen"): DisplayMode;
-  /** Asks the user whether to open `url` (http or https) in the browser; true when opened. */
+  /** Asks the user whether to open `url` (http or https, no user name or password, as
+   * `checkLink` wrote it) in the browser; true when opened. */
   openLink(url: string): Promise<boolean>;
   /** Asks the user whether to send `text` to the conversation; true when sent. */
   message(text: string): Promise<boolean>;
@@ -116,15 +118,6 @@ export function contentText(content: unknown): string {
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function isHttpUrl(text: string): boolean {
-  try {
-    const url = new URL(text);
-    return url.protocol === "http:" || url.protocol === "https:";
-  } catch {
-    return false;
-  }
 }
 
 export class ViewBridge {
@@ -337,12 +330,12 @@ export class ViewBridge {
           return;
         }
         case "ui/open-link": {
-          const url = params.url;
-          if (typeof url !== "string" || !isHttpUrl(url)) {
-            this.refuse(id, ERROR.refused, "Only http and https links are opened.");
+          const link = typeof params.url === "string" ? checkLink(params.url) : ({ ok: false, reason: "not_web" } as const);
+          if (!link.ok) {
+            this.refuse(id, ERROR.refused, link.reason === "credentials" ? "Links that carry a user name or password are not opened." : "Only http and https links are opened.");
             return;
           }
-          const opened = await this.inFlightOf(() => host.openLink(url));
+          const opened = await this.inFlightOf(() => host.openLink(link.href));
           if (opened) this.answer(id, {});
           else this.refuse(id, ERROR.refused, "The user did not open the link.");
           return;

@@ -1,5 +1,7 @@
 // What each view last gave for the model (`ui/update-model-context`), until the next question
-// takes it along as an attachment or the user removes it. Each update replaces the view's last.
+// takes it along as an attachment, the user removes it, or its view closes (for any reason:
+// a closed view's context is forgotten, and a late update from it is not kept). Each update
+// replaces the view's last.
 import { useSyncExternalStore } from "react";
 import type { ViewAttachmentSource } from "./types";
 
@@ -18,8 +20,12 @@ function changed(next: ViewContext[]) {
   for (const listener of listeners) listener();
 }
 
+/** Views closed in this window: their updates are not kept. */
+const closed = new Set<string>();
+
 /** Keeps `text` as the view's context for the next question; empty text drops it. */
 export function setViewContext(viewId: string, server: string, tool: string, text: string) {
+  if (closed.has(viewId)) return;
   const others = entries.filter((entry) => entry.viewId !== viewId);
   changed(text.length > 0 ? [...others, { viewId, server, tool, text }] : others);
 }
@@ -28,8 +34,16 @@ export function removeViewContext(viewId: string) {
   if (entries.some((entry) => entry.viewId === viewId)) changed(entries.filter((entry) => entry.viewId !== viewId));
 }
 
-/** Forgets every view's context (another conversation is shown). */
+/** The view closed: its context goes, and nothing it sends later is kept. */
+export function viewContextClosed(viewId: string) {
+  closed.add(viewId);
+  removeViewContext(viewId);
+}
+
+/** Forgets every view's context (another conversation is shown; its views were closed first,
+ * and a closed view's bridge hears nothing more). */
 export function clearViewContexts() {
+  closed.clear();
   if (entries.length > 0) changed([]);
 }
 

@@ -9,6 +9,7 @@ import type { CallView } from "../../state/chat";
 import { useViewHost, type ViewHost } from "../../views/host";
 import type { HostDisplayMode } from "../../views/hostContext";
 import type { ViewEnd, ViewPlan, ViewStart } from "../../views/types";
+import { viewContextClosed } from "../../views/modelContext";
 import { onTearDown } from "../../views/openViews";
 import { ViewFrame, type FrameHandle } from "./ViewFrame";
 
@@ -88,6 +89,8 @@ function ViewCardIn({ call, host, uri }: { call: CallView; host: ViewHost; uri: 
   // The views already closed on the record: each is closed once, with the first reason.
   const closed = useRef(new Set<string>());
   const closeOnRecord = useCallback((viewId: string, reason: ViewEnd) => {
+    // Whatever closed it, what the view gave for the model goes with it.
+    viewContextClosed(viewId);
     if (closed.current.has(viewId)) return;
     closed.current.add(viewId);
     void api.closeView(viewId, reason).catch(() => {});
@@ -104,6 +107,12 @@ function ViewCardIn({ call, host, uri }: { call: CallView; host: ViewHost; uri: 
     },
     [closeOnRecord],
   );
+
+  // Closed by the host (a flood of requests, its server gone): the frame goes too.
+  const hostEnd = stage.kind === "open" && call.viewId === stage.plan.view_id ? call.viewEnd : undefined;
+  useEffect(() => {
+    if (hostEnd) end(hostEnd);
+  }, [hostEnd, end]);
 
   // The view is told first and given its moment to answer; then the frame goes.
   const close = useCallback(() => {

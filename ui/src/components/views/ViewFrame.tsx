@@ -10,6 +10,7 @@ import type { CallView } from "../../state/chat";
 import { ViewBridge, type BridgeHost, type DisplayMode } from "../../views/bridge";
 import { contextChanges, hostContext, sandboxCsp, type HostDisplayMode } from "../../views/hostContext";
 import { useTheme, type ViewHost } from "../../views/host";
+import { checkLink } from "../../views/links";
 import { setViewContext } from "../../views/modelContext";
 import { viewGone, viewOpened } from "../../views/openViews";
 import type { ViewEnd, ViewPermission, ViewPlan, ViewStart } from "../../views/types";
@@ -47,7 +48,10 @@ interface Props {
 
 interface LinkAsk {
   id: number;
+  /** The address as it opens (checked by `checkLink`). */
   url: string;
+  /** Its host as it will be looked up (ASCII, `xn--` for a Unicode name), shown emphasised. */
+  host: string;
   answer: (opened: boolean) => void;
   error?: string;
 }
@@ -72,6 +76,21 @@ export function callToolResult(call: CallView): JsonValue {
 
 function isFinal(phase: CallView["phase"]): boolean {
   return phase !== "streaming" && phase !== "waiting" && phase !== "running";
+}
+
+/** Stands for the host in the translated sentence, which is split around it. */
+const HOST_MARK = "\u0000host\u0000";
+
+/** The link's question with its host emphasised where the sentence names it. */
+function LinkAsk({ text, host }: { text: string; host: string }) {
+  const [before, after = ""] = text.split(HOST_MARK);
+  return (
+    <>
+      {before}
+      <strong className="view-link-host">{host}</strong>
+      {after}
+    </>
+  );
 }
 
 export function ViewFrame({ call, plan, start, granted, host, mode, onMode, onEnd, onGone, handle }: Props) {
@@ -165,11 +184,14 @@ export function ViewFrame({ call, plan, start, granted, host, mode, onMode, onEn
         live.current.onMode(next);
         return next;
       },
-      openLink: (url) =>
-        new Promise<boolean>((resolve) => {
+      openLink: (url) => {
+        const link = checkLink(url);
+        if (!link.ok) return Promise.resolve(false);
+        return new Promise<boolean>((resolve) => {
           const id = ++asks.current;
-          setLinks((old) => [...old, { id, url, answer: resolve }]);
-        }),
+          setLinks((old) => [...old, { id, url: link.href, host: link.host, answer: resolve }]);
+        });
+      },
       message: (text) =>
         new Promise<boolean>((resolve) => {
           const id = ++asks.current;
@@ -324,8 +346,11 @@ export function ViewFrame({ call, plan, start, granted, host, mode, onMode, onEn
         />
       </div>
       {links.map((ask) => (
-        <div className="view-bar" role="group" aria-label={t("viewOpenLinkAsk", { url: ask.url })} key={`link-${ask.id}`}>
-          <span className="view-bar-text">{t("viewOpenLinkAsk", { url: ask.url })}</span>
+        <div className="view-bar" role="group" aria-label={t("viewOpenLinkAsk", { host: ask.host })} key={`link-${ask.id}`} data-testid="view-link-bar">
+          <span className="view-bar-text">
+            <LinkAsk text={t("viewOpenLinkAsk", { host: HOST_MARK })} host={ask.host} />
+          </span>
+          <span className="view-bar-text muted view-link-address">{t("viewOpenLinkAddress", { url: ask.url })}</span>
           {ask.error && <span className="view-bar-error">{t("viewLinkFailed", { message: ask.error })}</span>}
           <span className="view-bar-actions">
             <button type="button" className="primary" onClick={() => answerLink(ask, true)}>
