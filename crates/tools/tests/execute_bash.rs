@@ -2,7 +2,7 @@
 
 // The fixtures use Unix symlinks (and `execute_bash` needs bash).
 #![cfg(unix)]
-#![allow(clippy::unwrap_used)]
+#![allow(clippy::unwrap_used, clippy::disallowed_methods)]
 
 #[path = "support/fixture.rs"]
 mod fixture;

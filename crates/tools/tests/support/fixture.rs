@@ -1,7 +1,7 @@
 //! A small project tree for the tool tests: Go files, a README, ignored folders, a 2 MB file, a
 //! binary file, text in other encodings, and symlinks pointing in and out.
 
-#![allow(dead_code, clippy::unwrap_used)]
+#![allow(dead_code, clippy::unwrap_used, clippy::disallowed_methods)]
 
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
