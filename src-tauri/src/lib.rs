@@ -78,6 +78,8 @@ pub fn run() -> anyhow::Result<()> {
         .plugin(tauri_plugin_dialog::init())
         .plugin(tauri_plugin_notification::init())
         .plugin(tauri_plugin_updater::Builder::new().build())
+        // Frames (MCP App views) load only the addresses the host issued.
+        .plugin(views::navigation_guard())
         .manage(workspace::WorkspaceState::default())
         .manage(host)
         .manage(turns::RunningTurns::default())

@@ -13,7 +13,7 @@ use tooltrail_host::views::{ViewCalls, ViewPlan, ViewStart};
 use tooltrail_protocol::{Event, ViewEnd};
 
 use crate::approvals::WindowApprover;
-use crate::error::CommandResult;
+use crate::error::{CommandError, CommandResult};
 use crate::questions::WindowAsker;
 use crate::turn::WindowSink;
 use crate::workspace::WorkspaceState;
@@ -122,11 +122,60 @@ pub async fn close_view(app: AppHandle, view_id: String, reason: ViewEnd) -> Com
 }
 
 /// Opens a web page a view linked to, once the user said yes on Tooltrail's own bar: only
-/// http and https, only for a view that is open.
+/// http and https, only for a view that is open, never an address that carries a user name or
+/// password, and as the bar showed it (its host in ASCII, as it will be looked up).
 #[tauri::command]
 pub async fn open_view_link(app: AppHandle, view_id: String, url: String) -> CommandResult<()> {
     app.state::<Host>().views().ensure_open(&view_id)?;
-    crate::server_requests::open_in_browser(&url)
+    crate::server_requests::open_in_browser(&link_to_open(&url)?)
+}
+
+/// The address a view's link opens, or why it is refused. `user:pass@` in front of a host is
+/// how a link passes for another site (`https://bank.example@evil.example/`), so it is refused
+/// here, where it counts, whatever the window showed.
+fn link_to_open(raw: &str) -> CommandResult<String> {
+    let refuse = |message: &str| CommandError::new("link_refused", message);
+    let url = tauri::Url::parse(raw.trim())
+        .map_err(|_| refuse("The view's link is not a web address, so it was not opened."))?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(refuse(
+            "Only web pages (http and https addresses) are opened.",
+        ));
+    }
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err(refuse(
+            "The view's link carries a user name or password before its host, which can disguise the site it opens, so it was not opened.",
+        ));
+    }
+    if url.host_str().is_none_or(str::is_empty) {
+        return Err(refuse(
+            "The view's link names no host, so it was not opened.",
+        ));
+    }
+    Ok(url.to_string())
+}
+
+/// The window's navigation handler, asked by the engine before any page or frame loads
+/// (WebKitGTK's `decide-policy` for navigation actions, main frame and frames alike, and
+/// WKWebView's navigation delegate): a frame may load only an address the host issued for an
+/// open view ([`tooltrail_host::views::Views::admits_navigation`]), so a view cannot send its
+/// frame to another local service or out by URL; the request never leaves.
+pub fn navigation_guard<R: tauri::Runtime>() -> tauri::plugin::TauriPlugin<R> {
+    tauri::plugin::Builder::new("view-navigation")
+        .on_navigation(|webview, url| {
+            let app = webview.app_handle();
+            // `tauri dev` serves the window from its development server.
+            let dev = app
+                .config()
+                .build
+                .dev_url
+                .as_ref()
+                .is_some_and(|dev| dev.origin() == url.origin());
+            dev || app
+                .try_state::<Host>()
+                .is_some_and(|host| host.views().admits_navigation(url.as_str()))
+        })
+        .build()
 }
 
 #[cfg(test)]
@@ -162,6 +211,32 @@ mod tests {
             seen += 1;
         }
         assert!(seen > 0, "no capability files in {}", folder.display());
+    }
+
+    /// A view's link opens only as a plain web address: a user name or password before the host
+    /// (which makes `https://bank.example@evil.example/` read as the bank) is refused, whatever
+    /// the window showed; the host opens in its ASCII form.
+    #[test]
+    fn attack_views_a_link_with_a_user_name_or_password_is_refused() {
+        for raw in [
+            "https://bank.example@evil.example/",
+            "https://user:pass@evil.example/",
+            "http://:secret@evil.example/",
+            "javascript:alert(1)",
+            "file:///etc/passwd",
+            "not a link",
+        ] {
+            let error = super::link_to_open(raw).unwrap_err();
+            assert_eq!(error.code, "link_refused", "{raw}");
+        }
+        assert_eq!(
+            super::link_to_open("https://bücher.example/a?b=1").unwrap(),
+            "https://xn--bcher-kva.example/a?b=1"
+        );
+        assert_eq!(
+            super::link_to_open("https://modelcontextprotocol.io/").unwrap(),
+            "https://modelcontextprotocol.io/"
+        );
     }
 
     /// The window may frame pages from loopback HTTP alone (the views' origins), and nothing may
