@@ -270,3 +270,57 @@ async fn ask_user_takes_answers_given_ahead_and_says_when_no_one_can_answer() {
         "{result}"
     );
 }
+
+/// A cloned repository ships links at the temporary names an approved write used to take
+/// (`.README.md.tooltrail-<pid>.tmp`, for a range of process ids, all to one file outside).
+/// The approved write of `README.md` through `tooltrail ask` and its undo land in the folder:
+/// the file outside keeps its bytes and permissions, and `README.md` stays a file.
+#[cfg(unix)]
+#[tokio::test]
+async fn attack_links_an_approved_write_and_its_undo_stay_in_the_folder_whatever_links_stand_beside()
+ {
+    use std::os::unix::fs::PermissionsExt;
+    let config = tempfile::tempdir().unwrap();
+    let ws = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let victim = outside.path().join("victim.txt");
+    std::fs::write(&victim, "the user's own file\n").unwrap();
+    std::fs::set_permissions(&victim, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let readme = ws.path().join("README.md");
+    std::fs::write(&readme, "# Project\n").unwrap();
+    // The processes started next take the ids after this one's.
+    let own = std::process::id();
+    for pid in own..own + 4000 {
+        std::os::unix::fs::symlink(
+            &victim,
+            ws.path().join(format!(".README.md.tooltrail-{pid}.tmp")),
+        )
+        .unwrap();
+    }
+
+    let write = (
+        "file_write",
+        r##"{"path":"README.md","content":"# Approved\n"}"##,
+    );
+    let (out, _server) = ask(
+        config.path(),
+        ws.path(),
+        &[write],
+        &["--enable", "file_write", "--approve", "all"],
+    )
+    .await;
+    let events_seen = events(&out);
+    assert_eq!(finished(&events_seen)[0]["status"], "success");
+    assert_eq!(read(&readme), "# Approved\n");
+    assert!(std::fs::symlink_metadata(&readme).unwrap().is_file());
+    assert_eq!(read(&victim), "the user's own file\n");
+
+    let conversation = events_seen[0]["conversation_id"].as_str().unwrap();
+    let undone = tooltrail(&["undo", "-c", conversation], config.path(), &[]).await;
+    assert_eq!(undone.status.code(), Some(0), "{}", text(&undone.stderr));
+    assert_eq!(read(&readme), "# Project\n");
+    assert!(std::fs::symlink_metadata(&readme).unwrap().is_file());
+    assert_eq!(read(&victim), "the user's own file\n");
+    let mode = std::fs::metadata(&victim).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600);
+}
