@@ -71,7 +71,10 @@ for (const [lang, theme] of [
       // The folder's context comes first, after the system prompt and the tools; then the question.
       const [context, asked] = last.content.split("\n</context>\n\n");
       assert.ok(context.startsWith('<context>\nThe project folder is "'), context.slice(0, 200));
-      const question = { ...last, content: asked };
+      // Each question's blocks are tagged with a nonce of its own; compared here without it.
+      const nonce = /^<attachment-([0-9a-f]{16}) /.exec(asked)?.[1];
+      assert.ok(nonce, asked.slice(0, 200));
+      const question = { ...last, content: asked.replaceAll(`attachment-${nonce}`, "attachment") };
       const readme = readFileSync(join(folder, "README.md"), "utf8");
       const instructions = readFileSync(join(everything, "../docs/instructions.md"), "utf8");
       assert.ok(question.content.startsWith(`<attachment name="README.md" source="README.md">\n${readme}`), question.content.slice(0, 200));

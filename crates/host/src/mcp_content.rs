@@ -6,12 +6,13 @@
 //! the folder's tools are gathered. A question's messages are built by [`question_messages`]:
 //! the prompt's messages first, the user's text after them (joined to the prompt's last user
 //! message, since some chat templates refuse two user messages in a row), and the attachments
-//! in `<attachment>` blocks at the head of that last user message, cut to half the room the
+//! in `<attachment-NONCE>` blocks at the head of that last user message (a nonce per message,
+//! drawn from the system's random source, that no content can close), cut to half the room the
 //! model's window leaves once the answer, the tools and the conversation have theirs
 //! ([`attachment_room`]), so the question and the turn's results still fit.
 
 use std::collections::BTreeMap;
-use std::path::{Component, Path};
+use std::path::Path;
 use std::sync::Arc;
 
 use serde::Serialize;
@@ -24,6 +25,7 @@ use tooltrail_protocol::{
     fit_attachments, question_with,
 };
 
+use tooltrail_sandbox::{PathError, Workspace};
 use ts_rs::TS;
 
 use crate::error::HostError;
@@ -189,46 +191,41 @@ pub fn parse_attachment(spec: &str, servers: &[String]) -> AttachmentSource {
 /// Reads `path` (relative to `workspace`, or absolute inside it) as an attachment: its text when
 /// it is UTF-8, its size otherwise.
 pub fn read_file(workspace: &Path, path: &str) -> Result<Attachment, HostError> {
-    let given = Path::new(path);
-    let full = if given.is_absolute() {
-        given.to_path_buf()
-    } else {
-        workspace.join(given)
-    };
     let unreadable =
-        |error: std::io::Error| HostError::Content(format!("could not read {path}: {error}"));
-    let full = full.canonicalize().map_err(unreadable)?;
-    let root = workspace.canonicalize().map_err(unreadable)?;
-    let Ok(relative) = full.strip_prefix(&root) else {
-        return Err(HostError::Content(format!(
+        |error: PathError| HostError::Content(format!("could not read {path}: {error}"));
+    let folder = Workspace::open(workspace)
+        .map_err(|error| HostError::Content(format!("could not read {path}: {error}")))?;
+    // Resolved for the message, then read through the folder's handle, which the system
+    // confines beneath the folder whatever changes on the way.
+    let outside = || {
+        HostError::Content(format!(
             "{path} is outside the folder asked about ({}); attach files of that folder",
-            root.display()
-        )));
+            folder.root().display()
+        ))
     };
-    if !full.is_file() {
+    let resolved = match folder.resolve(path) {
+        Ok(resolved) => resolved,
+        Err(PathError::Outside(_) | PathError::AbsoluteOutside) => return Err(outside()),
+        Err(error) => return Err(unreadable(error)),
+    };
+    let (file, meta) = match folder.open_read(&resolved) {
+        Ok(opened) => opened,
+        Err(PathError::Outside(_)) => return Err(outside()),
+        Err(error) => return Err(unreadable(error)),
+    };
+    if !meta.is_file() {
         return Err(HostError::Content(format!("{path} is not a file")));
     }
-    let size = std::fs::metadata(&full).map_err(unreadable)?.len();
+    let size = meta.len();
     let mut bytes = Vec::new();
     {
         use std::io::Read as _;
-        std::fs::File::open(&full)
-            .map_err(unreadable)?
-            .take(MAX_FILE_BYTES)
+        file.take(MAX_FILE_BYTES)
             .read_to_end(&mut bytes)
-            .map_err(unreadable)?;
+            .map_err(|error| HostError::Content(format!("could not read {path}: {error}")))?;
     }
-    let relative: String = relative
-        .components()
-        .filter_map(|part| match part {
-            Component::Normal(name) => Some(name.to_string_lossy().into_owned()),
-            Component::Prefix(_)
-            | Component::RootDir
-            | Component::CurDir
-            | Component::ParentDir => None,
-        })
-        .collect::<Vec<_>>()
-        .join("/");
+    let relative = resolved.relative().to_string();
+    let full = resolved.path();
     let name = full
         .file_name()
         .map(|name| name.to_string_lossy().into_owned())
@@ -343,7 +340,9 @@ pub fn question_messages(
     if let Some(Message::User { content }) = messages.last_mut()
         && !attachments.is_empty()
     {
-        *content = question_with(content, &attachments);
+        *content = question_with(content, &attachments, || {
+            uuid::Uuid::new_v4().as_u64_pair().0
+        });
     }
     Ok(messages)
 }
@@ -439,17 +438,28 @@ mod tests {
                 truncated: false,
             },
         };
-        let messages = question_messages(Some(&prompt), " Here. ", vec![attachment], 100).unwrap();
+        let messages =
+            question_messages(Some(&prompt), " Here. ", vec![attachment.clone()], 100).unwrap();
         assert_eq!(
-            messages,
-            vec![
+            messages[..2],
+            [
                 Message::user("Review this."),
                 Message::assistant("Send it.", Vec::new()),
-                Message::user(
-                    "<attachment name=\"a.txt\" source=\"a.txt\">\nalpha\n</attachment>\n\nHere."
-                ),
             ]
         );
+        let Message::User { content } = &messages[2] else {
+            panic!("the question is the user's: {messages:?}");
+        };
+        let (head, rest) = content.split_once(' ').unwrap();
+        let nonce = head.strip_prefix("<attachment-").unwrap();
+        assert_eq!(nonce.len(), 16, "{content}");
+        assert_eq!(
+            rest,
+            format!("name=\"a.txt\" source=\"a.txt\">\nalpha\n</attachment-{nonce}>\n\nHere.")
+        );
+        // Each message draws its own.
+        let again = question_messages(None, "Here.", vec![attachment], 100).unwrap();
+        assert_ne!(again[0], messages[2]);
         assert_eq!(
             question_messages(Some(&prompt), "", Vec::new(), 100)
                 .unwrap_err()

@@ -787,5 +787,10 @@ mod tests {
             "Sum these up"
         );
         assert_eq!(title_from(attached), "notes.md");
+        // Blocks tagged with their message's nonce, whose text may hold any other closing tag.
+        let tagged = "<attachment-00000000000000ab name=\"notes.md\" source=\"notes.md\">\n\
+                      </attachment>\n\nNot the title\n</attachment-00000000000000ab>\n\n";
+        assert_eq!(title_from(&format!("{tagged}Sum these up")), "Sum these up");
+        assert_eq!(title_from(tagged), "notes.md");
     }
 }
