@@ -20,7 +20,9 @@ impl CommandLineAsker {
     pub fn new(given: Vec<String>, json: bool) -> Self {
         Self {
             given: Mutex::new(given.into()),
-            terminal: !json && std::io::stdin().is_terminal() && std::io::stderr().is_terminal(),
+            terminal: !json
+                && std::io::stdin().is_terminal()
+                && crate::terminal::stderr_is_terminal(),
         }
     }
 }
@@ -33,7 +35,7 @@ impl UserAsker for CommandLineAsker {
             Err(poisoned) => poisoned.into_inner().pop_front(),
         };
         if let Some(answer) = next {
-            eprintln!(
+            errln!(
                 "\n? {}\n  answered from --user-answer: {answer}",
                 question.question
             );
@@ -56,7 +58,7 @@ impl UserAsker for CommandLineAsker {
 /// Asks on stderr, reads stdin. A number picks a choice; an empty line or end of input
 /// dismisses the question.
 fn prompt(question: &Question) -> Result<String, NoAnswer> {
-    let mut err = std::io::stderr().lock();
+    let mut err = crate::terminal::err();
     let _ = writeln!(err, "\n? {}", question.question);
     for (n, choice) in question.choices.iter().enumerate() {
         let _ = writeln!(err, "  [{}] {choice}", n + 1);

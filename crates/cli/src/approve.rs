@@ -46,7 +46,7 @@ fn by_user(reply: ApprovalReply) -> Decision {
 }
 
 fn prompt(request: &ApprovalRequest, rules: &WorkspaceRules) -> Decision {
-    let mut err = std::io::stderr().lock();
+    let mut err = crate::terminal::err();
     let what = if request.tool == "execute_bash" {
         request.summary.clone()
     } else {
@@ -66,7 +66,7 @@ fn prompt(request: &ApprovalRequest, rules: &WorkspaceRules) -> Decision {
         let _ = writeln!(err, "    in {cwd}");
     }
     if let Some(change) = &request.change {
-        let _ = write!(err, "{}", crate::render::diff_text(change));
+        let _ = err.painted(&crate::render::diff(change));
     }
     if request.once_only {
         let _ = writeln!(

@@ -128,7 +128,7 @@ fn open_host(args: &AskArgs) -> anyhow::Result<(Host, bool)> {
     };
     let recorded = !args.no_history && history.problem().is_none();
     if let Some(problem) = history.problem() {
-        eprintln!("warning: {problem}; this answer will not be kept");
+        errln!("warning: {problem}; this answer will not be kept");
     }
     let mut host = Host::new(history);
     // A server that asks for sign-in may open the browser only with a person at the terminal.
@@ -175,7 +175,7 @@ async fn start_engine(host: &Host, args: &AskArgs, root: &Path) -> anyhow::Resul
         Ok(engine) => engine,
         // Asking the endpoint for its first model found nothing there.
         Err(HostError::Model(failure)) if failure.code == ErrorCode::Unreachable => {
-            eprintln!("error: {failure}");
+            errln!("error: {failure}");
             crate::first_run::guide(&tooltrail_settings::config_path()?).await;
             return Ok(None);
         }
@@ -191,23 +191,23 @@ async fn start_engine(host: &Host, args: &AskArgs, root: &Path) -> anyhow::Resul
 /// failed, and the project instructions a new conversation follows.
 fn warn_about(engine: &Engine, conversation: &Conversation, args: &AskArgs) {
     if let Some(problem) = &engine.settings.key_problem {
-        eprintln!("warning: {problem}");
+        errln!("warning: {problem}");
     }
     if let Some(problem) = &engine.mcp_problem {
-        eprintln!("warning: MCP servers are off: {problem}");
+        errln!("warning: MCP servers are off: {problem}");
     }
     // A new conversation's system prompt carries them; say so once, where it starts.
     if conversation.messages.is_empty() {
         for line in crate::context_note::instructions_lines(&engine.project_instructions, args.json)
         {
-            eprintln!("{line}");
+            errln!("{line}");
         }
     }
     for failure in &engine.mcp_failures {
         match &failure.error {
             // The server runs; one of its tools is left out, and the sentence says which.
-            tooltrail_mcp::McpError::NameTaken(clash) => eprintln!("warning: {clash}"),
-            other => eprintln!(
+            tooltrail_mcp::McpError::NameTaken(clash) => errln!("warning: {clash}"),
+            other => errln!(
                 "warning: going on without MCP server {:?}: {other}",
                 failure.server
             ),
@@ -251,7 +251,7 @@ impl Ended<'_> {
         let window = engine.agent.context_window(&CancellationToken::new()).await;
         let cut_short = self.watch.truncated();
         if cut_short {
-            eprintln!("{}", self.watch.truncated_notice(window));
+            errln!("{}", self.watch.truncated_notice(window));
         }
         let id = &self.id;
         match self.outcome.end {
@@ -259,10 +259,10 @@ impl Ended<'_> {
                 if !args.json
                     && let Some(line) = self.watch.usage_line(window)
                 {
-                    eprintln!("{line}");
+                    errln!("{line}");
                 }
                 if !args.json && self.recorded {
-                    eprintln!("· conversation {id}; carry on with: tooltrail ask -c {id} \"…\"");
+                    errln!("· conversation {id}; carry on with: tooltrail ask -c {id} \"…\"");
                 }
                 if cut_short {
                     ExitCode::from(CUT_SHORT)
@@ -276,7 +276,7 @@ impl Ended<'_> {
                     .outcome
                     .error
                     .unwrap_or_else(|| "the answer failed".to_string());
-                eprintln!("error: {message}");
+                errln!("error: {message}");
                 if self.unreachable.seen() {
                     crate::first_run::guide(&engine.settings.config_path).await;
                 }

@@ -23,7 +23,7 @@ pub fn run(as_json: bool) -> anyhow::Result<ExitCode> {
     let prefix = tooltrail_settings::Settings::resolve(&tooltrail_settings::Overrides::default())
         .ok()
         .map(|resolved| crate::tool_cmd::fixed_prefix_estimate(&resolved));
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::terminal::stdout_for(as_json);
     if as_json {
         let mut value = to_json(status);
         value["view"] = view_json(&seen, status, &workspace);

@@ -60,7 +60,7 @@ pub async fn guide(config_path: &Path) {
     let looked = match look(&urls).await {
         Ok(looked) => looked,
         Err(error) => {
-            eprintln!("warning: {error:#}; looking at the usual addresses only");
+            errln!("warning: {error:#}; looking at the usual addresses only");
             match look(&[]).await {
                 Ok(looked) => looked,
                 Err(_) => return,
@@ -100,6 +100,6 @@ pub async fn guide(config_path: &Path) {
         lines.extend(ways_forward(false));
     }
     for line in lines {
-        eprintln!("{line}");
+        errln!("{line}");
     }
 }

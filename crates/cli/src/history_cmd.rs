@@ -125,7 +125,7 @@ pub fn history(args: HistoryArgs) -> anyhow::Result<ExitCode> {
         ..args.filter.to_filter()?
     };
     let page = store.history(&filter)?;
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::terminal::stdout_for(args.page.json);
     if args.page.json {
         writeln!(out, "{}", serde_json::to_string_pretty(&page)?)?;
         return Ok(ExitCode::SUCCESS);
@@ -174,7 +174,7 @@ pub fn conversations(args: ConversationsArgs) -> anyhow::Result<ExitCode> {
         limit: args.page.limit,
         before: args.page.before.as_deref().map(parse_cursor).transpose()?,
     })?;
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::terminal::stdout_for(args.page.json);
     if args.page.json {
         writeln!(out, "{}", serde_json::to_string_pretty(&page)?)?;
         return Ok(ExitCode::SUCCESS);
@@ -210,6 +210,7 @@ pub fn export(args: ExportArgs) -> anyhow::Result<ExitCode> {
         "jsonl" | "json" => Format::Jsonl,
         other => bail!("unknown format {other:?}; use jsonl or md"),
     };
+    let jsonl = matches!(format, Format::Jsonl);
     let store = open_store()?;
     let mut buffer = Vec::new();
     let only_conversation = args.filter.conversation.is_some()
@@ -227,7 +228,7 @@ pub fn export(args: ExportArgs) -> anyhow::Result<ExitCode> {
     match &args.output {
         Some(path) => std::fs::write(path, &buffer)
             .with_context(|| format!("could not write {}", path.display()))?,
-        None => std::io::stdout().lock().write_all(&buffer)?,
+        None => crate::terminal::stdout_for(jsonl).write_all(&buffer)?,
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -2,13 +2,38 @@
 //!
 //! Each subcommand is a thin edge: it parses, calls one service from the engine crates, and
 //! turns errors into one sentence on stderr with a non-zero exit status.
+//!
+//! What it prints goes through [`terminal`] alone, which lets no control character of the
+//! text reach the terminal: `println!` and the like are denied here, and `std::io::stdout` and
+//! `std::io::stderr` in the crate's `clippy.toml`.
+
+#![deny(clippy::print_stdout, clippy::print_stderr)]
 
 /// `println!` that hands back the write's error instead of panicking, so that a reader that
-/// goes away (`tooltrail history | head`) ends the command quietly (see `main`).
+/// goes away (`tooltrail history | head`) ends the command quietly (see `main`). Through
+/// [`terminal::out`], which lets no control character of the text reach the terminal.
 macro_rules! outln {
     ($($arg:tt)*) => {{
         use std::io::Write as _;
-        writeln!(std::io::stdout().lock(), $($arg)*)
+        writeln!(crate::terminal::out(), $($arg)*)
+    }};
+}
+
+/// [`outln!`] for JSON, through [`terminal::json`]: its values stay the same, spelled so that
+/// no terminal reads a control character in them.
+macro_rules! jsonln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        writeln!(crate::terminal::json(), $($arg)*)
+    }};
+}
+
+/// `eprintln!` through [`terminal::err`]; a stderr that cannot be written to is not worth a
+/// panic.
+macro_rules! errln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(crate::terminal::err(), $($arg)*);
     }};
 }
 
@@ -228,7 +253,7 @@ fn main() -> ExitCode {
     let runtime = match builder.enable_all().build() {
         Ok(runtime) => runtime,
         Err(err) => {
-            eprintln!("error: could not start: {err}");
+            errln!("error: could not start: {err}");
             return ExitCode::from(1);
         }
     };
@@ -263,7 +288,7 @@ fn main() -> ExitCode {
         // The reader stopped reading (`| head`): nothing is wrong, and nothing more is wanted.
         Err(err) if is_closed_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("error: {}", error_sentence(&err));
+            errln!("error: {}", error_sentence(&err));
             ExitCode::from(1)
         }
     }

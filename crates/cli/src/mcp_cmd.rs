@@ -136,7 +136,7 @@ pub async fn add_tools(registry: &mut ToolRegistry, workspace: &Path) -> Option<
         Ok(Some(config)) if !config.servers.is_empty() => config,
         Ok(_) => return None,
         Err(err) => {
-            eprintln!("warning: MCP servers are off: {err}");
+            errln!("warning: MCP servers are off: {err}");
             return None;
         }
     };
@@ -146,8 +146,8 @@ pub async fn add_tools(registry: &mut ToolRegistry, workspace: &Path) -> Option<
     for failure in manager.register_into(registry).await {
         match &failure.error {
             // The server runs; one of its tools is left out, and the sentence says which.
-            McpError::NameTaken(clash) => eprintln!("warning: {clash}"),
-            other => eprintln!(
+            McpError::NameTaken(clash) => errln!("warning: {clash}"),
+            other => errln!(
                 "warning: going on without MCP server {:?}: {other}",
                 failure.server
             ),
@@ -186,7 +186,7 @@ fn load_manager_waiting(
 ) -> anyhow::Result<Option<McpManager>> {
     let path = McpConfig::path_in(&config_dir()?);
     let Some(config) = McpConfig::load(&path)? else {
-        eprintln!(
+        errln!(
             "No MCP servers are configured: {} does not exist.",
             path.display()
         );
@@ -203,11 +203,11 @@ fn load_manager_waiting(
 /// is at a terminal to finish it.
 pub fn sign_in_options() -> tooltrail_mcp::SignInOptions {
     use std::io::IsTerminal;
-    let interactive = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
+    let interactive = std::io::stdin().is_terminal() && crate::terminal::stderr_is_terminal();
     let mut options = tooltrail_host::mcp_sign_in::sign_in_options(interactive);
     options.observer = Some(Arc::new(|server: &str, state: &SignInState| {
         if let SignInState::Waiting { url } = state {
-            eprintln!("Signing in to {server}: finish in the browser, or open {url}");
+            errln!("Signing in to {server}: finish in the browser, or open {url}");
         }
     }));
     options
@@ -220,7 +220,7 @@ async fn login(name: &str, timeout: u64, workspace: Option<PathBuf>) -> anyhow::
     };
     let server = manager.server(name)?;
     if !matches!(server.config().transport, Transport::Http { .. }) {
-        eprintln!("error: {name} is started as a program (stdio); only HTTP servers sign in.");
+        errln!("error: {name} is started as a program (stdio); only HTTP servers sign in.");
         return Ok(ExitCode::from(1));
     }
     // The browser opens whether or not this runs on a terminal: the user asked for it.
@@ -263,7 +263,7 @@ async fn logout(name: &str, workspace: Option<PathBuf>) -> anyhow::Result<ExitCo
             ExitCode::SUCCESS
         }
         Err(McpError::SignIn(SignInError::NotAsked(_))) => {
-            eprintln!("error: {name} is started as a program (stdio); it has no sign-in.");
+            errln!("error: {name} is started as a program (stdio); it has no sign-in.");
             ExitCode::from(1)
         }
         Err(err) => failed(&err),
@@ -282,7 +282,7 @@ async fn list(as_json: bool, workspace: Option<PathBuf>) -> anyhow::Result<ExitC
     let statuses = manager.status(true).await;
     manager.shutdown().await;
     if as_json {
-        outln!("{}", serde_json::to_string_pretty(&statuses)?)?;
+        jsonln!("{}", serde_json::to_string_pretty(&statuses)?)?;
     } else {
         for status in &statuses {
             print_status(status)?;
@@ -373,12 +373,12 @@ async fn test(name: &str, workspace: Option<PathBuf>) -> anyhow::Result<ExitCode
             if let Some(state) = manager.sign_in_state(name) {
                 outln!("sign-in: {}", sign_in_line(name, &state))?;
             }
-            eprintln!("error: {err}");
+            errln!("error: {err}");
             let stderr = server.stderr().lines();
             if !stderr.is_empty() {
-                eprintln!("stderr of {name}:");
+                errln!("stderr of {name}:");
                 for line in stderr {
-                    eprintln!("  {line}");
+                    errln!("  {line}");
                 }
             }
             manager.shutdown().await;
@@ -456,7 +456,7 @@ async fn print_views(
 
 /// Says `error` on stderr; the command fails.
 fn failed(error: &McpError) -> ExitCode {
-    eprintln!("error: {error}");
+    errln!("error: {error}");
     ExitCode::from(1)
 }
 

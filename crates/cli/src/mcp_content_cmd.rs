@@ -54,7 +54,7 @@ fn printed_whole<T: Serialize>(
     as_json: bool,
 ) -> anyhow::Result<bool> {
     if as_json {
-        outln!("{}", serde_json::to_string_pretty(items)?)?;
+        jsonln!("{}", serde_json::to_string_pretty(items)?)?;
         return Ok(true);
     }
     if items.is_empty() {
@@ -218,13 +218,13 @@ pub async fn question_input(
                 .await
                 .with_context(|| format!("could not use the prompt {spec}"))?;
             if !quiet {
-                eprintln!("· prompt {spec}: {} message(s)", text.messages.len());
+                errln!("· prompt {spec}: {} message(s)", text.messages.len());
                 for message in &text.messages {
                     let who = match message.role {
                         PromptRole::User => "user",
                         PromptRole::Assistant => "assistant",
                     };
-                    eprintln!("  {who}: {}", short(&message.text));
+                    errln!("  {who}: {}", short(&message.text));
                 }
             }
             Some(text)
@@ -250,7 +250,7 @@ pub async fn question_input(
                 }
                 AttachedContent::Binary { bytes } => format!("{bytes} bytes, not text"),
             };
-            eprintln!("· attached {} ({size})", source.label());
+            errln!("· attached {} ({size})", source.label());
         }
         attachments.push(attachment);
     }
@@ -259,7 +259,7 @@ pub async fn question_input(
         && let Some(Message::User { content }) = messages.last()
         && content.contains("[… the rest is left out")
     {
-        eprintln!("· an attachment was cut to fit the model's {window_tokens}-token window");
+        errln!("· an attachment was cut to fit the model's {window_tokens}-token window");
     }
     Ok(messages)
 }

@@ -5,7 +5,7 @@
 //! A pull shows a progress bar on a terminal (bytes, rate, time left) and a line every few
 //! seconds otherwise; Ctrl-C stops it, keeping what arrived for the next pull of the same model.
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -103,7 +103,7 @@ fn list(as_json: bool) -> anyhow::Result<ExitCode> {
         .iter()
         .filter(|entry| !installed.iter().any(|model| model.name == entry.name))
         .collect();
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::terminal::stdout_for(as_json);
     if as_json {
         let value = json!({
             "dir": store.dir(),
@@ -269,7 +269,7 @@ async fn pull(reference: &str, name: Option<String>) -> anyhow::Result<ExitCode>
         ..PullOptions::new(Hub::from_env()?)
     };
     if let Some(note) = unsupported_note() {
-        eprintln!("{note}");
+        errln!("{note}");
     }
     let cancel = CancellationToken::new();
     let on_ctrl_c = cancel.clone();
@@ -291,11 +291,11 @@ async fn pull(reference: &str, name: Option<String>) -> anyhow::Result<ExitCode>
     reporter.finish();
     match result {
         Ok(Pulled::AlreadyInstalled(model)) => {
-            println!(
+            outln!(
                 "{} is already installed ({}).",
                 model.name,
                 model.path.display()
-            );
+            )?;
             Ok(ExitCode::SUCCESS)
         }
         Ok(Pulled::Downloaded { model, stats }) => {
@@ -312,24 +312,24 @@ async fn pull(reference: &str, name: Option<String>) -> anyhow::Result<ExitCode>
             } else {
                 String::new()
             };
-            println!(
+            outln!(
                 "Pulled {} ({}, SHA-256 checked) into {}.",
                 model.name,
                 human_bytes(model.size_bytes),
                 model.path.display()
-            );
-            println!(
+            )?;
+            outln!(
                 "Downloaded {} in {:.1} s{rate}{resumed}; verified in {:.1} s.",
                 human_bytes(stats.received),
                 stats.download_secs,
                 stats.verify_secs
-            );
-            println!("To ask it questions: tooltrail models use {}", model.name);
+            )?;
+            outln!("To ask it questions: tooltrail models use {}", model.name)?;
             Ok(ExitCode::SUCCESS)
         }
         Err(error @ (ModelError::Cancelled { .. } | ModelError::Interrupted { .. })) => {
-            eprintln!("error: {error}");
-            eprintln!("To carry on: tooltrail models pull {reference}");
+            errln!("error: {error}");
+            errln!("To carry on: tooltrail models pull {reference}");
             // 130 is what a shell reports for a command Ctrl-C stopped.
             let code = if matches!(error, ModelError::Cancelled { .. }) {
                 130
@@ -355,7 +355,7 @@ impl Reporter {
     fn new() -> Self {
         Self {
             bar: None,
-            terminal: std::io::stderr().is_terminal(),
+            terminal: crate::terminal::stderr_is_terminal(),
             last_line: None,
             last_done: None,
         }
@@ -364,11 +364,11 @@ impl Reporter {
     fn show(&mut self, progress: &PullProgress) {
         match progress {
             PullProgress::Checking { name, url } => {
-                eprintln!("Pulling {name} from {url}");
+                errln!("Pulling {name} from {url}");
             }
             PullProgress::Resuming { have, total } => {
                 let total = total.map_or_else(|| "the file".to_string(), human_bytes);
-                eprintln!(
+                errln!(
                     "Carrying on after the {} of {total} downloaded before (checking them first).",
                     human_bytes(*have)
                 );
@@ -411,7 +411,7 @@ impl Reporter {
                     } else {
                         format!(", {rate}")
                     };
-                    eprintln!("  {}{of}{rate}", human_bytes(*done));
+                    errln!("  {}{of}{rate}", human_bytes(*done));
                 }
             }
             PullProgress::Retrying {
@@ -421,7 +421,7 @@ impl Reporter {
                 have,
             } => {
                 self.suspend(|| {
-                    eprintln!(
+                    errln!(
                         "The connection broke ({reason}) after {}; trying again ({attempt} of {of}).",
                         human_bytes(*have)
                     );
@@ -431,7 +431,7 @@ impl Reporter {
                 if let Some(bar) = self.bar.take() {
                     bar.finish_and_clear();
                 }
-                eprintln!("Checking the SHA-256 and reading the model's header.");
+                errln!("Checking the SHA-256 and reading the model's header.");
             }
         }
     }
@@ -474,7 +474,7 @@ fn duration(secs: u64) -> String {
 
 fn import(file: &std::path::Path, name: Option<&str>, link: bool) -> anyhow::Result<ExitCode> {
     let store = ModelStore::open_default()?;
-    let terminal = std::io::stderr().is_terminal();
+    let terminal = crate::terminal::stderr_is_terminal();
     let mut bar: Option<ProgressBar> = None;
     let model = store.import(file, name, link, &mut |done, size| {
         // Only a large file is worth a bar.
@@ -486,13 +486,13 @@ fn import(file: &std::path::Path, name: Option<&str>, link: bool) -> anyhow::Res
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
-    println!(
+    outln!(
         "Imported {} as {} ({}, {}).",
         file.display(),
         model.name,
         human_bytes(model.size_bytes),
         model.source.describe()
-    );
+    )?;
     let about = [
         model.metadata.architecture.clone(),
         model.metadata.size_label.clone(),
@@ -504,14 +504,14 @@ fn import(file: &std::path::Path, name: Option<&str>, link: bool) -> anyhow::Res
     ];
     let about: Vec<String> = about.into_iter().flatten().collect();
     if !about.is_empty() {
-        println!("It is {}.", about.join(", "));
+        outln!("It is {}.", about.join(", "))?;
     }
     if !model.metadata.has_chat_template {
-        println!(
+        outln!(
             "It has no chat template of its own, so the server's default one is used, which may not render tools."
-        );
+        )?;
     }
-    println!("To ask it questions: tooltrail models use {}", model.name);
+    outln!("To ask it questions: tooltrail models use {}", model.name)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -519,23 +519,23 @@ fn remove(name: &str) -> anyhow::Result<ExitCode> {
     let store = ModelStore::open_default()?;
     let removed = store.remove(name)?;
     if let Some(model) = &removed.model {
-        println!(
+        outln!(
             "Removed {} ({}).",
             model.name,
             human_bytes(model.size_bytes)
-        );
+        )?;
         if local_model().as_deref() == Some(model.name.as_str()) {
-            println!(
+            outln!(
                 "It was the model of the local provider; choose another with `tooltrail models use NAME`."
-            );
+            )?;
         }
     }
     if let Some(bytes) = removed.unfinished {
-        println!(
+        outln!(
             "Removed the unfinished download of {} ({}).",
             name.trim().to_ascii_lowercase(),
             human_bytes(bytes)
-        );
+        )?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -545,12 +545,12 @@ fn use_model(name: &str) -> anyhow::Result<ExitCode> {
     let path = tooltrail_settings::config_path()?;
     // The same service as the app's Use button.
     let model = tooltrail_host::choose::use_local_model(&path, &store, name)?;
-    println!(
+    outln!(
         "Questions now go to {}, which Tooltrail serves itself with llama-server (the provider \
          local; [local] model in {}).",
         model.name,
         path.display()
-    );
+    )?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -60,7 +60,7 @@ fn list(as_json: bool) -> anyhow::Result<ExitCode> {
     let active = file.active_provider.as_deref();
     // Tooltrail's own server needs no [[providers]] entry; one of the user's with its id wins.
     let builtin_local = !file.providers.iter().any(|p| p.id == LOCAL_PROVIDER_ID);
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::terminal::stdout_for(as_json);
     if as_json {
         let value = json!({
             "config": path,
@@ -165,7 +165,7 @@ pub use tooltrail_host::choose::{Looked, look};
 async fn detect_cmd(as_json: bool) -> anyhow::Result<ExitCode> {
     let file = ConfigFile::read(&config_path()?)?;
     let looked = look(&file.detect_urls).await?;
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::terminal::stdout_for(as_json);
     if as_json {
         let value = json!({
             "servers": looked.found,
@@ -348,7 +348,7 @@ async fn use_cmd(target: &str, model: Option<String>) -> anyhow::Result<ExitCode
     let path = config_path()?;
     let file = ConfigFile::read(&path)?;
     let mut editor = ConfigEditor::open(&path)?;
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::terminal::out();
     let target = target.trim();
     if !target.contains("://") {
         let id = target;

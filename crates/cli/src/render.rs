@@ -1,18 +1,22 @@
-//! Printing a turn: JSON Lines for programs, a terminal timeline for people.
+//! Printing a turn: JSON Lines for programs, a terminal timeline for people. Both go through
+//! [`crate::terminal`], so nothing the model, a tool or a server says reaches the terminal as a
+//! control character; the timeline's colours are [`Style`]s.
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::sync::Mutex;
 
 use serde_json::Value;
 use tooltrail_agent::EventSink;
 use tooltrail_protocol::{Event, EventBody, ToolMode, ToolStatus, TurnEnd};
 
+use crate::terminal::{Painted, Style};
+
 /// One protocol event per line on stdout.
 pub struct JsonLines;
 
 impl EventSink for JsonLines {
     fn emit(&self, event: Event) {
-        let mut out = std::io::stdout().lock();
+        let mut out = crate::terminal::json();
         // A closed stdout (a pipe to `head`) is not an error worth reporting mid-turn.
         if let Ok(line) = serde_json::to_string(&event) {
             let _ = writeln!(out, "{line}");
@@ -23,7 +27,6 @@ impl EventSink for JsonLines {
 
 /// The answer as it streams, with one line per tool call.
 pub struct Timeline {
-    color: bool,
     state: Mutex<LineState>,
 }
 
@@ -35,32 +38,21 @@ struct LineState {
 
 impl Timeline {
     pub fn new() -> Self {
-        let color = std::io::stdout().is_terminal()
-            && std::env::var_os("NO_COLOR").is_none()
-            && crate::terminal::escapes_work();
         Self {
-            color,
             state: Mutex::new(LineState {
                 at_line_start: true,
             }),
         }
     }
 
-    fn paint(&self, code: &str, text: &str) -> String {
-        if self.color {
-            format!("\x1b[{code}m{text}\x1b[0m")
-        } else {
-            text.to_string()
-        }
-    }
-
     /// Prints `line` on a line of its own.
-    fn line(&self, state: &mut LineState, line: &str) {
-        let mut out = std::io::stdout().lock();
+    fn line(&self, state: &mut LineState, line: &Painted) {
+        let mut out = crate::terminal::out();
         if !state.at_line_start {
             let _ = writeln!(out);
         }
-        let _ = writeln!(out, "{line}");
+        let _ = out.painted(line);
+        let _ = writeln!(out);
         let _ = out.flush();
         state.at_line_start = true;
     }
@@ -77,7 +69,7 @@ impl EventSink for Timeline {
                 if text.is_empty() {
                     return;
                 }
-                let mut out = std::io::stdout().lock();
+                let mut out = crate::terminal::out();
                 let _ = write!(out, "{text}");
                 let _ = out.flush();
                 state.at_line_start = text.ends_with('\n');
@@ -91,12 +83,12 @@ impl EventSink for Timeline {
                 view,
                 ..
             } => {
-                let line = self.finished_call(&tool, &arguments, status, duration_ms, error);
+                let line = finished_call(&tool, &arguments, status, duration_ms, error);
                 self.line(&mut state, &line);
                 if let Some(view) = view {
-                    let line = self.paint(
-                        "2",
-                        &format!(
+                    let line = Painted::styled(
+                        Style::Dim,
+                        format!(
                             "  ⧉ has a view: {} (open the conversation in the app to use it)",
                             view.resource_uri
                         ),
@@ -113,78 +105,71 @@ impl EventSink for Timeline {
             } => crate::waiting::progress(processed, total, cached, elapsed_ms),
             EventBody::TurnFinished { reason, .. } => {
                 if reason == TurnEnd::Cancelled {
-                    let line = self.paint("33", "· stopped");
-                    self.line(&mut state, &line);
+                    self.line(&mut state, &Painted::styled(Style::Yellow, "· stopped"));
                 } else if !state.at_line_start {
-                    let mut out = std::io::stdout().lock();
+                    let mut out = crate::terminal::out();
                     let _ = writeln!(out);
                     let _ = out.flush();
                     state.at_line_start = true;
                 }
             }
             body => {
-                if let Some((color, text)) = note(body) {
-                    let line = self.paint(color, &text);
-                    self.line(&mut state, &line);
+                if let Some((style, text)) = note(body) {
+                    self.line(&mut state, &Painted::styled(style, text));
                 }
             }
         }
     }
 }
 
-impl Timeline {
-    /// A finished call's line: its mark, tool, arguments, status, time and error.
-    fn finished_call(
-        &self,
-        tool: &str,
-        arguments: &Value,
-        status: ToolStatus,
-        duration_ms: u64,
-        error: Option<tooltrail_protocol::ToolError>,
-    ) -> String {
-        let (mark, color) = match status {
-            ToolStatus::Success => ("✓", "32"),
-            ToolStatus::Error => ("✗", "31"),
-            ToolStatus::Denied => ("⊘", "33"),
-            ToolStatus::Cancelled => ("◼", "33"),
-            ToolStatus::Timeout => ("⏱", "31"),
-        };
-        let mut line = format!(
-            "{} {} {}",
-            self.paint(color, mark),
-            self.paint("1", tool),
-            summarize_arguments(arguments, 80)
+/// A finished call's line: its mark, tool, arguments, status, time and error.
+fn finished_call(
+    tool: &str,
+    arguments: &Value,
+    status: ToolStatus,
+    duration_ms: u64,
+    error: Option<tooltrail_protocol::ToolError>,
+) -> Painted {
+    let (mark, style) = match status {
+        ToolStatus::Success => ("✓", Style::Green),
+        ToolStatus::Error => ("✗", Style::Red),
+        ToolStatus::Denied => ("⊘", Style::Yellow),
+        ToolStatus::Cancelled => ("◼", Style::Yellow),
+        ToolStatus::Timeout => ("⏱", Style::Red),
+    };
+    let line = Painted::styled(style, mark)
+        .and(None, " ")
+        .and(Some(Style::Bold), tool)
+        .and(None, format!(" {}", summarize_arguments(arguments, 80)))
+        .and(
+            Some(Style::Dim),
+            format!(" · {} · {}", status.as_str(), duration(duration_ms)),
         );
-        line.push_str(&self.paint(
-            "2",
-            &format!(" · {} · {}", status.as_str(), duration(duration_ms)),
-        ));
-        if let Some(error) = error {
-            line.push_str(&self.paint(color, &format!(" — {}", error.message)));
-        }
-        line
+    match error {
+        Some(error) => line.and(Some(style), format!(" — {}", error.message)),
+        None => line,
     }
 }
 
 /// The line a turn's note prints, with its colour: dim for what is only said, yellow for what
 /// changed the answer. `None` for what the timeline does not print.
-fn note(body: EventBody) -> Option<(&'static str, String)> {
+fn note(body: EventBody) -> Option<(Style, String)> {
     match body {
         // Native calls are the usual case; only say so when tools went another way.
         EventBody::ToolModeUsed { mode, fell_back } => match (mode, fell_back) {
             (ToolMode::Native, _) => None,
             (_, true) => Some((
-                "2",
+                Style::Dim,
                 format!("· the server refused native tools; offering them in {mode} mode"),
             )),
-            (_, false) => Some(("2", format!("· tools offered in {mode} mode"))),
+            (_, false) => Some((Style::Dim, format!("· tools offered in {mode} mode"))),
         },
         EventBody::RoundLimitReached { limit } => Some((
-            "33",
+            Style::Yellow,
             format!("· the limit of {limit} tool rounds is reached; asking for a final answer"),
         )),
         EventBody::AnswerTruncated { .. } => Some((
-            "33",
+            Style::Yellow,
             "· the answer was cut short: the model reached its token limit or the end of its context window"
                 .to_string(),
         )),
@@ -196,13 +181,13 @@ fn note(body: EventBody) -> Option<(&'static str, String)> {
         } => {
             let sentence =
                 tooltrail_protocol::repetition_sentence(tool.as_deref(), repeats, tokens);
-            Some(("33", format!("· {sentence}")))
+            Some((Style::Yellow, format!("· {sentence}")))
         }
         EventBody::Error {
             message,
             fatal: false,
             ..
-        } => Some(("33", format!("· {message}"))),
+        } => Some((Style::Yellow, format!("· {message}"))),
         EventBody::ElicitationAnswered {
             server,
             action,
@@ -215,7 +200,7 @@ fn note(body: EventBody) -> Option<(&'static str, String)> {
                 tooltrail_protocol::ElicitationAction::Decline => "declined",
                 tooltrail_protocol::ElicitationAction::Cancel => "cancelled",
             };
-            Some(("2", format!("· {server} asked for input: {action}{why}")))
+            Some((Style::Dim, format!("· {server} asked for input: {action}{why}")))
         }
         EventBody::SamplingAnswered {
             server,
@@ -235,7 +220,7 @@ fn note(body: EventBody) -> Option<(&'static str, String)> {
                 }
                 (false, _, None) => format!("· {server} asked to use the model: declined"),
             };
-            Some(("2", text))
+            Some((Style::Dim, text))
         }
         // Printed by `emit` itself.
         EventBody::TextDelta { .. }
@@ -264,25 +249,18 @@ fn note(body: EventBody) -> Option<(&'static str, String)> {
 }
 
 /// A file change as the approval prompt prints it (on stderr): the unified diff with line
-/// numbers, coloured when stderr is a terminal.
-pub fn diff_text(change: &tooltrail_protocol::FileChange) -> String {
-    let color = std::io::stderr().is_terminal()
-        && std::env::var_os("NO_COLOR").is_none()
-        && crate::terminal::escapes_work();
-    let mut out = String::new();
+/// numbers, coloured where stderr shows colours.
+pub fn diff(change: &tooltrail_protocol::FileChange) -> Painted {
+    let mut out = Painted::default();
     for line in change.unified().lines() {
-        let code = match line.trim_start_matches(|c: char| c.is_ascii_digit() || c == ' ') {
-            _ if line.starts_with("---") || line.starts_with("+++") => "1",
-            _ if line.starts_with("@@") => "36",
-            rest if rest.starts_with('+') && line.starts_with(' ') => "32",
-            rest if rest.starts_with('-') && line.starts_with(' ') => "31",
-            _ => "",
+        let style = match line.trim_start_matches(|c: char| c.is_ascii_digit() || c == ' ') {
+            _ if line.starts_with("---") || line.starts_with("+++") => Some(Style::Bold),
+            _ if line.starts_with("@@") => Some(Style::Cyan),
+            rest if rest.starts_with('+') && line.starts_with(' ') => Some(Style::Green),
+            rest if rest.starts_with('-') && line.starts_with(' ') => Some(Style::Red),
+            _ => None,
         };
-        if color && !code.is_empty() {
-            out.push_str(&format!("    \x1b[{code}m{line}\x1b[0m\n"));
-        } else {
-            out.push_str(&format!("    {line}\n"));
-        }
+        out = out.and(None, "    ").and(style, line).and(None, "\n");
     }
     out
 }

@@ -53,7 +53,7 @@ pub enum RulesCommand {
 
 pub fn run(args: RulesArgs) -> anyhow::Result<ExitCode> {
     let store = open_store()?;
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::terminal::out();
     match args.command {
         RulesCommand::List {
             workspace,

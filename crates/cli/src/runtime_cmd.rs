@@ -16,7 +16,7 @@ fn runtime() -> anyhow::Result<Runtime> {
 pub fn ps(as_json: bool) -> anyhow::Result<ExitCode> {
     let status = runtime()?.status();
     let now = unix_now();
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::terminal::stdout_for(as_json);
     if as_json {
         let value = match &status {
             Some(status) => status_json(status, now),

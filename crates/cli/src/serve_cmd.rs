@@ -95,7 +95,7 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     };
     let history = History::open_default()?;
     if let Some(problem) = history.problem() {
-        eprintln!("warning: {problem}; answers will not be kept");
+        errln!("warning: {problem}; answers will not be kept");
     }
     let host = Arc::new(Host::new(history).with_front_end(tooltrail_host::FrontEnd::Serve));
     let config = ServeConfig {

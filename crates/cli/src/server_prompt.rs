@@ -22,7 +22,9 @@ impl TerminalRequests {
     /// Asks only when stdin and stderr are a terminal and `json` is off.
     pub fn new(json: bool) -> Self {
         Self {
-            terminal: !json && std::io::stdin().is_terminal() && std::io::stderr().is_terminal(),
+            terminal: !json
+                && std::io::stdin().is_terminal()
+                && crate::terminal::stderr_is_terminal(),
         }
     }
 
@@ -38,7 +40,7 @@ impl TerminalRequests {
         }
         tokio::task::spawn_blocking(move || {
             let mut input = std::io::stdin().lock();
-            let mut err = std::io::stderr().lock();
+            let mut err = crate::terminal::err();
             ask(&mut input, &mut err)
         })
         .await

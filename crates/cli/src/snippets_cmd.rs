@@ -44,7 +44,7 @@ pub fn run(args: SnippetsArgs) -> anyhow::Result<ExitCode> {
     };
     let workspace = workspace_key(&dir)?;
     let store = open_store()?;
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::terminal::out();
     match args
         .command
         .unwrap_or(SnippetsCommand::List { query: Vec::new() })

@@ -34,7 +34,7 @@ pub fn run(args: StatsArgs) -> anyhow::Result<ExitCode> {
         until: None,
     })?;
     if args.json {
-        outln!("{}", serde_json::to_string_pretty(&stats)?)?;
+        jsonln!("{}", serde_json::to_string_pretty(&stats)?)?;
         return Ok(ExitCode::SUCCESS);
     }
     for line in table(&stats) {

@@ -32,7 +32,7 @@ pub async fn run(args: ToolArgs) -> anyhow::Result<ExitCode> {
     };
     let Some(tool) = registry.get(&args.name) else {
         let names: Vec<&str> = registry.names().collect();
-        eprintln!(
+        errln!(
             "error: there is no tool named {:?}; the tools are: {}",
             args.name,
             names.join(", ")
@@ -40,7 +40,7 @@ pub async fn run(args: ToolArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::from(USAGE));
     };
     if let Err(err) = serde_json::from_str::<serde_json::Value>(&args.args) {
-        eprintln!("error: --args is not valid JSON: {err}");
+        errln!("error: --args is not valid JSON: {err}");
         return Ok(ExitCode::from(USAGE));
     }
     let root = match &args.workspace {
@@ -50,7 +50,7 @@ pub async fn run(args: ToolArgs) -> anyhow::Result<ExitCode> {
     if OFF_BY_DEFAULT.contains(&tool.spec().name.as_str())
         && !enabled(&args.enable, tool.spec().name.as_str())
     {
-        eprintln!(
+        errln!(
             "error: {0} is off until you turn it on: pass --enable {0}, or add it to \
              enabled_tools in config.toml",
             tool.spec().name
@@ -93,7 +93,7 @@ pub async fn run(args: ToolArgs) -> anyhow::Result<ExitCode> {
             Gate::Ask { .. } => tool.call(call_args, &ctx.clone().approved(true)).await,
             Gate::AskEachTime { change, reason, .. } => {
                 if let Some(change) = &change {
-                    eprint!("{}", crate::render::diff_text(change));
+                    let _ = crate::terminal::err().painted(&crate::render::diff(change));
                 }
                 if args.approve == ApproveMode::All {
                     tool.call(call_args, &ctx.clone().approved(true)).await
@@ -117,7 +117,7 @@ pub async fn run(args: ToolArgs) -> anyhow::Result<ExitCode> {
         ),
         Err(error) => (json!({"ok": false, "error": error}), 1),
     };
-    outln!("{}", serde_json::to_string_pretty(&value)?)?;
+    jsonln!("{}", serde_json::to_string_pretty(&value)?)?;
     Ok(ExitCode::from(code))
 }
 
@@ -170,7 +170,7 @@ pub async fn tokens(as_json: bool) -> anyhow::Result<ExitCode> {
         let counted = how.starts_with("counted");
         let value = json!({ "parts": rows, "total": total, "counted_by_server": counted,
             "rendered_by_server": rendered });
-        outln!("{}", serde_json::to_string_pretty(&value)?)?;
+        jsonln!("{}", serde_json::to_string_pretty(&value)?)?;
     } else {
         for (name, tokens) in names.iter().zip(&counts) {
             outln!("{name:<16} {tokens:>5}")?;
@@ -230,7 +230,7 @@ pub async fn list(as_json: bool) -> anyhow::Result<ExitCode> {
         mcp.shutdown().await;
     }
     if as_json {
-        outln!("{}", serde_json::to_string_pretty(&specs)?)?;
+        jsonln!("{}", serde_json::to_string_pretty(&specs)?)?;
         return Ok(ExitCode::SUCCESS);
     }
     let width = specs

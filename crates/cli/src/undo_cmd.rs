@@ -30,11 +30,11 @@ pub fn run(args: UndoArgs) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Err(error @ UndoError::ChangedSince(_)) => {
-            eprintln!("error: {}", sentence_with_flag(&error));
+            errln!("error: {}", sentence_with_flag(&error));
             Ok(ExitCode::from(1))
         }
         Err(error) => {
-            eprintln!("error: {error}");
+            errln!("error: {error}");
             Ok(ExitCode::from(1))
         }
     }

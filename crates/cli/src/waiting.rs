@@ -3,7 +3,7 @@
 //! is printed where stderr is not a terminal (scripts, `--json` readers), and it goes to
 //! stderr, apart from the answer on stdout.
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 
 use tooltrail_protocol::LocalModelStatus;
 
@@ -12,7 +12,7 @@ use tooltrail_protocol::LocalModelStatus;
 const LONG_PROMPT_TOKENS: u32 = 256;
 
 fn on_terminal() -> bool {
-    std::io::stderr().is_terminal()
+    crate::terminal::stderr_is_terminal()
 }
 
 /// The line for a step of the local model's start.
@@ -29,7 +29,7 @@ pub fn status_line(status: &LocalModelStatus) -> String {
 /// Prints a step of the local model's start, on a terminal.
 pub fn status(status: LocalModelStatus) {
     if on_terminal() {
-        eprintln!("{}", status_line(&status));
+        errln!("{}", status_line(&status));
     }
 }
 
@@ -52,15 +52,16 @@ pub fn progress_line(processed: u32, total: u32, cached: u32, elapsed_ms: u64) -
 /// Shows how far the prompt's reading got on one line that the next report replaces, and
 /// clears it when the reading is done.
 pub fn progress(processed: u32, total: u32, cached: u32, elapsed_ms: u64) {
-    // The line is replaced with escape sequences: shown only where they are read.
-    if !on_terminal() || !crate::terminal::escapes_work() {
+    if !on_terminal() {
         return;
     }
-    let mut err = std::io::stderr().lock();
-    let _ = match progress_line(processed, total, cached, elapsed_ms) {
-        Some(line) => write!(err, "\r\x1b[K{line}"),
-        None => write!(err, "\r\x1b[K"),
-    };
+    let mut err = crate::terminal::err();
+    // The line is replaced with escape sequences: shown only where they are read.
+    if let Ok(true) = err.clear_line()
+        && let Some(line) = progress_line(processed, total, cached, elapsed_ms)
+    {
+        let _ = write!(err, "{line}");
+    }
     let _ = err.flush();
 }
 
