@@ -4,7 +4,10 @@
 //! The work is `tauri-plugin-updater`'s: it reads `latest.json` from the endpoint in
 //! `tauri.conf.json`, downloads the artifact for this system, and accepts it only when its
 //! minisign signature verifies with the public key in `tauri.conf.json`, whose private half
-//! signs releases in the release workflow and is kept off the repository. This module decides
+//! signs releases in the release workflow and is kept off the repository, and only when that
+//! signature names the version `latest.json` announced (`requireSignedVersion`): the answer
+//! itself is not signed, so an older release, genuinely signed, cannot be passed off as a newer
+//! one to put back a build with known flaws. This module decides
 //! when to ask, keeps the update found until the user answers, and says every failure in a
 //! sentence: a signature that does not match is refused, and nothing is changed.
 //!
@@ -97,10 +100,13 @@ impl UpdateError {
         use tauri_plugin_updater::Error as E;
         let detail = error.to_string().trim().trim_end_matches('.').to_string();
         match error {
+            // A signature for another version, or for none, is the key's word on another
+            // release than the one announced (`requireSignedVersion` in tauri.conf.json).
             E::Minisign(_)
             | E::Base64(_)
             | E::SignatureUtf8(_)
-            | E::SignedVersionMismatch { .. } => Self::Signature,
+            | E::SignedVersionMismatch { .. }
+            | E::MissingSignedVersion => Self::Signature,
             // A body that is not JSON (a captive portal's page) came from somewhere, at least.
             E::Reqwest(error) if error.is_decode() => Self::BadAnswer(detail),
             E::Reqwest(_) | E::Network(_) => Self::Unreachable(detail),

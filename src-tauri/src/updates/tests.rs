@@ -28,13 +28,24 @@ impl Key {
         STANDARD.encode(self.0.pk.to_box().unwrap().into_string())
     }
 
-    /// Base64 of the signature box of `data`, as the `.sig` beside an artifact.
-    fn sign(&self, data: &[u8]) -> String {
+    /// Base64 of the signature box of `data` signed for `version`, as the `.sig` the release
+    /// workflow puts beside an artifact (the Tauri CLI binds the version into the trusted
+    /// comment, which the signature covers).
+    fn sign(&self, data: &[u8], version: &str) -> String {
+        self.sign_with_comment(
+            data,
+            &format!("timestamp:1795800000\tfile:tooltrail.tar.gz\tversion:{version}"),
+        )
+    }
+
+    /// As [`Key::sign`], with the trusted comment given: a Tauri CLI older than version
+    /// binding wrote only `timestamp:…\tfile:…`.
+    fn sign_with_comment(&self, data: &[u8], trusted_comment: &str) -> String {
         let signature = minisign::sign(
             Some(&self.0.pk),
             &self.0.sk,
             Cursor::new(data),
-            Some("timestamp:1795800000\tfile:tooltrail.tar.gz"),
+            Some(trusted_comment),
             Some("signature from tauri secret key"),
         )
         .unwrap();
@@ -80,13 +91,25 @@ fn release(version: &str, url: &str, signature: &str) -> String {
     .to_string()
 }
 
-/// The app as the updater sees it (version 0.1.0), trusting `pubkey`, reading `endpoint`.
+/// The updater's section of the shipped `tauri.conf.json`.
+fn shipped_updater_config() -> serde_json::Value {
+    let config: serde_json::Value =
+        serde_json::from_str(include_str!("../../../tauri.conf.json")).unwrap();
+    config["plugins"]["updater"].clone()
+}
+
+/// The app as the updater sees it (version 0.1.0), configured as shipped but trusting
+/// `pubkey` and reading `endpoint`.
 fn app(pubkey: &str, endpoint: &str) -> tauri::App<MockRuntime> {
+    let mut updater = shipped_updater_config();
+    updater["pubkey"] = json!(pubkey);
+    updater["endpoints"] = json!([endpoint]);
     let mut context = mock_context(noop_assets());
-    context.config_mut().plugins.0.insert(
-        "updater".to_string(),
-        json!({ "pubkey": pubkey, "endpoints": [endpoint] }),
-    );
+    context
+        .config_mut()
+        .plugins
+        .0
+        .insert("updater".to_string(), updater);
     mock_builder()
         .plugin(tauri_plugin_updater::Builder::new().build())
         .build(context)
@@ -112,7 +135,7 @@ async fn look_and_fetch(
 #[tokio::test]
 async fn a_release_signed_with_the_key_is_found_downloaded_and_accepted() {
     let key = Key::new();
-    let signature = key.sign(ARTIFACT);
+    let signature = key.sign(ARTIFACT, "0.2.0");
     let endpoint = serve(|url| release("0.2.0", url, &signature), ARTIFACT).await;
     let app = app(&key.public(), &endpoint);
 
@@ -145,7 +168,7 @@ async fn a_release_signed_with_the_key_is_found_downloaded_and_accepted() {
 async fn attack_updates_a_tampered_signature_is_refused() {
     let key = Key::new();
     // One character of the signature line changed: the box still decodes, the check fails.
-    let text = String::from_utf8(STANDARD.decode(key.sign(ARTIFACT)).unwrap()).unwrap();
+    let text = String::from_utf8(STANDARD.decode(key.sign(ARTIFACT, "0.2.0")).unwrap()).unwrap();
     let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
     let line = &mut lines[1];
     let flipped = if line.as_bytes()[20] == b'A' {
@@ -171,7 +194,7 @@ async fn attack_updates_a_tampered_signature_is_refused() {
 #[tokio::test]
 async fn attack_updates_an_artifact_changed_after_signing_is_refused() {
     let key = Key::new();
-    let signature = key.sign(ARTIFACT);
+    let signature = key.sign(ARTIFACT, "0.2.0");
     let endpoint = serve(
         |url| release("0.2.0", url, &signature),
         b"the new Tooltrail, packed, and a little more",
@@ -188,13 +211,44 @@ async fn attack_updates_an_artifact_changed_after_signing_is_refused() {
 async fn attack_updates_a_release_signed_by_another_key_is_refused() {
     let ours = Key::new();
     let theirs = Key::new();
-    let signature = theirs.sign(ARTIFACT);
+    let signature = theirs.sign(ARTIFACT, "0.2.0");
     let endpoint = serve(|url| release("0.2.0", url, &signature), ARTIFACT).await;
     let app = app(&ours.public(), &endpoint);
 
     let (_, _, bytes) = look_and_fetch(&app).await;
 
     assert!(matches!(bytes, Err(UpdateError::Signature)), "{bytes:?}");
+}
+
+/// `latest.json` is not signed, only the artifact is: a server (or anyone in its place) can
+/// announce an inflated version beside an older release's download and genuine signature, to
+/// put a build with known flaws back. The signature must name the version announced.
+#[tokio::test]
+async fn attack_updates_an_older_release_announced_as_newer_is_refused() {
+    const OLD: &[u8] = b"the old Tooltrail, with a known flaw";
+    let key = Key::new();
+    for (what, signature) in [
+        // Signed by a Tauri CLI that did not bind the version yet.
+        (
+            "no version",
+            key.sign_with_comment(OLD, "timestamp:1700000000\tfile:tooltrail.tar.gz"),
+        ),
+        // Signed for what it is: 0.0.9.
+        ("version 0.0.9", key.sign(OLD, "0.0.9")),
+    ] {
+        let endpoint = serve(|url| release("0.2.0", url, &signature), OLD).await;
+        let app = app(&key.public(), &endpoint);
+
+        let (shown, _, bytes) = look_and_fetch(&app).await;
+
+        assert_eq!(shown.version, "0.2.0");
+        let error = bytes.expect_err(what);
+        assert!(matches!(error, UpdateError::Signature), "{what}: {error:?}");
+        assert_eq!(
+            CommandError::from(error).message,
+            "The update's signature does not match Tooltrail's key, so it was not installed. Nothing was changed."
+        );
+    }
 }
 
 #[tokio::test]
@@ -224,8 +278,8 @@ async fn attack_updates_an_answer_that_is_not_a_release_is_said_in_a_sentence() 
 #[tokio::test]
 async fn the_same_or_an_older_version_is_no_update() {
     let key = Key::new();
-    let signature = key.sign(ARTIFACT);
     for version in ["0.1.0", "0.0.9"] {
+        let signature = key.sign(ARTIFACT, version);
         let endpoint = serve(|url| release(version, url, &signature), ARTIFACT).await;
         let app = app(&key.public(), &endpoint);
 
@@ -280,4 +334,7 @@ fn the_shipped_configuration_trusts_one_minisign_key_over_https() {
         );
     }
     assert_eq!(updater.get("dangerousInsecureTransportProtocol"), None);
+    // A signature counts only for the version it was made for.
+    assert_eq!(updater["requireSignedVersion"], json!(true));
+    assert_eq!(updater.get("allowDowngrades"), None);
 }
