@@ -81,6 +81,20 @@ pub fn replace_with<T, E: From<std::io::Error>>(
     write_beside(&dir, name, fill)
 }
 
+/// Options for a file in one of Tooltrail's own folders that is written where it stands (a
+/// download's part file, a lock, a log): a link standing at its name is refused, not
+/// followed, so nobody who could write in the folder can lead the write to another file.
+pub fn in_place() -> std::fs::OpenOptions {
+    #[allow(unused_mut)]
+    let mut options = std::fs::OpenOptions::new();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt as _;
+        options.custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32);
+    }
+    options
+}
+
 /// The last part of `path`, which must be a plain name (not `..`, `.` or a root).
 fn last_name(path: &Path) -> std::io::Result<&Path> {
     match path.components().next_back() {
@@ -273,6 +287,33 @@ mod tests {
                 .unwrap()
                 .is_file()
         );
+    }
+
+    /// A part file, lock or log opened in place refuses a link standing at its name.
+    #[cfg(unix)]
+    #[test]
+    fn attack_links_a_file_written_in_place_refuses_a_link_at_its_name() {
+        let outside = tempfile::tempdir().unwrap();
+        let victim = outside.path().join("victim");
+        std::fs::write(&victim, b"untouched").unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let part = dir.path().join("model.gguf.part");
+        std::os::unix::fs::symlink(&victim, &part).unwrap();
+        assert!(in_place().create(true).append(true).open(&part).is_err());
+        assert!(
+            in_place()
+                .create(true)
+                .write(true)
+                .truncate(true)
+                .open(&part)
+                .is_err()
+        );
+        assert_eq!(std::fs::read(&victim).unwrap(), b"untouched");
+        in_place()
+            .create(true)
+            .append(true)
+            .open(dir.path().join("plain.part"))
+            .unwrap();
     }
 
     /// A folder on the way that is a link out of the handle is refused by the system.

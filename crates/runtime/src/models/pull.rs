@@ -660,7 +660,8 @@ async fn receive(
     cancel: &CancellationToken,
 ) -> Result<(), Step> {
     let part = transfer.part.clone();
-    let file = tokio::fs::OpenOptions::new()
+    // A link standing at the part's name is refused, not followed.
+    let file = tokio::fs::OpenOptions::from(tooltrail_atomic_write::in_place())
         .create(true)
         .append(true)
         .open(&part)

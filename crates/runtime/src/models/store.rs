@@ -12,7 +12,7 @@
 //! file, then renamed over), after the model file is whole, verified and in place; removal
 //! takes the record away first. So nothing partial is ever listed, whatever is interrupted.
 
-use std::fs::{File, OpenOptions, TryLockError};
+use std::fs::{File, TryLockError};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
@@ -355,7 +355,7 @@ impl ModelStore {
     /// Takes the lock of a name, or says another operation on it is running.
     pub(crate) fn lock(&self, name: &str) -> Result<NameLock, ModelError> {
         let path = self.dir.join(format!(".{name}.lock"));
-        let file = OpenOptions::new()
+        let file = tooltrail_atomic_write::in_place()
             .create(true)
             .truncate(false)
             .write(true)
@@ -488,7 +488,12 @@ fn copy_hashing(
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<String, ModelError> {
     let mut input = File::open(from).map_err(|source| ModelError::io("read", from, source))?;
-    let mut output = File::create(to).map_err(|source| ModelError::io("create", to, source))?;
+    let mut output = tooltrail_atomic_write::in_place()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(to)
+        .map_err(|source| ModelError::io("create", to, source))?;
     let mut hasher = Sha256::new();
     let mut buffer = vec![0u8; 1024 * 1024];
     let mut done = 0u64;
