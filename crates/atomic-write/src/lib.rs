@@ -51,9 +51,11 @@ pub fn write_in(dir: &Dir, path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     {
         Some(parent) => {
             dir.create_dir_all(parent)?;
-            write_beside(&dir.open_dir(parent)?, name, |file| file.write_all(bytes))
+            write_beside(&dir.open_dir(parent)?, name, Mode::Kept, |file| {
+                file.write_all(bytes)
+            })
         }
-        None => write_beside(dir, name, |file| file.write_all(bytes)),
+        None => write_beside(dir, name, Mode::Kept, |file| file.write_all(bytes)),
     }
 }
 
@@ -78,7 +80,30 @@ pub fn replace_with<T, E: From<std::io::Error>>(
     let name = last_name(path)?;
     std::fs::create_dir_all(folder)?;
     let dir = Dir::open_ambient_dir(folder, ambient_authority())?;
-    write_beside(&dir, name, fill)
+    write_beside(&dir, name, Mode::Kept, fill)
+}
+
+/// As [`write_atomically`], for a file only its owner may read (the local runtime's key and
+/// state): the temporary file is made owner-only (`0600` on Unix) before anything is written
+/// to it, and the file keeps that whatever the old one had.
+pub fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let folder = path
+        .parent()
+        .filter(|parent| !parent.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = last_name(path)?;
+    std::fs::create_dir_all(folder)?;
+    let dir = Dir::open_ambient_dir(folder, ambient_authority())?;
+    write_beside(&dir, name, Mode::OwnerOnly, |file| file.write_all(bytes))
+}
+
+/// Whose the written file is.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// The old file's permissions, or the usual ones for a new file.
+    Kept,
+    /// Owner-only, from its creation on.
+    OwnerOnly,
 }
 
 /// Options for a file in one of Tooltrail's own folders that is written where it stands (a
@@ -110,14 +135,16 @@ fn last_name(path: &Path) -> std::io::Result<&Path> {
 fn write_beside<T, E: From<std::io::Error>>(
     dir: &Dir,
     name: &Path,
+    mode: Mode,
     fill: impl FnOnce(&mut std::fs::File) -> Result<T, E>,
 ) -> Result<T, E> {
-    let (temp, file) = create_temporary(dir, name)?;
+    let (temp, file) = create_temporary(dir, name, mode)?;
     let mut file = file.into_std();
     let result = fill(&mut file).and_then(|filled| {
         // The old file's permissions, when it is a file: a link standing at the name is
         // replaced by the rename, and its target's permissions are not looked at.
-        if let Ok(meta) = dir.symlink_metadata(name)
+        if mode == Mode::Kept
+            && let Ok(meta) = dir.symlink_metadata(name)
             && meta.is_file()
         {
             file.set_permissions(meta.permissions().into_std(&file)?)?;
@@ -134,12 +161,23 @@ fn write_beside<T, E: From<std::io::Error>>(
 }
 
 /// A new, empty temporary file beside `name`, under a random name nobody could have prepared.
-fn create_temporary(dir: &Dir, name: &Path) -> std::io::Result<(String, cap_std::fs::File)> {
+fn create_temporary(
+    dir: &Dir,
+    name: &Path,
+    mode: Mode,
+) -> std::io::Result<(String, cap_std::fs::File)> {
     let shown = name.to_string_lossy();
     // Long names stay within the system's limit on one name (255 bytes).
     let stem: String = shown.chars().take(100).collect();
     let mut options = OpenOptions::new();
     options.write(true).create_new(true);
+    #[cfg(unix)]
+    if mode == Mode::OwnerOnly {
+        use cap_std::fs::OpenOptionsExt as _;
+        options.mode(0o600);
+    }
+    #[cfg(not(unix))]
+    let _ = mode;
     let mut last = std::io::Error::from(ErrorKind::AlreadyExists);
     for _ in 0..TEMPORARY_TRIES {
         let temp = format!(".{stem}.{:016x}.tooltrail.tmp", rand::random::<u64>());
@@ -287,6 +325,21 @@ mod tests {
                 .unwrap()
                 .is_file()
         );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_private_file_is_owner_only_whatever_the_old_one_allowed() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("api-key");
+        std::fs::write(&path, b"old").unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+        write_private(&path, b"secret").unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"secret");
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
+        assert_eq!(names_in(dir.path()), vec!["api-key"]);
     }
 
     /// A part file, lock or log opened in place refuses a link standing at its name.

@@ -6,8 +6,6 @@
 //! file) once llama-server answers `/health`, and removes it before it stops llama-server.
 //! It holds the API key, which is why the file and its folder are the owner's alone.
 
-use std::fs::File;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -218,37 +216,11 @@ impl RuntimeDir {
     }
 }
 
-/// Writes `bytes` to `path` owner-only, through a temporary file and a rename.
+/// Writes `bytes` to `path` owner-only, through a temporary file with a random name, made
+/// exclusively and owner-only before anything is written to it, and a rename.
 fn write_private(path: &Path, bytes: &[u8]) -> Result<(), SupervisorError> {
-    let temporary = path.with_extension("tmp");
-    let failed = SupervisorError::io(format!("write {}", path.display()));
-    let written = (|| {
-        let mut file = private_file(&temporary)?;
-        file.write_all(bytes)?;
-        file.sync_all()?;
-        std::fs::rename(&temporary, path)
-    })();
-    written.map_err(failed)
-}
-
-#[cfg(unix)]
-fn private_file(path: &Path) -> std::io::Result<File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let file = std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(0o600)
-        .open(path)?;
-    // A file left from before with wider permissions keeps them through `open`; one that
-    // cannot be narrowed is not written to (the caller's error names the file).
-    restrict_to_owner(path, 0o600)?;
-    Ok(file)
-}
-
-#[cfg(not(unix))]
-fn private_file(path: &Path) -> std::io::Result<File> {
-    File::create(path)
+    tooltrail_atomic_write::write_private(path, bytes)
+        .map_err(SupervisorError::io(format!("write {}", path.display())))
 }
 
 #[cfg(unix)]
