@@ -40,11 +40,9 @@ fn read(path: &Path) -> Vec<RecentWorkspace> {
 pub fn remember(entry: RecentWorkspace) {
     if let Some(path) = file() {
         let list = with_first(read(&path), entry);
-        if let Some(dir) = path.parent() {
-            let _ = std::fs::create_dir_all(dir);
-        }
+        // Whole or not at all, and never through a link planted beside it.
         if let Ok(text) = serde_json::to_string_pretty(&list) {
-            let _ = std::fs::write(&path, text);
+            let _ = tooltrail_atomic_write::write_atomically(&path, text.as_bytes());
         }
     }
 }
