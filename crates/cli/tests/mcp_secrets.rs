@@ -250,3 +250,110 @@ async fn attack_secrets_listings_errors_questions_and_the_record_never_show_them
         assert_no_secret(&path, &bytes);
     }
 }
+
+/// `tests/mcp/fixtures/echoing-secrets-server.js`, which says its `API_KEY` in everything it
+/// sends. `None` (after saying why) without node.
+fn echoing_server() -> Option<std::path::PathBuf> {
+    let has_node = std::process::Command::new("node")
+        .arg("--version")
+        .output()
+        .is_ok_and(|out| out.status.success());
+    if !has_node {
+        tooltrail_test_support::dependency_missing(
+            "node is not installed, so the MCP tests cannot run (scripts/setup --app installs it)",
+        );
+        return None;
+    }
+    Some(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/mcp/fixtures/echoing-secrets-server.js")
+            .canonicalize()
+            .unwrap(),
+    )
+}
+
+#[tokio::test]
+async fn attack_secrets_a_server_that_echoes_its_key_in_prompts_tools_and_resources_keeps_it() {
+    let Some(server) = echoing_server() else {
+        return;
+    };
+    let setup = Setup::new(
+        &[],
+        |_| {
+            json!({"mcpServers": {
+                "echoing": {"command": "node", "args": [server],
+                            "env": {"API_KEY": "${API_KEY}"},
+                            "tools": {"echo": "allow"}}
+            }})
+        },
+        "",
+    )
+    .with_env(&[("API_KEY", API_KEY)]);
+
+    // Its listings, as text and as JSON.
+    for args in [
+        &["mcp", "list"][..],
+        &["mcp", "list", "--json"],
+        &["mcp", "test", "echoing"],
+        &["mcp", "prompts", "echoing"],
+        &["mcp", "prompts", "echoing", "--json"],
+        &["mcp", "resources", "echoing"],
+        &["mcp", "resources", "echoing", "--json"],
+        &["mcp", "read", "echoing", "echo://note"],
+        &["tools", "--json"],
+    ] {
+        let out = tooltrail(args, &setup).await;
+        assert!(out.status.success(), "{args:?}: {}", text(&out.stderr));
+        assert_output_has_no_secret(&args.join(" "), &out);
+    }
+
+    // A question from its prompt, with one of its resources attached, that calls its tool.
+    let model = ScriptedServer::start(vec![
+        Reply::tool_calls(&[("echoing__echo", r#"{"text": "hi"}"#)]),
+        Reply::text("Echoed."),
+    ])
+    .await;
+    let out = ask(
+        &model,
+        &[
+            "--approve",
+            "deny",
+            "--prompt",
+            "echoing/leak",
+            "--arg",
+            "topic=keys",
+            "--attach",
+            "echoing:echo://note",
+            "What now?",
+        ],
+        &setup,
+    )
+    .await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_output_has_no_secret("ask --prompt", &out);
+    let requests = model.chat_requests();
+    assert_eq!(requests.len(), 2, "the tool was not called");
+    for request in &requests {
+        assert_no_secret(
+            "a request to the model",
+            request.body.to_string().as_bytes(),
+        );
+    }
+    // The server was heard, its key as written in mcp.json: its prompt, its tool's
+    // description, its result.
+    let last = requests.last().unwrap().body.to_string();
+    for said in [
+        "My key is ${API_KEY}; the topic is keys.",
+        "Echoes its text; the key is ${API_KEY}.",
+        "echo of hi with ${API_KEY}",
+        "a note with ${API_KEY}",
+    ] {
+        assert!(last.contains(said), "{said} is not in {last}");
+    }
+
+    let files = files_under(&setup.data);
+    assert!(!files.is_empty(), "the question left no record");
+    for (path, bytes) in files {
+        assert_no_secret(&path, &bytes);
+    }
+}

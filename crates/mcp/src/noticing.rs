@@ -1,4 +1,5 @@
-//! A server's `notifications/tools/list_changed`, counted as it comes off the wire.
+//! A server's `notifications/tools/list_changed`, counted as it comes off the wire; and every
+//! message it sends scrubbed of its own secrets there, before anything reads it.
 //!
 //! A server that adds a tool while a call runs says so before it answers the call. rmcp hands
 //! every notification to a task of its own, so its handler can run after the answer behind it
@@ -55,11 +56,21 @@ impl<T: Transport<RoleClient>> Transport<RoleClient> for Noticing<T> {
     }
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
-        let message = self.inner.receive().await;
-        if message.as_ref().is_some_and(says_tools_changed) {
-            self.shared.tool_notices.fetch_add(1, Ordering::SeqCst);
+        loop {
+            let message = self.inner.receive().await?;
+            if says_tools_changed(&message) {
+                self.shared.tool_notices.fetch_add(1, Ordering::SeqCst);
+            }
+            // Every message of every transport comes through here, so this is where the
+            // server's own secrets are taken out of all it says (see `redact.rs`).
+            match self.shared.redactor.redact_message(message) {
+                Some(message) => return Some(message),
+                None => self.shared.log.push(
+                    "Tooltrail dropped a message of this server that held one of its secrets \
+                     and could not be read once they were masked",
+                ),
+            }
         }
-        message
     }
 
     fn close(&mut self) -> impl Future<Output = Result<(), Self::Error>> + Send {

@@ -10,7 +10,12 @@
 //!
 //! [`ConfigValue`] holds one value both ways and only ever shows the safe one; [`Redactor`]
 //! scrubs a server's secret values out of free text it sends back (its stderr, an error that
-//! echoes a header, a tool's result), so there is one place that decides what is hidden. What
+//! echoes a header, a tool's result), so there is one place that decides what is hidden. Every
+//! message a server sends is scrubbed as it comes off the wire ([`Redactor::redact_message`],
+//! called by the transport every connection reads through), before the SDK hands any of it on:
+//! prompts and their arguments, tools' names, titles, descriptions and schemas, resources and
+//! templates, completions, results, errors, notifications, the handshake's instructions, and
+//! whatever a later revision of the protocol adds. What
 //! counts as secret there is what came from a variable (other than the few every server gets
 //! anyway, such as `HOME`), and a value written straight into the file under a name that says
 //! it is a credential (`Authorization`, `X-Api-Key`, `GITHUB_TOKEN`); any other value written
@@ -28,6 +33,8 @@
 
 use std::borrow::Cow;
 
+use rmcp::RoleClient;
+use rmcp::service::RxJsonRpcMessage;
 use serde::{Serialize, Serializer};
 use serde_json::Value;
 use tooltrail_protocol::{ToolError, ToolOutput};
@@ -231,6 +238,34 @@ impl Redactor {
         out
     }
 
+    /// A message as the server sent it, with every string in it (keys too) redacted; `None`
+    /// when a message that held a secret could not be read back once redacted (a field whose
+    /// value the protocol fixes), which is then dropped rather than handed on whole.
+    pub fn redact_message(
+        &self,
+        message: RxJsonRpcMessage<RoleClient>,
+    ) -> Option<RxJsonRpcMessage<RoleClient>> {
+        if self.secrets.is_empty() {
+            return Some(message);
+        }
+        // Most messages hold no secret: look first, in the JSON the message is written as (a
+        // secret with a quote or a backslash in it is written escaped there).
+        let Ok(text) = serde_json::to_string(&message) else {
+            return None;
+        };
+        let holds = self.secrets.iter().any(|(secret, _)| {
+            text.contains(secret.as_str())
+                || serde_json::to_string(secret)
+                    .is_ok_and(|written| text.contains(written.trim_matches('"')))
+        });
+        if !holds {
+            return Some(message);
+        }
+        let mut value: Value = serde_json::from_str(&text).ok()?;
+        self.redact_value(&mut value);
+        serde_json::from_value(value).ok()
+    }
+
     /// Each of `lines`, redacted.
     pub fn redact_all(&self, lines: Vec<String>) -> Vec<String> {
         lines
@@ -403,5 +438,52 @@ mod tests {
             "bad key ${TOKEN}"
         );
         assert_eq!(format!("{redactor:?}"), "Redactor { secrets: 2 }");
+    }
+
+    #[test]
+    fn attack_secrets_every_message_a_server_sends_is_masked_before_it_is_read() {
+        let header = ConfigValue::expand("Bearer ${TOKEN}", &lookup).unwrap();
+        let redactor = Redactor::new([&header], []);
+        let messages = [
+            serde_json::json!({"jsonrpc": "2.0", "id": 1, "result": {
+            "description": format!("uses {CANARY}"),
+            "messages": [
+                {"role": "user", "content": {"type": "text", "text": format!("key {CANARY}")}},
+                {"role": "assistant", "content": {"type": "resource", "resource": {
+                    "uri": "echo://k", "mimeType": "text/plain", "text": CANARY}}}
+            ]}}),
+            serde_json::json!({"jsonrpc": "2.0", "id": 2, "result": {"tools": [{
+                "name": "echo", "title": format!("Echo {CANARY}"),
+                "description": format!("key {CANARY}"),
+                "inputSchema": {"type": "object", "properties": {
+                    "text": {"type": "string", "description": CANARY}}}}]}}),
+            serde_json::json!({"jsonrpc": "2.0", "id": 3, "result": {"prompts": [{
+                "name": "leak", "description": CANARY,
+                "arguments": [{"name": "topic", "description": CANARY}]}]}}),
+            serde_json::json!({"jsonrpc": "2.0", "id": 4, "result": {"completion": {
+                "values": [CANARY, "x"], "total": 2, "hasMore": false}}}),
+            serde_json::json!({"jsonrpc": "2.0", "id": 5, "error": {
+                "code": -32600, "message": format!("refused {CANARY}")}}),
+            serde_json::json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {
+                "level": "info", "data": {"said": CANARY}}}),
+        ];
+        for message in messages {
+            let read: RxJsonRpcMessage<RoleClient> =
+                serde_json::from_value(message.clone()).unwrap();
+            let masked = redactor.redact_message(read).unwrap();
+            let text = serde_json::to_string(&masked).unwrap();
+            assert!(!text.contains(CANARY), "{text}");
+            assert!(text.contains("${TOKEN}"), "{text}");
+        }
+        // A message without a secret is handed on as it came.
+        let plain: RxJsonRpcMessage<RoleClient> = serde_json::from_value(
+            serde_json::json!({"jsonrpc": "2.0", "id": 6, "result": {"tools": []}}),
+        )
+        .unwrap();
+        let kept = redactor.redact_message(plain.clone()).unwrap();
+        assert_eq!(
+            serde_json::to_value(kept).unwrap(),
+            serde_json::to_value(plain).unwrap()
+        );
     }
 }
