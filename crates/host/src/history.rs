@@ -74,7 +74,9 @@ impl History {
         if let Err(error) = self.recorder.flush()
             && !self.warned.swap(true, Ordering::SeqCst)
         {
-            eprintln!("warning: the history could not be written ({error}); the answer goes on");
+            crate::warning::warn(&format!(
+                "the history could not be written ({error}); the answer goes on"
+            ));
         }
     }
 

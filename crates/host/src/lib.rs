@@ -44,6 +44,9 @@
 //! # Ok(()) }
 //! ```
 
+// Warnings reach stderr through `warning.rs` alone, which drops control characters.
+#![deny(clippy::print_stderr, clippy::print_stdout)]
+
 mod changes;
 pub mod choose;
 mod conversations;
@@ -62,6 +65,7 @@ mod snippets;
 pub mod toolbox;
 mod tracing;
 pub mod views;
+mod warning;
 
 pub use changes::{
     StoreChanges, TurnChanges, UndoError, UndoReport, left_as_tooltrail_left, turn_changes, undo,

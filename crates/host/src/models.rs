@@ -102,7 +102,7 @@ impl Models {
             && let Err(error) =
                 LearnedToolModes::remember(dir, &config.base_url, &config.model, ToolMode::Prompt)
         {
-            eprintln!("warning: {error}");
+            crate::warning::warn(&error.to_string());
         }
     }
 }

@@ -110,7 +110,7 @@ impl Tracing {
 
     fn warn(&self, message: &str) {
         if !self.warned.swap(true, Ordering::SeqCst) {
-            eprintln!("warning: traces are not sent, because {message}");
+            crate::warning::warn(&format!("traces are not sent, because {message}"));
         }
     }
 
