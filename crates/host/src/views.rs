@@ -1,19 +1,29 @@
 //! MCP App views: a tool's interactive view, shown in its call's card, and the calls the view
-//! makes, approved like the model's and recorded under the call that opened it.
+//! makes, approved like the model's and recorded in a turn of the view's own, opened under the
+//! call whose view it is.
 //!
 //! A view is shown in two steps. [`Views::prepare`] finds the call on the record, reads its
 //! server's page (checked by `tooltrail_mcp`) and says what the page asks for (permissions);
 //! nothing is served yet. [`Views::start`] serves the page from a loopback origin of its own
 //! (`tooltrail_views`) with only the permissions the user granted, and opens the view's turn
 //! on the record. From then on the view's requests come through [`Views::call_tool`] and
-//! [`Views::read_resource`], until [`Views::close`].
+//! [`Views::read_resource`], until [`Views::close`] (every open view: [`Views::close_all`],
+//! when the app closes).
 //!
 //! The page is read again from the server each time a view is shown; the record keeps the
 //! call's input and result, which the view gets back, and the tool is never run again for it.
 //!
-//! The host also keeps the addresses it issued: a frame may load a view's own address while
-//! that view is open ([`Views::admits_navigation`], which the window's navigation handler
-//! asks before any request leaves), and nothing else on loopback.
+//! A view's request is admitted before anything else: at most `MAX_IN_FLIGHT` at once and
+//! `MAX_PER_MINUTE` a minute. A tool name or arguments past their size (`MAX_NAME_BYTES`,
+//! `MAX_ARGUMENT_BYTES`) are refused and recorded small, as is a tool the view may not call
+//! (another server's, or one not meant for views); a resource address past `MAX_URI_BYTES` is
+//! refused. Every refusal counts: `FLOOD_REFUSALS` within `FLOOD_WINDOW` close the view as
+//! flooding.
+//!
+//! The host also keeps the addresses it issued: [`Views::admits_navigation`], which the
+//! window's navigation handler asks before any request leaves, lets a frame load a view's own
+//! address while that view is open, an origin the view's server declared for frames inside it
+//! (a public `https` origin, never loopback), and the app's own pages; nothing else.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};

@@ -8,6 +8,9 @@
 //!   quantization), read from its header alone.
 //! - [`supervisor`]: llama-server run as a supervised child, shared by every front end and
 //!   stopped when idle.
+//! - [`prefix`]: the first token: the prompt prefix every question begins with (system
+//!   prompt, tools, the folder's context), kept as llama-server's saved slot: restored from
+//!   disk when it was saved before, else read once and saved, so a question reads only itself.
 
 pub mod detect;
 pub mod error;

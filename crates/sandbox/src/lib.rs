@@ -2,7 +2,10 @@
 //!
 //! - [`Workspace`] resolves every path a tool is given beneath the workspace root, component by
 //!   component and symlinks included, and refuses what would leave it. Errors carry
-//!   workspace-relative paths only, so nothing about the machine leaks to the model.
+//!   workspace-relative paths only, so nothing about the machine leaks to the model. That walk
+//!   is for the model's messages and the name a change is recorded under; the boundary itself
+//!   is the folder's directory handle, opened once with the workspace, through which every
+//!   read, write, listing and removal goes (`handle.rs`, writes by `tooltrail_atomic_write`).
 //! - [`policy`] judges a shell command on its bash syntax tree: read-only (runs without asking),
 //!   ask (needs the user's approval, with a one-sentence reason), or deny (never runs).
 //! - [`run_bash`] runs an allowed command with process hygiene: a cleared environment, stdin
