@@ -360,9 +360,10 @@ fn outcome(end: TurnEnd, text: String, rounds: u32, error: Option<String>) -> Tu
     }
 }
 
-/// Seed 000's `ChatWithToolExecution`: sends `messages` (whose last is the user's question),
-/// runs the tools the model asks for, and returns the final answer text. Calls that need
-/// approval are denied; use [`Agent::run_turn`] for events, approvals and cancellation.
+/// The looping call with tools (docs/requirements.md): sends `messages` (whose last is the
+/// user's question), runs the tools the model asks for, and returns the final answer text.
+/// Calls that need approval are denied; use [`Agent::run_turn`] for events, approvals and
+/// cancellation.
 pub async fn chat_with_tool_execution(
     agent: &Agent,
     mut messages: Vec<Message>,

@@ -228,7 +228,7 @@ async fn the_window_is_learned_from_llama_cpp_props_else_a_default() {
     assert_eq!(quiet.requests().len(), asked);
 }
 
-/// What the tool schemas cost on every request: seed 000's five tools with `code_query` and
+/// What the tool schemas cost on every request: the first five tools with `code_query` and
 /// `list_dir`, as the native request body offers them. Measured with Gemma 3's tokenizer
 /// (llama.cpp's `/tokenize`), their 3,101 bytes were 792 tokens; docs/configuration.md ("Prompt
 /// economy") gives the figure.

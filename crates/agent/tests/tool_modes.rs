@@ -1,4 +1,4 @@
-//! The same turn in native and in prompt mode: the same events (seed 004's chunk types, in
+//! The same turn in native and in prompt mode: the same events (the middleware's chunk types, in
 //! the same order), the same tool results, and auto mode falling back once a server refuses
 //! tools, then staying in prompt mode.
 
@@ -36,7 +36,8 @@ async fn turn(server: &ScriptedServer, mode: ToolMode, dir: &tempfile::TempDir) 
     sink.events()
 }
 
-/// The seed 004 chunk types of a turn, with repeats of one type in a row folded.
+/// The middleware's chunk types of a turn (docs/requirements.md), with repeats of one type in a
+/// row folded.
 fn chunks(events: &[Event]) -> Vec<&'static str> {
     let mut out: Vec<&'static str> = Vec::new();
     for chunk in events

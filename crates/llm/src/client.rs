@@ -193,7 +193,7 @@ impl LlmClient {
         Ok(response.content)
     }
 
-    /// Non-streaming chat with tools (seed 000's `ChatWithTools`): the tools are offered, and
+    /// Non-streaming chat with tools (docs/requirements.md): the tools are offered, and
     /// the server's default tool choice (`auto`) applies.
     pub async fn chat_with_tools(
         &self,

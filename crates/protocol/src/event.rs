@@ -34,10 +34,11 @@ pub struct Event {
 
 /// What happened.
 ///
-/// The chunk types of seed 004 (Cherry Studio's tool-call middleware) map onto these one to
-/// one, in either tool mode; [`EventBody::seed_chunk_type`] gives the mapping:
+/// The chunk types of Cherry Studio's tool-call middleware map onto these one to one, in
+/// either tool mode, so a client built on them can follow a turn (docs/requirements.md, "The
+/// event stream's chunk vocabulary"); [`EventBody::seed_chunk_type`] gives the mapping:
 ///
-/// | seed 004 chunk | event |
+/// | chunk type | event |
 /// |---|---|
 /// | `text_delta` | [`EventBody::TextDelta`] |
 /// | `mcp_tool_in_progress` (a call as the model writes it) | [`EventBody::ToolCallDelta`] |
@@ -47,7 +48,7 @@ pub struct Event {
 /// | `mcp_tool_complete` (the results go back to the model) | [`EventBody::MessageAdded`] of a tool message |
 ///
 /// The rest (turn start and end, approvals, progress, usage, the round limit, the tool mode,
-/// errors) has no chunk in the seed.
+/// errors) has no chunk type.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum EventBody {
@@ -334,7 +335,7 @@ pub fn repetition_sentence(tool: Option<&str>, repeats: u32, tokens: u32) -> Str
 }
 
 impl EventBody {
-    /// The seed 004 chunk type this event stands for, where there is one (see the table on
+    /// The middleware's chunk type this event stands for, where there is one (see the table on
     /// [`EventBody`]).
     pub fn seed_chunk_type(&self) -> Option<&'static str> {
         match self {

@@ -1,6 +1,7 @@
 //! What can go wrong: [`ServerError`] keeps the server from starting; [`ApiError`] is one
 //! request's failure, answered in OpenAI's shape `{"error": {"message", "type", "code"}}`
-//! with seed 001's codes, so that OpenAI clients raise it as they raise OpenAI's own.
+//! with the tool codes of docs/requirements.md, so that OpenAI clients raise it as they raise
+//! OpenAI's own.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -50,11 +51,11 @@ pub struct ApiError {
     pub status: StatusCode,
     /// OpenAI's `type`: `invalid_request_error`, `authentication_error`, ...
     pub kind: &'static str,
-    /// Seed 001's and OpenAI's `code`: `tool_not_found`, `invalid_api_key`, ...
+    /// OpenAI's `code`, or one for tools: `tool_not_found`, `invalid_api_key`, ...
     pub code: String,
     /// One sentence.
     pub message: String,
-    /// The tool concerned, for tool errors (seed 001's `tool_name`).
+    /// The tool concerned, for tool errors (`tool_name`).
     pub tool_name: Option<String>,
     /// Seconds to wait before trying again (sent as `Retry-After`).
     pub retry_after: Option<u64>,

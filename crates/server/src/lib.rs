@@ -1,6 +1,7 @@
 //! `tooltrail serve`: Tooltrail as an OpenAI-compatible HTTP API, so that any OpenAI client,
 //! script or chat app gets answers in which Tooltrail's tools run on the server — gated,
-//! sandboxed and recorded exactly as in the app (seed 001, SPEC §8).
+//! sandboxed and recorded exactly as in the app, with the additions clients of a server that
+//! runs tools expect (docs/requirements.md, "The HTTP API's additions to OpenAI's").
 //!
 //! The server is a thin front end on [`tooltrail_host::Host`], like `tooltrail ask`: a request
 //! asks the host for an engine, takes a conversation, runs one turn of the agent through the
@@ -17,7 +18,7 @@
 //!   others go back to the client as `tool_calls` (`finish_reason: "tool_calls"`), and its
 //!   `tool` messages continue the chat.
 //! - **The answer**: whole, as a `chat.completion` with `usage` summed over the turn's model
-//!   calls and seed 001's `tool_execution`; or streamed ([`stream`]).
+//!   calls and `tool_execution` (what ran on the server); or streamed ([`stream`]).
 //! - **Approvals**: no person is at the server. Calls that need approval are denied with the
 //!   reason sent to the model, unless a standing rule of the folder allows them or the server
 //!   runs with `--approve all`; the decision is recorded with the call.
@@ -29,7 +30,7 @@
 //! - **Limits**: the body size (413), `--max-concurrent` requests at once (429 with
 //!   `Retry-After`), a client that disconnects cancels its turn, and Ctrl+C or SIGTERM stop
 //!   taking requests and let running turns finish within a bound.
-//! - **Errors** in OpenAI's shape `{"error": {"message", "type", "code"}}` with seed 001's codes
+//! - **Errors** in OpenAI's shape `{"error": {"message", "type", "code"}}` with the tool codes
 //!   ([`error::ApiError`]).
 //!
 //! ```no_run

@@ -1,6 +1,7 @@
-//! Seed 001's monitoring figures, kept in memory since the server started: requests, the
-//! share with tool calls, response times, errors by code, and per tool its calls, success rate
-//! and durations. `GET /api/metrics` gives them as JSON, `GET /metrics` as Prometheus text.
+//! The monitoring figures (docs/requirements.md), kept in memory since the server started:
+//! requests, the share with tool calls, response times, errors by code, and per tool its
+//! calls, success rate and durations. `GET /api/metrics` gives them as JSON, `GET /metrics`
+//! as Prometheus text.
 //!
 //! Times go into fixed histogram buckets (what Prometheus expects, and a bounded amount of
 //! memory however long the server runs); p50 and p95 are read from the buckets by linear

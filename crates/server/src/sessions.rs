@@ -1,5 +1,5 @@
-//! Sessions (seed 001's `session_id`): a conversation in the store that requests carry on,
-//! and the folder its tools work in.
+//! Sessions (a request's `session_id`, see docs/requirements.md): a conversation in the store
+//! that requests carry on, and the folder its tools work in.
 //!
 //! With `--session-workspaces DIR` each session gets `DIR/<session_id>`, made on its first
 //! request; otherwise every session works in `--workspace`. A session idle for longer than

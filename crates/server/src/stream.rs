@@ -1,6 +1,7 @@
-//! The streamed answer: one SSE stream that OpenAI clients and seed 001's clients both read.
+//! The streamed answer: one SSE stream that OpenAI clients and clients of a server that runs
+//! tools (docs/requirements.md) both read.
 //!
-//! Every `data:` line is an OpenAI `chat.completion.chunk` that also carries seed 001's `type`
+//! Every `data:` line is an OpenAI `chat.completion.chunk` that also carries a `type`
 //! and `delta`:
 //!
 //! - `content`: a piece of the answer, in `choices[0].delta.content` and `delta.content`;

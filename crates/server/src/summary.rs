@@ -1,5 +1,5 @@
 //! What the client is told about a turn besides its answer, gathered from the turn's events:
-//! the model that answered, the tools that ran (seed 001's `tool_execution`), the usage summed
+//! the model that answered, the tools that ran (`tool_execution`), the usage summed
 //! over every model call, and the error that ended it.
 
 use serde::Serialize;
@@ -9,7 +9,8 @@ use tooltrail_protocol::{Event, EventBody, ToolCall, ToolError, ToolStatus, Turn
 
 use crate::error::ApiError;
 
-/// Seed 001's `tool_execution`, plus the conversation the turn was recorded in.
+/// `tool_execution`, what clients of a server that runs tools read (docs/requirements.md),
+/// plus the conversation the turn was recorded in.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ToolExecution {
     /// Whether any tool ran on the server.
@@ -112,8 +113,8 @@ pub fn client_calls(calls: &[ToolCall]) -> Vec<Value> {
         .collect()
 }
 
-/// A finished call's result as seed 001's `tool_result` carries it; a call that did not
-/// succeed has seed 001's `tool_failed` error with the tool's name (and Tooltrail's finer code).
+/// A finished call's result as the stream's `tool_result` carries it; a call that did not
+/// succeed has the `tool_failed` error with the tool's name (and Tooltrail's finer code).
 pub fn tool_result(
     tool: &str,
     status: ToolStatus,

@@ -1,6 +1,6 @@
-//! The request as OpenAI clients send it (plus seed 001's `session_id`), read leniently: what
-//! Tooltrail does not use (`n`, `top_p`, `stream_options`, ...) is ignored, content may be a
-//! string or a list of text parts, and `developer` is read as `system`.
+//! The request as OpenAI clients send it (plus `session_id`, docs/requirements.md), read
+//! leniently: what Tooltrail does not use (`n`, `top_p`, `stream_options`, ...) is ignored,
+//! content may be a string or a list of text parts, and `developer` is read as `system`.
 
 use serde::Deserialize;
 use serde_json::Value;
@@ -26,7 +26,7 @@ pub struct ChatCompletionRequest {
     pub max_tokens: Option<u32>,
     #[serde(default)]
     pub max_completion_tokens: Option<u32>,
-    /// Seed 001: the session whose conversation and workspace this request continues.
+    /// The session whose conversation and workspace this request continues (not OpenAI's).
     #[serde(default)]
     pub session_id: Option<String>,
 }

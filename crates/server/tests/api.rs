@@ -587,7 +587,7 @@ fn a_stream_carries_seed_001s_event_types_in_order() {
                 assert_eq!(chunk["object"], "chat.completion.chunk", "{chunk}");
                 assert!(chunk.get("error").is_none(), "{chunk}");
             }
-            // Seed 001's types, each run of one type once.
+            // The stream's types (docs/requirements.md), each run of one type once.
             let mut kinds: Vec<&str> = chunks.iter().map(|c| c["type"].as_str().unwrap()).collect();
             kinds.dedup();
             assert_eq!(

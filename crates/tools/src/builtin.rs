@@ -1,4 +1,5 @@
-//! The built-in workspace tools, with the names and parameters of SPEC §2.
+//! The built-in workspace tools. The first five keep the names and parameters prompts and
+//! clients call them by (docs/requirements.md, "The built-in tools and their limits").
 
 use std::sync::Arc;
 

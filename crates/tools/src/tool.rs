@@ -16,7 +16,8 @@ use crate::change_journal::{CallScope, ChangeJournal};
 use crate::snippet_book::SnippetBook;
 use crate::user_asker::UserAsker;
 
-/// Limits shared by the built-in tools (SPEC §2, all configurable).
+/// Limits shared by the built-in tools, all configurable (docs/requirements.md gives the
+/// defaults and why).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolLimits {
     /// Largest number of bytes a file tool reads from one file.

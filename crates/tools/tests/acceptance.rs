@@ -1,4 +1,4 @@
-//! Seed 000 §9: the tool items of the acceptance list, on a fixture tree with Go files, a
+//! The tool items of the acceptance list (docs/requirements.md), on a fixture tree with Go files, a
 //! README, a 2 MB file and a sleeping command.
 
 // The fixtures use Unix symlinks (and `execute_bash` needs bash).

@@ -19,10 +19,11 @@ import type { JsonValue } from "./serde_json/JsonValue";
 /**
  * What happened.
  *
- * The chunk types of seed 004 (Cherry Studio's tool-call middleware) map onto these one to
- * one, in either tool mode; [`EventBody::seed_chunk_type`] gives the mapping:
+ * The chunk types of Cherry Studio's tool-call middleware map onto these one to one, in
+ * either tool mode, so a client built on them can follow a turn (docs/requirements.md, "The
+ * event stream's chunk vocabulary"); [`EventBody::seed_chunk_type`] gives the mapping:
  *
- * | seed 004 chunk | event |
+ * | chunk type | event |
  * |---|---|
  * | `text_delta` | [`EventBody::TextDelta`] |
  * | `mcp_tool_in_progress` (a call as the model writes it) | [`EventBody::ToolCallDelta`] |
@@ -32,7 +33,7 @@ import type { JsonValue } from "./serde_json/JsonValue";
  * | `mcp_tool_complete` (the results go back to the model) | [`EventBody::MessageAdded`] of a tool message |
  *
  * The rest (turn start and end, approvals, progress, usage, the round limit, the tool mode,
- * errors) has no chunk in the seed.
+ * errors) has no chunk type.
  */
 export type EventBody = { "type": "turn_started", workspace: string, model: string, user_message: string, } | { "type": "message_added", message: Message, } | { "type": "text_delta", round: number, text: string, } | { "type": "tool_call_delta", round: number, index: number, call_id: string, tool?: string, arguments_delta: string, } | { "type": "approval_requested", call_id: string, tool: string, arguments: JsonValue, 
 /**
