@@ -297,7 +297,8 @@ impl McpConfig {
     }
 }
 
-/// Reads one server; errors name the server and the field.
+/// Reads one server; errors name the server and the field. Each step reads one group of
+/// fields; their order is the order in which a file with several mistakes reports them.
 fn parse_server(
     name: &str,
     value: &Value,
@@ -309,157 +310,13 @@ fn parse_server(
     let Value::Object(fields) = value else {
         return Err(format!("server {name:?} must be an object"));
     };
-    let field_error = |field: &str, what: &str| format!("server {name:?}: {field:?} {what}");
-
-    let kind = optional_string(fields, "type").map_err(|what| field_error("type", &what))?;
-    let command =
-        optional_string(fields, "command").map_err(|what| field_error("command", &what))?;
-    let url = optional_string(fields, "url").map_err(|what| field_error("url", &what))?;
-    if let Some(kind) = kind.as_deref() {
-        match kind {
-            "stdio" | "http" | "streamable-http" | "streamableHttp" | "streamable_http" => {}
-            "sse" => {
-                return Err(field_error(
-                    "type",
-                    "is \"sse\": the old HTTP+SSE transport is not supported; use the server's \
-                     Streamable HTTP endpoint (usually ending in /mcp)",
-                ));
-            }
-            other => {
-                return Err(field_error(
-                    "type",
-                    &format!("must be \"stdio\" or \"http\", not {other:?}"),
-                ));
-            }
-        }
-    }
-
-    let transport = match (command, url) {
-        (Some(_), Some(_)) => {
-            return Err(format!(
-                "server {name:?} has both \"command\" and \"url\"; give one"
-            ));
-        }
-        (None, None) => {
-            return Err(format!(
-                "server {name:?} needs \"command\" (a program to run) or \"url\" (a Streamable \
-                 HTTP endpoint)"
-            ));
-        }
-        (Some(command), None) => {
-            if command.trim().is_empty() {
-                return Err(field_error("command", "is empty"));
-            }
-            let args = match fields.get("args") {
-                None | Some(Value::Null) => Vec::new(),
-                Some(Value::Array(items)) => items
-                    .iter()
-                    .map(|item| item.as_str().map(str::to_string))
-                    .collect::<Option<Vec<_>>>()
-                    .ok_or_else(|| field_error("args", "must be an array of strings"))?,
-                Some(_) => return Err(field_error("args", "must be an array of strings")),
-            };
-            let env =
-                string_map(fields, "env", lookup).map_err(|what| field_error("env", &what))?;
-            let cwd = optional_string(fields, "cwd")
-                .map_err(|what| field_error("cwd", &what))?
-                .map(PathBuf::from);
-            for field in ["url", "headers"] {
-                if fields.get(field).is_some_and(|value| !value.is_null()) {
-                    return Err(field_error(field, "only applies to servers with a \"url\""));
-                }
-            }
-            Transport::Stdio {
-                command,
-                args,
-                env,
-                cwd,
-            }
-        }
-        (None, Some(url)) => {
-            if !(url.starts_with("http://") || url.starts_with("https://")) {
-                return Err(field_error("url", "must start with http:// or https://"));
-            }
-            let headers = string_map(fields, "headers", lookup)
-                .map_err(|what| field_error("headers", &what))?;
-            for header in headers.keys() {
-                if reqwest::header::HeaderName::from_bytes(header.as_bytes()).is_err() {
-                    return Err(field_error(
-                        "headers",
-                        &format!("has {header:?}, which is not a valid header name"),
-                    ));
-                }
-            }
-            for field in ["args", "env", "cwd"] {
-                if fields.get(field).is_some_and(|value| !value.is_null()) {
-                    return Err(field_error(
-                        field,
-                        "only applies to servers with a \"command\"",
-                    ));
-                }
-            }
-            Transport::Http { url, headers }
-        }
-    };
-
-    let timeout = match fields.get("timeout_secs") {
-        None | Some(Value::Null) => DEFAULT_TIMEOUT,
-        Some(value) => match value.as_f64() {
-            Some(secs) if secs > 0.0 && secs <= 86_400.0 => Duration::from_secs_f64(secs),
-            _ => {
-                return Err(field_error(
-                    "timeout_secs",
-                    "must be a number of seconds above 0 (at most a day)",
-                ));
-            }
-        },
-    };
-    let approval = match fields.get("approval") {
-        None | Some(Value::Null) => Approval::default(),
-        Some(value) => parse_approval(value)
-            .ok_or_else(|| field_error("approval", "must be \"allow\", \"ask\" or \"never\""))?,
-    };
-    let mut tools = BTreeMap::new();
-    match fields.get("tools") {
-        None | Some(Value::Null) => {}
-        Some(Value::Object(entries)) => {
-            for (tool, value) in entries {
-                let policy = parse_approval(value).ok_or_else(|| {
-                    format!(
-                        "server {name:?}: \"tools\" entry {tool:?} must be \"allow\", \"ask\" or \
-                         \"never\""
-                    )
-                })?;
-                tools.insert(tool.clone(), policy);
-            }
-        }
-        Some(_) => {
-            return Err(field_error(
-                "tools",
-                "must be an object of tool names to \"allow\", \"ask\" or \"never\"",
-            ));
-        }
-    }
-    let disabled = match fields.get("disabled") {
-        None | Some(Value::Null) => false,
-        Some(Value::Bool(flag)) => *flag,
-        Some(_) => return Err(field_error("disabled", "must be true or false")),
-    };
-
-    let oauth = match fields.get("oauth") {
-        None | Some(Value::Null) => None,
-        Some(Value::Object(oauth)) => {
-            if matches!(transport, Transport::Stdio { .. }) {
-                return Err(field_error(
-                    "oauth",
-                    "only applies to servers with a \"url\"",
-                ));
-            }
-            Some(parse_oauth(oauth, lookup).map_err(|what| field_error("oauth", &what))?)
-        }
-        Some(_) => return Err(field_error("oauth", "must be an object")),
-    };
-
+    let server = ServerFields { name, fields };
+    let transport = server.transport(lookup)?;
+    let timeout = server.timeout()?;
+    let approval = server.approval()?;
+    let tools = server.tool_policies()?;
+    let disabled = server.disabled()?;
+    let oauth = server.oauth(&transport, lookup)?;
     Ok(ServerConfig {
         name: name.to_string(),
         transport,
@@ -469,6 +326,206 @@ fn parse_server(
         disabled,
         oauth,
     })
+}
+
+/// One server's entry in `mcp.json` while it is read: its name goes into every error, so a
+/// mistake is reported with the server and field it is in.
+struct ServerFields<'a> {
+    name: &'a str,
+    fields: &'a Map<String, Value>,
+}
+
+impl ServerFields<'_> {
+    fn field_error(&self, field: &str, what: &str) -> String {
+        format!("server {:?}: {field:?} {what}", self.name)
+    }
+
+    fn optional_string(&self, field: &str) -> Result<Option<String>, String> {
+        optional_string(self.fields, field).map_err(|what| self.field_error(field, &what))
+    }
+
+    fn is_set(&self, field: &str) -> bool {
+        self.fields.get(field).is_some_and(|value| !value.is_null())
+    }
+
+    /// `command` (stdio) or `url` (Streamable HTTP), exactly one, with the fields that belong
+    /// to it; `type`, which other hosts write, only has to agree.
+    fn transport(&self, lookup: &dyn Fn(&str) -> Option<String>) -> Result<Transport, String> {
+        let name = self.name;
+        let kind = self.optional_string("type")?;
+        let command = self.optional_string("command")?;
+        let url = self.optional_string("url")?;
+        if let Some(kind) = kind.as_deref() {
+            self.check_type(kind)?;
+        }
+        match (command, url) {
+            (Some(_), Some(_)) => Err(format!(
+                "server {name:?} has both \"command\" and \"url\"; give one"
+            )),
+            (None, None) => Err(format!(
+                "server {name:?} needs \"command\" (a program to run) or \"url\" (a Streamable \
+                 HTTP endpoint)"
+            )),
+            (Some(command), None) => self.stdio(command, lookup),
+            (None, Some(url)) => self.http(url, lookup),
+        }
+    }
+
+    /// The `type` other hosts write. The old HTTP+SSE transport gets its own sentence, since
+    /// a config pasted from elsewhere often names it and the fix is a different URL.
+    fn check_type(&self, kind: &str) -> Result<(), String> {
+        match kind {
+            "stdio" | "http" | "streamable-http" | "streamableHttp" | "streamable_http" => Ok(()),
+            "sse" => Err(self.field_error(
+                "type",
+                "is \"sse\": the old HTTP+SSE transport is not supported; use the server's \
+                 Streamable HTTP endpoint (usually ending in /mcp)",
+            )),
+            other => Err(self.field_error(
+                "type",
+                &format!("must be \"stdio\" or \"http\", not {other:?}"),
+            )),
+        }
+    }
+
+    fn stdio(
+        &self,
+        command: String,
+        lookup: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Transport, String> {
+        if command.trim().is_empty() {
+            return Err(self.field_error("command", "is empty"));
+        }
+        let args = match self.fields.get("args") {
+            None | Some(Value::Null) => Vec::new(),
+            Some(Value::Array(items)) => items
+                .iter()
+                .map(|item| item.as_str().map(str::to_string))
+                .collect::<Option<Vec<_>>>()
+                .ok_or_else(|| self.field_error("args", "must be an array of strings"))?,
+            Some(_) => return Err(self.field_error("args", "must be an array of strings")),
+        };
+        let env = string_map(self.fields, "env", lookup)
+            .map_err(|what| self.field_error("env", &what))?;
+        let cwd = self.optional_string("cwd")?.map(PathBuf::from);
+        // A field of the other transport is a mistake, not something to ignore: the user
+        // meant it to do something.
+        for field in ["url", "headers"] {
+            if self.is_set(field) {
+                return Err(self.field_error(field, "only applies to servers with a \"url\""));
+            }
+        }
+        Ok(Transport::Stdio {
+            command,
+            args,
+            env,
+            cwd,
+        })
+    }
+
+    fn http(
+        &self,
+        url: String,
+        lookup: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Transport, String> {
+        if !(url.starts_with("http://") || url.starts_with("https://")) {
+            return Err(self.field_error("url", "must start with http:// or https://"));
+        }
+        let headers = string_map(self.fields, "headers", lookup)
+            .map_err(|what| self.field_error("headers", &what))?;
+        // Checked here so a bad name is reported with its server, not as a failed request.
+        for header in headers.keys() {
+            if reqwest::header::HeaderName::from_bytes(header.as_bytes()).is_err() {
+                return Err(self.field_error(
+                    "headers",
+                    &format!("has {header:?}, which is not a valid header name"),
+                ));
+            }
+        }
+        for field in ["args", "env", "cwd"] {
+            if self.is_set(field) {
+                return Err(self.field_error(field, "only applies to servers with a \"command\""));
+            }
+        }
+        Ok(Transport::Http { url, headers })
+    }
+
+    fn timeout(&self) -> Result<Duration, String> {
+        match self.fields.get("timeout_secs") {
+            None | Some(Value::Null) => Ok(DEFAULT_TIMEOUT),
+            Some(value) => match value.as_f64() {
+                Some(secs) if secs > 0.0 && secs <= 86_400.0 => Ok(Duration::from_secs_f64(secs)),
+                _ => Err(self.field_error(
+                    "timeout_secs",
+                    "must be a number of seconds above 0 (at most a day)",
+                )),
+            },
+        }
+    }
+
+    fn approval(&self) -> Result<Approval, String> {
+        match self.fields.get("approval") {
+            None | Some(Value::Null) => Ok(Approval::default()),
+            Some(value) => parse_approval(value).ok_or_else(|| {
+                self.field_error("approval", "must be \"allow\", \"ask\" or \"never\"")
+            }),
+        }
+    }
+
+    /// `tools`: a policy per tool, by the server's own tool name.
+    fn tool_policies(&self) -> Result<BTreeMap<String, Approval>, String> {
+        let name = self.name;
+        let mut tools = BTreeMap::new();
+        match self.fields.get("tools") {
+            None | Some(Value::Null) => {}
+            Some(Value::Object(entries)) => {
+                for (tool, value) in entries {
+                    let policy = parse_approval(value).ok_or_else(|| {
+                        format!(
+                            "server {name:?}: \"tools\" entry {tool:?} must be \"allow\", \"ask\" \
+                             or \"never\""
+                        )
+                    })?;
+                    tools.insert(tool.clone(), policy);
+                }
+            }
+            Some(_) => {
+                return Err(self.field_error(
+                    "tools",
+                    "must be an object of tool names to \"allow\", \"ask\" or \"never\"",
+                ));
+            }
+        }
+        Ok(tools)
+    }
+
+    fn disabled(&self) -> Result<bool, String> {
+        match self.fields.get("disabled") {
+            None | Some(Value::Null) => Ok(false),
+            Some(Value::Bool(flag)) => Ok(*flag),
+            Some(_) => Err(self.field_error("disabled", "must be true or false")),
+        }
+    }
+
+    /// `oauth`, for HTTP servers only: a program on stdin and stdout signs in no one.
+    fn oauth(
+        &self,
+        transport: &Transport,
+        lookup: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Option<OAuthConfig>, String> {
+        match self.fields.get("oauth") {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::Object(oauth)) => {
+                if matches!(transport, Transport::Stdio { .. }) {
+                    return Err(self.field_error("oauth", "only applies to servers with a \"url\""));
+                }
+                parse_oauth(oauth, lookup)
+                    .map(Some)
+                    .map_err(|what| self.field_error("oauth", &what))
+            }
+            Some(_) => Err(self.field_error("oauth", "must be an object")),
+        }
+    }
 }
 
 /// The `oauth` object: `client_id`, `client_secret`, `scopes` (an array or one space-separated
