@@ -9,7 +9,7 @@
 //! helper's stdin, and the helper stops everything it started.
 
 use std::ffi::OsString;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
@@ -110,6 +110,61 @@ pub async fn run_bash(
         .prefix("tooltrail-home-")
         .tempdir()
         .map_err(|err| RunError::Home(err.kind()))?;
+    let view = command_view(command, home.path())?;
+    let mut process = shell_process(command, &view)?;
+
+    let started = Instant::now();
+    let mut child = process.spawn().map_err(|err| RunError::Spawn(err.kind()))?;
+    let group = match Group::hold(&child, command.timeout) {
+        Ok(group) => group,
+        Err(error) => {
+            let _ = child.start_kill();
+            let _ = child.wait().await;
+            return Err(error);
+        }
+    };
+    let helper_stdin = child.stdin.take();
+    let cap = command.output_cap;
+    let stdout = child
+        .stdout
+        .take()
+        .map(|pipe| tokio::spawn(read_capped(pipe, cap)));
+    let stderr = child
+        .stderr
+        .take()
+        .map(|pipe| tokio::spawn(read_capped(pipe, cap)));
+
+    let ending = wait_or_stop(&mut child, &group, helper_stdin, command.timeout, cancel).await;
+    group.kill();
+    let duration = started.elapsed();
+
+    let (stdout, stdout_bytes) = collect(stdout).await;
+    let (stderr, stderr_bytes) = collect(stderr).await;
+    drop(home);
+
+    let (exit_code, signal) = match ending.status {
+        Some(status) => (status.code(), signal_of(&status)),
+        None => (None, None),
+    };
+    // A command stopped early reports no exit code or signal: they would be those of the kill.
+    let stopped = ending.timed_out || ending.cancelled;
+    Ok(BashOutput {
+        stdout,
+        stderr,
+        stdout_bytes,
+        stderr_bytes,
+        stdout_truncated: stdout_bytes > cap as u64,
+        stderr_truncated: stderr_bytes > cap as u64,
+        exit_code: if stopped { None } else { exit_code },
+        signal: if stopped { None } else { signal },
+        duration,
+        timed_out: ending.timed_out,
+        cancelled: ending.cancelled,
+    })
+}
+
+/// What the command sees, with `home` its private folder, and its caches made ready.
+fn command_view(command: &BashCommand, home: &Path) -> Result<View, RunError> {
     let (workspace, writable) = match &command.confinement {
         Some(confinement) => (confinement.workspace.as_path(), confinement.writable),
         None => (command.cwd.as_path(), true),
@@ -118,7 +173,7 @@ pub async fn run_bash(
         &command.sandbox,
         workspace,
         writable,
-        home.path(),
+        home,
         &command.untrusted,
     );
     // Unconfined (approved, no OS sandbox) the network is open anyway.
@@ -130,8 +185,14 @@ pub async fn run_bash(
         view.open_network();
     }
     prepare_caches(&view).map_err(|err| RunError::Cache(err.kind()))?;
+    Ok(view)
+}
+
+/// The process to start: the sandbox helper running bash when confined, else bash itself,
+/// with nothing of this process's environment but what the view gives.
+fn shell_process(command: &BashCommand, view: &View) -> Result<tokio::process::Command, RunError> {
     let (program, args) = match &command.confinement {
-        Some(confinement) => confined(confinement, command, &view),
+        Some(confinement) => confined(confinement, command, view),
         // Unconfined: on Windows, Git for Windows' bash (see `shell.rs`).
         None => (
             crate::shell::bash().map_err(RunError::NoBash)?,
@@ -159,33 +220,31 @@ pub async fn run_bash(
     // with no console window of its own.
     #[cfg(windows)]
     process.creation_flags(CREATE_SUSPENDED | CREATE_NO_WINDOW);
+    Ok(process)
+}
 
-    let started = Instant::now();
-    let mut child = process.spawn().map_err(|err| RunError::Spawn(err.kind()))?;
-    let group = match Group::hold(&child, command.timeout) {
-        Ok(group) => group,
-        Err(error) => {
-            let _ = child.start_kill();
-            let _ = child.wait().await;
-            return Err(error);
-        }
-    };
-    let mut helper_stdin = child.stdin.take();
-    let cap = command.output_cap;
-    let stdout = child
-        .stdout
-        .take()
-        .map(|pipe| tokio::spawn(read_capped(pipe, cap)));
-    let stderr = child
-        .stderr
-        .take()
-        .map(|pipe| tokio::spawn(read_capped(pipe, cap)));
+/// How the wait for the command ended.
+struct Ending {
+    /// `None` when it never finished, or its status could not be read.
+    status: Option<std::process::ExitStatus>,
+    timed_out: bool,
+    cancelled: bool,
+}
 
+/// Waits for the command to end on its own; on timeout or `cancel`, stops it and everything it
+/// started, and waits for that.
+async fn wait_or_stop(
+    child: &mut tokio::process::Child,
+    group: &Group,
+    mut helper_stdin: Option<tokio::process::ChildStdin>,
+    timeout: Duration,
+    cancel: &CancellationToken,
+) -> Ending {
     let mut timed_out = false;
     let mut cancelled = false;
     let status = tokio::select! {
         status = child.wait() => status.ok(),
-        () = tokio::time::sleep(command.timeout) => {
+        () = tokio::time::sleep(timeout) => {
             timed_out = true;
             None
         }
@@ -216,34 +275,11 @@ pub async fn run_bash(
         }
     };
     drop(helper_stdin);
-    group.kill();
-    let duration = started.elapsed();
-
-    let (stdout, stdout_bytes) = collect(stdout).await;
-    let (stderr, stderr_bytes) = collect(stderr).await;
-    drop(home);
-
-    let (exit_code, signal) = match status {
-        Some(status) => (status.code(), signal_of(&status)),
-        None => (None, None),
-    };
-    Ok(BashOutput {
-        stdout,
-        stderr,
-        stdout_bytes,
-        stderr_bytes,
-        stdout_truncated: stdout_bytes > cap as u64,
-        stderr_truncated: stderr_bytes > cap as u64,
-        exit_code: if timed_out || cancelled {
-            None
-        } else {
-            exit_code
-        },
-        signal: if timed_out || cancelled { None } else { signal },
-        duration,
+    Ending {
+        status,
         timed_out,
         cancelled,
-    })
+    }
 }
 
 /// Makes the workspace's cache folder and the command's own `CARGO_HOME` (outside the

@@ -246,119 +246,20 @@ pub fn view(
     temp: &Path,
     untrusted: &[PathBuf],
 ) -> View {
-    let mut grants = Vec::new();
-    let mut folders = Vec::new();
-    let mut hidden = Vec::new();
-    let mut skipped = Vec::new();
-    let mut both = |grant: Grant, grants: &mut Vec<Grant>| {
-        folders.push(grant.clone());
-        grants.push(grant);
-    };
-    for path in crate::system_paths::system_paths() {
-        both(
-            Grant {
-                path,
-                access: Access::Read,
-                reason: Reason::System,
-            },
-            &mut grants,
-        );
-    }
-    for device in DEVICES {
-        both(
-            Grant {
-                path: PathBuf::from(device),
-                access: Access::Write,
-                reason: Reason::Devices,
-            },
-            &mut grants,
-        );
-    }
-    both(
-        Grant {
-            path: PathBuf::from("/proc"),
-            access: Access::Read,
-            reason: Reason::Processes,
-        },
-        &mut grants,
-    );
-    both(
-        Grant {
-            path: temp.to_path_buf(),
-            access: Access::Write,
-            reason: Reason::Temp,
-        },
-        &mut grants,
-    );
     let cache = settings.cache_folder(workspace, temp);
-    both(
-        Grant {
-            path: cache.clone(),
-            access: if writable {
-                Access::Write
-            } else {
-                Access::Read
-            },
-            reason: Reason::Cache,
-        },
-        &mut grants,
-    );
-    both(
-        Grant {
-            path: workspace.to_path_buf(),
-            access: if writable {
-                Access::Write
-            } else {
-                Access::Read
-            },
-            reason: Reason::Workspace,
-        },
-        &mut grants,
-    );
-
-    let known = settings
-        .host
-        .home
-        .as_deref()
-        .map(home_secrets)
-        .unwrap_or_default();
+    let mut grants = fixed_grants(workspace, writable, temp, &cache);
+    let mut folders = grants.clone();
     let toolchains = detect(&settings.host);
-    let mut read_split = |path: &Path, reason: Reason, grants: &mut Vec<Grant>| {
-        folders.push(Grant {
-            path: path.to_path_buf(),
-            access: Access::Read,
-            reason,
-        });
-        hidden.extend(allow_except_secrets(path, &known, &mut |allowed| {
-            grants.push(Grant {
-                path: allowed,
-                access: Access::Read,
-                reason,
-            })
-        }));
-    };
+    let mut outside = OutsideReads::new(settings, &mut grants, &mut folders);
     for Toolchain { name, path } in &toolchains {
-        read_split(path, Reason::Toolchain(name), &mut grants);
+        outside.read(path, Reason::Toolchain(name));
     }
-    for folder in &settings.read_only_folders {
-        let folder = expand_home(folder, settings.host.home.as_deref());
-        match folder.canonicalize() {
-            Ok(path) if path.is_dir() || path.is_file() => {
-                if path == Path::new("/") {
-                    skipped.push(Skipped {
-                        path,
-                        why: "the root folder would show the whole machine",
-                    });
-                    continue;
-                }
-                read_split(&path, Reason::Extra, &mut grants);
-            }
-            _ => skipped.push(Skipped {
-                path: folder,
-                why: "it does not exist",
-            }),
-        }
-    }
+    outside.extra_folders(settings);
+    let OutsideReads {
+        mut hidden,
+        skipped,
+        ..
+    } = outside;
     hidden.sort_by(|a, b| a.path.cmp(&b.path));
     hidden.dedup_by(|a, b| a.path == b.path);
 
@@ -369,6 +270,8 @@ pub fn view(
             real: toolchain.path.clone(),
             own: cache.join("cargo-home"),
         });
+    // What `PATH` may name: the folders a command reads, not the workspace, its temp folder
+    // or the caches, which commands write to.
     let visible: Vec<&Path> = grants
         .iter()
         .filter(|grant| {
@@ -396,6 +299,110 @@ pub fn view(
         cache,
         cargo_home,
         env,
+    }
+}
+
+/// The folders every command gets, whatever the machine: system folders, devices, `/proc`, its
+/// private temp folder, and the workspace and its caches (writable when approved).
+fn fixed_grants(workspace: &Path, writable: bool, temp: &Path, cache: &Path) -> Vec<Grant> {
+    let approved = if writable {
+        Access::Write
+    } else {
+        Access::Read
+    };
+    let grant = |path: PathBuf, access: Access, reason: Reason| Grant {
+        path,
+        access,
+        reason,
+    };
+    let mut grants: Vec<Grant> = crate::system_paths::system_paths()
+        .into_iter()
+        .map(|path| grant(path, Access::Read, Reason::System))
+        .collect();
+    for device in DEVICES {
+        grants.push(grant(PathBuf::from(device), Access::Write, Reason::Devices));
+    }
+    grants.push(grant(
+        PathBuf::from("/proc"),
+        Access::Read,
+        Reason::Processes,
+    ));
+    grants.push(grant(temp.to_path_buf(), Access::Write, Reason::Temp));
+    grants.push(grant(cache.to_path_buf(), approved, Reason::Cache));
+    grants.push(grant(workspace.to_path_buf(), approved, Reason::Workspace));
+    grants
+}
+
+/// Folders outside the workspace a command reads (toolchains, the user's extra folders): each
+/// is listed whole in the view's folders, as the user knows it, but granted only around the
+/// secrets in it, so a toolchain folder that holds a credential file does not expose it.
+struct OutsideReads<'a> {
+    known: Vec<Hidden>,
+    grants: &'a mut Vec<Grant>,
+    folders: &'a mut Vec<Grant>,
+    hidden: Vec<Hidden>,
+    skipped: Vec<Skipped>,
+}
+
+impl<'a> OutsideReads<'a> {
+    fn new(
+        settings: &SandboxSettings,
+        grants: &'a mut Vec<Grant>,
+        folders: &'a mut Vec<Grant>,
+    ) -> Self {
+        let known = settings
+            .host
+            .home
+            .as_deref()
+            .map(home_secrets)
+            .unwrap_or_default();
+        Self {
+            known,
+            grants,
+            folders,
+            hidden: Vec::new(),
+            skipped: Vec::new(),
+        }
+    }
+
+    fn read(&mut self, path: &Path, reason: Reason) {
+        self.folders.push(Grant {
+            path: path.to_path_buf(),
+            access: Access::Read,
+            reason,
+        });
+        let grants = &mut *self.grants;
+        self.hidden
+            .extend(allow_except_secrets(path, &self.known, &mut |allowed| {
+                grants.push(Grant {
+                    path: allowed,
+                    access: Access::Read,
+                    reason,
+                })
+            }));
+    }
+
+    /// `[sandbox] read_only_folders`: those that exist, never the root folder.
+    fn extra_folders(&mut self, settings: &SandboxSettings) {
+        for folder in &settings.read_only_folders {
+            let folder = expand_home(folder, settings.host.home.as_deref());
+            match folder.canonicalize() {
+                Ok(path) if path.is_dir() || path.is_file() => {
+                    if path == Path::new("/") {
+                        self.skipped.push(Skipped {
+                            path,
+                            why: "the root folder would show the whole machine",
+                        });
+                        continue;
+                    }
+                    self.read(&path, Reason::Extra);
+                }
+                _ => self.skipped.push(Skipped {
+                    path: folder,
+                    why: "it does not exist",
+                }),
+            }
+        }
     }
 }
 
@@ -458,26 +465,7 @@ fn environment(
     untrusted: &[PathBuf],
     visible: &[&Path],
 ) -> Vec<(String, OsString)> {
-    let path = settings
-        .host
-        .path
-        .as_ref()
-        .map(|path| {
-            let mut kept: Vec<PathBuf> = Vec::new();
-            for dir in std::env::split_paths(path) {
-                let dir = dir.canonicalize().unwrap_or(dir);
-                if dir.is_absolute()
-                    && !untrusted.iter().any(|bad| dir.starts_with(bad))
-                    && visible.iter().any(|root| dir.starts_with(root))
-                    && !kept.contains(&dir)
-                {
-                    kept.push(dir);
-                }
-            }
-            std::env::join_paths(kept).unwrap_or_default()
-        })
-        .filter(|path| !path.is_empty())
-        .unwrap_or_else(|| OsString::from(DEFAULT_PATH));
+    let path = command_path(settings, untrusted, visible);
     let lang = std::env::var_os("LANG")
         .filter(|lang| !lang.is_empty())
         .unwrap_or_else(|| OsString::from("C.UTF-8"));
@@ -512,10 +500,47 @@ fn environment(
         ("GOTOOLCHAIN".to_string(), OsString::from("local")),
         ("GOTELEMETRY".to_string(), OsString::from("off")),
     ];
-    let mut set = |name: &str, value: OsString| {
+    for (name, value) in toolchain_variables(settings, toolchains, cargo_home) {
+        // A toolchain's own variable wins over the defaults above (and an earlier toolchain's).
         env.retain(|(known, _)| known != name);
         env.push((name.to_string(), value));
-    };
+    }
+    env
+}
+
+/// The user's `PATH`, kept to the folders the command can see and none it could have written
+/// to; the system's default when nothing is left.
+fn command_path(settings: &SandboxSettings, untrusted: &[PathBuf], visible: &[&Path]) -> OsString {
+    settings
+        .host
+        .path
+        .as_ref()
+        .map(|path| {
+            let mut kept: Vec<PathBuf> = Vec::new();
+            for dir in std::env::split_paths(path) {
+                let dir = dir.canonicalize().unwrap_or(dir);
+                if dir.is_absolute()
+                    && !untrusted.iter().any(|bad| dir.starts_with(bad))
+                    && visible.iter().any(|root| dir.starts_with(root))
+                    && !kept.contains(&dir)
+                {
+                    kept.push(dir);
+                }
+            }
+            std::env::join_paths(kept).unwrap_or_default()
+        })
+        .filter(|path| !path.is_empty())
+        .unwrap_or_else(|| OsString::from(DEFAULT_PATH))
+}
+
+/// The variables that tell each toolchain found where it is, in the order they are set.
+fn toolchain_variables(
+    settings: &SandboxSettings,
+    toolchains: &[Toolchain],
+    cargo_home: Option<&CargoHome>,
+) -> Vec<(&'static str, OsString)> {
+    let mut vars: Vec<(&'static str, OsString)> = Vec::new();
+    let mut set = |name: &'static str, value: OsString| vars.push((name, value));
     for Toolchain { name, path } in toolchains {
         match *name {
             "rustup" => {
@@ -548,7 +573,7 @@ fn environment(
             _ => {}
         }
     }
-    env
+    vars
 }
 
 #[cfg(test)]

@@ -147,110 +147,84 @@ impl Workspace {
     ) -> Result<ResolvedPath, PathError> {
         check_form(user_path)?;
         let path = Path::new(user_path);
-        let mut pending: VecDeque<Step> = VecDeque::new();
+        let mut walk = Walk::from(self.root.clone());
         if path.is_absolute() || path.has_root() {
             let rest = self.strip_root(path).ok_or(PathError::AbsoluteOutside)?;
-            push_steps(&mut pending, rest, false)?;
+            push_steps(&mut walk.pending, rest, false)?;
         } else {
-            push_steps(&mut pending, path, false)?;
+            push_steps(&mut walk.pending, path, false)?;
         }
 
-        // Resolved components beneath the root: never a symlink, never `..`.
-        let mut resolved: Vec<OsString> = Vec::new();
-        let mut current = self.root.clone();
-        let mut links = 0usize;
-        while let Some(step) = pending.pop_front() {
+        while let Some(step) = walk.pending.pop_front() {
             let name = match step {
                 Step::Parent => {
-                    if resolved.pop().is_none() {
+                    if walk.resolved.pop().is_none() {
                         return Err(PathError::Outside(display_of(user_path)));
                     }
-                    current.pop();
+                    walk.current.pop();
                     continue;
                 }
                 Step::Name(name) => name,
             };
-            let candidate = current.join(&name);
+            let candidate = walk.current.join(&name);
             match std::fs::symlink_metadata(&candidate) {
                 Ok(meta) if meta.file_type().is_symlink() => {
-                    links += 1;
-                    let here = join_display(
-                        resolved
-                            .iter()
-                            .map(OsString::as_os_str)
-                            .chain([name.as_os_str()]),
-                    );
-                    if links > MAX_LINKS {
-                        return Err(PathError::TooManyLinks(here));
-                    }
-                    let target = std::fs::read_link(&candidate).map_err(|err| PathError::Io {
-                        path: here.clone(),
-                        kind: err.kind(),
-                    })?;
-                    if target.is_absolute() || target.has_root() {
-                        let rest = self
-                            .strip_root(&target)
-                            .ok_or(PathError::Outside(here.clone()))?;
-                        resolved.clear();
-                        current = self.root.clone();
-                        push_steps(&mut pending, rest, true)?;
-                    } else {
-                        push_steps(&mut pending, &target, true)?;
-                    }
-                    // A link whose target climbs above the root is reported as the link itself.
-                    if escapes(&resolved, &pending) {
-                        return Err(PathError::Outside(here));
-                    }
+                    self.follow_link(&mut walk, &name, &candidate)?;
                 }
-                Ok(meta) => {
-                    resolved.push(name);
-                    current = candidate;
-                    if !meta.is_dir() && !pending.is_empty() {
-                        return Err(PathError::NotADirectory(join_display(
-                            resolved.iter().map(OsString::as_os_str),
-                        )));
-                    }
-                }
+                Ok(meta) => walk.enter(name, candidate, &meta)?,
                 Err(err)
                     if matches!(err.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) =>
                 {
-                    resolved.push(name);
-                    current = candidate;
-                    let mut missing_ok = allow_missing;
-                    for step in pending.drain(..) {
-                        match step {
-                            Step::Name(name) => {
-                                current.push(&name);
-                                resolved.push(name);
-                            }
-                            // The kernel would fail here too: `missing/..` does not exist.
-                            Step::Parent => missing_ok = false,
-                        }
-                    }
-                    let relative = join_display(resolved.iter().map(OsString::as_os_str));
-                    if !missing_ok {
-                        return Err(PathError::NotFound(relative));
-                    }
-                    return Ok(ResolvedPath {
-                        path: current,
-                        relative,
-                        exists: false,
-                    });
+                    return walk.missing(name, candidate, allow_missing);
                 }
                 Err(err) => {
-                    resolved.push(name);
+                    walk.resolved.push(name);
                     return Err(PathError::Io {
-                        path: join_display(resolved.iter().map(OsString::as_os_str)),
+                        path: walk.relative(),
                         kind: err.kind(),
                     });
                 }
             }
         }
         Ok(ResolvedPath {
-            path: current,
-            relative: join_display(resolved.iter().map(OsString::as_os_str)),
+            path: walk.current,
+            relative: join_display(walk.resolved.iter().map(OsString::as_os_str)),
             exists: true,
         })
+    }
+
+    /// Replaces the link `name` (at `candidate`) by its target's steps, from the root when the
+    /// target is absolute; refuses a target outside the root, or too many links in one walk.
+    fn follow_link(
+        &self,
+        walk: &mut Walk,
+        name: &OsStr,
+        candidate: &Path,
+    ) -> Result<(), PathError> {
+        walk.links += 1;
+        let here = join_display(walk.resolved.iter().map(OsString::as_os_str).chain([name]));
+        if walk.links > MAX_LINKS {
+            return Err(PathError::TooManyLinks(here));
+        }
+        let target = std::fs::read_link(candidate).map_err(|err| PathError::Io {
+            path: here.clone(),
+            kind: err.kind(),
+        })?;
+        if target.is_absolute() || target.has_root() {
+            let rest = self
+                .strip_root(&target)
+                .ok_or(PathError::Outside(here.clone()))?;
+            walk.resolved.clear();
+            walk.current = self.root.clone();
+            push_steps(&mut walk.pending, rest, true)?;
+        } else {
+            push_steps(&mut walk.pending, &target, true)?;
+        }
+        // A link whose target climbs above the root is reported as the link itself.
+        if escapes(&walk.resolved, &walk.pending) {
+            return Err(PathError::Outside(here));
+        }
+        Ok(())
     }
 
     /// The part of an absolute path below the root, if it lies there (compared by component).
@@ -332,6 +306,82 @@ fn is_windows_device(component: &str) -> bool {
     ) || ((upper.starts_with("COM") || upper.starts_with("LPT"))
         && upper.len() == 4
         && upper.as_bytes()[3].is_ascii_digit())
+}
+
+/// Where a resolution stands: the steps still to take, and the components resolved so far
+/// beneath the root (never a symlink, never `..`).
+struct Walk {
+    pending: VecDeque<Step>,
+    resolved: Vec<OsString>,
+    /// The root joined with `resolved`.
+    current: PathBuf,
+    /// Symlinks followed so far.
+    links: usize,
+}
+
+impl From<PathBuf> for Walk {
+    fn from(root: PathBuf) -> Self {
+        Self {
+            pending: VecDeque::new(),
+            resolved: Vec::new(),
+            current: root,
+            links: 0,
+        }
+    }
+}
+
+impl Walk {
+    /// The resolved components as a workspace-relative name.
+    fn relative(&self) -> String {
+        join_display(self.resolved.iter().map(OsString::as_os_str))
+    }
+
+    /// Steps into `name`, which exists and is not a link; only a folder may have steps after it.
+    fn enter(
+        &mut self,
+        name: OsString,
+        candidate: PathBuf,
+        meta: &std::fs::Metadata,
+    ) -> Result<(), PathError> {
+        self.resolved.push(name);
+        self.current = candidate;
+        if !meta.is_dir() && !self.pending.is_empty() {
+            return Err(PathError::NotADirectory(self.relative()));
+        }
+        Ok(())
+    }
+
+    /// `name` does not exist: the rest of the path is taken as written, and is an answer only
+    /// where a missing path was asked for.
+    fn missing(
+        mut self,
+        name: OsString,
+        candidate: PathBuf,
+        allow_missing: bool,
+    ) -> Result<ResolvedPath, PathError> {
+        self.resolved.push(name);
+        self.current = candidate;
+        let mut missing_ok = allow_missing;
+        for step in self.pending.drain(..) {
+            match step {
+                Step::Name(name) => {
+                    self.current.push(&name);
+                    self.resolved.push(name);
+                }
+                // The kernel would fail here too: `missing/..` does not exist.
+                Step::Parent => missing_ok = false,
+            }
+        }
+        let relative = self.relative();
+        if !missing_ok {
+            return Err(PathError::NotFound(relative));
+        }
+        Ok(ResolvedPath {
+            path: self.current,
+            relative,
+            exists: false,
+        })
+    }
 }
 
 /// Adds `path`'s components in front of (`front`) or behind the steps still to walk.

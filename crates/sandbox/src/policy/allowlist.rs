@@ -269,6 +269,32 @@ fn skip_delimited(bytes: &[u8], mut i: usize, delimiter: u8) -> usize {
 }
 
 fn git(args: &[String]) -> Result<(), String> {
+    let i = git_global_options(args)?;
+    let Some(sub) = args.get(i) else {
+        return Ok(());
+    };
+    let rest = &args[i + 1..];
+    // Options that write or run a program, whatever the subcommand.
+    for arg in rest {
+        if arg == "--output" || arg.starts_with("--output=") || arg == "-o" && sub == "archive" {
+            return Err("`git --output` writes to a file".to_string());
+        }
+        if arg == "--ext-diff" || arg.starts_with("--exec") || arg.starts_with("--upload-pack") {
+            return Err(format!("`git {sub} {arg}` runs other programs"));
+        }
+    }
+    if git_subcommand_reads(sub, rest) {
+        Ok(())
+    } else {
+        Err(format!(
+            "`git {sub}` can change the repository or run other programs"
+        ))
+    }
+}
+
+/// Skips git's own options before the subcommand, refusing those that could run a program or
+/// that are not known; the index of the subcommand.
+fn git_global_options(args: &[String]) -> Result<usize, String> {
     let mut i = 0;
     while let Some(arg) = args.get(i) {
         match arg.as_str() {
@@ -286,91 +312,83 @@ fn git(args: &[String]) -> Result<(), String> {
             _ => break,
         }
     }
-    let Some(sub) = args.get(i) else {
-        return Ok(());
-    };
-    let rest = &args[i + 1..];
-    for arg in rest {
-        if arg == "--output" || arg.starts_with("--output=") || arg == "-o" && sub == "archive" {
-            return Err("`git --output` writes to a file".to_string());
-        }
-        if arg == "--ext-diff" || arg.starts_with("--exec") || arg.starts_with("--upload-pack") {
-            return Err(format!("`git {sub} {arg}` runs other programs"));
-        }
-    }
+    Ok(i)
+}
+
+/// Whether `git sub rest...` only reads: some subcommands always do, others only in their
+/// listing forms.
+fn git_subcommand_reads(sub: &str, rest: &[String]) -> bool {
     let first = rest.first().map(String::as_str);
-    let reading = match sub.as_str() {
+    match sub {
         "status" | "log" | "diff" | "show" | "ls-files" | "blame" | "annotate" | "rev-parse"
         | "describe" | "shortlog" | "ls-tree" | "cat-file" | "grep" | "rev-list"
         | "whatchanged" | "diff-tree" | "diff-files" | "diff-index" | "merge-base" | "name-rev"
         | "for-each-ref" | "count-objects" | "show-ref" | "show-branch" | "check-ignore"
         | "check-attr" | "version" | "var" | "cherry" | "range-diff" => true,
-        "branch" => {
-            const WRITES: [&str; 15] = [
-                "-d",
-                "-D",
-                "-m",
-                "-M",
-                "-c",
-                "-C",
-                "-f",
-                "-u",
-                "--delete",
-                "--move",
-                "--copy",
-                "--force",
-                "--set-upstream-to",
-                "--unset-upstream",
-                "--edit-description",
-            ];
-            let listing = rest.iter().any(|a| {
-                matches!(
-                    a.as_str(),
-                    "-l" | "--list"
-                        | "--contains"
-                        | "--no-contains"
-                        | "--merged"
-                        | "--no-merged"
-                        | "--points-at"
-                )
-            });
-            !rest.iter().any(|a| WRITES.contains(&a.as_str()))
-                && (listing || positionals(rest).is_empty())
-        }
+        "branch" => git_branch_reads(rest),
         "tag" => first.is_none() || matches!(first, Some("-l" | "--list")),
         "remote" => {
             rest.iter()
                 .all(|a| matches!(a.as_str(), "-v" | "--verbose"))
                 || matches!(first, Some("show" | "get-url"))
         }
-        "config" => {
-            rest.iter().any(|a| {
-                matches!(
-                    a.as_str(),
-                    "--get" | "--get-all" | "--get-regexp" | "--list" | "-l"
-                )
-            }) && !rest.iter().any(|a| {
-                a.starts_with("--add")
-                    || a.starts_with("--unset")
-                    || a.starts_with("--replace")
-                    || a.starts_with("--rename")
-                    || a.starts_with("--remove")
-                    || a == "-e"
-                    || a == "--edit"
-            })
-        }
+        "config" => git_config_reads(rest),
         "stash" => matches!(first, Some("list" | "show")),
         "worktree" => matches!(first, Some("list")),
         "submodule" => matches!(first, Some("status")),
         "reflog" => matches!(first, None | Some("show")),
         "notes" => matches!(first, None | Some("list" | "show")),
         _ => false,
-    };
-    if reading {
-        Ok(())
-    } else {
-        Err(format!(
-            "`git {sub}` can change the repository or run other programs"
-        ))
     }
+}
+
+/// `git branch` lists when it is given no name, or a listing option, and nothing that writes.
+fn git_branch_reads(rest: &[String]) -> bool {
+    const WRITES: [&str; 15] = [
+        "-d",
+        "-D",
+        "-m",
+        "-M",
+        "-c",
+        "-C",
+        "-f",
+        "-u",
+        "--delete",
+        "--move",
+        "--copy",
+        "--force",
+        "--set-upstream-to",
+        "--unset-upstream",
+        "--edit-description",
+    ];
+    let listing = rest.iter().any(|a| {
+        matches!(
+            a.as_str(),
+            "-l" | "--list"
+                | "--contains"
+                | "--no-contains"
+                | "--merged"
+                | "--no-merged"
+                | "--points-at"
+        )
+    });
+    !rest.iter().any(|a| WRITES.contains(&a.as_str())) && (listing || positionals(rest).is_empty())
+}
+
+/// `git config` reads with one of its getting options and none of its changing ones.
+fn git_config_reads(rest: &[String]) -> bool {
+    rest.iter().any(|a| {
+        matches!(
+            a.as_str(),
+            "--get" | "--get-all" | "--get-regexp" | "--list" | "-l"
+        )
+    }) && !rest.iter().any(|a| {
+        a.starts_with("--add")
+            || a.starts_with("--unset")
+            || a.starts_with("--replace")
+            || a.starts_with("--rename")
+            || a.starts_with("--remove")
+            || a == "-e"
+            || a == "--edit"
+    })
 }
