@@ -73,20 +73,23 @@ pub fn replace_with<T, E: From<std::io::Error>>(
     path: &Path,
     fill: impl FnOnce(&mut std::fs::File) -> Result<T, E>,
 ) -> Result<T, E> {
-    let folder = path
-        .parent()
-        .filter(|parent| !parent.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = last_name(path)?;
-    std::fs::create_dir_all(folder)?;
-    let dir = Dir::open_ambient_dir(folder, ambient_authority())?;
-    write_beside(&dir, name, Mode::Kept, fill)
+    write_in_own_folder(path, Mode::Kept, fill)
 }
 
 /// As [`write_atomically`], for a file only its owner may read (the local runtime's key and
 /// state): the temporary file is made owner-only (`0600` on Unix) before anything is written
 /// to it, and the file keeps that whatever the old one had.
 pub fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    write_in_own_folder(path, Mode::OwnerOnly, |file| file.write_all(bytes))
+}
+
+/// `path`'s folder, made when missing and opened as a handle, and the file written beside
+/// the others there.
+fn write_in_own_folder<T, E: From<std::io::Error>>(
+    path: &Path,
+    mode: Mode,
+    fill: impl FnOnce(&mut std::fs::File) -> Result<T, E>,
+) -> Result<T, E> {
     let folder = path
         .parent()
         .filter(|parent| !parent.as_os_str().is_empty())
@@ -94,7 +97,7 @@ pub fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let name = last_name(path)?;
     std::fs::create_dir_all(folder)?;
     let dir = Dir::open_ambient_dir(folder, ambient_authority())?;
-    write_beside(&dir, name, Mode::OwnerOnly, |file| file.write_all(bytes))
+    write_beside(&dir, name, mode, fill)
 }
 
 /// Whose the written file is.
@@ -208,6 +211,14 @@ mod tests {
         Dir::open_ambient_dir(folder, ambient_authority()).unwrap()
     }
 
+    /// A folder outside with a file in it that no write may touch.
+    fn victim() -> (tempfile::TempDir, std::path::PathBuf) {
+        let outside = tempfile::tempdir().unwrap();
+        let victim = outside.path().join("victim");
+        std::fs::write(&victim, b"untouched").unwrap();
+        (outside, victim)
+    }
+
     #[test]
     fn a_new_file_is_written_in_a_new_folder_and_no_temporary_file_stays() {
         let dir = tempfile::tempdir().unwrap();
@@ -280,9 +291,7 @@ mod tests {
     #[cfg(unix)]
     #[test]
     fn attack_links_a_link_planted_at_a_temporary_name_does_not_lead_the_write_out() {
-        let outside = tempfile::tempdir().unwrap();
-        let victim = outside.path().join("victim");
-        std::fs::write(&victim, b"untouched").unwrap();
+        let (_outside, victim) = victim();
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("README.md"), b"old").unwrap();
         let own = std::process::id();
@@ -310,9 +319,7 @@ mod tests {
     #[test]
     fn attack_links_a_link_at_the_target_name_is_replaced_not_followed() {
         use std::os::unix::fs::PermissionsExt;
-        let outside = tempfile::tempdir().unwrap();
-        let victim = outside.path().join("victim");
-        std::fs::write(&victim, b"untouched").unwrap();
+        let (_outside, victim) = victim();
         std::fs::set_permissions(&victim, std::fs::Permissions::from_mode(0o600)).unwrap();
         let dir = tempfile::tempdir().unwrap();
         std::os::unix::fs::symlink(&victim, dir.path().join("notes.txt")).unwrap();
@@ -346,9 +353,7 @@ mod tests {
     #[cfg(unix)]
     #[test]
     fn attack_links_a_file_written_in_place_refuses_a_link_at_its_name() {
-        let outside = tempfile::tempdir().unwrap();
-        let victim = outside.path().join("victim");
-        std::fs::write(&victim, b"untouched").unwrap();
+        let (_outside, victim) = victim();
         let dir = tempfile::tempdir().unwrap();
         let part = dir.path().join("model.gguf.part");
         std::os::unix::fs::symlink(&victim, &part).unwrap();
