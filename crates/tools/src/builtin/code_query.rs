@@ -10,6 +10,7 @@ use async_trait::async_trait;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use tooltrail_protocol::{ToolError, ToolErrorCode, ToolOutput, ToolSpec};
+use tooltrail_sandbox::{ResolvedPath, Workspace};
 
 use crate::args::{blocking, cancelled, parse};
 use crate::tool::{Tool, ToolContext};
@@ -68,24 +69,7 @@ impl Tool for CodeQuery {
 
     async fn call(&self, args: Value, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let args: Args = parse(NAME, args)?;
-        let (name, prefix) = match args.name.strip_suffix('*') {
-            Some(stem) => (stem.to_string(), true),
-            None => (args.name.clone(), false),
-        };
-        if name.is_empty()
-            || !name
-                .chars()
-                .all(|c| c.is_alphanumeric() || c == '_' || c == '$')
-        {
-            return Err(ToolError::new(
-                ToolErrorCode::InvalidArguments,
-                format!(
-                    "invalid arguments for {NAME}: parameter `name`: `{}` is not an identifier \
-                     (letters, digits, `_` or `$`, optionally ending in `*`)",
-                    args.name
-                ),
-            ));
-        }
+        let (name, prefix) = name_or_prefix(&args.name)?;
         let kind = match args.kind.as_deref() {
             None | Some("any") => None,
             Some("function") => Some(Kind::Function),
@@ -115,76 +99,109 @@ impl Tool for CodeQuery {
         let Some(found) = found else {
             return Err(cancelled());
         };
-
-        let mut lines = String::new();
-        let mut definitions = Vec::with_capacity(found.definitions.len());
-        for def in &found.definitions {
-            let path = ctx.workspace.relative(&def.path);
-            lines.push_str(&format!(
-                "{path}:{}: {}  [{}]\n",
-                def.line,
-                def.signature,
-                def.kind.name()
-            ));
-            definitions.push(json!({
-                "path": path,
-                "line": def.line,
-                "name": def.name,
-                "kind": def.kind.name(),
-                "language": def.language.name(),
-                "signature": def.signature,
-            }));
-        }
-        let mut what = format!("`{}`", args.name);
-        if let Some(kind) = &args.kind {
-            what.push_str(&format!(" ({kind})"));
-        }
-        if let Some(language) = &args.language {
-            what.push_str(&format!(" in {language}"));
-        }
-        if !resolved.is_root() {
-            what.push_str(&format!(" under `{}`", resolved.relative()));
-        }
-        let shown = found.definitions.len();
-        let truncated = found.total > shown;
-        let mut text = if found.total == 0 {
-            format!("No definitions of {what}.\n")
-        } else if truncated {
-            format!(
-                "The first {shown} of {} definitions of {what} (in path order):\n",
-                found.total
-            )
-        } else {
-            format!(
-                "{} definition{} of {what}:\n",
-                found.total,
-                if found.total == 1 { "" } else { "s" }
-            )
-        };
-        text.push_str(&lines);
-        if truncated {
-            text.push_str(&format!(
-                "({} more not shown; narrow with kind, language or path)\n",
-                found.total - shown
-            ));
-        }
-        if found.too_large > 0 {
-            text.push_str(&format!(
-                "({} file{} over the read limit not searched)\n",
-                found.too_large,
-                if found.too_large == 1 { "" } else { "s" }
-            ));
-        }
-        Ok(ToolOutput::new(
-            text,
-            json!({
-                "definitions": definitions,
-                "total": found.total,
-                "truncated": truncated,
-                "too_large_skipped": found.too_large,
-            }),
-        ))
+        Ok(answer(&found, &args, &resolved, &ctx.workspace))
     }
+}
+
+/// `name` as searched for, and whether it is a prefix (written with a trailing `*`). Only an
+/// identifier is accepted: the scan looks for it as a whole word in each file's bytes.
+fn name_or_prefix(written: &str) -> Result<(String, bool), ToolError> {
+    let (name, prefix) = match written.strip_suffix('*') {
+        Some(stem) => (stem.to_string(), true),
+        None => (written.to_string(), false),
+    };
+    if name.is_empty()
+        || !name
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '_' || c == '$')
+    {
+        return Err(ToolError::new(
+            ToolErrorCode::InvalidArguments,
+            format!(
+                "invalid arguments for {NAME}: parameter `name`: `{written}` is not an identifier \
+                 (letters, digits, `_` or `$`, optionally ending in `*`)"
+            ),
+        ));
+    }
+    Ok((name, prefix))
+}
+
+/// The definitions found as `path:line: signature [kind]` lines under a heading that repeats
+/// the question, and as data.
+fn answer(
+    found: &scan::Found,
+    args: &Args,
+    resolved: &ResolvedPath,
+    workspace: &Workspace,
+) -> ToolOutput {
+    let mut lines = String::new();
+    let mut definitions = Vec::with_capacity(found.definitions.len());
+    for def in &found.definitions {
+        let path = workspace.relative(&def.path);
+        lines.push_str(&format!(
+            "{path}:{}: {}  [{}]\n",
+            def.line,
+            def.signature,
+            def.kind.name()
+        ));
+        definitions.push(json!({
+            "path": path,
+            "line": def.line,
+            "name": def.name,
+            "kind": def.kind.name(),
+            "language": def.language.name(),
+            "signature": def.signature,
+        }));
+    }
+    let mut what = format!("`{}`", args.name);
+    if let Some(kind) = &args.kind {
+        what.push_str(&format!(" ({kind})"));
+    }
+    if let Some(language) = &args.language {
+        what.push_str(&format!(" in {language}"));
+    }
+    if !resolved.is_root() {
+        what.push_str(&format!(" under `{}`", resolved.relative()));
+    }
+    let shown = found.definitions.len();
+    let truncated = found.total > shown;
+    let mut text = if found.total == 0 {
+        format!("No definitions of {what}.\n")
+    } else if truncated {
+        format!(
+            "The first {shown} of {} definitions of {what} (in path order):\n",
+            found.total
+        )
+    } else {
+        format!(
+            "{} definition{} of {what}:\n",
+            found.total,
+            if found.total == 1 { "" } else { "s" }
+        )
+    };
+    text.push_str(&lines);
+    if truncated {
+        text.push_str(&format!(
+            "({} more not shown; narrow with kind, language or path)\n",
+            found.total - shown
+        ));
+    }
+    if found.too_large > 0 {
+        text.push_str(&format!(
+            "({} file{} over the read limit not searched)\n",
+            found.too_large,
+            if found.too_large == 1 { "" } else { "s" }
+        ));
+    }
+    ToolOutput::new(
+        text,
+        json!({
+            "definitions": definitions,
+            "total": found.total,
+            "truncated": truncated,
+            "too_large_skipped": found.too_large,
+        }),
+    )
 }
 
 /// A value outside a parameter's choices; the schema normally refuses it first.

@@ -113,6 +113,80 @@ fn read(
     request: &Request,
 ) -> Result<ToolOutput, ToolError> {
     let relative = resolved.relative();
+    let file = read_bytes(workspace, resolved, request.max_bytes)?;
+    refuse_binary(&file, request, relative)?;
+    // A byte-order mark overrides the requested encoding, as browsers do.
+    let (text, used, replaced) = request.encoding.decode(&file.bytes);
+    let lines = split_lines(&text);
+    let window = Window::of(&lines, request);
+
+    let mut text_out = window.heading(relative, file.cut_at_limit);
+    text_out.push_str(&window.body);
+    if window.more {
+        text_out.push_str(&format!(
+            "({} more lines; continue with offset={})\n",
+            window.total - window.last,
+            window.last + 1
+        ));
+    }
+    if file.cut_at_limit {
+        text_out.push_str(&format!(
+            "(the file is {}; only its first {} were read)\n",
+            human_size(file.size),
+            human_size(request.max_bytes)
+        ));
+    }
+    if replaced {
+        text_out.push_str(&format!(
+            "(some bytes are not valid {} and were replaced with U+FFFD; try another encoding)\n",
+            used.name()
+        ));
+    }
+
+    let Window {
+        first,
+        last,
+        total,
+        more,
+        shown,
+        ..
+    } = window;
+    Ok(ToolOutput::new(
+        text_out,
+        json!({
+            "path": relative,
+            "encoding": used.name(),
+            "offset": first,
+            "end_line": if first <= total { last } else { first - 1 },
+            "total_lines": total,
+            "total_lines_exact": !file.cut_at_limit,
+            "more": more,
+            "next_offset": if more { Some(last + 1) } else { None },
+            "size": file.size,
+            "truncated_at_limit": file.cut_at_limit,
+            "replaced_invalid": replaced,
+            "lines": shown,
+        }),
+    ))
+}
+
+/// The start of a regular file, as read.
+struct FileStart {
+    /// At most the read limit, cut to whole lines when the file is longer.
+    bytes: Vec<u8>,
+    /// The file's whole size.
+    size: u64,
+    /// The file is longer than the read limit.
+    cut_at_limit: bool,
+}
+
+/// Reads at most `max_bytes` of a regular file; a folder or a device is refused by name.
+fn read_bytes(
+    workspace: &Workspace,
+    resolved: &ResolvedPath,
+    max_bytes: u64,
+) -> Result<FileStart, ToolError> {
+    let relative = resolved.relative();
     // Opened through the folder's handle; what is checked below is the open file itself.
     let (file, meta) = workspace.open_read(resolved)?;
     if meta.is_dir() {
@@ -127,19 +201,29 @@ fn read(
             format!("`{relative}` is not a regular file"),
         ));
     }
-    let mut bytes = Vec::with_capacity(meta.len().min(request.max_bytes) as usize + 1);
-    file.take(request.max_bytes.saturating_add(1))
+    let mut bytes = Vec::with_capacity(meta.len().min(max_bytes) as usize + 1);
+    file.take(max_bytes.saturating_add(1))
         .read_to_end(&mut bytes)
         .map_err(|err| io_error(relative, &err))?;
-    let cut_at_limit = bytes.len() as u64 > request.max_bytes;
+    let cut_at_limit = bytes.len() as u64 > max_bytes;
     if cut_at_limit {
-        bytes.truncate(request.max_bytes as usize);
+        bytes.truncate(max_bytes as usize);
         // The last line is probably incomplete: keep only whole lines.
         if let Some(end) = memchr::memrchr(b'\n', &bytes) {
             bytes.truncate(end + 1);
         }
     }
+    Ok(FileStart {
+        bytes,
+        size: meta.len(),
+        cut_at_limit,
+    })
+}
 
+/// A NUL byte near the start means binary, as git and ripgrep judge it; UTF-16 text is full of
+/// them, so it is let through when its byte-order mark or the requested encoding says UTF-16.
+fn refuse_binary(file: &FileStart, request: &Request, relative: &str) -> Result<(), ToolError> {
+    let bytes = &file.bytes;
     let utf16 = bytes.starts_with(&[0xFF, 0xFE])
         || bytes.starts_with(&[0xFE, 0xFF])
         || (request.explicit_encoding
@@ -151,91 +235,80 @@ fn read(
             ToolErrorCode::BinaryFile,
             format!(
                 "`{relative}` is a binary file ({}); only text files can be read",
-                human_size(meta.len())
+                human_size(file.size)
             ),
         ));
     }
+    Ok(())
+}
 
-    // A byte-order mark overrides the requested encoding, as browsers do.
-    let (text, used, replaced) = request.encoding.decode(&bytes);
-    let lines = split_lines(&text);
-    let total = lines.len() as u64;
-    let first = request.offset;
-    let last = (first + request.limit - 1).min(total);
-    let more = last < total;
+/// The lines asked for, numbered, and where they sit in the file.
+struct Window {
+    first: u64,
+    /// The last line shown (below `first` when the offset is past the end).
+    last: u64,
+    total: u64,
+    /// Lines follow the window.
+    more: bool,
+    /// The numbered lines, as the model reads them.
+    body: String,
+    /// The lines as shown, long ones cut.
+    shown: Vec<String>,
+}
 
-    let mut body = String::new();
-    let mut shown = Vec::new();
-    if first <= total {
-        for (index, line) in lines[(first - 1) as usize..last as usize]
-            .iter()
-            .enumerate()
-        {
-            let number = first + index as u64;
-            let line = cap_line(line);
-            body.push_str(&format!("{number:>6}\t{line}\n"));
-            shown.push(line);
+impl Window {
+    fn of(lines: &[&str], request: &Request) -> Self {
+        let total = lines.len() as u64;
+        let first = request.offset;
+        let last = (first + request.limit - 1).min(total);
+        let mut body = String::new();
+        let mut shown = Vec::new();
+        if first <= total {
+            for (index, line) in lines[(first - 1) as usize..last as usize]
+                .iter()
+                .enumerate()
+            {
+                let number = first + index as u64;
+                let line = cap_line(line);
+                body.push_str(&format!("{number:>6}\t{line}\n"));
+                shown.push(line);
+            }
+        }
+        Self {
+            first,
+            last,
+            total,
+            more: last < total,
+            body,
+            shown,
         }
     }
 
-    let total_text = if cut_at_limit {
-        format!("at least {total}")
-    } else {
-        total.to_string()
-    };
-    let mut text_out = if total == 0 {
-        format!("`{relative}` is empty.\n")
-    } else if first > total {
-        format!(
-            "`{relative}` has {total_text} lines; offset {first} is past the end{}.\n",
-            if cut_at_limit {
-                " of what the 1 MB read limit allows"
-            } else {
-                ""
-            }
-        )
-    } else {
-        format!("`{relative}`: lines {first}-{last} of {total_text}\n")
-    };
-    text_out.push_str(&body);
-    if more {
-        text_out.push_str(&format!(
-            "({} more lines; continue with offset={})\n",
-            total - last,
-            last + 1
-        ));
+    /// The first line of the answer: which lines of how many, or why there are none.
+    fn heading(&self, relative: &str, cut_at_limit: bool) -> String {
+        let Self {
+            first, last, total, ..
+        } = *self;
+        let total_text = if cut_at_limit {
+            format!("at least {total}")
+        } else {
+            total.to_string()
+        };
+        if total == 0 {
+            format!("`{relative}` is empty.\n")
+        } else if first > total {
+            format!(
+                "`{relative}` has {total_text} lines; offset {first} is past the end{}.\n",
+                if cut_at_limit {
+                    " of what the 1 MB read limit allows"
+                } else {
+                    ""
+                }
+            )
+        } else {
+            format!("`{relative}`: lines {first}-{last} of {total_text}\n")
+        }
     }
-    if cut_at_limit {
-        text_out.push_str(&format!(
-            "(the file is {}; only its first {} were read)\n",
-            human_size(meta.len()),
-            human_size(request.max_bytes)
-        ));
-    }
-    if replaced {
-        text_out.push_str(&format!(
-            "(some bytes are not valid {} and were replaced with U+FFFD; try another encoding)\n",
-            used.name()
-        ));
-    }
-
-    Ok(ToolOutput::new(
-        text_out,
-        json!({
-            "path": relative,
-            "encoding": used.name(),
-            "offset": first,
-            "end_line": if first <= total { last } else { first - 1 },
-            "total_lines": total,
-            "total_lines_exact": !cut_at_limit,
-            "more": more,
-            "next_offset": if more { Some(last + 1) } else { None },
-            "size": meta.len(),
-            "truncated_at_limit": cut_at_limit,
-            "replaced_invalid": replaced,
-            "lines": shown,
-        }),
-    ))
 }
 
 /// Lines as `wc -l` counts them, plus a last line without its newline; `\r\n` endings trimmed.
