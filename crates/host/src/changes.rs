@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use serde::Serialize;
 use sha2::{Digest, Sha256};
-use tooltrail_sandbox::{PathError, Workspace};
+use tooltrail_sandbox::{PathError, ResolvedPath, Workspace};
 use tooltrail_store::{FileChangeRecord, KeptFile, LeftState, Store};
 use tooltrail_tools::{CallScope, ChangeJournal, ToolError, ToolErrorCode};
 use ts_rs::TS;
@@ -129,20 +129,41 @@ pub fn undo(
             None => "this conversation wrote no file that is not undone already".to_string(),
         }));
     }
+    let folders = open_folders(&changes)?;
+    let (steps, changed) = check_changes(&changes, &folders)?;
+    if !changed.is_empty() && !force {
+        return Err(UndoError::ChangedSince(changed));
+    }
+    put_back(store, &folders, steps)
+}
+
+/// Each workspace the changes were made in, opened once.
+fn open_folders(changes: &[FileChangeRecord]) -> Result<HashMap<String, Workspace>, UndoError> {
     let mut folders: HashMap<String, Workspace> = HashMap::new();
-    for change in &changes {
+    for change in changes {
         if !folders.contains_key(&change.workspace) {
             let folder = Workspace::open(&change.workspace)
                 .map_err(|_| UndoError::Folder(change.workspace.clone()))?;
             folders.insert(change.workspace.clone(), folder);
         }
     }
+    Ok(folders)
+}
 
-    // Check every file first, walking back through the changes as the undo will.
+/// One change to undo, at the file it was made to.
+type Step<'a> = (ResolvedPath, &'a FileChangeRecord);
+
+/// Checks every file before any is changed, walking back through the changes as the undo
+/// will: a file changed twice must hold the second write now, and the first write once the
+/// second is undone. The steps in order, and the files that changed since Tooltrail wrote them.
+fn check_changes<'a>(
+    changes: &'a [FileChangeRecord],
+    folders: &HashMap<String, Workspace>,
+) -> Result<(Vec<Step<'a>>, Vec<String>), UndoError> {
     let mut expected_now: HashMap<(String, String), Option<Vec<u8>>> = HashMap::new();
     let mut changed = Vec::new();
     let mut steps = Vec::new();
-    for change in &changes {
+    for change in changes {
         let folder = &folders[&change.workspace];
         let target = folder
             .resolve_new(&change.path)
@@ -167,10 +188,16 @@ pub fn undo(
         expected_now.insert(key, change.prior.clone());
         steps.push((target, change));
     }
-    if !changed.is_empty() && !force {
-        return Err(UndoError::ChangedSince(changed));
-    }
+    Ok((steps, changed))
+}
 
+/// Writes back what each file held before, or removes what the turns created, and records the
+/// changes undone.
+fn put_back(
+    store: &Store,
+    folders: &HashMap<String, Workspace>,
+    steps: Vec<Step<'_>>,
+) -> Result<UndoReport, UndoError> {
     let mut report = UndoReport {
         restored: Vec::new(),
         removed: Vec::new(),
