@@ -14,7 +14,7 @@ use crate::connection::{RequestFailure, call_request};
 use crate::error::McpError;
 use crate::handler::ElicitationPolicy;
 use crate::manager::{McpManager, McpOptions};
-use crate::server::describe;
+use crate::server::{McpServer, describe};
 
 /// The server's name in the one-server config.
 const SERVER: &str = "conformance";
@@ -29,27 +29,11 @@ pub struct ConformanceRun {
 
 /// Runs the client side of a scenario against `url`.
 pub async fn run_client(url: &str, scenario: Option<&str>) -> Result<ConformanceRun, McpError> {
-    let mut server = ServerConfig::http(SERVER, url);
-    server.timeout = Duration::from_secs(20);
     let context: Value = std::env::var("MCP_CONFORMANCE_CONTEXT")
         .ok()
         .and_then(|text| serde_json::from_str(&text).ok())
         .unwrap_or(Value::Null);
-    server.oauth = Some(oauth_from_context(&context));
-    let mut config = McpConfig::default();
-    config.servers.insert(SERVER.to_string(), server);
-    let manager = McpManager::new(
-        config,
-        McpOptions {
-            workspace: None,
-            login_shell_path: false,
-            elicitation: ElicitationPolicy::AcceptDefaults,
-            sign_in: SignInOptions {
-                policy: SignInPolicy::Interactive(Browser::Fetch),
-                ..SignInOptions::default()
-            },
-        },
-    );
+    let manager = one_server_manager(url, &context);
     let mut run = ConformanceRun {
         ok: true,
         ..ConformanceRun::default()
@@ -70,9 +54,49 @@ pub async fn run_client(url: &str, scenario: Option<&str>) -> Result<Conformance
     ));
     let tools = server.list_tools().await?;
     run.lines.push(format!("{} tools", tools.len()));
-    // A scenario may name the calls to make (`toolCalls` in its context); else every tool is
-    // called once with arguments made from its schema.
-    let calls: Vec<(String, Map<String, Value>)> = match context_calls(&context) {
+    for (name, args) in planned_calls(&context, scenario, &tools) {
+        let Some(tool) = tools.iter().find(|tool| tool.name == name) else {
+            run.ok = false;
+            run.lines
+                .push(format!("the server has no tool named {name:?}"));
+            continue;
+        };
+        call_one(server, tool, args, &mut run).await?;
+    }
+    manager.shutdown().await;
+    Ok(run)
+}
+
+/// A manager for the scenario's one server, signing in with the client the scenario's context
+/// gives and accepting elicitations with their defaults.
+fn one_server_manager(url: &str, context: &Value) -> McpManager {
+    let mut server = ServerConfig::http(SERVER, url);
+    server.timeout = Duration::from_secs(20);
+    server.oauth = Some(oauth_from_context(context));
+    let mut config = McpConfig::default();
+    config.servers.insert(SERVER.to_string(), server);
+    McpManager::new(
+        config,
+        McpOptions {
+            workspace: None,
+            login_shell_path: false,
+            elicitation: ElicitationPolicy::AcceptDefaults,
+            sign_in: SignInOptions {
+                policy: SignInPolicy::Interactive(Browser::Fetch),
+                ..SignInOptions::default()
+            },
+        },
+    )
+}
+
+/// The calls to make: those the scenario names (`toolCalls` in its context), else every tool
+/// once with arguments made from its schema.
+fn planned_calls(
+    context: &Value,
+    scenario: Option<&str>,
+    tools: &[rmcp::model::Tool],
+) -> Vec<(String, Map<String, Value>)> {
+    match context_calls(context) {
         Some(calls) => calls,
         // The schema scenario asks for the other tool's input schema back, exactly as it was
         // listed, through its echo tool.
@@ -95,55 +119,55 @@ pub async fn run_client(url: &str, scenario: Option<&str>) -> Result<Conformance
                 (tool.name.to_string(), sample_arguments(&schema))
             })
             .collect(),
-    };
-    for (name, args) in calls {
-        let Some(tool) = tools.iter().find(|tool| tool.name == name) else {
-            run.ok = false;
+    }
+}
+
+/// Calls `tool` and writes what it answered; only a call that got no answer fails the run.
+async fn call_one(
+    server: &McpServer,
+    tool: &rmcp::model::Tool,
+    args: Map<String, Value>,
+    run: &mut ConformanceRun,
+) -> Result<(), McpError> {
+    let outcome = server
+        .call_tool(
+            call_request(&tool.name, args.clone(), None),
+            &CancellationToken::new(),
+            None,
+        )
+        .await?;
+    match outcome.result {
+        // A tool that reports an error is the server's answer, not a failure of the client.
+        Ok(result) => {
+            let value = serde_json::to_value(&result).unwrap_or(Value::Null);
+            let text = crate::result::model_text(&value);
+            let failed = result.is_error.unwrap_or(false);
+            run.lines.push(format!(
+                "called {} {} -> {}{}",
+                tool.name,
+                Value::Object(args),
+                if failed { "error: " } else { "" },
+                text
+            ));
+        }
+        Err(failure) => {
+            // The server refusing the call (a JSON-RPC error) is its answer too; a call
+            // that got no answer is the client's failure.
+            if !matches!(failure, RequestFailure::Rpc(_)) {
+                run.ok = false;
+            }
+            let detail = match &failure {
+                RequestFailure::Rpc(_)
+                | RequestFailure::Timeout(_)
+                | RequestFailure::Cancelled
+                | RequestFailure::Closed
+                | RequestFailure::Other(_) => describe(&failure),
+            };
             run.lines
-                .push(format!("the server has no tool named {name:?}"));
-            continue;
-        };
-        let outcome = server
-            .call_tool(
-                call_request(&tool.name, args.clone(), None),
-                &CancellationToken::new(),
-                None,
-            )
-            .await?;
-        match outcome.result {
-            // A tool that reports an error is the server's answer, not a failure of the client.
-            Ok(result) => {
-                let value = serde_json::to_value(&result).unwrap_or(Value::Null);
-                let text = crate::result::model_text(&value);
-                let failed = result.is_error.unwrap_or(false);
-                run.lines.push(format!(
-                    "called {} {} -> {}{}",
-                    tool.name,
-                    Value::Object(args),
-                    if failed { "error: " } else { "" },
-                    text
-                ));
-            }
-            Err(failure) => {
-                // The server refusing the call (a JSON-RPC error) is its answer too; a call
-                // that got no answer is the client's failure.
-                if !matches!(failure, RequestFailure::Rpc(_)) {
-                    run.ok = false;
-                }
-                let detail = match &failure {
-                    RequestFailure::Rpc(_)
-                    | RequestFailure::Timeout(_)
-                    | RequestFailure::Cancelled
-                    | RequestFailure::Closed
-                    | RequestFailure::Other(_) => describe(&failure),
-                };
-                run.lines
-                    .push(format!("called {} -> failed: {detail}", tool.name));
-            }
+                .push(format!("called {} -> failed: {detail}", tool.name));
         }
     }
-    manager.shutdown().await;
-    Ok(run)
+    Ok(())
 }
 
 /// The echo tool of the JSON Schema scenario.
