@@ -11,12 +11,15 @@
 //! - [`prefix`]: the first token: the prompt prefix every question begins with (system
 //!   prompt, tools, the folder's context), kept as llama-server's saved slot: restored from
 //!   disk when it was saved before, else read once and saved, so a question reads only itself.
+//! - [`prefix_store`]: the folder those prefixes are saved in, below both the supervisor (which
+//!   starts llama-server with it) and [`prefix`].
 
 pub mod detect;
 pub mod error;
 pub mod gguf;
 pub mod models;
 pub mod prefix;
+pub mod prefix_store;
 pub mod supervisor;
 
 pub use error::RuntimeError;

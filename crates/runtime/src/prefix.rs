@@ -13,34 +13,22 @@
 //! 3. else has the server read the prefix (`POST /completion` with nothing to predict) and
 //!    saves the slot (`action=save`).
 //!
-//! A file is named after the model's SHA-256, the context size and the prefix's own hash, so
-//! another model, window, tool list or instruction never restores the wrong cache. A file the
-//! server will not restore (damaged, from another build) is removed and the prefix read
-//! again: a question never fails for it. The folder is kept under a size bound (oldest used
-//! first out), and [`PrefixStore::remove_model`] drops a model's files with the model.
+//! The files are kept in a [`PrefixStore`] (`prefix_store.rs`: their names, the folder's size
+//! bound, and [`PrefixStore::remove_model`], which drops a model's files with the model). A
+//! file the server will not restore (damaged, from another build) is removed and the prefix
+//! read again: a question never fails for it.
 
-use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant, SystemTime};
+use std::path::Path;
+use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use sha2::{Digest, Sha256};
 
+use crate::prefix_store::PrefixStore;
 use crate::supervisor::{Endpoint, RuntimeDir};
-
-/// What the prefixes may take on disk. One entry is the prefix's key-value cache: about 11 MB
-/// for a 270M model's 1,000 tokens, 150 MB for a 4B model's.
-pub const DEFAULT_LIMIT_BYTES: u64 = 1024 * 1024 * 1024;
 
 /// Stands where the question goes in the request rendered to find the prefix: a character
 /// no question starts with and no template writes.
 pub const QUESTION_MARK: &str = "\u{2063}tooltrail-question\u{2063}";
-
-/// The saved prefixes of one runtime folder.
-#[derive(Debug, Clone)]
-pub struct PrefixStore {
-    dir: PathBuf,
-    limit_bytes: u64,
-}
 
 /// What [`Prefixes::warm`] did.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -53,119 +41,6 @@ pub struct Warmed {
     pub computed: u32,
     /// How long it took.
     pub millis: u64,
-}
-
-impl PrefixStore {
-    /// The store of the runtime folder `runtime_dir` (`<data>/runtime`).
-    pub fn in_runtime_dir(runtime_dir: &Path) -> Self {
-        Self {
-            dir: runtime_dir.join("prefixes"),
-            limit_bytes: DEFAULT_LIMIT_BYTES,
-        }
-    }
-
-    /// The same with another bound on its size.
-    pub fn with_limit(mut self, limit_bytes: u64) -> Self {
-        self.limit_bytes = limit_bytes;
-        self
-    }
-
-    /// The folder llama-server saves to (`--slot-save-path`).
-    pub fn dir(&self) -> &Path {
-        &self.dir
-    }
-
-    /// The file name of the prefix `prefix` of the model whose file hashes to `model_sha256`,
-    /// in a window of `context` tokens.
-    pub fn file_name(model_sha256: &str, context: u32, prefix: &str) -> String {
-        let prefix_hash = hex(&Sha256::digest(prefix.as_bytes()));
-        format!(
-            "{}-{context}-{}.bin",
-            model_key(model_sha256),
-            &prefix_hash[..16]
-        )
-    }
-
-    /// Bytes the saved prefixes take.
-    pub fn disk_used(&self) -> u64 {
-        self.entries().iter().map(|entry| entry.bytes).sum()
-    }
-
-    /// Removes the prefixes saved for the model whose file hashes to `model_sha256`.
-    pub fn remove_model(&self, model_sha256: &str) {
-        let start = format!("{}-", model_key(model_sha256));
-        for entry in self.entries() {
-            if entry.name.starts_with(&start) {
-                let _ = std::fs::remove_file(self.dir.join(&entry.name));
-            }
-        }
-    }
-
-    /// Removes the least recently used files until the rest fit the bound; `keep` stays.
-    fn trim(&self, keep: &str) {
-        let mut entries = self.entries();
-        entries.sort_by_key(|entry| (entry.name != keep, std::cmp::Reverse(entry.used)));
-        let mut total = 0;
-        for entry in entries {
-            total += entry.bytes;
-            // The one just saved counts first, and always stays.
-            if total > self.limit_bytes && entry.name != keep {
-                let _ = std::fs::remove_file(self.dir.join(&entry.name));
-                total -= entry.bytes;
-            }
-        }
-    }
-
-    fn entries(&self) -> Vec<Entry> {
-        let Ok(read) = std::fs::read_dir(&self.dir) else {
-            return Vec::new();
-        };
-        read.flatten()
-            .filter_map(|entry| {
-                let name = entry.file_name().into_string().ok()?;
-                let meta = entry.metadata().ok()?;
-                (meta.is_file() && name.ends_with(".bin")).then(|| Entry {
-                    name,
-                    bytes: meta.len(),
-                    used: meta.modified().unwrap_or(SystemTime::UNIX_EPOCH),
-                })
-            })
-            .collect()
-    }
-
-    /// Marks `name` as used now, so that trimming keeps it over older ones.
-    fn touch(&self, name: &str) {
-        if let Ok(file) = std::fs::File::options()
-            .append(true)
-            .open(self.dir.join(name))
-        {
-            let _ = file.set_modified(SystemTime::now());
-        }
-    }
-}
-
-struct Entry {
-    name: String,
-    bytes: u64,
-    used: SystemTime,
-}
-
-/// The model's part of a file name: enough of its hash to tell models apart.
-fn model_key(model_sha256: &str) -> String {
-    let clean: String = model_sha256
-        .chars()
-        .filter(char::is_ascii_hexdigit)
-        .take(16)
-        .collect();
-    if clean.is_empty() {
-        "model".to_string()
-    } else {
-        clean.to_ascii_lowercase()
-    }
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
 }
 
 /// The saved prefixes of a running runtime, and the llama-server they go in and out of.
@@ -250,7 +125,7 @@ impl Prefixes {
             .ok_or("the chat template left the question out of the prompt")?;
         let name = PrefixStore::file_name(&self.model_sha256, self.endpoint.context_size, prefix);
         let millis = |started: Instant| u64::try_from(started.elapsed().as_millis()).unwrap_or(0);
-        if store.dir.join(&name).is_file() {
+        if store.dir().join(&name).is_file() {
             match server
                 .post("slots/0?action=restore", &json!({ "filename": name }))
                 .await
@@ -266,7 +141,7 @@ impl Prefixes {
                 }
                 // Damaged, cut short, or from another build of llama-server: read again below.
                 Ok(_) | Err(_) => {
-                    let _ = std::fs::remove_file(store.dir.join(&name));
+                    let _ = std::fs::remove_file(store.dir().join(&name));
                 }
             }
         }
@@ -280,10 +155,10 @@ impl Prefixes {
                 &json!({ "prompt": prefix, "n_predict": 0, "cache_prompt": true }),
             )
             .await?;
-        std::fs::create_dir_all(&store.dir).map_err(|error| {
+        std::fs::create_dir_all(store.dir()).map_err(|error| {
             format!(
                 "the prefix could not be saved in {}: {error}",
-                store.dir.display()
+                store.dir().display()
             )
         })?;
         let saved = server
@@ -358,81 +233,5 @@ impl<'a> Server<'a> {
             ));
         }
         Ok(answer)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_name_changes_with_the_model_the_window_and_the_prefix() {
-        let one = PrefixStore::file_name("AB12cd", 8192, "prefix");
-        assert_eq!(
-            one,
-            format!("ab12cd-8192-{}.bin", &hex(&Sha256::digest(b"prefix"))[..16])
-        );
-        assert_ne!(one, PrefixStore::file_name("ab12ce", 8192, "prefix"));
-        assert_ne!(one, PrefixStore::file_name("ab12cd", 4096, "prefix"));
-        assert_ne!(one, PrefixStore::file_name("ab12cd", 8192, "prefix "));
-    }
-
-    #[test]
-    fn attack_runtime_a_prefix_file_name_never_leaves_its_folder() {
-        // A model record's hash is read from the models folder: whatever it holds, the name is
-        // hex digits, the window and the prefix's hash, inside the prefixes folder.
-        for hash in [
-            "../../etc/passwd",
-            "a/b\\c",
-            "",
-            "ab\0cd",
-            "deadbeef/../../x",
-        ] {
-            let name = PrefixStore::file_name(hash, 8192, "p");
-            assert!(
-                name.chars()
-                    .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '.'),
-                "{name}"
-            );
-            assert!(!name.starts_with('.') && name.ends_with(".bin"), "{name}");
-        }
-        // A model whose hash is nothing but odd characters removes no other model's files.
-        let dir = tempfile::tempdir().unwrap();
-        let store = PrefixStore::in_runtime_dir(dir.path());
-        std::fs::create_dir_all(store.dir()).unwrap();
-        std::fs::write(store.dir().join("ab12-8192-x.bin"), "kept").unwrap();
-        store.remove_model("../..");
-        assert!(store.dir().join("ab12-8192-x.bin").is_file());
-    }
-
-    #[test]
-    fn the_folder_is_trimmed_oldest_first_and_a_model_takes_its_files_along() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = PrefixStore::in_runtime_dir(dir.path()).with_limit(25);
-        std::fs::create_dir_all(store.dir()).unwrap();
-        let at = |secs: u64| SystemTime::UNIX_EPOCH + Duration::from_secs(secs);
-        for (name, used) in [
-            ("aa-1-old.bin", 1),
-            ("aa-1-mid.bin", 2),
-            ("bb-1-new.bin", 3),
-        ] {
-            std::fs::write(store.dir().join(name), [0u8; 10]).unwrap();
-            let file = std::fs::File::options()
-                .append(true)
-                .open(store.dir().join(name))
-                .unwrap();
-            file.set_modified(at(used)).unwrap();
-        }
-        std::fs::write(store.dir().join("notes.txt"), "not a prefix").unwrap();
-        assert_eq!(store.disk_used(), 30);
-        store.trim("aa-1-old.bin");
-        // The newest two would fit, but the one just used stays: the middle one goes.
-        let mut left: Vec<String> = store.entries().into_iter().map(|e| e.name).collect();
-        left.sort();
-        assert_eq!(left, vec!["aa-1-old.bin", "bb-1-new.bin"]);
-        store.remove_model("AA");
-        let left: Vec<String> = store.entries().into_iter().map(|e| e.name).collect();
-        assert_eq!(left, vec!["bb-1-new.bin"]);
-        assert!(store.dir().join("notes.txt").is_file());
     }
 }

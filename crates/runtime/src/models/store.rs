@@ -235,7 +235,7 @@ impl ModelStore {
             remove_if_there(&self.model_path(&name))?;
             // Its saved prompt prefixes go with it (the runtime folder is beside this one).
             if let Some(data_dir) = self.dir.parent() {
-                crate::prefix::PrefixStore::in_runtime_dir(&data_dir.join("runtime"))
+                crate::prefix_store::PrefixStore::in_runtime_dir(&data_dir.join("runtime"))
                     .remove_model(&model.sha256);
             }
         }

@@ -38,7 +38,7 @@ impl Server {
             .try_clone()
             .map_err(|error| format!("could not write {}: {error}", dir.server_log().display()))?;
         // llama-server refuses to start with a --slot-save-path that is not a folder yet.
-        let prefixes = crate::prefix::PrefixStore::in_runtime_dir(&spec.dir);
+        let prefixes = crate::prefix_store::PrefixStore::in_runtime_dir(&spec.dir);
         std::fs::create_dir_all(prefixes.dir())
             .map_err(|error| format!("could not create {}: {error}", prefixes.dir().display()))?;
         let mut command = program(&exe, spec);

@@ -79,7 +79,7 @@ impl Spec {
         // The prefixes saved across starts (see `crate::prefix`).
         args.push("--slot-save-path".into());
         args.push(
-            crate::prefix::PrefixStore::in_runtime_dir(&self.dir)
+            crate::prefix_store::PrefixStore::in_runtime_dir(&self.dir)
                 .dir()
                 .into(),
         );
