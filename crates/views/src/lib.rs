@@ -23,4 +23,7 @@ pub mod csp;
 mod server;
 
 pub use csp::{Feature, Policy, ViewCsp};
-pub use server::{CLEAR_SITE_DATA, MAX_PAGE_BYTES, OpenView, ViewError, ViewPage, ViewServer};
+pub use server::{
+    CLEAR_SITE_DATA, MAX_BIND_ATTEMPTS, MAX_PAGE_BYTES, OpenView, ViewError, ViewPage, ViewServer,
+    is_view_site,
+};

@@ -8,8 +8,14 @@
 //! and Permissions Policy as headers, where the HTML it carries cannot change them, and with
 //! `Clear-Site-Data`, so that a view served later on a port an earlier one used starts with
 //! nothing of the earlier one's storage.
+//!
+//! Within one run a port serves one view only: the server remembers every port it has served
+//! from, and a port the OS hands back again is let go and another asked for. So a later view
+//! never shares an origin (and its storage) with an earlier one while the app runs; what views
+//! of an earlier run left at a port is for the app to clear, by [`is_view_site`].
 
-use std::net::{Ipv4Addr, SocketAddr};
+use std::collections::HashSet;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::{Arc, Mutex};
 
 use axum::body::Body;
@@ -29,6 +35,11 @@ pub const CLEAR_SITE_DATA: &str = "\"cache\", \"cookies\", \"storage\"";
 /// The most a view's page may weigh.
 pub const MAX_PAGE_BYTES: usize = 5 * 1024 * 1024;
 
+/// How many times a view asks the OS for a port before giving up, when each one it gets was
+/// already a view's. The OS hands a recent port back rarely; this many in a row means the
+/// loopback ports are running out.
+pub const MAX_BIND_ATTEMPTS: usize = 32;
+
 /// What a view is: its HTML, and what its server declared.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ViewPage {
@@ -45,12 +56,33 @@ pub enum ViewError {
     TooLarge { size: usize },
     #[error("no loopback port could be opened for the view ({0})")]
     Bind(#[source] std::io::Error),
+    #[error(
+        "no loopback port that no earlier view used could be opened for the view: the system handed back a used one {MAX_BIND_ATTEMPTS} times in a row"
+    )]
+    NoFreshPort,
 }
 
 /// Opens views. `frame_ancestors` are the app's own origins, the only pages that may frame one.
+/// Clones share the ports served from.
 #[derive(Debug, Clone)]
 pub struct ViewServer {
     frame_ancestors: Vec<String>,
+    /// Every port a view has been served from in this run, never to serve another.
+    used_ports: Arc<Mutex<HashSet<u16>>>,
+}
+
+/// Whether the engine's website data named `site` may be a view's: data kept for a loopback
+/// address (`127.0.0.1`, any of `127.0.0.0/8`, `::1`), where views are served. WebKit names its
+/// data records by host, ports together, so this is every view's data at once. `localhost` is
+/// not one: no view is served under that name (a view's requests must name its address), and
+/// the app's own pages are at `tauri://localhost`, whose data the window keeps.
+pub fn is_view_site(site: &str) -> bool {
+    let host = site
+        .strip_prefix('[')
+        .and_then(|inner| inner.strip_suffix(']'))
+        .unwrap_or(site);
+    host.parse::<IpAddr>()
+        .is_ok_and(|address| address.is_loopback())
 }
 
 /// A view being served. Dropping it (or [`OpenView::close`]) stops its server.
@@ -96,20 +128,32 @@ struct Served {
 
 impl ViewServer {
     pub fn new(frame_ancestors: Vec<String>) -> Self {
-        Self { frame_ancestors }
+        Self {
+            frame_ancestors,
+            used_ports: Arc::default(),
+        }
     }
 
-    /// Serves `page` from a loopback port of its own.
+    /// Serves `page` from a loopback port of its own, one no view was served from before.
     pub async fn open(&self, page: ViewPage) -> Result<OpenView, ViewError> {
+        self.open_with(page, async || {
+            tokio::net::TcpListener::bind(SocketAddr::from((Ipv4Addr::LOCALHOST, 0))).await
+        })
+        .await
+    }
+
+    /// [`ViewServer::open`], with the ports asked of `bind`.
+    async fn open_with(
+        &self,
+        page: ViewPage,
+        bind: impl AsyncFnMut() -> std::io::Result<tokio::net::TcpListener>,
+    ) -> Result<OpenView, ViewError> {
         if page.html.len() > MAX_PAGE_BYTES {
             return Err(ViewError::TooLarge {
                 size: page.html.len(),
             });
         }
-        let listener = tokio::net::TcpListener::bind(SocketAddr::from((Ipv4Addr::LOCALHOST, 0)))
-            .await
-            .map_err(ViewError::Bind)?;
-        let address = listener.local_addr().map_err(ViewError::Bind)?;
+        let (listener, address) = self.fresh_port(bind).await?;
         let mut token = [0u8; 32];
         rand::rng().fill_bytes(&mut token);
         let token = URL_SAFE_NO_PAD.encode(token);
@@ -143,6 +187,30 @@ impl ViewServer {
             frame_origins: policy.frame_origins,
             stop: Some(stop),
         })
+    }
+}
+
+impl ViewServer {
+    /// A listener on a port no view was served from in this run, taken for this one. A port
+    /// already used is let go (the listener dropped) and another asked for, at most
+    /// [`MAX_BIND_ATTEMPTS`] times.
+    async fn fresh_port(
+        &self,
+        mut bind: impl AsyncFnMut() -> std::io::Result<tokio::net::TcpListener>,
+    ) -> Result<(tokio::net::TcpListener, SocketAddr), ViewError> {
+        for _ in 0..MAX_BIND_ATTEMPTS {
+            let listener = bind().await.map_err(ViewError::Bind)?;
+            let address = listener.local_addr().map_err(ViewError::Bind)?;
+            let fresh = self
+                .used_ports
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .insert(address.port());
+            if fresh {
+                return Ok((listener, address));
+            }
+        }
+        Err(ViewError::NoFreshPort)
     }
 }
 
@@ -211,4 +279,109 @@ fn status(code: StatusCode) -> Response {
     let mut response = Response::new(Body::empty());
     *response.status_mut() = code;
     response
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use super::*;
+
+    fn page() -> ViewPage {
+        ViewPage {
+            html: "<p>view</p>".to_string(),
+            csp: None,
+            granted: Vec::new(),
+        }
+    }
+
+    fn port_of(view: &OpenView) -> u16 {
+        view.origin.rsplit(':').next().unwrap().parse().unwrap()
+    }
+
+    /// Binds `port` on loopback, waiting for a closed view's server to let it go.
+    async fn bind_again(port: u16) -> tokio::net::TcpListener {
+        for _ in 0..100 {
+            if let Ok(listener) =
+                tokio::net::TcpListener::bind(SocketAddr::from((Ipv4Addr::LOCALHOST, port))).await
+            {
+                return listener;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+        panic!("port {port} was not let go");
+    }
+
+    /// The OS hands a closed view's port to the next view (here, as it may any time): the
+    /// server lets it go and serves the later view from another port, so the later view never
+    /// shares the earlier one's origin, nor what it kept there.
+    #[tokio::test]
+    async fn attack_views_a_port_handed_back_is_never_served_again() {
+        let server = ViewServer::new(vec!["tauri://localhost".to_string()]);
+        let earlier = server.open(page()).await.unwrap();
+        let used = port_of(&earlier);
+        earlier.close();
+        let mut asked = 0;
+        let later = server
+            .open_with(page(), async || {
+                asked += 1;
+                if asked == 1 {
+                    Ok(bind_again(used).await)
+                } else {
+                    tokio::net::TcpListener::bind(SocketAddr::from((Ipv4Addr::LOCALHOST, 0))).await
+                }
+            })
+            .await
+            .unwrap();
+        assert_ne!(port_of(&later), used);
+        assert_eq!(asked, 2, "the used port was let go and another asked for");
+    }
+
+    /// A system that keeps handing back a used port gets a sentence, not a view at an old
+    /// origin; the ports asked for are tried a bounded number of times.
+    #[tokio::test]
+    async fn attack_views_no_view_is_served_when_only_used_ports_come_back() {
+        let server = ViewServer::new(vec!["tauri://localhost".to_string()]);
+        let earlier = server.open(page()).await.unwrap();
+        let used = port_of(&earlier);
+        earlier.close();
+        let mut asked = 0;
+        let error = server
+            .open_with(page(), async || {
+                asked += 1;
+                Ok(bind_again(used).await)
+            })
+            .await
+            .unwrap_err();
+        assert!(matches!(error, ViewError::NoFreshPort), "{error:?}");
+        assert_eq!(asked, MAX_BIND_ATTEMPTS);
+        assert!(
+            error
+                .to_string()
+                .starts_with("no loopback port that no earlier view used")
+        );
+    }
+
+    /// The engine's data records that are views': loopback addresses, never the app's own
+    /// (`localhost`, where `tauri://localhost` is) nor another site.
+    #[test]
+    fn attack_views_only_loopback_addresses_name_a_views_data() {
+        for site in ["127.0.0.1", "127.0.0.2", "::1", "[::1]"] {
+            assert!(is_view_site(site), "{site}");
+        }
+        for site in [
+            "localhost",
+            "tauri.localhost",
+            "",
+            "Local files",
+            "example.com",
+            "127.0.0.1.example.com",
+            "10.0.0.1",
+            "::2",
+            "[::1",
+            "0.0.0.0",
+        ] {
+            assert!(!is_view_site(site), "{site}");
+        }
+    }
 }
