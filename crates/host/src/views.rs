@@ -24,6 +24,11 @@
 //! window's navigation handler asks before any request leaves, lets a frame load a view's own
 //! address while that view is open, an origin the view's server declared for frames inside it
 //! (a public `https` origin, never loopback), and the app's own pages; nothing else.
+//!
+//! When the last open view closes, for whatever reason, the front end is told
+//! ([`Views::when_none_open`]): the engine keeps website data by host, every view's port
+//! together, so only then can it clear what views kept ([`is_view_site`]) without taking it
+//! from a view still open.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
@@ -39,6 +44,7 @@ use tooltrail_mcp::{McpServer, ViewResource};
 use tooltrail_protocol::{EventBody, ToolSource, ToolStatus, ViewEnd};
 use tooltrail_store::{CallStatus, Store, ToolCallRecord};
 use tooltrail_tools::{Tool, ToolContext};
+pub use tooltrail_views::is_view_site;
 use tooltrail_views::{Feature, OpenView, ViewCsp, ViewPage, ViewServer};
 use ts_rs::TS;
 
@@ -156,7 +162,12 @@ pub struct Views {
     prepared: Mutex<HashMap<String, Prepared>>,
     live: Mutex<HashMap<String, Arc<Live>>>,
     allowances: Mutex<HashMap<String, Arc<tokio::sync::Mutex<Conversation>>>>,
+    /// Told, with the last one's reason, each time the last open view has closed.
+    none_open: Mutex<Option<NoneOpen>>,
 }
+
+/// What [`Views::when_none_open`] is given.
+type NoneOpen = Arc<dyn Fn(ViewEnd) + Send + Sync>;
 
 impl Default for Views {
     fn default() -> Self {
@@ -204,7 +215,15 @@ impl Views {
             prepared: Mutex::default(),
             live: Mutex::default(),
             allowances: Mutex::default(),
+            none_open: Mutex::default(),
         }
+    }
+
+    /// Calls `then` each time the last open view has closed, with why it closed (its origin
+    /// no longer answers by then): the moment the front end clears what views left in the
+    /// engine's storage.
+    pub fn when_none_open(&self, then: impl Fn(ViewEnd) + Send + Sync + 'static) {
+        *lock(&self.none_open) = Some(Arc::new(then));
     }
 
     /// Finds the call `call_id` of turn `turn_id` in `conversation_id` on the record and reads
@@ -570,11 +589,21 @@ impl Views {
     /// view that is gone does nothing.
     pub async fn close(&self, view_id: &str, reason: ViewEnd) {
         lock(&self.prepared).remove(view_id);
-        let Some(live) = lock(&self.live).remove(view_id) else {
-            return;
+        let (live, none_open) = {
+            let mut open = lock(&self.live);
+            let Some(live) = open.remove(view_id) else {
+                return;
+            };
+            (live, open.is_empty())
         };
         if let Some(served) = lock(&live.served).take() {
             served.close();
+        }
+        if none_open {
+            let then = lock(&self.none_open).clone();
+            if let Some(then) = then {
+                then(reason);
+            }
         }
         live.turn.close(reason).await;
     }

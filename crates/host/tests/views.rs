@@ -656,3 +656,42 @@ async fn attack_views_refused_calls_count_toward_flooding() {
             .is_err()
     );
 }
+
+/// The engine keeps website data by host, every view's port together: it may clear what views
+/// kept only when no view is open. The front end is told exactly then, for whatever reason the
+/// last one closed (here flooded, then the app closing), and never while a view is open.
+#[tokio::test(flavor = "multi_thread")]
+async fn attack_views_the_last_view_closing_is_when_views_data_is_cleared() {
+    if !has_node() {
+        return;
+    }
+    let setup = asked().await;
+    let told = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let heard = Arc::clone(&told);
+    setup
+        .views
+        .when_none_open(move |reason| heard.lock().unwrap().push(reason));
+    let first = open_view(&setup).await;
+    let second = open_view(&setup).await;
+    setup.views.close(&first, ViewEnd::Navigated).await;
+    assert_eq!(*told.lock().unwrap(), [], "a view is still open");
+    setup.views.close(&first, ViewEnd::Closed).await;
+    assert_eq!(
+        *told.lock().unwrap(),
+        [],
+        "closing a closed view is nothing"
+    );
+    let calls = (0..400).map(|i| call(&setup, &second, &AllowAll, "echo", json!({"text": i})));
+    futures::future::join_all(calls).await;
+    assert_eq!(*told.lock().unwrap(), [ViewEnd::Flooded]);
+    let third = open_view(&setup).await;
+    let _ = third;
+    setup.views.close_all().await;
+    assert_eq!(
+        *told.lock().unwrap(),
+        [ViewEnd::Flooded, ViewEnd::AppClosed]
+    );
+    // What is cleared then: views' data, by the loopback host the engine files it under.
+    assert!(tooltrail_host::views::is_view_site("127.0.0.1"));
+    assert!(!tooltrail_host::views::is_view_site("localhost"));
+}
