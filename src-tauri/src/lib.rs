@@ -89,8 +89,20 @@ pub fn run() -> anyhow::Result<()> {
         .manage(server_requests::PendingServerRequests::default())
         .manage(models::Downloads::default())
         .manage(updates::Updates::default())
+        .manage(views::ViewData::default())
         .setup(move |app| {
             let _ = sign_in_notify.set(app.handle().clone());
+            // What views kept in the engine goes at the start and when the last one closes;
+            // as the app exits, the engine no longer answers, so it goes at the next start.
+            views::forget_view_data(app.handle());
+            let handle = app.handle().clone();
+            app.state::<tooltrail_host::Host>()
+                .views()
+                .when_none_open(move |reason| {
+                    if reason != tooltrail_protocol::ViewEnd::AppClosed {
+                        views::forget_view_data(&handle);
+                    }
+                });
             if let Some(folder) = folder {
                 // A folder that cannot be opened leaves the window on its start screen.
                 if let Err(error) = workspace::open(app.handle(), &folder) {

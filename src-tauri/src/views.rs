@@ -2,8 +2,13 @@
 //! in a frame served from a loopback origin of its own: it never reaches these commands. The
 //! window's bridge hears the view's messages and asks here on its behalf, so every call a view
 //! makes passes the same approval as the model's and lands on the record.
+//!
+//! What views keep in the engine (storage, cookies, caches) is cleared at the start, before any
+//! view, and each time the last open view closes ([`forget_view_data`]); a view waits for a
+//! clearing under way before it is served ([`ViewData`]).
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use serde_json::Value;
 use tauri::ipc::Channel;
@@ -52,9 +57,122 @@ pub async fn start_view(
     granted: Vec<String>,
     on_event: Channel<Event>,
 ) -> CommandResult<ViewStart> {
+    app.state::<ViewData>().cleared().await;
     let host = app.state::<Host>();
     let sink = Arc::new(host.sink(Box::new(WindowSink { channel: on_event })));
     Ok(host.views().start(&view_id, &granted, sink).await?)
+}
+
+/// How long a view waits for a clearing under way before it is served anyway (its page's
+/// `Clear-Site-Data` still clears its own origin, and its port is one no view used in this run).
+const CLEARING_WAIT: Duration = Duration::from_secs(5);
+
+/// Whether what views kept in the engine has been cleared: not until the clearing at the start
+/// has run, and not while a clearing is under way.
+pub struct ViewData {
+    cleared: Arc<tokio::sync::watch::Sender<bool>>,
+}
+
+impl Default for ViewData {
+    fn default() -> Self {
+        Self {
+            cleared: Arc::new(tokio::sync::watch::Sender::new(false)),
+        }
+    }
+}
+
+impl ViewData {
+    async fn cleared(&self) {
+        let mut cleared = self.cleared.subscribe();
+        let _ = tokio::time::timeout(CLEARING_WAIT, cleared.wait_for(|done| *done)).await;
+    }
+}
+
+/// Clears what views kept in the engine: every record of website data filed under a loopback
+/// host ([`tooltrail_host::views::is_view_site`]), never the app's own. The engine files its
+/// data by host, every port together, so this runs only when no view is open: at the start,
+/// for what an earlier run left (it may have ended with views open), and when the last open
+/// view closes (wired in `lib.rs` through `Views::when_none_open`).
+pub fn forget_view_data(app: &AppHandle) {
+    let cleared = Arc::clone(&app.state::<ViewData>().cleared);
+    cleared.send_replace(false);
+    let done = move || {
+        cleared.send_replace(true);
+    };
+    let Some(window) = app.get_webview_window("main") else {
+        return done();
+    };
+    #[cfg(target_os = "linux")]
+    {
+        let in_engine = done.clone();
+        if let Err(error) =
+            window.with_webview(move |webview| forget_in_webkit(&webview.inner(), in_engine))
+        {
+            eprintln!("tooltrail: the views' website data could not be cleared: {error}");
+            done();
+        }
+    }
+    // macOS (WKWebsiteDataStore: fetchDataRecordsOfTypes, then removeDataOfTypes:forDataRecords:
+    // for the records whose displayName is a view's) and Windows (WebView2: the DevTools
+    // protocol's Storage.clearDataForOrigin for each view's origin, as ClearBrowsingData has
+    // no origin filter) need objc2-web-kit and webview2-com named as dependencies; until then
+    // a view's page clears its origin with Clear-Site-Data and no port serves two views in a run.
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = window;
+        done();
+    }
+}
+
+/// WebKitGTK: fetches the website data records, removes those of the views' loopback host,
+/// then calls `done`. Runs on the main thread, where the engine answers.
+#[cfg(target_os = "linux")]
+fn forget_in_webkit(webview: &webkit2gtk::WebView, done: impl Fn() + Send + 'static) {
+    use webkit2gtk::{
+        WebViewExt as _, WebsiteData, WebsiteDataManagerExt as _, WebsiteDataManagerExtManual as _,
+        WebsiteDataTypes, gio,
+    };
+    let Some(manager) = webview.website_data_manager() else {
+        return done();
+    };
+    let remover = manager.clone();
+    manager.fetch(
+        WebsiteDataTypes::ALL,
+        None::<&gio::Cancellable>,
+        move |records| {
+            let records = match records {
+                Ok(records) => records,
+                Err(error) => {
+                    eprintln!("tooltrail: the views' website data could not be listed: {error}");
+                    return done();
+                }
+            };
+            let views: Vec<&WebsiteData> = records
+                .iter()
+                .filter(|record| {
+                    record
+                        .name()
+                        .is_some_and(|name| tooltrail_host::views::is_view_site(&name))
+                })
+                .collect();
+            if views.is_empty() {
+                return done();
+            }
+            remover.remove(
+                WebsiteDataTypes::ALL,
+                &views,
+                None::<&gio::Cancellable>,
+                move |removed| {
+                    if let Err(error) = removed {
+                        eprintln!(
+                            "tooltrail: the views' website data could not be cleared: {error}"
+                        );
+                    }
+                    done();
+                },
+            );
+        },
+    );
 }
 
 /// Runs the approval and the call for a view's request, in the open folder.
