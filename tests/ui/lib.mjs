@@ -130,7 +130,8 @@ export async function run() {
       console.log(`FAIL ${name}\n${error?.stack ?? error}`);
     }
   }
-  for (const dir of made) rmSync(dir, { recursive: true, force: true });
+  // A closed app's engine may still be writing its last files as the folder goes: try again.
+  for (const dir of made) rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
   const ran = only ? tests.filter((t) => t.name.includes(only)).length : tests.length;
   console.log(`\n${ran - failed} passed, ${failed} failed`);
   return failed;

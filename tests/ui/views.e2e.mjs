@@ -12,11 +12,14 @@
 //    Tauri's IPC, an undeclared address, the top window, a popup, a tool not for views and
 //    another server's tool, and reports what happened; then it floods the bridge. Every attempt
 //    is refused, the view is closed, `mcp.json` is unchanged and the next question is answered.
+// 4. A view's storage: what a view keeps (localStorage, IndexedDB, a cookie it tries) is
+//    nowhere on disk once it closed, the app keeps its own, and after a restart a view finds
+//    nothing an earlier one kept.
 import assert from "node:assert/strict";
-import { chmodSync, cpSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, cpSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { join } from "node:path";
-import { dependencyMissing, repo, run, tempDir, test } from "./lib.mjs";
+import { bytesUnder, dependencyMissing, repo, run, tempDir, test } from "./lib.mjs";
 import { appEnv, axe, gtkTheme, ownWindowState, scriptedModelEnv, Session, setLanguage, shoot as shootWindow, sleep, startDriver, startScriptedModel } from "./webdriver.mjs";
 
 const app = process.env.TOOLTRAIL_APP ?? join(repo, "target/debug/tooltrail-app");
@@ -345,6 +348,96 @@ test("a hostile view is refused everything it reaches for, closed when it floods
   } finally {
     await stop(running);
     canary.close();
+  }
+});
+
+/** The files under `dir`, every level down. */
+function filesUnder(dir) {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? filesUnder(path) : [path];
+  });
+}
+
+test("a view's storage goes with it: nothing of it stays on disk, the app keeps its own, and a later view finds none of it", async () => {
+  const configDir = tempDir("tooltrail-config-");
+  writeFileSync(join(configDir, "mcp.json"), JSON.stringify({ mcpServers: { basic: { command: process.execPath, args: [basic, "--stdio"] } } }));
+  const running = await start(configDir, [{ tool_calls: [{ name: "basic__get-time", arguments: {} }] }, { text: "The time is in the card." }], "light");
+  // The engine's data: WebKit files a frame's storage under storage/<top origin>/<frame origin>/.
+  const engineData = join(configDir, "xdg-data", "dev.tooltrail.desktop");
+  const MARK = "view-kept-this-6f1d";
+  const loopbackOrigins = () => filesUnder(join(engineData, "storage")).filter((file) => file.endsWith("/origin") && readFileSync(file).includes("127.0.0.1"));
+  let { session } = running;
+  try {
+    const box = await session.waitFor(".composer textarea");
+    await setLanguage(session, "en");
+    await session.type(box, "What time is it on the server?\uE007");
+    await allowNext(session);
+    const frame = await session.waitFor(".view-card iframe.view-frame", 60_000);
+    await session.until("the view started", () =>
+      inFrame(session, frame, async () => /\d{4}-/.test(await session.script("return document.getElementById('server-time')?.textContent ?? ''"))),
+    );
+    const kept = await inFrame(session, frame, () =>
+      session.scriptAsync(
+        `const [mark, done] = arguments;
+        localStorage.setItem("tooltrail-e2e", mark);
+        document.cookie = "tooltrail-e2e=" + mark + "; max-age=3600; path=/";
+        const open = indexedDB.open("tooltrail-e2e", 1);
+        open.onupgradeneeded = () => open.result.createObjectStore("kept");
+        open.onerror = () => done({ error: String(open.error) });
+        open.onsuccess = () => {
+          const write = open.result.transaction("kept", "readwrite");
+          write.objectStore("kept").put(mark, "mark");
+          write.oncomplete = () => { open.result.close(); done({ origin: location.origin, stored: localStorage.getItem("tooltrail-e2e"), cookie: document.cookie }); };
+        };`,
+        [MARK],
+      ),
+    );
+    console.log("  the view kept:", JSON.stringify(kept));
+    assert.match(kept.origin, /^http:\/\/127\.0\.0\.1:\d+$/);
+    assert.equal(kept.stored, MARK, "the view could keep something (else this test shows nothing)");
+    assert.equal(kept.cookie, "", "a view's cookie is a third party's, refused by the engine");
+    const language = await session.script("return localStorage.getItem('tooltrail.lang')");
+    assert.equal(language, "en");
+
+    for (const button of await session.findAll(".view-card .view-strip-actions button")) {
+      if ((await session.text(button)) === "Close view") await session.click(button);
+    }
+    await session.until("the view closed", async () => (await session.findAll(".view-card iframe")).length === 0);
+    await sleep(1500);
+    assert.equal(await session.script("return localStorage.getItem('tooltrail.lang')"), language, "the app keeps its own storage");
+    assert.ok(!bytesUnder(engineData).includes(MARK), "nothing the view kept is on disk");
+
+    // The app ends; at the next start the engine holds nothing for a view's origin, and a view
+    // shown again (a new origin, or by chance an old port) finds nothing the earlier one kept.
+    await session.end();
+    running.session = session = await Session.start(running.driver.base, app, [running.folder]);
+    await session.waitFor(".composer textarea", 30_000);
+    await setLanguage(session, "en");
+    await session.until("no view's origin is left in the engine's storage", () => loopbackOrigins().length === 0, 20_000);
+    assert.ok(!bytesUnder(engineData).includes(MARK), "nothing the view kept is on disk after a restart");
+    await session.click(await session.waitFor(".conversations .conversation-row .side-item", 30_000));
+    const show = await session.until("Show view", async () => {
+      for (const button of await session.findAll(".view-card .view-strip-actions button")) {
+        if ((await session.text(button)) === "Show view") return button;
+      }
+      return false;
+    });
+    await session.click(show);
+    const again = await session.waitFor(".view-card iframe.view-frame", 30_000);
+    await session.until("the view started again", () =>
+      inFrame(session, again, async () => /\d{4}-/.test(await session.script("return document.getElementById('server-time')?.textContent ?? ''"))),
+    );
+    const found = await inFrame(session, again, () =>
+      session.scriptAsync(
+        `const done = arguments[0];
+        indexedDB.databases().then((databases) => done({ stored: localStorage.getItem("tooltrail-e2e"), cookie: document.cookie, databases: databases.map((d) => d.name) }), (error) => done({ error: String(error) }));`,
+      ),
+    );
+    assert.deepEqual(found, { stored: null, cookie: "", databases: [] }, "a later view finds nothing of an earlier one");
+  } finally {
+    await stop(running);
   }
 });
 
