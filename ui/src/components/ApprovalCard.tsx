@@ -4,7 +4,7 @@ import { useEffect, useRef, useState } from "react";
 import type { ApprovalReply } from "../bindings";
 import { useI18n } from "../i18n";
 import { argumentsText, type CallView } from "../state/chat";
-import { DiffView } from "./lazy";
+import { DiffView } from "./lazyRenderers";
 
 interface Props {
   call: CallView;

@@ -12,7 +12,7 @@ import { QuestionCard } from "./QuestionCard";
 import { ElicitationCard } from "./ElicitationCard";
 import { SamplingCard } from "./SamplingCard";
 import { UndoChanges } from "./UndoChanges";
-import { Markdown } from "./lazy";
+import { Markdown } from "./lazyRenderers";
 import { formatCount } from "./history/query";
 import { CallTime, StatusIcon } from "./Status";
 import { InstructionsLine } from "./Welcome";

@@ -7,7 +7,7 @@ import "./updates.css";
 import { useId, type Ref } from "react";
 import type { UpdateInfo, UpdateProgress } from "../../api";
 import { useI18n, type Lang, type Translate } from "../../i18n";
-import { Markdown } from "../lazy";
+import { Markdown } from "../lazyRenderers";
 import { formatBytes } from "../models/format";
 import type { Install } from "./useInstall";
 
