@@ -360,7 +360,11 @@ function filesUnder(dir) {
   });
 }
 
-test("a view's storage goes with it: nothing of it stays on disk, the app keeps its own, and a later view finds none of it", async () => {
+// What a view kept goes with it: nothing of it on disk once closed, the app's own storage
+// kept, and at the next start the engine's storage holds no view's origin (an earlier run's
+// view folder stays there without the removal at the start) and a view shown again finds none
+// of it.
+test("attack_views_nothing_a_view_kept_outlives_it_in_the_engine", async () => {
   const configDir = tempDir("tooltrail-config-");
   writeFileSync(join(configDir, "mcp.json"), JSON.stringify({ mcpServers: { basic: { command: process.execPath, args: [basic, "--stdio"] } } }));
   const running = await start(configDir, [{ tool_calls: [{ name: "basic__get-time", arguments: {} }] }, { text: "The time is in the card." }], "light");
