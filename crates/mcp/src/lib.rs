@@ -49,6 +49,7 @@
 //! ```
 
 mod answerer;
+mod app_views;
 mod apps;
 mod auth;
 mod config;
