@@ -74,12 +74,35 @@ pub fn run() -> anyhow::Result<()> {
     if let Some(problem) = host.history().problem() {
         eprintln!("tooltrail: {problem}");
     }
-    tauri::Builder::default()
+    let builder = tauri::Builder::default()
         .plugin(tauri_plugin_dialog::init())
         .plugin(tauri_plugin_notification::init())
         .plugin(tauri_plugin_updater::Builder::new().build())
         // Frames (MCP App views) load only the addresses the host issued.
-        .plugin(views::navigation_guard())
+        .plugin(views::navigation_guard());
+    with_state(builder, host)
+        .setup(move |app| {
+            let _ = sign_in_notify.set(app.handle().clone());
+            start(app, folder);
+            Ok(())
+        })
+        .invoke_handler(COMMANDS)
+        .build(tauri::generate_context!())?
+        .run(|app, event| {
+            // MCP servers are child processes (or sessions on a server): end them with the app.
+            if let RunEvent::Exit = event {
+                tauri::async_runtime::block_on(app.state::<tooltrail_host::Host>().shutdown());
+            }
+        });
+    Ok(())
+}
+
+/// The engine and the shell's small managed values, each with one job (see the crate's doc).
+fn with_state(
+    builder: tauri::Builder<tauri::Wry>,
+    host: tooltrail_host::Host,
+) -> tauri::Builder<tauri::Wry> {
+    builder
         .manage(workspace::WorkspaceState::default())
         .manage(host)
         .manage(turns::RunningTurns::default())
@@ -90,117 +113,113 @@ pub fn run() -> anyhow::Result<()> {
         .manage(models::Downloads::default())
         .manage(updates::Updates::default())
         .manage(views::ViewData::default())
-        .setup(move |app| {
-            let _ = sign_in_notify.set(app.handle().clone());
-            // What views kept in the engine goes at the start and when the last one closes;
-            // as the app exits, the engine no longer answers, so it goes at the next start.
-            views::forget_view_data(app.handle());
-            let handle = app.handle().clone();
-            app.state::<tooltrail_host::Host>()
-                .views()
-                .when_none_open(move |reason| {
-                    if reason != tooltrail_protocol::ViewEnd::AppClosed {
-                        views::forget_view_data(&handle);
-                    }
-                });
-            if let Some(folder) = folder {
-                // A folder that cannot be opened leaves the window on its start screen.
-                if let Err(error) = workspace::open(app.handle(), &folder) {
-                    eprintln!("tooltrail: {error}");
-                }
-            }
-            if let Some(window) = app.get_webview_window("main") {
-                let _ = window.set_focus();
-            }
-            Ok(())
-        })
-        .invoke_handler(tauri::generate_handler![
-            commands::app_info,
-            commands::open_workspace,
-            commands::current_workspace,
-            commands::recent_workspaces,
-            commands::send_message,
-            mcp_content::mcp_content,
-            mcp_content::workspace_files,
-            mcp_content::read_attachment,
-            mcp_content::get_mcp_prompt,
-            mcp_content::complete_prompt_argument,
-            commands::cancel_turn,
-            commands::answer_approval,
-            commands::answer_question,
-            server_requests::answer_elicitation,
-            server_requests::answer_sampling,
-            server_requests::open_elicitation_url,
-            commands::turn_changes,
-            commands::undo_changes,
-            commands::list_conversations,
-            commands::load_conversation,
-            commands::mcp_servers,
-            commands::history_calls,
-            commands::history_stats,
-            commands::history_tokens,
-            commands::tool_call,
-            commands::export_history,
-            commands::rename_conversation,
-            commands::delete_conversation,
-            commands::search_messages,
-            commands::list_rules,
-            commands::add_rule,
-            commands::revoke_rule,
-            snippets::list_snippets,
-            snippets::get_snippet,
-            snippets::delete_snippet,
-            commands::get_settings,
-            commands::save_provider,
-            commands::delete_provider,
-            commands::activate_provider,
-            commands::test_connection,
-            commands::forget_tool_mode,
-            commands::save_limits,
-            commands::set_tool_enabled,
-            commands::sandbox_status,
-            commands::save_read_only_folders,
-            commands::save_network_commands,
-            telemetry::telemetry_settings,
-            telemetry::save_telemetry,
-            telemetry::send_test_trace,
-            commands::mcp_config,
-            commands::save_mcp_server,
-            commands::remove_mcp_server,
-            guide::model_guide,
-            guide::use_server,
-            models::list_models,
-            models::pull_model,
-            models::cancel_pull,
-            models::downloads,
-            models::import_model,
-            models::remove_model,
-            models::use_model,
-            models::stop_runtime,
-            instructions::project_instructions,
-            instructions::set_project_instructions,
-            mcp::mcp_sign_in,
-            mcp::mcp_sign_out,
-            updates::update_settings,
-            updates::save_update_check,
-            updates::check_for_update,
-            updates::install_update,
-            views::prepare_view,
-            views::start_view,
-            views::view_call_tool,
-            views::view_read_resource,
-            views::close_view,
-            views::open_view_link,
-        ])
-        .build(tauri::generate_context!())?
-        .run(|app, event| {
-            // MCP servers are child processes (or sessions on a server): end them with the app.
-            if let RunEvent::Exit = event {
-                tauri::async_runtime::block_on(app.state::<tooltrail_host::Host>().shutdown());
+}
+
+/// Once the window exists: views' leftovers cleared, the folder named on the command line
+/// opened, the window focused.
+fn start(app: &tauri::App, folder: Option<PathBuf>) {
+    // What views kept in the engine goes at the start and when the last one closes;
+    // as the app exits, the engine no longer answers, so it goes at the next start.
+    views::forget_view_data(app.handle());
+    let handle = app.handle().clone();
+    app.state::<tooltrail_host::Host>()
+        .views()
+        .when_none_open(move |reason| {
+            if reason != tooltrail_protocol::ViewEnd::AppClosed {
+                views::forget_view_data(&handle);
             }
         });
-    Ok(())
+    if let Some(folder) = folder {
+        // A folder that cannot be opened leaves the window on its start screen.
+        if let Err(error) = workspace::open(app.handle(), &folder) {
+            eprintln!("tooltrail: {error}");
+        }
+    }
+    if let Some(window) = app.get_webview_window("main") {
+        let _ = window.set_focus();
+    }
 }
+
+/// Every command the window may call. A list rather than a step of [`run`]: it grows with
+/// every command.
+const COMMANDS: fn(tauri::ipc::Invoke<tauri::Wry>) -> bool = tauri::generate_handler![
+    commands::app_info,
+    commands::open_workspace,
+    commands::current_workspace,
+    commands::recent_workspaces,
+    commands::send_message,
+    mcp_content::mcp_content,
+    mcp_content::workspace_files,
+    mcp_content::read_attachment,
+    mcp_content::get_mcp_prompt,
+    mcp_content::complete_prompt_argument,
+    commands::cancel_turn,
+    commands::answer_approval,
+    commands::answer_question,
+    server_requests::answer_elicitation,
+    server_requests::answer_sampling,
+    server_requests::open_elicitation_url,
+    commands::turn_changes,
+    commands::undo_changes,
+    commands::list_conversations,
+    commands::load_conversation,
+    commands::mcp_servers,
+    commands::history_calls,
+    commands::history_stats,
+    commands::history_tokens,
+    commands::tool_call,
+    commands::export_history,
+    commands::rename_conversation,
+    commands::delete_conversation,
+    commands::search_messages,
+    commands::list_rules,
+    commands::add_rule,
+    commands::revoke_rule,
+    snippets::list_snippets,
+    snippets::get_snippet,
+    snippets::delete_snippet,
+    commands::get_settings,
+    commands::save_provider,
+    commands::delete_provider,
+    commands::activate_provider,
+    commands::test_connection,
+    commands::forget_tool_mode,
+    commands::save_limits,
+    commands::set_tool_enabled,
+    commands::sandbox_status,
+    commands::save_read_only_folders,
+    commands::save_network_commands,
+    telemetry::telemetry_settings,
+    telemetry::save_telemetry,
+    telemetry::send_test_trace,
+    commands::mcp_config,
+    commands::save_mcp_server,
+    commands::remove_mcp_server,
+    guide::model_guide,
+    guide::use_server,
+    models::list_models,
+    models::pull_model,
+    models::cancel_pull,
+    models::downloads,
+    models::import_model,
+    models::remove_model,
+    models::use_model,
+    models::stop_runtime,
+    instructions::project_instructions,
+    instructions::set_project_instructions,
+    mcp::mcp_sign_in,
+    mcp::mcp_sign_out,
+    updates::update_settings,
+    updates::save_update_check,
+    updates::check_for_update,
+    updates::install_update,
+    views::prepare_view,
+    views::start_view,
+    views::view_call_tool,
+    views::view_read_resource,
+    views::close_view,
+    views::open_view_link,
+];
 
 #[cfg(test)]
 mod tests {
