@@ -434,7 +434,7 @@ impl SandboxView {
         let settings = tooltrail_host::sandbox_settings_from(&configured);
         let temp = std::env::temp_dir().join("tooltrail-home-XXXXXX");
         let root = workspace.map_or_else(|| temp.join("workspace"), Path::to_path_buf);
-        let seen = tooltrail_sandbox::view::view(
+        let seen = tooltrail_sandbox::reach::command_reach(
             &settings,
             &root,
             true,

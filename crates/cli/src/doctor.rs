@@ -7,8 +7,8 @@ use std::process::ExitCode;
 
 use serde_json::json;
 use tooltrail_sandbox::limits::{CPU_GRACE_SECS, MAX_FILE_BYTES, MAX_PROCESSES};
-use tooltrail_sandbox::view::{Skipped, view};
-use tooltrail_sandbox::{Grant, Reason, Sandbox, SandboxSettings, SandboxStatus, View};
+use tooltrail_sandbox::reach::{Skipped, command_reach};
+use tooltrail_sandbox::{CommandReach, Grant, Reason, Sandbox, SandboxSettings, SandboxStatus};
 
 pub fn run(as_json: bool) -> anyhow::Result<ExitCode> {
     let sandbox = Sandbox::detect();
@@ -18,7 +18,7 @@ pub fn run(as_json: bool) -> anyhow::Result<ExitCode> {
     let config = tooltrail_settings::ConfigFile::read(&tooltrail_settings::config_path()?)?;
     let mut settings = tooltrail_host::sandbox_settings_from(&config.sandbox.read_only_folders);
     settings.network_commands = tooltrail_host::network_commands(&config.sandbox.network_commands);
-    let seen = view_of(&settings, &workspace);
+    let seen = reach_of(&settings, &workspace);
     // What every request begins with, estimated: the share of the window it takes.
     let prefix = tooltrail_settings::Settings::resolve(&tooltrail_settings::Overrides::default())
         .ok()
@@ -26,7 +26,8 @@ pub fn run(as_json: bool) -> anyhow::Result<ExitCode> {
     let mut out = crate::terminal::stdout_for(as_json);
     if as_json {
         let mut value = to_json(status);
-        value["view"] = view_json(&seen, status, &workspace);
+        // The key stays `view`, as `tooltrail doctor --json` has always printed it.
+        value["view"] = reach_json(&seen, status, &workspace);
         value["local_runtime"] = crate::runtime_cmd::doctor_json();
         if let Some((tools, tokens)) = prefix {
             value["fixed_prefix"] = json!({ "tools": tools, "estimated_tokens": tokens });
@@ -37,7 +38,7 @@ pub fn run(as_json: bool) -> anyhow::Result<ExitCode> {
         write!(
             out,
             "{}",
-            view_report(&seen, status, &workspace, &settings.network_commands)
+            reach_report(&seen, status, &workspace, &settings.network_commands)
         )?;
         write!(out, "{}", crate::runtime_cmd::doctor_text())?;
         if let Some((tools, tokens)) = prefix {
@@ -56,8 +57,8 @@ fn temp_placeholder() -> PathBuf {
 }
 
 /// What an approved command in `workspace` sees.
-fn view_of(settings: &SandboxSettings, workspace: &Path) -> View {
-    view(
+fn reach_of(settings: &SandboxSettings, workspace: &Path) -> CommandReach {
+    command_reach(
         settings,
         workspace,
         true,
@@ -67,7 +68,7 @@ fn view_of(settings: &SandboxSettings, workspace: &Path) -> View {
 }
 
 /// The folders a command sees, as listed.
-fn listed<'a>(seen: &'a View, status: &SandboxStatus) -> Vec<&'a Grant> {
+fn listed<'a>(seen: &'a CommandReach, status: &SandboxStatus) -> Vec<&'a Grant> {
     seen.shown(status.own_processes)
 }
 
@@ -92,9 +93,9 @@ fn detail(grant: &Grant) -> String {
     }
 }
 
-/// The view as `tooltrail doctor` prints it.
-fn view_report(
-    seen: &View,
+/// The reach as `tooltrail doctor` prints it.
+fn reach_report(
+    seen: &CommandReach,
     status: &SandboxStatus,
     workspace: &Path,
     network_commands: &[Vec<String>],
@@ -191,7 +192,7 @@ fn network_line(network_commands: &[Vec<String>]) -> String {
     )
 }
 
-fn view_json(seen: &View, status: &SandboxStatus, workspace: &Path) -> serde_json::Value {
+fn reach_json(seen: &CommandReach, status: &SandboxStatus, workspace: &Path) -> serde_json::Value {
     let folders: Vec<serde_json::Value> = listed(seen, status)
         .into_iter()
         .map(|grant| {
@@ -297,11 +298,11 @@ mod tests {
                 vars: Default::default(),
             },
         };
-        let seen = view_of(&settings, &workspace);
+        let seen = reach_of(&settings, &workspace);
         let mut status = Sandbox::unavailable("x").status().clone();
         status.enforced = true;
         status.own_processes = true;
-        let text = view_report(&seen, &status, &workspace, &[]);
+        let text = reach_report(&seen, &status, &workspace, &[]);
         let line = |needle: &str| {
             text.lines()
                 .find(|line| line.starts_with("  ") && line.contains(needle))
@@ -324,7 +325,7 @@ mod tests {
         )));
         assert!(!text.contains(&format!("{}  ", home.join(".ssh").display())));
 
-        let value = view_json(&seen, &status, &workspace);
+        let value = reach_json(&seen, &status, &workspace);
         let reasons: Vec<&str> = value["folders"]
             .as_array()
             .unwrap()

@@ -1,14 +1,14 @@
 //! The hidden command line of the sandbox helper: `<binary> __sandbox-exec <timeout>
 //! [--network] [--read <path> | --write <path>]... -- <program> <args>...`.
 //!
-//! The caller works out every folder the command may use (see [`crate::view`]); the helper
+//! The caller works out every folder the command may use (see [`crate::reach`]); the helper
 //! applies the lists as they are. Paths travel as `OsString`s, so a workspace whose name is
 //! not UTF-8 still works.
 
 use std::ffi::{OsStr, OsString};
 use std::path::PathBuf;
 
-use crate::view::{Access, View};
+use crate::reach::{Access, CommandReach};
 
 /// First argument of the supervising helper.
 pub const HELPER_ARG: &str = "__sandbox-exec";
@@ -35,16 +35,17 @@ pub(crate) struct HelperSpec {
 }
 
 impl HelperSpec {
-    /// The spec for `view`'s folders.
+    /// The spec for `reach`'s folders.
     pub(crate) fn of(
-        view: &View,
+        reach: &CommandReach,
         timeout_secs: u64,
         network: bool,
         program: OsString,
         args: Vec<OsString>,
     ) -> Self {
         let paths = |access: Access| {
-            view.grants
+            reach
+                .grants
                 .iter()
                 .filter(|grant| grant.access == access)
                 .map(|grant| grant.path.clone())

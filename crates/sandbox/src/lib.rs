@@ -17,10 +17,10 @@
 //!   with Landlock, seccomp, resource limits and a subreaper. macOS: a `sandbox-exec` profile.
 //!   [`Sandbox::status`] says what holds on this machine; where nothing does, callers ask before
 //!   every command.
-//! - [`view`] works out what one command sees: system folders, the workspace, the user's
+//! - [`reach`] works out what one command can reach: system folders, the workspace, the user's
 //!   toolchains ([`toolchains`]) and extra folders read-only with their secrets left out, a
 //!   private temp folder and the workspace's build caches, and the environment that points the
-//!   toolchains there. `tooltrail doctor` prints the same view.
+//!   toolchains there. `tooltrail doctor` prints the same reach.
 //! - [`rules`] are the user's standing decisions: always allow an exact command prefix in a
 //!   workspace, or always refuse one.
 //!
@@ -57,13 +57,13 @@ pub mod macos;
 mod os_sandbox;
 pub mod policy;
 mod process;
+pub mod reach;
 mod report;
 pub mod rules;
 mod secrets;
 pub mod shell;
 mod system_paths;
 pub mod toolchains;
-pub mod view;
 pub mod windows;
 mod workspace;
 
@@ -71,7 +71,7 @@ pub use error::{PathError, WorkspaceError};
 pub use helper_args::HELPER_ARG;
 pub use os_sandbox::{Sandbox, SandboxStatus, maybe_run_helper};
 pub use process::{BashCommand, BashOutput, Confinement, RunError, run_bash};
+pub use reach::{Access, CommandReach, Grant, Reason, SandboxSettings};
 pub use secrets::Hidden;
 pub use toolchains::HostEnv;
-pub use view::{Access, Grant, Reason, SandboxSettings, View};
 pub use workspace::{ResolvedPath, Workspace};

@@ -7,9 +7,9 @@
 //!    processes, kills every descendant, including those that left the group with `setsid` or a
 //!    double fork: orphans are re-parented to the subreaper, never to init.
 //! 2. [`confine`]: applies resource limits, drops capabilities, sets `no_new_privs`, restricts
-//!    itself with Landlock to the folders the caller listed (see [`crate::view`]: system folders,
-//!    toolchains with their secrets left out, the workspace, writable only when the user
-//!    approved, a private temp folder and the workspace's caches; everything else invisible)
+//!    itself with Landlock to the folders the caller listed (see [`crate::reach`]: system
+//!    folders, toolchains with their secrets left out, the workspace, writable only when the
+//!    user approved, a private temp folder and the workspace's caches; everything else invisible)
 //!    and a seccomp filter (no network sockets, no ptrace, mount, bpf, keyctl ...), then
 //!    `exec`s the shell. Where the system allows it, stage 2 is the first process of a PID
 //!    namespace of its own and mounts a `/proc` showing only the command's processes (see

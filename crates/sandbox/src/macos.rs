@@ -1,14 +1,14 @@
 //! macOS: a `sandbox-exec` (Seatbelt) profile, deny by default. Built and tested on every
 //! platform; used by [`crate::run_bash`] on macOS only.
 
-use crate::view::{Access, Grant};
+use crate::reach::{Access, Grant};
 use std::ffi::OsString;
 
 /// The program that applies a profile.
 pub const SANDBOX_EXEC: &str = "/usr/bin/sandbox-exec";
 
-/// The profile for one command: deny by default, no network, and the folders of its view
-/// (see [`crate::view`]) readable or writable as listed.
+/// The profile for one command: deny by default, no network, and the folders it can reach
+/// (see [`crate::reach`]) readable or writable as listed.
 pub fn profile(grants: &[Grant]) -> String {
     let mut out = String::from(
         "(version 1)\n(deny default)\n(allow process-fork)\n(allow process-exec)\n\
@@ -67,12 +67,12 @@ mod tests {
         Grant {
             path: PathBuf::from(path),
             access,
-            reason: crate::view::Reason::Workspace,
+            reason: crate::reach::Reason::Workspace,
         }
     }
 
     #[test]
-    fn the_profile_denies_by_default_and_allows_what_the_view_lists() {
+    fn the_profile_denies_by_default_and_allows_what_the_reach_lists() {
         let text = profile(&[
             grant("/Users/me/proj", Access::Read),
             grant("/tmp/t", Access::Write),

@@ -1,5 +1,5 @@
 //! Running one shell command with process hygiene: `bash --noprofile --norc -c`, stdin from
-//! `/dev/null`, a cleared environment (but for what [`crate::view`] gives: a `PATH` of
+//! `/dev/null`, a cleared environment (but for what [`crate::reach`] gives: a `PATH` of
 //! visible folders, where toolchains and caches are), its own process group (killed on timeout, on cancel, and
 //! once the shell exits, so no background child outlives the call), and output capped per
 //! stream while the pipes keep being drained so the command never blocks on a full pipe.
@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio_util::sync::CancellationToken;
 
-use crate::view::{SandboxSettings, View};
+use crate::reach::{CommandReach, SandboxSettings};
 
 /// How long the output pipes may stay open after the command ended and its group was killed
 /// (a process that left the group could hold them forever).
@@ -38,7 +38,7 @@ pub struct BashCommand {
     /// The OS sandbox to run in; `None` runs with process hygiene only, which callers allow
     /// only for commands the user approved.
     pub confinement: Option<Confinement>,
-    /// Toolchains, extra read-only folders and where caches go (see [`crate::view`]).
+    /// Toolchains, extra read-only folders and where caches go (see [`crate::reach`]).
     pub sandbox: SandboxSettings,
 }
 
@@ -110,8 +110,8 @@ pub async fn run_bash(
         .prefix("tooltrail-home-")
         .tempdir()
         .map_err(|err| RunError::Home(err.kind()))?;
-    let view = command_view(command, home.path())?;
-    let mut process = shell_process(command, &view)?;
+    let reach = reach_for(command, home.path())?;
+    let mut process = shell_process(command, &reach)?;
 
     let started = Instant::now();
     let mut child = process.spawn().map_err(|err| RunError::Spawn(err.kind()))?;
@@ -164,12 +164,12 @@ pub async fn run_bash(
 }
 
 /// What the command sees, with `home` its private folder, and its caches made ready.
-fn command_view(command: &BashCommand, home: &Path) -> Result<View, RunError> {
+fn reach_for(command: &BashCommand, home: &Path) -> Result<CommandReach, RunError> {
     let (workspace, writable) = match &command.confinement {
         Some(confinement) => (confinement.workspace.as_path(), confinement.writable),
         None => (command.cwd.as_path(), true),
     };
-    let mut view = crate::view::view(
+    let mut reach = crate::reach::command_reach(
         &command.sandbox,
         workspace,
         writable,
@@ -182,17 +182,20 @@ fn command_view(command: &BashCommand, home: &Path) -> Result<View, RunError> {
         .as_ref()
         .is_none_or(|confinement| confinement.network)
     {
-        view.open_network();
+        reach.open_network();
     }
-    prepare_caches(&view).map_err(|err| RunError::Cache(err.kind()))?;
-    Ok(view)
+    prepare_caches(&reach).map_err(|err| RunError::Cache(err.kind()))?;
+    Ok(reach)
 }
 
 /// The process to start: the sandbox helper running bash when confined, else bash itself,
-/// with nothing of this process's environment but what the view gives.
-fn shell_process(command: &BashCommand, view: &View) -> Result<tokio::process::Command, RunError> {
+/// with nothing of this process's environment but what its reach gives.
+fn shell_process(
+    command: &BashCommand,
+    reach: &CommandReach,
+) -> Result<tokio::process::Command, RunError> {
     let (program, args) = match &command.confinement {
-        Some(confinement) => confined(confinement, command, view),
+        Some(confinement) => confined(confinement, command, reach),
         // Unconfined: on Windows, Git for Windows' bash (see `shell.rs`).
         None => (
             crate::shell::bash().map_err(RunError::NoBash)?,
@@ -203,7 +206,7 @@ fn shell_process(command: &BashCommand, view: &View) -> Result<tokio::process::C
     process
         .args(args)
         .env_clear()
-        .envs(view.env.iter().map(|(name, value)| (name, value)))
+        .envs(reach.env.iter().map(|(name, value)| (name, value)))
         .current_dir(&command.cwd)
         // The helper watches its stdin: closing it is how a call is cancelled.
         .stdin(if command.confinement.is_some() {
@@ -284,9 +287,9 @@ async fn wait_or_stop(
 
 /// Makes the workspace's cache folder and the command's own `CARGO_HOME` (outside the
 /// sandbox, before the command starts).
-fn prepare_caches(view: &View) -> std::io::Result<()> {
-    std::fs::create_dir_all(&view.cache)?;
-    if let Some(cargo_home) = &view.cargo_home {
+fn prepare_caches(reach: &CommandReach) -> std::io::Result<()> {
+    std::fs::create_dir_all(&reach.cache)?;
+    if let Some(cargo_home) = &reach.cargo_home {
         cargo_home.prepare()?;
     }
     Ok(())
@@ -297,10 +300,10 @@ fn prepare_caches(view: &View) -> std::io::Result<()> {
 fn confined(
     confinement: &Confinement,
     command: &BashCommand,
-    view: &View,
+    reach: &CommandReach,
 ) -> (OsString, Vec<OsString>) {
     let spec = crate::helper_args::HelperSpec::of(
-        view,
+        reach,
         command.timeout.as_secs().max(1),
         confinement.network,
         OsString::from(BASH),
@@ -316,9 +319,9 @@ fn confined(
 fn confined(
     confinement: &Confinement,
     command: &BashCommand,
-    view: &View,
+    reach: &CommandReach,
 ) -> (OsString, Vec<OsString>) {
-    let profile = crate::macos::profile(&view.grants);
+    let profile = crate::macos::profile(&reach.grants);
     (
         confinement.helper.clone().into_os_string(),
         crate::macos::command_line(&profile, BASH, &bash_args(&command.script)),

@@ -1,7 +1,7 @@
 //! The system folders a sandboxed command may read and run programs from, on each system. Kept
-//! apart from both the view, which grants them, and the confinement (Landlock, Seatbelt), which
-//! only turns a view's grants into rules: each of those reads this list, and neither reads the
-//! other.
+//! apart from both a command's reach, which grants them, and the confinement (Landlock,
+//! Seatbelt), which only turns the reach's grants into rules: each of those reads this list,
+//! and neither reads the other.
 
 use std::path::PathBuf;
 

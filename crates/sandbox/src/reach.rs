@@ -1,4 +1,4 @@
-//! What one command sees: every folder it may read or write and why, the secrets left out of
+//! What one command can reach: every folder it may read or write and why, the secrets left out of
 //! them, and its environment. Worked out by the caller for each call (so a toolchain installed
 //! or a credential file written since is taken into account), passed to the helper as explicit
 //! lists, and shown by `tooltrail doctor` from the same function.
@@ -161,11 +161,11 @@ pub struct Skipped {
     pub why: &'static str,
 }
 
-/// Everything one command sees, and its environment.
+/// Everything one command can reach, and its environment.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct View {
+pub struct CommandReach {
     /// What the Landlock rules allow, in order. A folder split around secrets appears as the
-    /// entries allowed; [`View::folders`] has the folders as the user knows them.
+    /// entries allowed; [`CommandReach::folders`] has the folders as the user knows them.
     pub grants: Vec<Grant>,
     /// The folders as found (each toolchain and extra folder once), for reports.
     pub folders: Vec<Grant>,
@@ -191,7 +191,7 @@ const OFFLINE_VARIABLES: &[&str] = &[
     "CARGO_NET_OFFLINE",
 ];
 
-impl View {
+impl CommandReach {
     /// Drops the variables that say there is no network: a network rule opened it.
     pub fn open_network(&mut self) {
         self.env
@@ -239,13 +239,13 @@ impl CargoHome {
 
 /// What a command in `workspace` sees, `writable` when the user approved it, with `temp` its
 /// private folder. `untrusted` folders are never put on `PATH`.
-pub fn view(
+pub fn command_reach(
     settings: &SandboxSettings,
     workspace: &Path,
     writable: bool,
     temp: &Path,
     untrusted: &[PathBuf],
-) -> View {
+) -> CommandReach {
     let cache = settings.cache_folder(workspace, temp);
     let mut grants = fixed_grants(workspace, writable, temp, &cache);
     let mut folders = grants.clone();
@@ -291,7 +291,7 @@ pub fn view(
         untrusted,
         &visible,
     );
-    View {
+    CommandReach {
         grants,
         folders,
         hidden,
@@ -334,7 +334,7 @@ fn fixed_grants(workspace: &Path, writable: bool, temp: &Path, cache: &Path) -> 
 }
 
 /// Folders outside the workspace a command reads (toolchains, the user's extra folders): each
-/// is listed whole in the view's folders, as the user knows it, but granted only around the
+/// is listed whole in the reach's folders, as the user knows it, but granted only around the
 /// secrets in it, so a toolchain folder that holds a credential file does not expose it.
 struct OutsideReads<'a> {
     known: Vec<Hidden>,
@@ -406,7 +406,7 @@ impl<'a> OutsideReads<'a> {
     }
 }
 
-impl View {
+impl CommandReach {
     /// The folders as reports list them: what the command changes first, then toolchains and
     /// extra folders, then the system's; only those that exist (the private temp folder is
     /// made per call); `/proc` only where the command gets its own.
@@ -622,14 +622,14 @@ mod tests {
                 vars: Default::default(),
             },
         };
-        let view = view(
+        let reach = command_reach(
             &settings,
             &workspace,
             true,
             &temp,
             std::slice::from_ref(&workspace),
         );
-        let readable: Vec<&Path> = view
+        let readable: Vec<&Path> = reach
             .grants
             .iter()
             .filter(|grant| matches!(grant.reason, Reason::Toolchain(_) | Reason::Extra))
@@ -650,15 +650,17 @@ mod tests {
                 .any(|path| path.ends_with("credentials.toml"))
         );
         assert_eq!(
-            view.hidden
+            reach
+                .hidden
                 .iter()
                 .map(|hidden| hidden.path.clone())
                 .collect::<Vec<_>>(),
             [home.join(".cargo/credentials.toml")]
         );
-        assert_eq!(view.skipped[0].path, home.join("missing"));
+        assert_eq!(reach.skipped[0].path, home.join("missing"));
         let env = |name: &str| {
-            view.env
+            reach
+                .env
                 .iter()
                 .find(|(known, _)| known == name)
                 .map(|(_, value)| value.clone())
@@ -672,12 +674,12 @@ mod tests {
         assert_eq!(env("RUSTUP_HOME"), Some(home.join(".rustup").into()));
         assert_eq!(
             env("CARGO_HOME"),
-            Some(view.cache.join("cargo-home").into())
+            Some(reach.cache.join("cargo-home").into())
         );
         assert_eq!(env("HOME"), Some(temp.clone().into()));
-        assert!(view.cache.starts_with(base.join("data/sandbox-cache")));
-        assert!(view.grants.contains(&Grant {
-            path: view.cache.clone(),
+        assert!(reach.cache.starts_with(base.join("data/sandbox-cache")));
+        assert!(reach.grants.contains(&Grant {
+            path: reach.cache.clone(),
             access: Access::Write,
             reason: Reason::Cache
         }));
