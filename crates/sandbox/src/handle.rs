@@ -16,7 +16,7 @@
 
 use std::fs::File;
 use std::io::ErrorKind;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Component, Path};
 
 use cap_std::fs::{Metadata, OpenOptions, OpenOptionsExt as _};
 
@@ -28,14 +28,20 @@ impl Workspace {
     /// taken from the open file itself, so what is checked is what is read. A pipe is opened
     /// without waiting for a writer; callers look at the metadata before they read.
     pub fn open_read(&self, at: &ResolvedPath) -> Result<(File, std::fs::Metadata), PathError> {
-        self.open_relative(Path::new(at.relative()), at.relative())
+        let shown = |err: std::io::Error| path_error(at.relative(), &err);
+        let file = self.open_file(handle_path(at)).map_err(shown)?;
+        let meta = file.metadata().map_err(shown)?;
+        Ok((file, meta))
     }
 
     /// As [`open_read`](Self::open_read), for a path a walk found beneath the root (absolute,
-    /// as the walker gives it). A path that is not below the root is refused.
-    pub fn open_found(&self, found: &Path) -> Result<(File, std::fs::Metadata), PathError> {
+    /// as the walker gives it), without its metadata: a walk opens every file it reads, and
+    /// the caller asks the open file for what it needs. A path that is not below the root is
+    /// refused. A pipe is opened without waiting; reading a folder fails.
+    pub fn open_found(&self, found: &Path) -> Result<File, PathError> {
         let relative = self.below_root(found)?;
-        self.open_relative(&relative, &self.relative(found))
+        self.open_file(relative)
+            .map_err(|err| path_error(&self.relative(found), &err))
     }
 
     /// The metadata of a path a walk found beneath the root: of the link itself when
@@ -82,26 +88,17 @@ impl Workspace {
             .map_err(|err| path_error(at.relative(), &err))
     }
 
-    fn open_relative(
-        &self,
-        relative: &Path,
-        shown: &str,
-    ) -> Result<(File, std::fs::Metadata), PathError> {
+    /// Opens `relative` for reading through the handle, without waiting on a pipe.
+    fn open_file(&self, relative: &Path) -> std::io::Result<File> {
         let mut options = OpenOptions::new();
         options.read(true);
         #[cfg(unix)]
         options.custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32);
-        let file = self
-            .dir
-            .open_with(relative, &options)
-            .map_err(|err| path_error(shown, &err))?
-            .into_std();
-        let meta = file.metadata().map_err(|err| path_error(shown, &err))?;
-        Ok((file, meta))
+        Ok(self.dir.open_with(relative, &options)?.into_std())
     }
 
     /// `found` below the root, as a path relative to the handle.
-    fn below_root(&self, found: &Path) -> Result<PathBuf, PathError> {
+    fn below_root<'p>(&self, found: &'p Path) -> Result<&'p Path, PathError> {
         let inside = found
             .strip_prefix(self.root())
             .map_err(|_| PathError::AbsoluteOutside)?;
@@ -112,9 +109,9 @@ impl Workspace {
             return Err(PathError::Outside(self.relative(found)));
         }
         Ok(if inside.as_os_str().is_empty() {
-            PathBuf::from(".")
+            Path::new(".")
         } else {
-            inside.to_path_buf()
+            inside
         })
     }
 }

@@ -277,8 +277,8 @@ fn run(lab: &Lab, workspace: &Workspace, op: &Op) -> Option<Vec<u8>> {
             None
         }
         Op::ReadFound(rel) => {
-            let (file, meta) = workspace.open_found(&lab.inside.join(rel)).ok()?;
-            meta.is_file().then(|| read_all(file))
+            let file = workspace.open_found(&lab.inside.join(rel)).ok()?;
+            Some(read_all(file))
         }
         Op::FoundMetadata(rel, follow) => {
             let _ = workspace.found_metadata(&lab.inside.join(rel), *follow);

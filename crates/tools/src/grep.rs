@@ -300,9 +300,8 @@ fn search_file(
     };
     // Opened through the folder's handle: a folder swapped for a link during the walk cannot
     // lead the search out.
-    let file = match query.workspace.open_found(path) {
-        Ok((file, meta)) if meta.is_file() => file,
-        _ => return Vec::new(),
+    let Ok(file) = query.workspace.open_found(path) else {
+        return Vec::new();
     };
     if searcher
         .search_file(&query.matcher, &file, &mut sink)

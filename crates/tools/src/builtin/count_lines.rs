@@ -249,10 +249,10 @@ fn count_tree(
             }
             // Read through the folder's handle: a folder swapped for a link during the walk
             // cannot lead the read out.
-            let counted = match workspace.open_found(path) {
-                Ok((file, meta)) if meta.is_file() => count_file(file, &mut worker.buffer),
-                _ => return,
+            let Ok(file) = workspace.open_found(path) else {
+                return;
             };
+            let counted = count_file(file, &mut worker.buffer);
             match counted {
                 Ok(Some(lines)) => worker.local.add(path, lines),
                 Ok(None) => worker.local.binary += 1,

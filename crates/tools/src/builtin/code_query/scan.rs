@@ -252,14 +252,14 @@ fn read(
 ) -> Contents {
     // Through the folder's handle: a folder swapped for a link during the walk cannot lead
     // the read out.
-    let Ok((mut file, meta)) = workspace.open_found(path) else {
+    let Ok(mut file) = workspace.open_found(path) else {
         return Contents::Skip;
     };
-    if !meta.is_file() {
-        return Contents::Skip;
-    }
-    if meta.len() > max_bytes {
-        return Contents::TooLarge;
+    match file.metadata() {
+        Ok(meta) if !meta.is_file() => return Contents::Skip,
+        Ok(meta) if meta.len() > max_bytes => return Contents::TooLarge,
+        Ok(_) => {}
+        Err(_) => return Contents::Skip,
     }
     buffer.clear();
     // One byte more than the limit tells a file that grew since its metadata was read.
