@@ -49,9 +49,9 @@ impl Workspace {
     pub fn found_metadata(&self, found: &Path, follow: bool) -> Result<Metadata, PathError> {
         let relative = self.below_root(found)?;
         let result = if follow {
-            self.dir.metadata(&relative)
+            self.dir.metadata(relative)
         } else {
-            self.dir.symlink_metadata(&relative)
+            self.dir.symlink_metadata(relative)
         };
         result.map_err(|err| path_error(&self.relative(found), &err))
     }
