@@ -17,10 +17,10 @@ use tooltrail_tools::{
 
 use crate::announce::OpenLine;
 use crate::approval::{ApprovalRequest, Approver, RuleBook, RuleDecision};
-use crate::cap::cap_for_model;
 use crate::config::AgentConfig;
 use crate::conversation::{Conversation, call_key};
 use crate::prompt;
+use crate::result_cap::cap_for_model;
 use crate::sink::Emitter;
 
 /// How long a tool gets to wind down (kill its processes) after the turn is cancelled.

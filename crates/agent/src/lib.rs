@@ -40,13 +40,13 @@
 mod announce;
 mod approval;
 mod budget;
-mod cap;
 mod config;
 mod conversation;
 mod dispatch;
 mod many_tools;
 mod prompt;
 mod repeat;
+mod result_cap;
 mod sink;
 mod turn;
 mod view_turn;
@@ -55,10 +55,10 @@ pub use announce::{LiveTools, TurnLine};
 pub use approval::{
     AllowAll, ApprovalRequest, Approver, Decision, DenyAll, RuleBook, RuleDecision,
 };
-pub use cap::cap_for_model;
 pub use config::AgentConfig;
 pub use conversation::Conversation;
 pub use prompt::{folder_context, prompt_share_bytes, system_prompt};
+pub use result_cap::cap_for_model;
 pub use sink::{CollectingSink, EventSink, NullSink};
 pub use turn::{Agent, TurnOptions, TurnOutcome, chat_with_tool_execution, first_request};
 pub use view_turn::{ViewCallOutcome, ViewCallScope, ViewTurn};
