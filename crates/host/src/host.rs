@@ -17,8 +17,8 @@ use crate::models::Models;
 use crate::rules::WorkspaceRules;
 use crate::server_requests::{DeskRoute, RequestUser, ServerDesk};
 use crate::snippets::StoreSnippets;
+use crate::telemetry::{ProcessTelemetry, TelemetrySink};
 use crate::toolbox::{McpOverview, Toolbox};
-use crate::tracing::{Tracing, TracingSink};
 
 /// One process's engine: its record, the model client, the tools of the folder asked about and
 /// the conversations between their turns. Front ends keep one and ask it for an [`Engine`] per
@@ -30,8 +30,8 @@ pub struct Host {
     conversations: Conversations,
     /// Answers the MCP servers' elicitation and sampling requests (see `server_requests.rs`).
     desk: Arc<ServerDesk>,
-    /// OpenTelemetry, when the settings turn it on (see `tracing.rs`).
-    tracing: Tracing,
+    /// OpenTelemetry, when the settings turn it on (see `telemetry.rs`).
+    telemetry: ProcessTelemetry,
     /// Held while the local runtime's prefix is warmed (see `local.rs`).
     warming: Arc<tokio::sync::Mutex<()>>,
     /// The MCP App views the window shows (see `views.rs`).
@@ -113,7 +113,7 @@ impl Host {
                 .with_answerer(Arc::clone(&desk) as Arc<dyn tooltrail_mcp::McpAnswerer>),
             desk,
             conversations: Conversations::default(),
-            tracing: Tracing::new(tooltrail_telemetry::FrontEnd::Cli),
+            telemetry: ProcessTelemetry::new(tooltrail_telemetry::FrontEnd::Cli),
             warming: Arc::default(),
             views: crate::views::Views::default(),
         }
@@ -121,7 +121,7 @@ impl Host {
 
     /// Names the front end in the traces this host sends (the command line unless told).
     pub fn with_front_end(mut self, front_end: tooltrail_telemetry::FrontEnd) -> Self {
-        self.tracing.set_front_end(front_end);
+        self.telemetry.set_front_end(front_end);
         self
     }
 
@@ -217,8 +217,8 @@ impl Host {
         let ctx = ctx
             .with_snippets(Arc::new(snippets))
             .with_changes(Arc::new(changes));
-        if self.tracing.refresh().is_some() {
-            self.tracing.note_model(
+        if self.telemetry.refresh().is_some() {
+            self.telemetry.note_model(
                 &llm.config().model,
                 tooltrail_telemetry::ModelEndpoint {
                     provider: settings.provider.clone(),
@@ -263,11 +263,11 @@ impl Host {
         screen: Box<dyn EventSink>,
         traceparent: Option<&str>,
     ) -> RecordingSink {
-        let Some(telemetry) = self.tracing.current() else {
+        let Some(telemetry) = self.telemetry.current() else {
             return RecordingSink::new(Arc::clone(&self.history), screen);
         };
         let slot = tooltrail_llm::trace::TraceSlot::new();
-        let screen = Box::new(TracingSink {
+        let screen = Box::new(TelemetrySink {
             telemetry,
             parent: traceparent.and_then(tooltrail_telemetry::TraceParent::parse),
             slot: slot.clone(),
@@ -279,7 +279,7 @@ impl Host {
     /// The telemetry in use, if any (for "Send a test trace" and `export --otlp`), with the
     /// settings as they are now.
     pub fn telemetry(&self) -> Option<Arc<tooltrail_telemetry::Telemetry>> {
-        self.tracing.refresh()
+        self.telemetry.refresh()
     }
 
     /// Starts the MCP servers of `workspace` ahead of the first question (a front end that
@@ -338,7 +338,7 @@ impl Host {
     pub async fn shutdown(&self) {
         self.views.close_all().await;
         self.toolbox.shutdown().await;
-        self.tracing.shutdown();
+        self.telemetry.shutdown();
     }
 }
 

@@ -62,8 +62,8 @@ pub mod rules;
 mod sandbox;
 pub mod server_requests;
 mod snippets;
+mod telemetry;
 pub mod toolbox;
-mod tracing;
 pub mod views;
 mod warning;
 

@@ -16,7 +16,7 @@ use tooltrail_telemetry::{
 };
 
 /// The process's telemetry, rebuilt when its settings change.
-pub(crate) struct Tracing {
+pub(crate) struct ProcessTelemetry {
     front_end: FrontEnd,
     current: Mutex<Option<Arc<Telemetry>>>,
     /// The table last read and the headers' change count then, with what they resolved to:
@@ -31,7 +31,7 @@ struct Resolved {
     config: Result<Option<TelemetryConfig>, String>,
 }
 
-impl Tracing {
+impl ProcessTelemetry {
     pub(crate) fn new(front_end: FrontEnd) -> Self {
         Self {
             front_end,
@@ -145,7 +145,7 @@ impl Tracing {
 }
 
 /// Hands each event to the telemetry, then on to the screen.
-pub(crate) struct TracingSink {
+pub(crate) struct TelemetrySink {
     pub(crate) telemetry: Arc<Telemetry>,
     /// The caller's trace (serve's `traceparent`), which the question's spans join.
     pub(crate) parent: Option<TraceParent>,
@@ -154,7 +154,7 @@ pub(crate) struct TracingSink {
     pub(crate) screen: Box<dyn EventSink>,
 }
 
-impl EventSink for TracingSink {
+impl EventSink for TelemetrySink {
     fn emit(&self, event: Event) {
         self.telemetry.observe(&event, self.parent.as_ref());
         // A request to the model follows these at once: it belongs to the span just begun.
