@@ -5,8 +5,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-#[path = "support/run.rs"]
-mod run;
+use crate::support::run;
 
 use std::path::Path;
 
@@ -288,8 +287,11 @@ async fn attack_links_an_approved_write_and_its_undo_stay_in_the_folder_whatever
     std::fs::set_permissions(&victim, std::fs::Permissions::from_mode(0o600)).unwrap();
     let readme = ws.path().join("README.md");
     std::fs::write(&readme, "# Project\n").unwrap();
-    // The processes started next take the ids after this one's.
-    let own = std::process::id();
+    // The processes started next take the ids after this one's (a child's just started, as
+    // the tests beside this one in its binary start processes of their own).
+    let mut probe = std::process::Command::new("true").spawn().unwrap();
+    let own = probe.id();
+    probe.wait().unwrap();
     for pid in own..own + 4000 {
         std::os::unix::fs::symlink(
             &victim,

@@ -5,8 +5,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-#[path = "support/run.rs"]
-mod run;
+use crate::support::run;
 
 use pretty_assertions::assert_eq;
 use run::{text, tooltrail};

@@ -12,15 +12,13 @@
 //! are stopped as soon as their request reaches llama-server, which is all they are for.
 //!
 //! ```text
-//! cargo test -p tooltrail-cli --test local_runtime -- --nocapture
+//! cargo test -p tooltrail-cli --test cli -- local_runtime:: --nocapture
 //! ```
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-#[path = "support/run.rs"]
-mod run;
-#[path = "support/runtime.rs"]
-mod runtime;
+use crate::support::run;
+use crate::support::runtime;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

@@ -11,10 +11,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 #![cfg(target_os = "linux")]
 
-#[path = "support/run.rs"]
-mod run;
-#[path = "support/runtime.rs"]
-mod runtime;
+use crate::support::run;
+use crate::support::runtime;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

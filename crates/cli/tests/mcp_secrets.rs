@@ -7,8 +7,7 @@
 
 #![allow(clippy::unwrap_used)]
 
-#[path = "support/mcp.rs"]
-mod support;
+use crate::support::mcp as support;
 
 use std::path::Path;
 use std::process::Output;

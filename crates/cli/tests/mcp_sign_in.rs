@@ -41,6 +41,9 @@ fn missing(what: &str) {
 /// Node 22 from tests/mcp, else the one on PATH; `None` (after saying why) when missing, as is
 /// the SDK the fixture is built from.
 fn node() -> Option<PathBuf> {
+    // The MCP tests beside these in this binary may be installing tests/mcp's packages right
+    // now: wait for that (it installs them when they are missing) before looking at them.
+    let _ = crate::support::mcp::reference_server("server-everything");
     let mcp = repo().join("tests/mcp");
     if !mcp.join("node_modules/@modelcontextprotocol/sdk").is_dir() {
         missing("tests/mcp/node_modules is not installed (run scripts/mcp-setup)");

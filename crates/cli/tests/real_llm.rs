@@ -6,13 +6,12 @@
 //!
 //! ```text
 //! scripts/real-llm test
-//! TOOLTRAIL_REAL_LLM=http://127.0.0.1:PORT/v1 cargo test -p tooltrail-cli --test real_llm -- --ignored
+//! TOOLTRAIL_REAL_LLM=http://127.0.0.1:PORT/v1 cargo test -p tooltrail-cli --test cli -- real_llm:: --ignored
 //! ```
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-#[path = "support/run.rs"]
-mod run;
+use crate::support::run;
 
 use run::{text, tooltrail};
 use serde_json::Value;

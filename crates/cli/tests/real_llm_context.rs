@@ -5,13 +5,12 @@
 //!
 //! ```text
 //! scripts/real-llm test
-//! TOOLTRAIL_REAL_LLM=http://127.0.0.1:PORT/v1 cargo test -p tooltrail-cli --test real_llm_context -- --ignored
+//! TOOLTRAIL_REAL_LLM=http://127.0.0.1:PORT/v1 cargo test -p tooltrail-cli --test cli -- real_llm_context:: --ignored
 //! ```
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-#[path = "support/run.rs"]
-mod run;
+use crate::support::run;
 
 use run::{text, tooltrail};
 use tooltrail_protocol::{Event, EventBody};

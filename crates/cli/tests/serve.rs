@@ -4,8 +4,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-#[path = "support/run.rs"]
-mod run;
+use crate::support::run;
 
 use std::time::Duration;
 
