@@ -71,7 +71,7 @@ pub fn run() -> anyhow::Result<()> {
     // MCP sign-ins tell the window of each step once it exists.
     let sign_in_notify = std::sync::Arc::new(std::sync::OnceLock::new());
     host.set_mcp_sign_in(mcp::sign_in_options(std::sync::Arc::clone(&sign_in_notify)));
-    if let Some(problem) = host.history().problem() {
+    if let Some(problem) = host.record().problem() {
         eprintln!("tooltrail: {problem}");
     }
     let builder = tauri::Builder::default()

@@ -10,7 +10,7 @@ use tokio_util::sync::CancellationToken;
 use tooltrail_agent::{
     AllowAll, Approver, Conversation, DenyAll, EventSink, TurnOptions, TurnOutcome,
 };
-use tooltrail_host::{Engine, History, Host, HostError, mcp_content};
+use tooltrail_host::{Engine, Host, HostError, Record, mcp_content};
 use tooltrail_protocol::{ErrorCode, Message, TurnEnd};
 use tooltrail_settings::Overrides;
 use tooltrail_tools::ToolContext;
@@ -121,16 +121,16 @@ fn approve_mode(args: &AskArgs) -> anyhow::Result<ApproveMode> {
 /// The host over the record: where a continued conversation comes from and where this turn
 /// goes. Also says whether the turn will be kept.
 fn open_host(args: &AskArgs) -> anyhow::Result<(Host, bool)> {
-    let history = if args.no_history {
-        History::in_memory()?
+    let record = if args.no_history {
+        Record::in_memory()?
     } else {
-        History::open_default()?
+        Record::open_default()?
     };
-    let recorded = !args.no_history && history.problem().is_none();
-    if let Some(problem) = history.problem() {
+    let recorded = !args.no_history && record.problem().is_none();
+    if let Some(problem) = record.problem() {
         errln!("warning: {problem}; this answer will not be kept");
     }
-    let mut host = Host::new(history);
+    let mut host = Host::new(record);
     // A server that asks for sign-in may open the browser only with a person at the terminal.
     host.set_mcp_sign_in(crate::mcp_cmd::sign_in_options());
     Ok((host, recorded))

@@ -11,7 +11,7 @@ use std::process::ExitCode;
 use std::time::{Duration, UNIX_EPOCH};
 
 use anyhow::{Context, bail};
-use tooltrail_host::{History, Host};
+use tooltrail_host::{Host, Record};
 use tooltrail_protocol::Event;
 use tooltrail_store::{ConversationFilter, HistoryFilter, Store};
 use tooltrail_telemetry::TraceBuilder;
@@ -22,8 +22,8 @@ use crate::history_cmd::FilterArgs;
 const SPANS_PER_SEND: usize = 512;
 
 pub async fn export(filter: &FilterArgs) -> anyhow::Result<ExitCode> {
-    let history = History::open_default().context("could not open the history database")?;
-    let host = Host::new(history);
+    let record = Record::open_default().context("could not open the history database")?;
+    let host = Host::new(record);
     let Some(telemetry) = host.telemetry() else {
         bail!(
             "telemetry is off, so there is nowhere to send traces: set OTEL_EXPORTER_OTLP_ENDPOINT, or endpoint in the [telemetry] table of config.toml"

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use anyhow::{Context, bail};
 use clap::ValueEnum;
-use tooltrail_host::{History, Host};
+use tooltrail_host::{Host, Record};
 use tooltrail_server::{Approve, DefaultTools, ServeConfig, Server, TokenOrigin};
 use tooltrail_settings::Overrides;
 
@@ -93,11 +93,11 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         Some(dir) => dir,
         None => std::env::current_dir().context("could not read the current folder")?,
     };
-    let history = History::open_default()?;
-    if let Some(problem) = history.problem() {
+    let record = Record::open_default()?;
+    if let Some(problem) = record.problem() {
         errln!("warning: {problem}; answers will not be kept");
     }
-    let host = Arc::new(Host::new(history).with_front_end(tooltrail_host::FrontEnd::Serve));
+    let host = Arc::new(Host::new(record).with_front_end(tooltrail_host::FrontEnd::Serve));
     let config = ServeConfig {
         addr: SocketAddr::new(args.host, args.port),
         session_workspaces: args.session_workspaces,

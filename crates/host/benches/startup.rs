@@ -21,7 +21,7 @@ use tokio::net::TcpListener;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 use tooltrail_agent::{Agent, AgentConfig, DenyAll, NullSink};
-use tooltrail_host::{History, Host, WorkspaceRules};
+use tooltrail_host::{Host, Record, WorkspaceRules};
 use tooltrail_llm::{LlmClient, LlmConfig};
 use tooltrail_settings::{Overrides, Settings};
 use tooltrail_store::Store;
@@ -192,7 +192,7 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
         PathBuf::from(&data).display()
     );
 
-    let host = Host::new(History::open(&PathBuf::from(&data).join("warm.sqlite3"))?);
+    let host = Host::new(Record::open(&PathBuf::from(&data).join("warm.sqlite3"))?);
     ask(&host, &overrides, &workspace, &mut arrivals).await?;
     let mut warm = Vec::with_capacity(QUESTIONS);
     for _ in 0..QUESTIONS {
@@ -203,7 +203,7 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
     let db = PathBuf::from(&data).join("cold.sqlite3");
     let mut cold = Vec::with_capacity(QUESTIONS);
     for _ in 0..QUESTIONS {
-        let host = Host::new(History::open(&db)?);
+        let host = Host::new(Record::open(&db)?);
         cold.push(ask(&host, &overrides, &workspace, &mut arrivals).await?);
     }
     report("host, cold", cold);

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use tokio_util::sync::CancellationToken;
 use tooltrail_agent::{CollectingSink, DenyAll, NullSink};
-use tooltrail_host::{History, Host};
+use tooltrail_host::{Host, Record};
 use tooltrail_protocol::TelemetrySection;
 use tooltrail_settings::Overrides;
 use tooltrail_telemetry::{FrontEnd, Telemetry, TelemetryConfig};
@@ -89,7 +89,7 @@ async fn phase(
     workspace: &PathBuf,
 ) -> Result<(f64, f64), Box<dyn std::error::Error>> {
     write_config(config_dir, &model.base_url(), endpoint)?;
-    let host = Host::new(History::in_memory()?);
+    let host = Host::new(Record::in_memory()?);
     let mut samples = Vec::with_capacity(QUESTIONS);
     for index in 0..WARM_UP + QUESTIONS {
         let took = question(&host, model, workspace).await?;
@@ -111,7 +111,7 @@ async fn sink_only(
     for reply in replies() {
         model.push(reply);
     }
-    let host = Host::new(History::in_memory()?);
+    let host = Host::new(Record::in_memory()?);
     let engine = host
         .engine(&Overrides::default(), ToolContext::open(workspace)?)
         .await?;

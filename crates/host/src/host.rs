@@ -12,8 +12,8 @@ use tooltrail_tools::ToolContext;
 use crate::changes::StoreChanges;
 use crate::conversations::Conversations;
 use crate::error::HostError;
-use crate::history::{History, RecordingSink};
 use crate::models::Models;
+use crate::record::{Record, RecordingSink};
 use crate::rules::WorkspaceRules;
 use crate::server_requests::{DeskRoute, RequestUser, ServerDesk};
 use crate::snippets::StoreSnippets;
@@ -24,7 +24,7 @@ use crate::toolbox::{McpOverview, Toolbox};
 /// the conversations between their turns. Front ends keep one and ask it for an [`Engine`] per
 /// question.
 pub struct Host {
-    history: Arc<History>,
+    record: Arc<Record>,
     models: Models,
     toolbox: Toolbox,
     conversations: Conversations,
@@ -100,14 +100,14 @@ impl Engine {
 }
 
 impl Host {
-    /// A host on `history`, reading MCP servers from `mcp.json` in the config folder.
-    pub fn new(history: History) -> Self {
+    /// A host on `record`, reading MCP servers from `mcp.json` in the config folder.
+    pub fn new(record: Record) -> Self {
         let mcp_json = tooltrail_settings::config_dir()
             .ok()
             .map(|dir| McpConfig::path_in(&dir));
         let desk = Arc::new(ServerDesk::default());
         Self {
-            history: Arc::new(history),
+            record: Arc::new(record),
             models: Models::default(),
             toolbox: Toolbox::new(mcp_json)
                 .with_answerer(Arc::clone(&desk) as Arc<dyn tooltrail_mcp::McpAnswerer>),
@@ -126,18 +126,19 @@ impl Host {
     }
 
     /// A host on the database in the data folder (in memory when it cannot be opened; see
-    /// [`History::problem`]).
+    /// [`Record::problem`]).
     pub fn open_default() -> Result<Self, StoreError> {
-        Ok(Self::new(History::open_default()?))
+        Ok(Self::new(Record::open_default()?))
     }
 
-    pub fn history(&self) -> &Arc<History> {
-        &self.history
+    /// The open record: its store and the recorder every turn writes through.
+    pub fn record(&self) -> &Arc<Record> {
+        &self.record
     }
 
     /// The store, for reading the record.
     pub fn store(&self) -> &Arc<Store> {
-        self.history.store()
+        self.record.store()
     }
 
     /// The MCP App views the window shows.
@@ -151,7 +152,7 @@ impl Host {
 
     /// Takes a conversation for a question (see [`Conversations::begin`]).
     pub fn begin(&self, conversation: Option<&str>) -> Result<Conversation, HostError> {
-        self.conversations.begin(conversation, self.history.store())
+        self.conversations.begin(conversation, self.record.store())
     }
 
     /// Gives a conversation back after its question, and writes down what the question found
@@ -198,7 +199,7 @@ impl Host {
         let local_prefix = local.as_ref().map(|local| local.prefix.clone());
         let local_runtime = local.map(|local| local.running);
         let rules = Arc::new(WorkspaceRules::load(
-            Arc::clone(self.history.store()),
+            Arc::clone(self.record.store()),
             &ctx.workspace.root().display().to_string(),
         ));
         let (project_section, project_instructions) =
@@ -209,11 +210,11 @@ impl Host {
             temperature: settings.temperature,
             max_tokens: settings.max_tokens,
             project_instructions: project_section,
-            tool_counts: tool_counts(self.history.store(), ctx.workspace.root()),
+            tool_counts: tool_counts(self.record.store(), ctx.workspace.root()),
             ..AgentConfig::default()
         };
-        let snippets = StoreSnippets::new(Arc::clone(self.history.store()), ctx.workspace.root());
-        let changes = StoreChanges::new(Arc::clone(self.history.store()), ctx.workspace.root());
+        let snippets = StoreSnippets::new(Arc::clone(self.record.store()), ctx.workspace.root());
+        let changes = StoreChanges::new(Arc::clone(self.record.store()), ctx.workspace.root());
         let ctx = ctx
             .with_snippets(Arc::new(snippets))
             .with_changes(Arc::new(changes));
@@ -264,7 +265,7 @@ impl Host {
         traceparent: Option<&str>,
     ) -> RecordingSink {
         let Some(telemetry) = self.telemetry.current() else {
-            return RecordingSink::new(Arc::clone(&self.history), screen);
+            return RecordingSink::new(Arc::clone(&self.record), screen);
         };
         let slot = tooltrail_llm::trace::TraceSlot::new();
         let screen = Box::new(TelemetrySink {
@@ -273,7 +274,7 @@ impl Host {
             slot: slot.clone(),
             screen,
         });
-        RecordingSink::new(Arc::clone(&self.history), screen).with_trace(slot)
+        RecordingSink::new(Arc::clone(&self.record), screen).with_trace(slot)
     }
 
     /// The telemetry in use, if any (for "Send a test trace" and `export --otlp`), with the

@@ -51,13 +51,13 @@ mod changes;
 pub mod choose;
 mod conversations;
 mod error;
-mod history;
 mod host;
 pub mod instructions;
 mod local;
 pub mod mcp_content;
 pub mod mcp_sign_in;
 mod models;
+mod record;
 pub mod rules;
 mod sandbox;
 pub mod server_requests;
@@ -72,13 +72,13 @@ pub use changes::{
 };
 pub use conversations::Conversations;
 pub use error::{ChooseError, HostError, ModelFailure};
-pub use history::{History, RecordingSink};
 pub use host::{Engine, Host, tools_off};
 pub use instructions::{
     FolderPreferences, InstructionsLeftOut, InstructionsReport, InstructionsUse, LeftOutReason,
     Lookup, ProjectInstructions,
 };
 pub use local::IDLE_SECS_ENV;
+pub use record::{Record, RecordingSink};
 pub use rules::WorkspaceRules;
 pub use sandbox::{CACHE_FOLDER, network_commands, sandbox_settings, sandbox_settings_from};
 pub use server_requests::{DeclineAll, RequestUser, ServerDesk, ServerRequest};

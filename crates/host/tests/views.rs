@@ -18,7 +18,7 @@ use tooltrail_agent::{
     Agent, AgentConfig, AllowAll, Approver, CollectingSink, Conversation, DenyAll, EventSink,
 };
 use tooltrail_host::views::{ViewCalls, ViewOutcome, ViewStart, Views};
-use tooltrail_host::{History, RecordingSink, Toolbox};
+use tooltrail_host::{Record, RecordingSink, Toolbox};
 use tooltrail_llm::{LlmClient, LlmConfig};
 use tooltrail_protocol::{EventBody, ToolStatus, ViewEnd};
 use tooltrail_store::{HistoryFilter, Store};
@@ -46,7 +46,7 @@ struct Setup {
     _dir: tempfile::TempDir,
     root: PathBuf,
     toolbox: Toolbox,
-    history: Arc<History>,
+    history: Arc<Record>,
     views: Views,
     /// What each server was sent, one JSON line per message.
     hostile_log: PathBuf,
@@ -116,7 +116,7 @@ async fn asked() -> Setup {
         ToolContext::open(&root).unwrap(),
         AgentConfig::default(),
     );
-    let history = Arc::new(History::in_memory().unwrap());
+    let history = Arc::new(Record::in_memory().unwrap());
     let screen = CollectingSink::new();
     let sink = RecordingSink::new(Arc::clone(&history), Box::new(NullScreen));
     let mut conversation = Conversation::new();

@@ -11,7 +11,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use tooltrail_host::{History, Host};
+use tooltrail_host::{Host, Record};
 use tooltrail_protocol::LocalModelStatus;
 
 /// Runs the check in a child process whose config and data folders are `home`'s.
@@ -53,7 +53,7 @@ async fn another_provider_warms_no_runtime() {
             .expect("run by the test above, which sets TOOLTRAIL_DATA_DIR"),
     );
     let folder = tooltrail_test_support::demo_workspace().unwrap();
-    let host = Host::new(History::in_memory().unwrap());
+    let host = Host::new(Record::in_memory().unwrap());
     let heard: Arc<Mutex<Vec<LocalModelStatus>>> = Arc::default();
     let tell = {
         let heard = Arc::clone(&heard);

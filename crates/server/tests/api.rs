@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
-use tooltrail_host::{History, Host};
+use tooltrail_host::{Host, Record};
 use tooltrail_protocol::{EventBody, ToolStatus};
 use tooltrail_server::{Approve, ServeConfig, Server};
 use tooltrail_store::ConversationFilter;
@@ -72,7 +72,7 @@ async fn start(replies: Vec<Reply>, configure: impl FnOnce(&mut ServeConfig, &Pa
     let ws = workspace();
     let scratch = tempfile::tempdir().unwrap();
     let host = Arc::new(Host::new(
-        History::open(&scratch.path().join("history.sqlite3")).unwrap(),
+        Record::open(&scratch.path().join("history.sqlite3")).unwrap(),
     ));
     let mut config = ServeConfig::new(ws.path());
     config.addr = "127.0.0.1:0".parse().unwrap();
@@ -790,7 +790,7 @@ fn a_non_loopback_address_needs_a_token_of_ones_own() {
         "a_non_loopback_address_needs_a_token_of_ones_own",
         || async {
             let ws = workspace();
-            let host = Arc::new(Host::new(History::in_memory().unwrap()));
+            let host = Arc::new(Host::new(Record::in_memory().unwrap()));
             let mut config = ServeConfig::new(ws.path());
             config.addr = "0.0.0.0:0".parse().unwrap();
             let refused = Server::bind(config.clone(), Arc::clone(&host)).await;

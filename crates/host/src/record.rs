@@ -10,28 +10,28 @@ use tooltrail_protocol::Event;
 use tooltrail_store::{Recorder, Store, StoreError};
 
 /// The open store and its recorder.
-pub struct History {
+pub struct Record {
     store: Arc<Store>,
     recorder: Recorder,
-    /// Why the database file could not be used, when the history is kept in memory instead.
+    /// Why the database file could not be used, when the record is kept in memory instead.
     problem: Option<String>,
-    /// Whether a failed commit has been reported already (once per history is enough).
+    /// Whether a failed commit has been reported already (once per record is enough).
     warned: AtomicBool,
 }
 
-impl History {
+impl Record {
     /// The database in the data folder (`TOOLTRAIL_DATA_DIR` overrides it). When it cannot be
     /// opened, a store in memory takes its place for this process and [`Self::problem`] says
     /// why: questions still work and can be read back until the process ends.
     pub fn open_default() -> Result<Self, StoreError> {
         match Store::open_default().and_then(Self::from_store) {
-            Ok(history) => Ok(history),
+            Ok(record) => Ok(record),
             Err(error) => {
-                let mut history = Self::in_memory()?;
-                history.problem = Some(format!(
+                let mut record = Self::in_memory()?;
+                record.problem = Some(format!(
                     "history is kept in memory only, because the database could not be opened: {error}"
                 ));
-                Ok(history)
+                Ok(record)
             }
         }
     }
@@ -41,7 +41,7 @@ impl History {
         Self::from_store(Store::open(path)?)
     }
 
-    /// A history of this process alone (`tooltrail ask --no-history`, tests).
+    /// A record of this process alone (`tooltrail ask --no-history`, tests).
     pub fn in_memory() -> Result<Self, StoreError> {
         Self::from_store(Store::open_in_memory()?)
     }
@@ -62,7 +62,7 @@ impl History {
         &self.store
     }
 
-    /// Why the history is in memory rather than on disk, when it is.
+    /// Why the record is in memory rather than on disk, when it is.
     pub fn problem(&self) -> Option<&str> {
         self.problem.as_deref()
     }
@@ -88,16 +88,16 @@ impl History {
 
 /// Commits each event, then shows it: the sink every front end hands the agent.
 pub struct RecordingSink {
-    history: Arc<History>,
+    record: Arc<Record>,
     screen: Box<dyn EventSink>,
     /// With telemetry on, the `traceparent` the model requests of this sink's turns carry.
     trace: Option<tooltrail_llm::trace::TraceSlot>,
 }
 
 impl RecordingSink {
-    pub fn new(history: Arc<History>, screen: Box<dyn EventSink>) -> Self {
+    pub fn new(record: Arc<Record>, screen: Box<dyn EventSink>) -> Self {
         Self {
-            history,
+            record,
             screen,
             trace: None,
         }
@@ -120,7 +120,7 @@ impl RecordingSink {
 
 impl EventSink for RecordingSink {
     fn emit(&self, event: Event) {
-        self.history.record(&event);
+        self.record.record(&event);
         self.screen.emit(event);
     }
 }
@@ -152,9 +152,9 @@ mod tests {
 
     #[test]
     fn every_event_is_committed_before_it_is_shown() {
-        let history = Arc::new(History::in_memory().unwrap());
+        let record = Arc::new(Record::in_memory().unwrap());
         let screen = Arc::new(CheckingScreen {
-            store: history.store().clone(),
+            store: record.store().clone(),
             shown: std::sync::Mutex::new(Vec::new()),
         });
         struct Shared(Arc<CheckingScreen>);
@@ -163,7 +163,7 @@ mod tests {
                 self.0.emit(event);
             }
         }
-        let sink = RecordingSink::new(history.clone(), Box::new(Shared(screen.clone())));
+        let sink = RecordingSink::new(record.clone(), Box::new(Shared(screen.clone())));
         let event = |seq, body| Event {
             conversation_id: "conv_1".into(),
             turn_id: "turn_1".into(),
