@@ -14,8 +14,8 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 use tooltrail_runtime::models::{
-    Catalogue, Hub, InstalledModel, ModelError, ModelRef, ModelStore, PullOptions, PullProgress,
-    Pulled, human_bytes,
+    Catalogue, CatalogueEntry, Hub, InstalledModel, ModelError, ModelRef, ModelStore, PullOptions,
+    PullProgress, Pulled, human_bytes,
 };
 use tooltrail_settings::ConfigFile;
 
@@ -115,55 +115,7 @@ fn list(as_json: bool) -> anyhow::Result<ExitCode> {
         writeln!(out, "{}", serde_json::to_string_pretty(&value)?)?;
         return Ok(ExitCode::SUCCESS);
     }
-    if installed.is_empty() {
-        writeln!(
-            out,
-            "No models installed yet (the models folder is {}).",
-            store.dir().display()
-        )?;
-    } else {
-        writeln!(out, "Installed in {}:", store.dir().display())?;
-        let rows: Vec<[String; 6]> = installed
-            .iter()
-            .map(|model| {
-                let mark = if active.as_deref() == Some(model.name.as_str()) {
-                    "*"
-                } else {
-                    " "
-                };
-                [
-                    format!("{mark} {}", model.name),
-                    human_bytes(model.size_bytes),
-                    parameters(model),
-                    model
-                        .metadata
-                        .quantization
-                        .clone()
-                        .unwrap_or_else(|| "-".into()),
-                    model
-                        .metadata
-                        .context_length
-                        .map_or_else(|| "-".into(), |n| n.to_string()),
-                    notes(model),
-                ]
-            })
-            .collect();
-        let header = ["  NAME", "SIZE", "PARAMS", "QUANT", "CONTEXT", "SOURCE"].map(String::from);
-        write_table(&mut out, &header, &rows)?;
-        if let Some(active) = &active {
-            if installed.iter().any(|model| &model.name == active) {
-                writeln!(
-                    out,
-                    "(* is the model questions go to when the provider is local)"
-                )?;
-            } else {
-                writeln!(
-                    out,
-                    "[local] model names {active}, which is not installed: pull it, or choose one with `tooltrail models use NAME`."
-                )?;
-            }
-        }
-    }
+    write_installed(&mut out, &store, &installed, active.as_deref())?;
     if !pending.is_empty() {
         writeln!(out)?;
         writeln!(out, "Unfinished downloads (pull again to carry on):")?;
@@ -181,23 +133,89 @@ fn list(as_json: bool) -> anyhow::Result<ExitCode> {
     if !available.is_empty() {
         writeln!(out)?;
         writeln!(out, "Available to pull (tooltrail models pull NAME):")?;
-        let rows: Vec<[String; 6]> = available
-            .iter()
-            .map(|entry| {
-                [
-                    format!("  {}", entry.name),
-                    entry.size_bytes.map_or_else(|| "?".into(), human_bytes),
-                    format!("{:.1} GB", entry.memory_gb),
-                    entry.context_length.to_string(),
-                    entry.licence.clone(),
-                    format!("{}: {}", entry.title, entry.description),
-                ]
-            })
-            .collect();
-        let header = ["  NAME", "SIZE", "MEMORY", "CONTEXT", "LICENCE", "ABOUT"].map(String::from);
-        write_table(&mut out, &header, &rows)?;
+        write_available(&mut out, &available)?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The installed models as a table, the one `[local] model` names marked, or a sentence when
+/// there are none or that one is not installed.
+fn write_installed(
+    out: &mut impl Write,
+    store: &ModelStore,
+    installed: &[InstalledModel],
+    active: Option<&str>,
+) -> anyhow::Result<()> {
+    if installed.is_empty() {
+        writeln!(
+            out,
+            "No models installed yet (the models folder is {}).",
+            store.dir().display()
+        )?;
+        return Ok(());
+    }
+    writeln!(out, "Installed in {}:", store.dir().display())?;
+    let rows: Vec<[String; 6]> = installed
+        .iter()
+        .map(|model| {
+            let mark = if active == Some(model.name.as_str()) {
+                "*"
+            } else {
+                " "
+            };
+            [
+                format!("{mark} {}", model.name),
+                human_bytes(model.size_bytes),
+                parameters(model),
+                model
+                    .metadata
+                    .quantization
+                    .clone()
+                    .unwrap_or_else(|| "-".into()),
+                model
+                    .metadata
+                    .context_length
+                    .map_or_else(|| "-".into(), |n| n.to_string()),
+                notes(model),
+            ]
+        })
+        .collect();
+    let header = ["  NAME", "SIZE", "PARAMS", "QUANT", "CONTEXT", "SOURCE"].map(String::from);
+    write_table(out, &header, &rows)?;
+    if let Some(active) = active {
+        if installed.iter().any(|model| model.name == active) {
+            writeln!(
+                out,
+                "(* is the model questions go to when the provider is local)"
+            )?;
+        } else {
+            writeln!(
+                out,
+                "[local] model names {active}, which is not installed: pull it, or choose one with `tooltrail models use NAME`."
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// The catalogue's models not installed yet, as a table.
+fn write_available(out: &mut impl Write, available: &[&CatalogueEntry]) -> anyhow::Result<()> {
+    let rows: Vec<[String; 6]> = available
+        .iter()
+        .map(|entry| {
+            [
+                format!("  {}", entry.name),
+                entry.size_bytes.map_or_else(|| "?".into(), human_bytes),
+                format!("{:.1} GB", entry.memory_gb),
+                entry.context_length.to_string(),
+                entry.licence.clone(),
+                format!("{}: {}", entry.title, entry.description),
+            ]
+        })
+        .collect();
+    let header = ["  NAME", "SIZE", "MEMORY", "CONTEXT", "LICENCE", "ABOUT"].map(String::from);
+    write_table(out, &header, &rows)?;
+    Ok(())
 }
 
 /// `1.7B`, from the file's size label, else from its counted parameters.

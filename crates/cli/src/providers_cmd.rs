@@ -71,6 +71,24 @@ fn list(as_json: bool) -> anyhow::Result<ExitCode> {
         writeln!(out, "{}", serde_json::to_string_pretty(&value)?)?;
         return Ok(ExitCode::SUCCESS);
     }
+    let rows = provider_rows(&file, builtin_local);
+    writeln!(
+        out,
+        "Providers of {} (* is where questions go):",
+        path.display()
+    )?;
+    write_rows(&mut out, &rows, active)?;
+    write_where_questions_go(&mut out, &file, &rows, active)?;
+    writeln!(
+        out,
+        "Choose with `tooltrail providers use ID|URL`; find servers with `tooltrail providers detect`."
+    )?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// One row a provider: its id, name, address and model; Tooltrail's own server last, unless
+/// the user's file has a provider of its id.
+fn provider_rows(file: &ConfigFile, builtin_local: bool) -> Vec<[String; 4]> {
     let mut rows: Vec<[String; 4]> = file
         .providers
         .iter()
@@ -96,6 +114,15 @@ fn list(as_json: bool) -> anyhow::Result<ExitCode> {
                 .unwrap_or_else(|| "(none chosen: see `tooltrail models`)".to_string()),
         ]);
     }
+    rows
+}
+
+/// The rows in aligned columns, the active one marked with `*`.
+fn write_rows(
+    out: &mut impl Write,
+    rows: &[[String; 4]],
+    active: Option<&str>,
+) -> anyhow::Result<()> {
     let widths: Vec<usize> = (0..3)
         .map(|i| {
             rows.iter()
@@ -104,12 +131,7 @@ fn list(as_json: bool) -> anyhow::Result<ExitCode> {
                 .unwrap_or(0)
         })
         .collect();
-    writeln!(
-        out,
-        "Providers of {} (* is where questions go):",
-        path.display()
-    )?;
-    for row in &rows {
+    for row in rows {
         let mark = if Some(row[0].as_str()) == active {
             '*'
         } else {
@@ -127,6 +149,17 @@ fn list(as_json: bool) -> anyhow::Result<ExitCode> {
             w2 = widths[2],
         )?;
     }
+    Ok(())
+}
+
+/// Where questions go when no listed provider is marked: no provider active, one the file does
+/// not have, or the environment's address over all.
+fn write_where_questions_go(
+    out: &mut impl Write,
+    file: &ConfigFile,
+    rows: &[[String; 4]],
+    active: Option<&str>,
+) -> anyhow::Result<()> {
     match active {
         None => writeln!(
             out,
@@ -152,11 +185,7 @@ fn list(as_json: bool) -> anyhow::Result<ExitCode> {
             "TOOLTRAIL_BASE_URL is set, so questions go to {url} instead."
         )?;
     }
-    writeln!(
-        out,
-        "Choose with `tooltrail providers use ID|URL`; find servers with `tooltrail providers detect`."
-    )?;
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }
 
 /// What one look for servers found, and the look itself (shared with the app's guide).
