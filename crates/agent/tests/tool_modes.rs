@@ -4,7 +4,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod support;
+use crate::support;
 
 use pretty_assertions::assert_eq;
 use tokio_util::sync::CancellationToken;
