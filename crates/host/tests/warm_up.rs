@@ -28,7 +28,8 @@ fn opening_a_folder_starts_no_runtime_unless_the_local_provider_is_in_use() {
     let out = std::process::Command::new(std::env::current_exe().unwrap())
         .args([
             "--exact",
-            "another_provider_warms_no_runtime",
+            // Its name in this binary, whose tests are one module a file.
+            "warm_up::another_provider_warms_no_runtime",
             "--ignored",
             "--nocapture",
         ])
