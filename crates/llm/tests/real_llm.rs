@@ -5,7 +5,7 @@
 //! ```text
 //! TOOLTRAIL_REAL_LLM=http://127.0.0.1:PORT/v1 \
 //! TOOLTRAIL_REAL_LLM_NO_JINJA=http://127.0.0.1:PORT2/v1 \
-//!     cargo test -p tooltrail-llm --test real_llm -- --ignored
+//!     cargo test -p tooltrail-llm --test llm -- real_llm:: --ignored
 //! ```
 //!
 //! The second server runs with `--no-jinja`, so it refuses tools (HTTP 500, "tools param
