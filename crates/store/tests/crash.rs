@@ -9,8 +9,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 #![cfg(unix)]
 
-#[path = "support/fixture.rs"]
-mod fixture;
+use crate::support::fixture;
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
@@ -109,7 +108,13 @@ fn crash_child() {
 /// what it printed.
 fn run_child(scenario: &str, db: &Path, stop_at: &str, count: usize) -> Vec<String> {
     let mut child = Command::new(std::env::current_exe().unwrap())
-        .args(["crash_child", "--exact", "--nocapture", "--test-threads=1"])
+        // The test's name in this binary, whose tests are one module a file.
+        .args([
+            "crash::crash_child",
+            "--exact",
+            "--nocapture",
+            "--test-threads=1",
+        ])
         .env(SCENARIO, scenario)
         .env(DB, db)
         .stdout(Stdio::piped())
@@ -139,7 +144,7 @@ fn run_child(scenario: &str, db: &Path, stop_at: &str, count: usize) -> Vec<Stri
 fn printed_events(lines: &[String]) -> Vec<Event> {
     lines
         .iter()
-        // libtest's "test crash_child ... " may precede the first line.
+        // libtest's "test crash::crash_child ... " may precede the first line.
         .filter_map(|line| line.split_once("EVENT ").map(|(_, json)| json))
         .map(|json| serde_json::from_str(json).unwrap())
         .collect()

@@ -2,8 +2,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-#[path = "support/fixture.rs"]
-mod fixture;
+use crate::support::fixture;
 
 use fixture::Script;
 use pretty_assertions::assert_eq;
