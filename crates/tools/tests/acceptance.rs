@@ -5,8 +5,7 @@
 #![cfg(unix)]
 #![allow(clippy::unwrap_used, clippy::disallowed_methods)]
 
-#[path = "support/fixture.rs"]
-mod fixture;
+use crate::support::fixture;
 
 use std::time::{Duration, Instant};
 

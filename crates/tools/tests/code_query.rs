@@ -5,8 +5,7 @@
 #![cfg(unix)]
 #![allow(clippy::unwrap_used)]
 
-#[path = "support/fixture.rs"]
-mod fixture;
+use crate::support::fixture;
 
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};

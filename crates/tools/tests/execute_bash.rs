@@ -4,8 +4,7 @@
 #![cfg(unix)]
 #![allow(clippy::unwrap_used, clippy::disallowed_methods)]
 
-#[path = "support/fixture.rs"]
-mod fixture;
+use crate::support::fixture;
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
