@@ -17,7 +17,7 @@ import { useSession } from "./session";
 import { ViewHostProvider, type ViewHost } from "./views/host";
 import { clearViewContexts, takeViewContexts } from "./views/modelContext";
 import { tearDownOpenViews } from "./views/openViews";
-import type { View } from "./view";
+import type { Screen } from "./screen";
 import { useWindowKeys } from "./windowKeys";
 
 const NO_SERVERS: McpOverview = { servers: [] };
@@ -42,14 +42,14 @@ export function App() {
   const [revealInChat, setRevealInChat] = useState(0);
 
   const [mcp, setMcp] = useState<McpOverview>(NO_SERVERS);
-  const [view, setView] = useState<View>("chat");
+  const [screen, setScreen] = useState<Screen>("chat");
   const [timelineMode, setTimelineMode] = useTimelineMode();
 
   // Sets state only when the answer comes, so effects may call it.
   const loadModelCheck = useCallback(() => {
     api.modelGuide().then(
-      (view) => {
-        setModelCheck(view);
+      (check) => {
+        setModelCheck(check);
         setCheckingModel(false);
       },
       () => setCheckingModel(false),
@@ -107,7 +107,7 @@ export function App() {
       reset();
       setChanged(new Map());
       setSelected(null);
-      setView("chat");
+      setScreen("chat");
       setWorkspace(opened);
     },
     [reset],
@@ -148,7 +148,7 @@ export function App() {
     };
   }, [workspace, refreshConversations, refreshServers, loadModelCheck]);
 
-  useWindowKeys(session, setView);
+  useWindowKeys(session, setScreen);
 
   const openFolder = useCallback(
     (path?: string) => {
@@ -163,7 +163,7 @@ export function App() {
   // takes their place.
   const openConversation = useCallback(
     (id: string) => {
-      setView("chat");
+      setScreen("chat");
       tearDownOpenViews()
         .then(() => open(id))
         .catch((error: unknown) => setOpenError(errorMessage(error)));
@@ -173,7 +173,7 @@ export function App() {
   // From the history: the conversation, scrolled to the call in both the chat and the timeline.
   const openCall = useCallback(
     (conversationId: string, callId: string) => {
-      setView("chat");
+      setScreen("chat");
       tearDownOpenViews()
         .then(() => open(conversationId))
         .then(
@@ -205,10 +205,10 @@ export function App() {
     setRevealInChat((n) => n + 1);
   }, []);
 
-  const openGuide = useCallback(() => setView("guide"), []);
+  const openGuide = useCallback(() => setScreen("guide"), []);
 
   const newConversation = () => {
-    setView("chat");
+    setScreen("chat");
     void tearDownOpenViews().then(() => session.reset());
   };
 
@@ -229,7 +229,7 @@ export function App() {
   return (
     <>
     <UpdateNotice />
-    <div className={view === "chat" && timelineMode === "waterfall" ? "layout wide-timeline" : "layout"}>
+    <div className={screen === "chat" && timelineMode === "waterfall" ? "layout wide-timeline" : "layout"}>
       <Sidebar
         workspace={workspace}
         conversations={conversations}
@@ -239,24 +239,24 @@ export function App() {
         onOpenFolder={openFolder}
         onOpenConversation={openConversation}
         onNewConversation={newConversation}
-        view={view}
-        onView={setView}
+        screen={screen}
+        onScreen={setScreen}
         onConversationsChanged={refreshConversations}
       />
-      {view !== "chat" && (
+      {screen !== "chat" && (
         <Suspense fallback={<main className="page" aria-busy="true" />}>
-          {view === "history" && <HistoryView workspace={workspace} onOpenCall={openCall} />}
-          {view === "stats" && <StatsView workspace={workspace} />}
-          {view === "snippets" && <SnippetsView workspace={workspace} />}
-          {view === "settings" && <SettingsView workspace={workspace} onChanged={settingsChanged} />}
-          {view === "guide" && (
+          {screen === "history" && <HistoryView workspace={workspace} onOpenCall={openCall} />}
+          {screen === "stats" && <StatsView workspace={workspace} />}
+          {screen === "snippets" && <SnippetsView workspace={workspace} />}
+          {screen === "settings" && <SettingsView workspace={workspace} onChanged={settingsChanged} />}
+          {screen === "guide" && (
             <main className="page guide-page" aria-label={t("guideTitle")}>
-              <ModelGuide onDone={() => setView("chat")} doneLabel="guideBack" onChanged={settingsChanged} ownPage />
+              <ModelGuide onDone={() => setScreen("chat")} doneLabel="guideBack" onChanged={settingsChanged} ownPage />
             </main>
           )}
         </Suspense>
       )}
-      {view === "chat" && (
+      {screen === "chat" && (
       <ViewHostProvider value={viewHost}>
       <main className="chat">
         {/* Every screen names itself with one h1; the chat's is read, not shown: the sidebar already marks it. */}

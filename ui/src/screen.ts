@@ -3,4 +3,4 @@
  * not be reached. Its own module so that the sidebar, which switches between them, does not
  * import the app that renders it.
  */
-export type View = "chat" | "history" | "stats" | "snippets" | "settings" | "guide";
+export type Screen = "chat" | "history" | "stats" | "snippets" | "settings" | "guide";

@@ -1,6 +1,6 @@
 // The open folder, its conversations, other recent folders, and the language.
 import { memo, useState } from "react";
-import type { View } from "../view";
+import type { Screen } from "../screen";
 import type { ConversationSummary, McpOverview, McpServerView, RecentWorkspace, WorkspaceInfo } from "../api";
 import { McpSignIn, signInAsked } from "./McpSignIn";
 import { LANGS, useI18n, type Lang, type Translate } from "../i18n";
@@ -15,21 +15,21 @@ interface Props {
   onOpenFolder: (path?: string) => void;
   onOpenConversation: (id: string) => void;
   onNewConversation: () => void;
-  view: View;
-  onView: (view: View) => void;
+  screen: Screen;
+  onScreen: (screen: Screen) => void;
   /** A conversation was renamed or deleted here. */
   onConversationsChanged: () => void;
 }
 
-const NAV: { view: View; key: "navChat" | "navHistory" | "navStats" | "navSnippets" | "navSettings"; shortcut: string }[] = [
-  { view: "chat", key: "navChat", shortcut: "Ctrl+1" },
-  { view: "history", key: "navHistory", shortcut: "Ctrl+2" },
-  { view: "stats", key: "navStats", shortcut: "Ctrl+3" },
-  { view: "snippets", key: "navSnippets", shortcut: "Ctrl+4" },
-  { view: "settings", key: "navSettings", shortcut: "Ctrl+," },
+const NAV: { screen: Screen; key: "navChat" | "navHistory" | "navStats" | "navSnippets" | "navSettings"; shortcut: string }[] = [
+  { screen: "chat", key: "navChat", shortcut: "Ctrl+1" },
+  { screen: "history", key: "navHistory", shortcut: "Ctrl+2" },
+  { screen: "stats", key: "navStats", shortcut: "Ctrl+3" },
+  { screen: "snippets", key: "navSnippets", shortcut: "Ctrl+4" },
+  { screen: "settings", key: "navSettings", shortcut: "Ctrl+," },
 ];
 
-export const Sidebar = memo(function Sidebar({ workspace, conversations, activeConversation, recent, mcp, onOpenFolder, onOpenConversation, onNewConversation, view, onView, onConversationsChanged }: Props) {
+export const Sidebar = memo(function Sidebar({ workspace, conversations, activeConversation, recent, mcp, onOpenFolder, onOpenConversation, onNewConversation, screen, onScreen, onConversationsChanged }: Props) {
   const { t } = useI18n();
   const others = recent.filter((entry) => entry.path !== workspace.path).slice(0, 5);
   return (
@@ -48,7 +48,7 @@ export const Sidebar = memo(function Sidebar({ workspace, conversations, activeC
       </div>
       <div className="nav-tabs" role="tablist">
         {NAV.map((item) => (
-          <button key={item.view} type="button" role="tab" aria-selected={view === item.view} className={`nav-tab${view === item.view ? " active" : ""}`} title={item.shortcut} onClick={() => onView(item.view)}>
+          <button key={item.screen} type="button" role="tab" aria-selected={screen === item.screen} className={`nav-tab${screen === item.screen ? " active" : ""}`} title={item.shortcut} onClick={() => onScreen(item.screen)}>
             {t(item.key)}
           </button>
         ))}

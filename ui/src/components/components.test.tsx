@@ -150,7 +150,7 @@ describe("Sidebar", () => {
   const noop = () => {};
   const draw = (mcp: Parameters<typeof Sidebar>[0]["mcp"]) =>
     inEnglish(
-      <Sidebar workspace={workspace} conversations={[]} activeConversation={null} recent={[]} mcp={mcp} onOpenFolder={noop} onOpenConversation={noop} onNewConversation={noop} view="chat" onView={noop} onConversationsChanged={noop} />,
+      <Sidebar workspace={workspace} conversations={[]} activeConversation={null} recent={[]} mcp={mcp} onOpenFolder={noop} onOpenConversation={noop} onNewConversation={noop} screen="chat" onScreen={noop} onConversationsChanged={noop} />,
     );
 
   it("lists MCP servers with their state, tool count and why one failed", () => {
