@@ -8,8 +8,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-#[macro_use]
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

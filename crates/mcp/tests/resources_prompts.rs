@@ -9,8 +9,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-#[macro_use]
-mod support;
+use crate::support;
 
 use std::collections::BTreeMap;
 use std::time::Duration;
