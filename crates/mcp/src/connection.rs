@@ -99,7 +99,12 @@ impl Connection {
             options.elicitation,
             Arc::clone(&shared),
         );
-        let handshake_timeout = config.timeout.max(MIN_HANDSHAKE_TIMEOUT);
+        let opening = Opening {
+            config,
+            options,
+            shared: &shared,
+            handshake_timeout: config.timeout.max(MIN_HANDSHAKE_TIMEOUT),
+        };
         let started = Instant::now();
         let (service, pid) = match &config.transport {
             Transport::Stdio {
@@ -108,88 +113,17 @@ impl Connection {
                 env,
                 cwd,
             } => {
-                let child = spawn(command, args, env, cwd.as_deref(), options, &shared)
-                    .await
-                    .map_err(|message| McpError::Start {
-                        server: config.name.clone(),
-                        message,
-                        stderr: Vec::new(),
-                    })?;
-                let pid = child.id();
-                let transport = Noticing::new(child, Arc::clone(&shared));
-                let served =
-                    tokio::time::timeout(handshake_timeout, handler.serve(transport)).await;
-                (
-                    finish_handshake(config, served, handshake_timeout, &shared).await?,
-                    pid,
-                )
+                opening
+                    .stdio(handler, command, args, env, cwd.as_deref())
+                    .await?
             }
-            Transport::Http { url, headers } => {
-                let mut custom = HashMap::new();
-                for (name, value) in headers {
-                    let name = HeaderName::from_bytes(name.as_bytes()).map_err(|_| {
-                        start_error(config, format!("{name:?} is not a valid header name"))
-                    })?;
-                    let value = HeaderValue::from_str(value.expose()).map_err(|_| {
-                        start_error(config, format!("the value of header {name} is not valid"))
-                    })?;
-                    custom.insert(name, value);
-                }
-                let transport_config = StreamableHttpClientTransportConfig::with_uri(url.as_str())
-                    .custom_headers(custom)
-                    .reinit_on_expired_session(true);
-                let mut served = serve_http(
-                    handler,
-                    &shared,
-                    transport_config.clone(),
-                    options.auth.as_ref(),
-                    newest_then_initialize(),
-                    handshake_timeout,
-                )
-                .await?;
-                // A server that answers `server/discover` with something else than what it
-                // discovers (an empty result, as some answer every method they do not know) is
-                // of an older revision all the same: start again with `initialize`.
-                if matches!(
-                    served,
-                    Ok(Err(ClientInitializeError::ExpectedInitResult(_)))
-                ) {
-                    let handler =
-                        Handler::new(workspace_uri, options.elicitation, Arc::clone(&shared));
-                    served = serve_http(
-                        handler,
-                        &shared,
-                        transport_config,
-                        options.auth.as_ref(),
-                        ClientLifecycleMode::Initialize,
-                        handshake_timeout,
-                    )
-                    .await?;
-                }
-                let service = finish_handshake(config, served, handshake_timeout, &shared).await;
-                if let (Err(_), Some(auth)) = (&service, &options.auth)
-                    && let Some(sign_in) = auth.take_error()
-                {
-                    return Err(McpError::SignIn(sign_in));
-                }
-                (service?, None)
-            }
+            Transport::Http { url, headers } => (
+                opening.http(handler, workspace_uri, url, headers).await?,
+                None,
+            ),
         };
         let handshake = started.elapsed();
-        let info = service.peer_info().map(|info| ServerInfo {
-            name: info
-                .server_info
-                .as_ref()
-                .map(|server| server.name.clone())
-                .unwrap_or_default(),
-            version: info
-                .server_info
-                .as_ref()
-                .map(|server| server.version.clone())
-                .unwrap_or_default(),
-            protocol_version: info.protocol_version.to_string(),
-            instructions: info.instructions.clone(),
-        });
+        let info = server_info(&service);
         Ok(Self {
             peer: service.peer().clone(),
             service: Mutex::new(Some(service)),
@@ -374,6 +308,127 @@ fn newest_then_initialize() -> ClientLifecycleMode {
         preferred_versions: vec![ProtocolVersion::LATEST],
         legacy_version: None,
     }
+}
+
+/// A server being started and shaken hands with.
+struct Opening<'a> {
+    config: &'a ServerConfig,
+    options: &'a ConnectOptions,
+    shared: &'a Arc<Shared>,
+    handshake_timeout: Duration,
+}
+
+impl Opening<'_> {
+    /// Starts the server's program and shakes hands over its stdin and stdout; the service and
+    /// the program's process id.
+    async fn stdio(
+        &self,
+        handler: Handler,
+        command: &str,
+        args: &[String],
+        env: &std::collections::BTreeMap<String, crate::redact::ConfigValue>,
+        cwd: Option<&Path>,
+    ) -> Result<(RunningService<RoleClient, Handler>, Option<u32>), McpError> {
+        let config = self.config;
+        let child = spawn(command, args, env, cwd, self.options, self.shared)
+            .await
+            .map_err(|message| McpError::Start {
+                server: config.name.clone(),
+                message,
+                stderr: Vec::new(),
+            })?;
+        let pid = child.id();
+        let transport = Noticing::new(child, Arc::clone(self.shared));
+        let served = tokio::time::timeout(self.handshake_timeout, handler.serve(transport)).await;
+        Ok((
+            finish_handshake(config, served, self.handshake_timeout, self.shared).await?,
+            pid,
+        ))
+    }
+
+    /// Starts a Streamable HTTP session with the newest revision, and again with `initialize`
+    /// for a server of an older one.
+    async fn http(
+        &self,
+        handler: Handler,
+        workspace_uri: Option<String>,
+        url: &str,
+        headers: &std::collections::BTreeMap<String, crate::redact::ConfigValue>,
+    ) -> Result<RunningService<RoleClient, Handler>, McpError> {
+        let (config, options, shared) = (self.config, self.options, self.shared);
+        let transport_config = StreamableHttpClientTransportConfig::with_uri(url)
+            .custom_headers(http_headers(config, headers)?)
+            .reinit_on_expired_session(true);
+        let mut served = serve_http(
+            handler,
+            shared,
+            transport_config.clone(),
+            options.auth.as_ref(),
+            newest_then_initialize(),
+            self.handshake_timeout,
+        )
+        .await?;
+        // A server that answers `server/discover` with something else than what it
+        // discovers (an empty result, as some answer every method they do not know) is
+        // of an older revision all the same: start again with `initialize`.
+        if matches!(
+            served,
+            Ok(Err(ClientInitializeError::ExpectedInitResult(_)))
+        ) {
+            let handler = Handler::new(workspace_uri, options.elicitation, Arc::clone(shared));
+            served = serve_http(
+                handler,
+                shared,
+                transport_config,
+                options.auth.as_ref(),
+                ClientLifecycleMode::Initialize,
+                self.handshake_timeout,
+            )
+            .await?;
+        }
+        let service = finish_handshake(config, served, self.handshake_timeout, shared).await;
+        // A handshake that failed because the sign-in did is told as the sign-in's failure.
+        if let (Err(_), Some(auth)) = (&service, &options.auth)
+            && let Some(sign_in) = auth.take_error()
+        {
+            return Err(McpError::SignIn(sign_in));
+        }
+        service
+    }
+}
+
+/// The `headers` of `mcp.json` as the HTTP client sends them.
+fn http_headers(
+    config: &ServerConfig,
+    headers: &std::collections::BTreeMap<String, crate::redact::ConfigValue>,
+) -> Result<HashMap<HeaderName, HeaderValue>, McpError> {
+    let mut custom = HashMap::new();
+    for (name, value) in headers {
+        let name = HeaderName::from_bytes(name.as_bytes())
+            .map_err(|_| start_error(config, format!("{name:?} is not a valid header name")))?;
+        let value = HeaderValue::from_str(value.expose())
+            .map_err(|_| start_error(config, format!("the value of header {name} is not valid")))?;
+        custom.insert(name, value);
+    }
+    Ok(custom)
+}
+
+/// What the server said of itself in the handshake.
+fn server_info(service: &RunningService<RoleClient, Handler>) -> Option<ServerInfo> {
+    service.peer_info().map(|info| ServerInfo {
+        name: info
+            .server_info
+            .as_ref()
+            .map(|server| server.name.clone())
+            .unwrap_or_default(),
+        version: info
+            .server_info
+            .as_ref()
+            .map(|server| server.version.clone())
+            .unwrap_or_default(),
+        protocol_version: info.protocol_version.to_string(),
+        instructions: info.instructions.clone(),
+    })
 }
 
 type Served = Result<
