@@ -116,6 +116,10 @@ for (const [lang, theme] of [
       await session.click((await session.findAll(".cfg-nav-item")).at(-1));
       const toggle = await session.waitFor('[data-testid="cfg-updates-at-start"]');
       assert.equal(await session.script("return arguments[0].checked", [{ [ELEMENT]: toggle }]), true);
+      // The section list scrolls to Updates smoothly: the switch is brought to rest in view
+      // first, so that the click lands on it and not where it was a moment before.
+      await session.script("arguments[0].scrollIntoView({ block: 'center', behavior: 'instant' })", [{ [ELEMENT]: toggle }]);
+      await sleep(300);
       await session.click(toggle);
       const config = join(configDir, "config.toml");
       await session.until("config.toml to turn the check off", async () => {
