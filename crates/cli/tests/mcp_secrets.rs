@@ -253,14 +253,7 @@ async fn attack_secrets_listings_errors_questions_and_the_record_never_show_them
 /// `tests/mcp/fixtures/echoing-secrets-server.js`, which says its `API_KEY` in everything it
 /// sends. `None` (after saying why) without node.
 fn echoing_server() -> Option<std::path::PathBuf> {
-    let has_node = std::process::Command::new("node")
-        .arg("--version")
-        .output()
-        .is_ok_and(|out| out.status.success());
-    if !has_node {
-        tooltrail_test_support::dependency_missing(
-            "node is not installed, so the MCP tests cannot run (scripts/setup --app installs it)",
-        );
+    if !support::node_installed() {
         return None;
     }
     Some(

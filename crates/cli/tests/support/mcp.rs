@@ -11,6 +11,20 @@ use std::sync::OnceLock;
 
 use tooltrail_test_support::ScriptedServer;
 
+/// Whether node runs; says so (failing under `CI=true`) when it does not.
+pub fn node_installed() -> bool {
+    let has_node = std::process::Command::new("node")
+        .arg("--version")
+        .output()
+        .is_ok_and(|out| out.status.success());
+    if !has_node {
+        tooltrail_test_support::dependency_missing(
+            "node is not installed, so the MCP tests cannot run (scripts/setup --app installs it)",
+        );
+    }
+    has_node
+}
+
 /// The entry point of `@modelcontextprotocol/PACKAGE` in tests/mcp; installs the npm packages
 /// once when they are missing. `None` (after saying why) without node.
 pub fn reference_server(package: &str) -> Option<PathBuf> {
@@ -21,14 +35,7 @@ pub fn reference_server(package: &str) -> Option<PathBuf> {
         .join(package)
         .join("dist/index.js");
     let ready = *READY.get_or_init(|| {
-        let has_node = std::process::Command::new("node")
-            .arg("--version")
-            .output()
-            .is_ok_and(|out| out.status.success());
-        if !has_node {
-            tooltrail_test_support::dependency_missing(
-                "node is not installed, so the MCP tests cannot run (scripts/setup --app installs it)",
-            );
+        if !node_installed() {
             return false;
         }
         if !entry.exists() {
