@@ -122,8 +122,30 @@ export class Session {
     const list = await call("POST", `${this.url}/elements`, { using: "css selector", value: css });
     return list.map((v) => v[ELEMENT]);
   }
-  click(id) {
+  /**
+   * Clicks the element as a user does: once it is in view and has stopped moving. Sections
+   * that load above it, or a smooth scroll, can shift it between where the driver measured it
+   * and where the click lands; the click waits until two measures a frame apart agree.
+   */
+  async click(id) {
+    await this.settle(id);
     return call("POST", `${this.url}/element/${id}/click`, {});
+  }
+  /** Brings the element to the middle of the view and waits (up to 2 s) until its box is still. */
+  async settle(id) {
+    const box = () =>
+      this.script(
+        "const r = arguments[0].getBoundingClientRect(); return [r.left, r.top, r.width, r.height].map(Math.round).join(',');",
+        [{ [ELEMENT]: id }],
+      );
+    await this.script("arguments[0].scrollIntoView({ block: 'nearest', behavior: 'instant' })", [{ [ELEMENT]: id }]);
+    let last = await box();
+    for (let waited = 0; waited < 2000; waited += 60) {
+      await sleep(60);
+      const now = await box();
+      if (now === last) return;
+      last = now;
+    }
   }
   /** Moves the pointer onto the element's centre, as a mouse does (pointer events fire). */
   hover(id) {
