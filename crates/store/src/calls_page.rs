@@ -6,7 +6,8 @@ use rusqlite::Connection;
 
 use crate::cursor::Page;
 use crate::error::Result;
-use crate::history::{self, HistoryFilter, HistoryRow};
+use crate::history::{self, HistoryFilter};
+use crate::kinds::call::HistoryRow;
 use crate::rank;
 use crate::store::Store;
 

@@ -200,6 +200,11 @@ pub(crate) fn prefix(text: &str, max: usize) -> &str {
     &text[..end]
 }
 
+/// SQLite integers are signed; counts and durations past `i64::MAX` do not occur.
+pub(crate) fn to_i64(value: u64) -> i64 {
+    i64::try_from(value).unwrap_or(i64::MAX)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

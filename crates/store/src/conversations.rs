@@ -8,8 +8,9 @@ use tooltrail_protocol::{Message, ToolError, ToolErrorCode};
 
 use crate::cursor::{self, Cursor, Key, Page};
 use crate::error::{Result, StoreError};
+use crate::kinds::conversation::ensure_conversation;
+use crate::kinds::workspace::workspace_id;
 use crate::store::Store;
-use crate::writer;
 
 /// What [`Store::create_conversation`] needs. Everything may be left empty and filled in by the
 /// first turn (workspace, model, and the title from the first question).
@@ -111,10 +112,10 @@ impl Store {
         self.with_conn(|conn| {
             let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
             let workspace = match &new.workspace {
-                Some(path) => writer::workspace_id(&tx, path)?,
+                Some(path) => workspace_id(&tx, path)?,
                 None => None,
             };
-            writer::ensure_conversation(
+            ensure_conversation(
                 &tx,
                 &id,
                 workspace,

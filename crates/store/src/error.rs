@@ -86,3 +86,8 @@ pub enum StoreError {
 
 /// The store's result type.
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;
+
+/// An event whose record (`what`, row `id`) is gone from its table.
+pub(crate) fn missing(what: &str, id: Option<i64>) -> StoreError {
+    StoreError::Corrupt(format!("an event refers to {what} {id:?}, which is gone"))
+}

@@ -22,7 +22,8 @@ use crate::calls_page::history_page;
 use crate::conversations::{ConversationSummary, summary};
 use crate::cursor::MAX_LIMIT;
 use crate::error::{Result, StoreError};
-use crate::history::{HistoryFilter, HistoryRow};
+use crate::history::HistoryFilter;
+use crate::kinds::call::HistoryRow;
 use crate::replay::conversation_events;
 use crate::store::Store;
 

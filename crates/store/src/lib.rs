@@ -71,6 +71,7 @@ mod error;
 mod export;
 mod file_changes;
 mod history;
+mod kinds;
 mod maintenance;
 mod migrations;
 mod owner_only;
@@ -96,7 +97,8 @@ pub use export::{
     render_jsonl,
 };
 pub use file_changes::{FileChangeRecord, KeptFile, LeftState};
-pub use history::{HistoryFilter, HistoryRow, ToolCallRecord};
+pub use history::HistoryFilter;
+pub use kinds::call::{HistoryRow, PREVIEW_BYTES, ToolCallRecord};
 pub use maintenance::VacuumReport;
 pub use migrations::SCHEMA_VERSION;
 pub use paths::{DATA_DIR_ENV, DB_FILE_NAME, data_dir, default_db_path};
@@ -110,4 +112,3 @@ pub use stats::{Stats, StatsFilter, StatusCounts, ToolStats};
 pub use status::CallStatus;
 pub use store::Store;
 pub use tokens::{DayTokens, TokenFilter};
-pub use writer::PREVIEW_BYTES;

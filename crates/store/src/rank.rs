@@ -15,7 +15,8 @@ use rusqlite::types::Value as SqlValue;
 
 use crate::cursor::{self, Cursor, Key, Page};
 use crate::error::{Result, StoreError};
-use crate::history::{self, COLUMNS, HistoryFilter, HistoryRow, JOINS};
+use crate::history::{self, HistoryFilter};
+use crate::kinds::call::{HistoryRow, call_row};
 use crate::search;
 
 /// A ranked search outside one conversation ranks the newest this many matches.
@@ -232,12 +233,9 @@ pub(crate) fn ranked_page(conn: &Connection, filter: &HistoryFilter) -> Result<P
         .collect();
     let more = page.len() > limit;
     let mut items = Vec::with_capacity(limit.min(page.len()));
-    let sql = format!("SELECT {COLUMNS} FROM tool_calls c {JOINS} WHERE c.id = ?1");
-    let mut statement = conn.prepare_cached(&sql)?;
     for id in page.into_iter().take(limit) {
-        let mut rows = statement.query([id])?;
-        if let Some(row) = rows.next()? {
-            items.push(history::read_row(row)?.1);
+        if let Some(row) = call_row(conn, id)? {
+            items.push(row);
         }
     }
     let next = more.then(|| Cursor(Key::Offset((offset + limit) as u64)));

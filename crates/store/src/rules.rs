@@ -6,8 +6,8 @@ use rusqlite::{OptionalExtension, TransactionBehavior, params};
 
 use crate::conversations::now_ms;
 use crate::error::{Result, StoreError};
+use crate::kinds::workspace::workspace_id;
 use crate::store::Store;
-use crate::writer::workspace_id;
 
 pub use tooltrail_protocol::RuleKind;
 

@@ -8,9 +8,9 @@ use ts_rs::TS;
 
 use crate::conversations::now_ms;
 use crate::error::{Result, StoreError};
+use crate::kinds::workspace::workspace_id;
 use crate::search::fts_query;
 use crate::store::Store;
-use crate::writer::workspace_id;
 
 /// A snippet to save.
 #[derive(Debug, Clone, PartialEq, Eq)]
