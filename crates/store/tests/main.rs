@@ -10,4 +10,5 @@ mod support {
 mod concurrency;
 mod crash;
 mod record;
+mod round_trip;
 mod tokens;
