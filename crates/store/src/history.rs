@@ -14,9 +14,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::cursor::{self, Cursor, Key, Page};
 use crate::error::{Result, StoreError};
-use crate::kinds::call::{COLUMNS, HistoryRow, JOINS, read_row};
+use crate::kinds::call::{
+    COLUMNS, HistoryRow, JOINS, ToolCallRecord, call_record, call_record_in_turn, read_row,
+};
 use crate::search;
 use crate::status::CallStatus;
+use crate::store::Store;
 
 /// Which calls to list. Every field narrows; the default lists all, newest first, one page.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -210,4 +213,19 @@ pub(crate) fn walk_page(conn: &Connection, filter: &HistoryFilter) -> Result<Pag
         _ => None,
     };
     Ok(Page { items, next })
+}
+
+impl Store {
+    /// One call, with its full result and structured data. `id` is a [`HistoryRow::id`].
+    pub fn tool_call(&self, id: &str) -> Result<ToolCallRecord> {
+        self.with_conn(|conn| {
+            call_record(conn, id)?.ok_or_else(|| StoreError::CallNotFound(id.to_string()))
+        })
+    }
+
+    /// The call `call_id` of turn `turn_id` (their ids as the events give them), with its full
+    /// result; `None` when the record has no such call.
+    pub fn call_in_turn(&self, turn_id: &str, call_id: &str) -> Result<Option<ToolCallRecord>> {
+        self.with_conn(|conn| call_record_in_turn(conn, turn_id, call_id))
+    }
 }

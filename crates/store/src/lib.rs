@@ -13,6 +13,10 @@
 //!   and the next [`Store::open`] marks it (and its turn) `cancelled` once the process that
 //!   owned it is gone. The store depends on the protocol only, never on the engine: a shell
 //!   forwards events to [`Recorder::record`] from its event sink.
+//! - **The record by kind.** Each kind of record (a turn, a message, a usage row, a tool call)
+//!   writes its rows from an event and reads them back, as a value and as that event, in one
+//!   file of `kinds/`; the writer only sends each event to its kind, replay only walks the
+//!   events in order, and every listing reads a call through the call's one reader.
 //! - **Conversations need no set-up.** Events for a conversation or turn the store has not seen
 //!   create it (its title from the first question). [`Store::create_conversation`] exists for
 //!   callers that want an id before the first turn, or to keep the provider.

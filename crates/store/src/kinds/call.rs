@@ -1,9 +1,9 @@
 //! A tool call's row in `tool_calls`, the audit log: written by `tool_call_started` (running,
-//! with its arguments and approval) and completed by `tool_call_finished` (its status, duration,
-//! error, a preview of the result and, in `tool_results`, the whole result compressed); read back
-//! by [`read_row`] — the one reader of the row, behind History's listings and searches,
-//! `tooltrail history`, [`Store::tool_call`] and the exports — and as the two events it was
-//! recorded from, which a reopened conversation is shown from.
+//! with its arguments and approval) and completed by `tool_call_finished` (its status,
+//! duration, error, a preview of the result and, in `tool_results`, the whole result
+//! compressed); read back by [`read_row`], the one reader of the row (behind History's listings
+//! and searches, `tooltrail history`, [`Store::tool_call`] and the exports), and as the two
+//! events it was recorded from, which a reopened conversation is shown from.
 //!
 //! A field added to a call's events is written and read here: both events are taken apart and
 //! rebuilt field by field (never with `..`), so the compiler names this file until the field is
@@ -21,6 +21,9 @@ use crate::codes::{self, to_i64};
 use crate::compress;
 use crate::error::{Result, StoreError, missing};
 use crate::status::CallStatus;
+// For the links in the docs only (which the window's bindings copy word for word): a kind of
+// record never uses the store's handle.
+#[cfg(doc)]
 use crate::store::Store;
 
 /// Bytes of a result kept inline with its call. Longer results keep this much as their preview
@@ -520,27 +523,24 @@ fn record_where(
     Ok(Some(ToolCallRecord { row, result, data }))
 }
 
-impl Store {
-    /// One call, with its full result and structured data. `id` is a [`HistoryRow::id`].
-    pub fn tool_call(&self, id: &str) -> Result<ToolCallRecord> {
-        let row_id = parse_call_ref(id)?;
-        self.with_conn(|conn| {
-            record_where(conn, "c.id = ?1", [row_id])?
-                .ok_or_else(|| StoreError::CallNotFound(id.to_string()))
-        })
-    }
+/// The call named `id` (a [`HistoryRow::id`]) with its full result; `None` when the record has
+/// no such call.
+pub(crate) fn call_record(conn: &Connection, id: &str) -> Result<Option<ToolCallRecord>> {
+    record_where(conn, "c.id = ?1", [parse_call_ref(id)?])
+}
 
-    /// The call `call_id` of turn `turn_id` (their ids as the events give them), with its full
-    /// result; `None` when the record has no such call.
-    pub fn call_in_turn(&self, turn_id: &str, call_id: &str) -> Result<Option<ToolCallRecord>> {
-        self.with_conn(|conn| {
-            record_where(
-                conn,
-                "t.public_id = ?1 AND c.call_id = ?2",
-                [turn_id, call_id],
-            )
-        })
-    }
+/// The call `call_id` of turn `turn_id` (their ids as the events give them), with its full
+/// result.
+pub(crate) fn call_record_in_turn(
+    conn: &Connection,
+    turn_id: &str,
+    call_id: &str,
+) -> Result<Option<ToolCallRecord>> {
+    record_where(
+        conn,
+        "t.public_id = ?1 AND c.call_id = ?2",
+        [turn_id, call_id],
+    )
 }
 
 /// The `tool_call_started` event of call row `ref_id`.
