@@ -21,10 +21,6 @@ use crate::codes::{self, to_i64};
 use crate::compress;
 use crate::error::{Result, StoreError, missing};
 use crate::status::CallStatus;
-// For the links in the docs only (which the window's bindings copy word for word): a kind of
-// record never uses the store's handle.
-#[cfg(doc)]
-use crate::store::Store;
 
 /// Bytes of a result kept inline with its call. Longer results keep this much as their preview
 /// and go whole, compressed, into `tool_results`.
@@ -34,6 +30,10 @@ pub const PREVIEW_BYTES: usize = 512;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 pub struct HistoryRow {
     /// Stable id of this record (`tc_…`), for [`Store::tool_call`].
+    // The link's target, for rustdoc alone: the window's bindings copy the words above as they
+    // are, and this module does not import the store's handle.
+    #[cfg_attr(doc, doc = "")]
+    #[cfg_attr(doc, doc = "[`Store::tool_call`]: crate::Store::tool_call")]
     pub id: String,
     pub conversation_id: String,
     pub turn_id: String,
@@ -78,7 +78,7 @@ impl HistoryRow {
     }
 }
 
-/// One call with its full result, as [`Store::tool_call`] returns it.
+/// One call with its full result, as [`crate::Store::tool_call`] returns it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 pub struct ToolCallRecord {
     #[serde(flatten)]
