@@ -12,8 +12,8 @@ use async_trait::async_trait;
 use serde_json::Value;
 use tauri::{AppHandle, Manager};
 use tokio::sync::oneshot;
-use tooltrail_agent::{ApprovalRequest, Approver, Decision};
 use tooltrail_host::WorkspaceRules;
+use tooltrail_host::{ApprovalRequest, Approver, Decision};
 use tooltrail_protocol::{ApprovalBy, ApprovalReply, sentence};
 
 use crate::error::{CommandError, CommandResult};
@@ -149,7 +149,7 @@ mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
     use serde_json::json;
-    use tooltrail_agent::RuleBook;
+    use tooltrail_host::RuleBook;
 
     async fn parked(
         pending: &Arc<PendingApprovals>,

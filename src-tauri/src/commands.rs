@@ -412,7 +412,7 @@ pub async fn sandbox_status(workspace: State<'_, WorkspaceState>) -> CommandResu
                 ctx.sandbox().status().clone(),
                 Some(ctx.workspace.root().to_path_buf()),
             ),
-            None => (tooltrail_sandbox::Sandbox::detect().status().clone(), None),
+            None => (tooltrail_host::Sandbox::detect().status().clone(), None),
         };
         Ok(SandboxView::of(&report, root.as_deref()))
     })

@@ -11,7 +11,6 @@
 use std::time::Duration;
 
 use serde::Serialize;
-use tooltrail_llm::{LlmClient, LlmConfig};
 use tooltrail_runtime::detect::FoundServer;
 use tooltrail_runtime::models::ModelStore;
 use tooltrail_runtime::supervisor::SearchPlaces;
@@ -120,19 +119,13 @@ fn local_problem(settings: &Settings) -> Option<String> {
 
 /// Why the endpoint of `settings` did not list its models, if it did not.
 async fn endpoint_problem(settings: &Settings) -> Option<String> {
-    let mut config = LlmConfig::new(settings.base_url.clone(), String::new());
-    config.api_key = settings.api_key.clone();
-    config.connect_timeout = CONNECT;
-    config.idle_timeout = ANSWER;
-    config.max_attempts = 1;
-    let client = match LlmClient::new(config) {
-        Ok(client) => client,
-        Err(error) => return Some(sentence(&error.to_string())),
+    let probe = tooltrail_host::EndpointProbe {
+        base_url: settings.base_url.clone(),
+        api_key: settings.api_key.clone(),
+        connect: CONNECT,
+        answer: ANSWER,
     };
-    match client.list_models().await {
-        Ok(_) => None,
-        Err(error) => Some(sentence(&error.to_string())),
-    }
+    probe.models().await.err().map(|error| sentence(&error))
 }
 
 /// What the guide reports after a server was chosen.

@@ -3,7 +3,7 @@
 
 fn main() -> std::process::ExitCode {
     // The OS sandbox's helper is this binary in a hidden mode; this returns at once otherwise.
-    tooltrail_tools::maybe_run_helper();
+    tooltrail_host::maybe_run_helper();
     // So is the supervisor of the local model runtime, which a question to the `local`
     // provider starts from here as from the command line.
     tooltrail_host::maybe_run_supervisor();

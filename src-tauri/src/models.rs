@@ -18,11 +18,12 @@ use serde::Serialize;
 use tauri::{AppHandle, Emitter, Manager, State};
 use tauri_plugin_dialog::DialogExt;
 use tokio_util::sync::CancellationToken;
+use tooltrail_host::ModelsOverview;
 use tooltrail_runtime::models::{
     Catalogue, Hub, InstalledModel, ModelError, ModelRef, ModelStore, PullOptions, PullProgress,
 };
-use tooltrail_runtime::supervisor::{Runtime, SearchPlaces, unix_now};
-use tooltrail_settings::{ConfigFile, LOCAL_PROVIDER_ID, config_path};
+use tooltrail_runtime::supervisor::{Runtime, unix_now};
+use tooltrail_settings::{ConfigFile, config_path};
 use ts_rs::TS;
 
 use crate::error::{CommandError, CommandResult, model_error, sentence};
@@ -55,7 +56,7 @@ impl ModelView {
         Self {
             name: model.name.clone(),
             size_bytes: model.size_bytes,
-            parameters: parameters(model),
+            parameters: tooltrail_host::parameters_label(model),
             quantization: model.metadata.quantization.clone(),
             context_length: model.metadata.context_length,
             has_chat_template: model.metadata.has_chat_template,
@@ -64,18 +65,6 @@ impl ModelView {
             chosen: chosen == Some(model.name.as_str()),
         }
     }
-}
-
-/// `1.7B`, from the file's size label, else from its counted parameters.
-fn parameters(model: &InstalledModel) -> Option<String> {
-    if let Some(label) = &model.metadata.size_label {
-        return Some(label.clone());
-    }
-    model.metadata.parameter_count.map(|n| match n {
-        n if n >= 1_000_000_000 => format!("{:.1}B", n as f64 / 1e9),
-        n if n >= 1_000_000 => format!("{}M", n / 1_000_000),
-        n => n.to_string(),
-    })
 }
 
 /// A model of the built-in catalogue.
@@ -263,34 +252,15 @@ fn store() -> CommandResult<ModelStore> {
     ModelStore::open_default().map_err(model_error)
 }
 
-/// What Settings → Models shows. Blocking: it reads the models folder and `/proc`.
+/// What Settings → Models shows: [`ModelsOverview`] laid out for the window. Blocking: it
+/// reads the models folder and `/proc`.
 pub fn overview() -> CommandResult<ModelsView> {
-    let store = store()?;
-    let file = ConfigFile::read(&config_path()?)?;
-    let local_model = file.local.model.clone();
-    // A provider of the user's own with the id `local` is not Tooltrail's server.
-    let own_local = file.providers.iter().any(|p| p.id == LOCAL_PROVIDER_ID);
-    let local_active = !own_local && file.active_provider.as_deref() == Some(LOCAL_PROVIDER_ID);
-    let installed = store.list().map_err(model_error)?;
-    let catalogue = Catalogue::builtin().map_err(model_error)?;
-    let runtime = tooltrail_settings::data_dir()
-        .ok()
-        .and_then(|dir| Runtime::new(&dir).status())
-        .map(|status| RuntimeView {
-            model: status.state.model.clone(),
-            pid: status.state.server_pid,
-            port: status.state.port,
-            context_size: status.state.context_size,
-            memory_bytes: status
-                .server_rss
-                .map(|server| server + status.supervisor_rss.unwrap_or(0)),
-            in_use: status.in_use,
-            stops_in_secs: status.stops_in_secs(unix_now()),
-        });
+    let overview = ModelsOverview::read(&config_path()?)?;
+    let local_model = overview.local_model.as_deref();
     Ok(ModelsView {
-        dir: store.dir().display().to_string(),
-        catalogue: catalogue
-            .entries()
+        dir: overview.dir.display().to_string(),
+        catalogue: overview
+            .catalogue
             .iter()
             .map(|entry| CatalogueModel {
                 name: entry.name.clone(),
@@ -300,31 +270,38 @@ pub fn overview() -> CommandResult<ModelsView> {
                 memory_gb: entry.memory_gb,
                 context_length: entry.context_length,
                 licence: entry.licence.clone(),
-                installed: installed.iter().any(|model| model.name == entry.name),
+                installed: overview.is_installed(&entry.name),
             })
             .collect(),
-        installed: installed
+        installed: overview
+            .installed
             .iter()
-            .map(|model| ModelView::of(model, local_model.as_deref()))
+            .map(|model| ModelView::of(model, local_model))
             .collect(),
-        unfinished: store
-            .pending()
-            .map_err(model_error)?
-            .into_iter()
+        unfinished: overview
+            .unfinished
+            .iter()
             .map(|pull| UnfinishedView {
-                name: pull.name,
+                name: pull.name.clone(),
                 have: pull.have,
                 total: pull.total,
             })
             .collect(),
-        local_model,
-        local_active,
-        runtime,
-        server_problem: SearchPlaces::from_env()
-            .find()
-            .err()
-            .map(|error| sentence(&error.to_string())),
-        runtime_supported: tooltrail_runtime::supervisor::runtime_supported(),
+        runtime: overview.runtime.as_ref().map(|status| RuntimeView {
+            model: status.state.model.clone(),
+            pid: status.state.server_pid,
+            port: status.state.port,
+            context_size: status.state.context_size,
+            memory_bytes: status
+                .server_rss
+                .map(|server| server + status.supervisor_rss.unwrap_or(0)),
+            in_use: status.in_use,
+            stops_in_secs: status.stops_in_secs(unix_now()),
+        }),
+        server_problem: overview.server_problem.as_deref().map(sentence),
+        runtime_supported: overview.runtime_supported,
+        local_active: overview.local_active,
+        local_model: overview.local_model,
     })
 }
 

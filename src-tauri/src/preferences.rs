@@ -6,15 +6,12 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
-use tooltrail_llm::{LlmClient, LlmConfig};
 use tooltrail_mcp::{McpConfig, McpConfigEditor};
 pub use tooltrail_mcp::{McpConfigView, McpServerConfig};
 use tooltrail_protocol::ToolMode;
 use tooltrail_settings::keychain::ProviderKeys;
 use tooltrail_settings::tool_modes::{LearnedToolMode, LearnedToolModes};
 use tooltrail_settings::{ConfigEditor, ConfigFile, Limits, Provider, config_path};
-use tooltrail_tools::ToolRegistry;
-use tooltrail_tools::builtin::OFF_BY_DEFAULT;
 use ts_rs::TS;
 
 use crate::error::{CommandError, CommandResult, sentence};
@@ -154,29 +151,18 @@ pub fn load() -> CommandResult<AppSettings> {
             vision: p.vision,
         })
         .collect();
-    let registry = ToolRegistry::with_builtins();
-    let offered: std::collections::HashMap<String, u32> = registry
-        .offered_specs()
-        .iter()
-        .map(|spec| {
-            let tokens =
-                tooltrail_llm::estimate_tokens(&tooltrail_llm::tool_json(spec).to_string());
-            (spec.name.clone(), tokens)
-        })
-        .collect();
-    let tools = registry
-        .specs()
+    let tools = tooltrail_host::builtin_tools()
         .into_iter()
-        .map(|spec| ToolToggle {
-            tokens: offered.get(&spec.name).copied(),
-            enabled: if OFF_BY_DEFAULT.contains(&spec.name.as_str()) {
-                file.enabled_tools.contains(&spec.name)
+        .map(|tool| ToolToggle {
+            tokens: tool.offered_tokens,
+            enabled: if tool.off_by_default {
+                file.enabled_tools.contains(&tool.spec.name)
             } else {
-                !file.disabled_tools.contains(&spec.name)
+                !file.disabled_tools.contains(&tool.spec.name)
             },
-            off_by_default: OFF_BY_DEFAULT.contains(&spec.name.as_str()),
-            description: first_sentence(&spec.description),
-            name: spec.name,
+            off_by_default: tool.off_by_default,
+            description: first_sentence(&tool.spec.description),
+            name: tool.spec.name,
         })
         .collect();
     Ok(AppSettings {
@@ -306,14 +292,14 @@ pub fn save_limits(limits: Limits) -> CommandResult<Limits> {
 }
 
 pub fn set_tool_enabled(name: &str, enabled: bool) -> CommandResult<()> {
-    if ToolRegistry::with_builtins().get(name).is_none() {
+    if !tooltrail_host::is_builtin(name) {
         return Err(CommandError::new(
             "not_found",
             format!("There is no built-in tool {name:?}."),
         ));
     }
     edit(|editor| {
-        if OFF_BY_DEFAULT.contains(&name) {
+        if tooltrail_host::is_off_by_default(name) {
             editor.set_tool_turned_on(name, enabled);
         } else {
             editor.set_tool_enabled(name, enabled);
@@ -354,22 +340,19 @@ pub async fn test_connection(input: ProviderInput) -> ConnectionTest {
         }
         (None, None) => None,
     };
-    let mut config = LlmConfig::new(base_url, String::new());
-    config.api_key = api_key;
-    config.connect_timeout = Duration::from_secs(5);
-    config.idle_timeout = Duration::from_secs(15);
-    config.max_attempts = 1;
-    let client = match LlmClient::new(config) {
-        Ok(client) => client,
-        Err(error) => return failed(error.to_string()),
+    let probe = tooltrail_host::EndpointProbe {
+        base_url,
+        api_key,
+        connect: Duration::from_secs(5),
+        answer: Duration::from_secs(15),
     };
-    match client.list_models().await {
+    match probe.models().await {
         Ok(models) => ConnectionTest {
             ok: true,
             models,
             message: None,
         },
-        Err(error) => failed(error.to_string()),
+        Err(error) => failed(error),
     }
 }
 
@@ -418,7 +401,7 @@ pub struct SandboxSecret {
 
 impl SandboxView {
     /// The status, and what a command in `workspace` sees with the settings as they are.
-    pub fn of(status: &tooltrail_sandbox::SandboxStatus, workspace: Option<&Path>) -> Self {
+    pub fn of(status: &tooltrail_host::SandboxStatus, workspace: Option<&Path>) -> Self {
         let report = status.report();
         let mut lines = report
             .lines()
@@ -430,17 +413,9 @@ impl SandboxView {
             .and_then(|path| ConfigFile::read(&path).ok())
             .map(|file| file.sandbox)
             .unwrap_or_default();
+        let overview = tooltrail_host::SandboxOverview::of(status.clone(), workspace, &sandbox);
+        let seen = overview.reach;
         let configured = sandbox.read_only_folders;
-        let settings = tooltrail_host::sandbox_settings_from(&configured);
-        let temp = std::env::temp_dir().join("tooltrail-home-XXXXXX");
-        let root = workspace.map_or_else(|| temp.join("workspace"), Path::to_path_buf);
-        let seen = tooltrail_sandbox::reach::command_reach(
-            &settings,
-            &root,
-            true,
-            &temp,
-            std::slice::from_ref(&root),
-        );
         let folders = seen
             .shown(status.own_processes)
             .into_iter()
@@ -448,7 +423,7 @@ impl SandboxView {
                 workspace.is_some()
                     || !matches!(
                         grant.reason,
-                        tooltrail_sandbox::Reason::Workspace | tooltrail_sandbox::Reason::Cache
+                        tooltrail_host::Reason::Workspace | tooltrail_host::Reason::Cache
                     )
             })
             .map(|grant| SandboxFolder {

@@ -11,7 +11,7 @@ use std::sync::Mutex;
 use async_trait::async_trait;
 use tauri::{AppHandle, Manager};
 use tokio::sync::oneshot;
-use tooltrail_tools::{NoAnswer, Question, UserAsker};
+use tooltrail_host::{NoAnswer, Question, UserAsker};
 
 use crate::error::{CommandError, CommandResult};
 

@@ -3,7 +3,7 @@
 
 use tauri::ipc::Channel;
 use tauri::{AppHandle, Manager};
-use tooltrail_agent::EventSink;
+use tooltrail_host::EventSink;
 use tooltrail_host::Host;
 use tooltrail_protocol::Event;
 use tooltrail_settings::Overrides;
@@ -86,7 +86,7 @@ pub async fn start(
         sink.traced(engine.agent.run(
             &mut conversation,
             input,
-            &tooltrail_agent::TurnOptions::default(),
+            &tooltrail_host::TurnOptions::default(),
             &sink,
             &approver,
             &cancel,

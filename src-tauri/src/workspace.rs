@@ -5,8 +5,8 @@ use std::sync::{Arc, Mutex};
 
 use serde::Serialize;
 use tauri::{AppHandle, Emitter, Manager};
+use tooltrail_host::ToolContext;
 use tooltrail_host::{Host, left_as_tooltrail_left};
-use tooltrail_tools::ToolContext;
 use ts_rs::TS;
 
 use crate::error::{CommandError, CommandResult};

@@ -7,7 +7,7 @@ use std::io::{BufRead, IsTerminal, Write};
 use std::sync::Mutex;
 
 use async_trait::async_trait;
-use tooltrail_tools::{NoAnswer, Question, UserAsker};
+use tooltrail_host::{NoAnswer, Question, UserAsker};
 
 pub struct CommandLineAsker {
     given: Mutex<VecDeque<String>>,

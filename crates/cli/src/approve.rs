@@ -4,7 +4,7 @@ use std::io::{BufRead, Write};
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use tooltrail_agent::{ApprovalRequest, Approver, Decision};
+use tooltrail_host::{ApprovalRequest, Approver, Decision};
 use tooltrail_protocol::{ApprovalBy, ApprovalReply};
 
 use crate::render::summarize_arguments;

@@ -7,13 +7,13 @@ use std::sync::Arc;
 
 use anyhow::{Context, bail};
 use tokio_util::sync::CancellationToken;
-use tooltrail_agent::{
+use tooltrail_host::ToolContext;
+use tooltrail_host::{
     AllowAll, Approver, Conversation, DenyAll, EventSink, TurnOptions, TurnOutcome,
 };
 use tooltrail_host::{Engine, Host, HostError, Record, mcp_content};
 use tooltrail_protocol::{ErrorCode, Message, TurnEnd};
 use tooltrail_settings::Overrides;
-use tooltrail_tools::ToolContext;
 
 use crate::answer::CommandLineAsker;
 use crate::approve::TerminalApprover;

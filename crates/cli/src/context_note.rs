@@ -3,8 +3,8 @@
 
 use std::sync::{Arc, Mutex};
 
-use tooltrail_agent::EventSink;
-use tooltrail_llm::ContextWindow;
+use tooltrail_host::ContextWindow;
+use tooltrail_host::EventSink;
 use tooltrail_protocol::{Event, EventBody};
 
 /// Passes every event on to the screen and keeps what the notes need.

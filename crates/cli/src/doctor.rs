@@ -2,32 +2,34 @@
 //! command run in the current folder can see and change, and why.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 
 use serde_json::json;
-use tooltrail_sandbox::limits::{CPU_GRACE_SECS, MAX_FILE_BYTES, MAX_PROCESSES};
-use tooltrail_sandbox::reach::{Skipped, command_reach};
-use tooltrail_sandbox::{CommandReach, Grant, Reason, Sandbox, SandboxSettings, SandboxStatus};
+use tooltrail_host::sandbox_limits::{CPU_GRACE_SECS, MAX_FILE_BYTES, MAX_PROCESSES};
+use tooltrail_host::{
+    CommandReach, Grant, Reason, Sandbox, SandboxOverview, SandboxStatus, Skipped,
+};
 
 pub fn run(as_json: bool) -> anyhow::Result<ExitCode> {
-    let sandbox = Sandbox::detect();
-    let status = sandbox.status();
     let workspace = std::env::current_dir()?;
     let workspace = workspace.canonicalize().unwrap_or(workspace);
     let config = tooltrail_settings::ConfigFile::read(&tooltrail_settings::config_path()?)?;
-    let mut settings = tooltrail_host::sandbox_settings_from(&config.sandbox.read_only_folders);
-    settings.network_commands = tooltrail_host::network_commands(&config.sandbox.network_commands);
-    let seen = reach_of(&settings, &workspace);
+    let overview = SandboxOverview::of(
+        Sandbox::detect().status().clone(),
+        Some(&workspace),
+        &config.sandbox,
+    );
+    let (status, seen, settings) = (&overview.status, &overview.reach, &overview.settings);
     // What every request begins with, estimated: the share of the window it takes.
     let prefix = tooltrail_settings::Settings::resolve(&tooltrail_settings::Overrides::default())
         .ok()
-        .map(|resolved| crate::tool_cmd::fixed_prefix_estimate(&resolved));
+        .map(|resolved| tooltrail_host::fixed_prefix_estimate(&resolved));
     let mut out = crate::terminal::stdout_for(as_json);
     if as_json {
         let mut value = to_json(status);
         // The key stays `view`, as `tooltrail doctor --json` has always printed it.
-        value["view"] = reach_json(&seen, status, &workspace);
+        value["view"] = reach_json(seen, status, &workspace);
         value["local_runtime"] = crate::runtime_cmd::doctor_json();
         if let Some((tools, tokens)) = prefix {
             value["fixed_prefix"] = json!({ "tools": tools, "estimated_tokens": tokens });
@@ -38,7 +40,7 @@ pub fn run(as_json: bool) -> anyhow::Result<ExitCode> {
         write!(
             out,
             "{}",
-            reach_report(&seen, status, &workspace, &settings.network_commands)
+            reach_report(seen, status, &workspace, &settings.network_commands)
         )?;
         write!(out, "{}", crate::runtime_cmd::doctor_text())?;
         if let Some((tools, tokens)) = prefix {
@@ -49,22 +51,6 @@ pub fn run(as_json: bool) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// Each call gets a new private folder; this stands for it in the report.
-fn temp_placeholder() -> PathBuf {
-    std::env::temp_dir().join("tooltrail-home-XXXXXX")
-}
-
-/// What an approved command in `workspace` sees.
-fn reach_of(settings: &SandboxSettings, workspace: &Path) -> CommandReach {
-    command_reach(
-        settings,
-        workspace,
-        true,
-        &temp_placeholder(),
-        &[workspace.to_path_buf()],
-    )
 }
 
 /// The folders a command sees, as listed.
@@ -258,7 +244,8 @@ fn to_json(status: &SandboxStatus) -> serde_json::Value {
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
-    use tooltrail_sandbox::HostEnv;
+    use std::path::PathBuf;
+    use tooltrail_host::{HostEnv, SandboxSettings};
 
     #[test]
     fn unavailable_sandbox_says_every_command_asks() {
@@ -298,10 +285,10 @@ mod tests {
                 vars: Default::default(),
             },
         };
-        let seen = reach_of(&settings, &workspace);
         let mut status = Sandbox::unavailable("x").status().clone();
         status.enforced = true;
         status.own_processes = true;
+        let seen = SandboxOverview::with_settings(status.clone(), Some(&workspace), settings).reach;
         let text = reach_report(&seen, &status, &workspace, &[]);
         let line = |needle: &str| {
             text.lines()

@@ -6,7 +6,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use tooltrail_agent::EventSink;
+use tooltrail_host::EventSink;
 use tooltrail_protocol::{ErrorCode, Event, EventBody};
 use tooltrail_settings::ConfigFile;
 

@@ -233,7 +233,7 @@ pub struct ToolArgs {
 
 fn main() -> ExitCode {
     // The sandbox helper is this binary in a hidden mode; this returns at once otherwise.
-    tooltrail_sandbox::maybe_run_helper();
+    tooltrail_host::maybe_run_helper();
     // So is the local model runtime's supervisor (see tooltrail_runtime::supervisor).
     tooltrail_host::maybe_run_supervisor();
     // Scripts that must tell a subcommand from anything else (scripts/run: a subcommand or

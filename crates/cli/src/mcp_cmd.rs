@@ -1,7 +1,7 @@
 //! `tooltrail mcp`: the MCP servers of `mcp.json` (list, test), the client the MCP conformance
 //! suite drives, and the MCP tools `tooltrail ask` and `tooltrail tool` add to their registry.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
@@ -11,7 +11,6 @@ use tooltrail_mcp::{
     Browser, McpConfig, McpError, McpManager, McpOptions, ServerState, ServerStatus, SignInError,
     SignInState, ToolSummary, Transport, ui_of,
 };
-use tooltrail_tools::ToolRegistry;
 
 use tooltrail_settings::config_dir;
 
@@ -122,47 +121,6 @@ pub async fn run(args: McpArgs) -> anyhow::Result<ExitCode> {
             workspace,
         } => crate::mcp_content_cmd::prompts(&name, json, load_manager(workspace)?).await,
     }
-}
-
-/// Adds the tools of every server in mcp.json to `registry`. `None` when there is no mcp.json
-/// or it cannot be read; a bad file and each server that fails print one warning line, and the
-/// caller goes on without them. Keep the manager until the turn ends, then shut it down.
-pub async fn add_tools(registry: &mut ToolRegistry, workspace: &Path) -> Option<McpManager> {
-    let path = match config_dir() {
-        Ok(dir) => McpConfig::path_in(&dir),
-        Err(_) => return None,
-    };
-    let config = match McpConfig::load(&path) {
-        Ok(Some(config)) if !config.servers.is_empty() => config,
-        Ok(_) => return None,
-        Err(err) => {
-            errln!("warning: MCP servers are off: {err}");
-            return None;
-        }
-    };
-    let mut options = McpOptions::for_workspace(workspace);
-    options.sign_in = sign_in_options();
-    let manager = McpManager::new(config, options);
-    for failure in manager.register_into(registry).await {
-        match &failure.error {
-            // The server runs; one of its tools is left out, and the sentence says which.
-            McpError::NameTaken(clash) => errln!("warning: {clash}"),
-            other => errln!(
-                "warning: going on without MCP server {:?}: {other}",
-                failure.server
-            ),
-        }
-    }
-    Some(manager)
-}
-
-/// [`add_tools`] for an optional workspace folder (the current folder when absent).
-pub async fn add_tools_in(
-    registry: &mut ToolRegistry,
-    workspace: Option<&Path>,
-) -> Option<McpManager> {
-    let workspace = workspace_or_current(workspace.map(Path::to_path_buf)).ok()?;
-    add_tools(registry, &workspace).await
 }
 
 fn workspace_or_current(workspace: Option<PathBuf>) -> anyhow::Result<PathBuf> {

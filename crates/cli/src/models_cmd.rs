@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
+use tooltrail_host::{ModelsOverview, parameters_label};
 use tooltrail_runtime::models::{
     Catalogue, CatalogueEntry, Hub, InstalledModel, ModelError, ModelRef, ModelStore, PullOptions,
     PullProgress, Pulled, human_bytes,
@@ -93,33 +94,25 @@ fn local_model() -> Option<String> {
 }
 
 fn list(as_json: bool) -> anyhow::Result<ExitCode> {
-    let store = ModelStore::open_default()?;
-    let catalogue = Catalogue::builtin()?;
-    let installed = store.list()?;
-    let pending = store.pending()?;
-    let active = local_model();
-    let available: Vec<_> = catalogue
-        .entries()
-        .iter()
-        .filter(|entry| !installed.iter().any(|model| model.name == entry.name))
-        .collect();
+    let overview = ModelsOverview::read(&tooltrail_settings::config_path()?)?;
+    let available = overview.available();
     let mut out = crate::terminal::stdout_for(as_json);
     if as_json {
         let value = json!({
-            "dir": store.dir(),
-            "local_model": active,
-            "installed": installed,
-            "unfinished": pending,
+            "dir": overview.dir,
+            "local_model": overview.local_model,
+            "installed": overview.installed,
+            "unfinished": overview.unfinished,
             "available": available,
         });
         writeln!(out, "{}", serde_json::to_string_pretty(&value)?)?;
         return Ok(ExitCode::SUCCESS);
     }
-    write_installed(&mut out, &store, &installed, active.as_deref())?;
-    if !pending.is_empty() {
+    write_installed(&mut out, &overview)?;
+    if !overview.unfinished.is_empty() {
         writeln!(out)?;
         writeln!(out, "Unfinished downloads (pull again to carry on):")?;
-        for pull in &pending {
+        for pull in &overview.unfinished {
             let total = pull.total.map_or_else(|| "?".to_string(), human_bytes);
             writeln!(
                 out,
@@ -140,21 +133,18 @@ fn list(as_json: bool) -> anyhow::Result<ExitCode> {
 
 /// The installed models as a table, the one `[local] model` names marked, or a sentence when
 /// there are none or that one is not installed.
-fn write_installed(
-    out: &mut impl Write,
-    store: &ModelStore,
-    installed: &[InstalledModel],
-    active: Option<&str>,
-) -> anyhow::Result<()> {
+fn write_installed(out: &mut impl Write, overview: &ModelsOverview) -> anyhow::Result<()> {
+    let installed = &overview.installed;
+    let active = overview.local_model.as_deref();
     if installed.is_empty() {
         writeln!(
             out,
             "No models installed yet (the models folder is {}).",
-            store.dir().display()
+            overview.dir.display()
         )?;
         return Ok(());
     }
-    writeln!(out, "Installed in {}:", store.dir().display())?;
+    writeln!(out, "Installed in {}:", overview.dir.display())?;
     let rows: Vec<[String; 6]> = installed
         .iter()
         .map(|model| {
@@ -166,7 +156,7 @@ fn write_installed(
             [
                 format!("{mark} {}", model.name),
                 human_bytes(model.size_bytes),
-                parameters(model),
+                parameters_label(model).unwrap_or_else(|| "-".into()),
                 model
                     .metadata
                     .quantization
@@ -216,19 +206,6 @@ fn write_available(out: &mut impl Write, available: &[&CatalogueEntry]) -> anyho
     let header = ["  NAME", "SIZE", "MEMORY", "CONTEXT", "LICENCE", "ABOUT"].map(String::from);
     write_table(out, &header, &rows)?;
     Ok(())
-}
-
-/// `1.7B`, from the file's size label, else from its counted parameters.
-fn parameters(model: &InstalledModel) -> String {
-    if let Some(label) = &model.metadata.size_label {
-        return label.clone();
-    }
-    match model.metadata.parameter_count {
-        Some(n) if n >= 1_000_000_000 => format!("{:.1}B", n as f64 / 1e9),
-        Some(n) if n >= 1_000_000 => format!("{}M", n / 1_000_000),
-        Some(n) => n.to_string(),
-        None => "-".to_string(),
-    }
 }
 
 /// Where it came from, and what is worth knowing about it.

@@ -6,7 +6,7 @@ use std::io::Write;
 use std::sync::Mutex;
 
 use serde_json::Value;
-use tooltrail_agent::EventSink;
+use tooltrail_host::EventSink;
 use tooltrail_protocol::{Event, EventBody, ToolMode, ToolStatus, TurnEnd};
 
 use crate::terminal::{Painted, Style};

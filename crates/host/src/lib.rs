@@ -50,6 +50,7 @@
 mod changes;
 pub mod choose;
 mod conversations;
+mod endpoint;
 mod error;
 mod host;
 pub mod instructions;
@@ -57,12 +58,15 @@ mod local;
 pub mod mcp_content;
 pub mod mcp_sign_in;
 mod models;
+mod models_folder;
 mod record;
 pub mod rules;
 mod sandbox;
 pub mod server_requests;
 mod snippets;
 mod telemetry;
+pub mod tool_list;
+pub mod tool_run;
 pub mod toolbox;
 pub mod views;
 mod warning;
@@ -71,6 +75,7 @@ pub use changes::{
     StoreChanges, TurnChanges, UndoError, UndoReport, left_as_tooltrail_left, turn_changes, undo,
 };
 pub use conversations::Conversations;
+pub use endpoint::EndpointProbe;
 pub use error::{ChooseError, HostError, ModelFailure};
 pub use host::{Engine, Host, tools_off};
 pub use instructions::{
@@ -78,11 +83,38 @@ pub use instructions::{
     Lookup, ProjectInstructions,
 };
 pub use local::IDLE_SECS_ENV;
+pub use models_folder::{ModelsOverview, parameters_label};
 pub use record::{Record, RecordingSink};
 pub use rules::WorkspaceRules;
-pub use sandbox::{CACHE_FOLDER, network_commands, sandbox_settings, sandbox_settings_from};
+pub use sandbox::{
+    CACHE_FOLDER, SandboxOverview, network_commands, sandbox_settings, sandbox_settings_from,
+    sandbox_settings_of,
+};
 pub use server_requests::{DeclineAll, RequestUser, ServerDesk, ServerRequest};
 pub use snippets::StoreSnippets;
+pub use tool_list::{
+    BuiltinTool, PrefixCount, ToolAccess, ToolListing, builtin_tools, count_fixed_prefix,
+    fixed_prefix, fixed_prefix_estimate, is_builtin, is_off_by_default,
+};
+pub use tool_run::{ToolRun, ToolRunRefusal, ToolRunScreen, needs_record};
 pub use toolbox::{McpOverview, McpServerState, McpServerView, Toolbox};
 pub use tooltrail_runtime::supervisor::maybe_run_supervisor;
 pub use tooltrail_telemetry::FrontEnd;
+
+// What a front end hands in or implements: it reaches the engine through the host alone, so
+// these are the engine's types it names (how a turn's events are shown, who approves a call,
+// who answers a tool's question, the folder a question runs in).
+pub use tooltrail_agent::{
+    AllowAll, ApprovalRequest, Approver, Conversation, Decision, DenyAll, EventSink, NullSink,
+    RuleBook, TurnOptions, TurnOutcome,
+};
+pub use tooltrail_llm::ContextWindow;
+pub use tooltrail_tools::{
+    NoAnswer, Question, ToolContext, ToolRegistry, UserAsker, maybe_run_helper,
+};
+// What the sandbox's overview is made of, as the front ends lay it out.
+pub use tooltrail_sandbox::limits as sandbox_limits;
+pub use tooltrail_sandbox::reach::Skipped;
+pub use tooltrail_sandbox::{
+    CommandReach, Grant, HostEnv, Reason, Sandbox, SandboxSettings, SandboxStatus,
+};

@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 use tokio::sync::OwnedSemaphorePermit;
 use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
 use tokio_util::sync::CancellationToken;
-use tooltrail_agent::{Conversation, EventSink, TurnOptions, TurnOutcome};
+use tooltrail_host::{Conversation, EventSink, TurnOptions, TurnOutcome};
 use tooltrail_host::{Engine, HostError};
 use tooltrail_protocol::{Event, EventBody, Message};
 use tooltrail_settings::Overrides;

@@ -20,9 +20,9 @@
 
 use std::collections::HashSet;
 
-use tooltrail_agent::TurnOptions;
+use tooltrail_host::ToolRegistry;
+use tooltrail_host::TurnOptions;
 use tooltrail_protocol::{Message, ToolChoice, ToolSource, ToolSpec};
-use tooltrail_tools::ToolRegistry;
 
 use crate::error::ApiError;
 

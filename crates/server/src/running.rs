@@ -4,7 +4,7 @@
 
 use tokio::sync::mpsc::UnboundedReceiver;
 use tokio_util::sync::DropGuard;
-use tooltrail_agent::TurnOutcome;
+use tooltrail_host::TurnOutcome;
 use tooltrail_protocol::Event;
 
 use crate::state::RequestTimer;

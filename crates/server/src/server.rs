@@ -19,8 +19,8 @@ use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 use tooltrail_host::Host;
+use tooltrail_host::ToolContext;
 use tooltrail_settings::Overrides;
-use tooltrail_tools::ToolContext;
 use tower_http::limit::RequestBodyLimitLayer;
 
 use crate::chat;

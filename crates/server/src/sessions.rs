@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use tooltrail_tools::ToolContext;
+use tooltrail_host::ToolContext;
 
 use crate::error::{ApiError, ServerError};
 

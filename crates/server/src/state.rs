@@ -6,8 +6,8 @@ use std::time::{Duration, Instant};
 use async_trait::async_trait;
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
-use tooltrail_agent::{ApprovalRequest, Approver, Decision};
 use tooltrail_host::Host;
+use tooltrail_host::{ApprovalRequest, Approver, Decision};
 use tooltrail_protocol::{ApprovalBy, ApprovalReply};
 use tooltrail_settings::Overrides;
 

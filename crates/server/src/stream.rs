@@ -194,7 +194,7 @@ impl State {
         }
     }
 
-    fn done(&self, outcome: &tooltrail_agent::TurnOutcome) -> Value {
+    fn done(&self, outcome: &tooltrail_host::TurnOutcome) -> Value {
         let reason = finish_reason(outcome, &self.summary);
         let delta = if outcome.pending_calls.is_empty() {
             json!({})

@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 use serde_json::{Value, json};
-use tooltrail_agent::TurnOutcome;
+use tooltrail_host::TurnOutcome;
 use tooltrail_protocol::{Event, EventBody, ToolCall, ToolError, ToolStatus, TurnEnd, Usage};
 
 use crate::error::ApiError;

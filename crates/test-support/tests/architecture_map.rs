@@ -221,3 +221,30 @@ fn the_arrows_block_is_read_as_written() {
     .collect();
     assert_eq!(map_arrows(&doc), expected);
 }
+
+/// The front ends (the window, the command line, the HTTP API) reach the engine through host
+/// alone: a front end that named the agent, the tools, the model client or the sandbox itself
+/// would be composing part of a question on its own, where the others could not follow.
+#[test]
+fn the_front_ends_reach_the_engine_through_host() {
+    let arrows = manifest_arrows(&members());
+    let engine = ["agent", "tools", "llm", "sandbox"];
+    for front_end in ["app", "cli", "server"] {
+        let deps = arrows
+            .get(front_end)
+            .unwrap_or_else(|| panic!("no crate {front_end} in the workspace"));
+        assert!(
+            deps.contains("host"),
+            "{front_end} does not go through host"
+        );
+        let below: Vec<&str> = engine
+            .into_iter()
+            .filter(|crate_name| deps.contains(*crate_name))
+            .collect();
+        assert!(
+            below.is_empty(),
+            "{front_end} depends on {below:?} directly; reach them through host (its re-exports \
+             and its functions, as crates/host/src/lib.rs lists them)"
+        );
+    }
+}
