@@ -26,10 +26,8 @@
 //! ```no_run
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
 //! use tokio_util::sync::CancellationToken;
-//! use tooltrail_agent::{DenyAll, NullSink};
-//! use tooltrail_host::Host;
+//! use tooltrail_host::{DenyAll, Host, NullSink, ToolContext};
 //! use tooltrail_settings::Overrides;
-//! use tooltrail_tools::ToolContext;
 //!
 //! let host = Host::open_default()?;
 //! let mut conversation = host.begin(None)?;
