@@ -20,6 +20,7 @@ use crate::approval::{ApprovalRequest, Approver, RuleBook, RuleDecision};
 use crate::config::AgentConfig;
 use crate::conversation::{Conversation, call_key};
 use crate::prompt;
+use crate::replay::{self, Replay, ReplayCall};
 use crate::result_cap::cap_for_model;
 use crate::sink::Emitter;
 
@@ -75,6 +76,8 @@ enum Plan {
     /// Runs without asking, alongside the round's other such calls.
     Run(Ready),
     Ask(Box<Gated>),
+    /// A replay gives back the recorded result of the same call, without running it.
+    Recorded(Ready, Result<ToolOutput, ToolError>),
 }
 
 /// What the record and the model get of one finished call.
@@ -101,6 +104,8 @@ pub(crate) struct Dispatcher<'a> {
     offered: Option<&'a HashSet<String>>,
     /// Where servers' requests made during a call reach the timeline, when anyone answers them.
     line: Option<&'a OpenLine<'a>>,
+    /// Set when the turn replays a recorded question: see `replay.rs`.
+    replay: Option<&'a Replay>,
 }
 
 impl<'a> Dispatcher<'a> {
@@ -110,6 +115,12 @@ impl<'a> Dispatcher<'a> {
             line: Some(line),
             ..self
         }
+    }
+
+    /// Makes the round a replay's: no call that could change something runs, no rule or
+    /// approver is asked, no view is opened.
+    pub(crate) fn with_replay(self, replay: Option<&'a Replay>) -> Self {
+        Self { replay, ..self }
     }
 
     pub(crate) fn new(
@@ -128,6 +139,7 @@ impl<'a> Dispatcher<'a> {
             rules,
             offered,
             line: None,
+            replay: None,
         }
     }
 
@@ -162,6 +174,9 @@ impl<'a> Dispatcher<'a> {
                     results[position] = Some(self.finish_unrun(round, call, rejected));
                 }
                 Plan::Run(ready) => batch.push(ready),
+                Plan::Recorded(ready, result) => {
+                    results[position] = Some(self.finish_recorded(round, ready, result));
+                }
                 Plan::Ask(gated) => {
                     self.run_batch(round, std::mem::take(&mut batch), &mut results)
                         .await;
@@ -263,6 +278,17 @@ impl<'a> Dispatcher<'a> {
             });
         }
         let gate = tool.gate(&args, self.ctx);
+        if let Some(replay) = self.replay {
+            let ready = Ready {
+                position,
+                call: call.clone(),
+                tool,
+                args,
+                approval: ApprovalRecord::not_needed(),
+                repeat_of: (times > 0).then_some(first_round),
+            };
+            return replayed(replay, gate, ready);
+        }
         let rule = self.rule_for(&gate, &call.name, &args);
         if let Some(rule) = rule.as_ref().filter(|rule| !rule.allow) {
             return Plan::Reject(refused_by_rule(rule, tool, args));
@@ -401,7 +427,7 @@ impl<'a> Dispatcher<'a> {
             description: tool.spec().description.clone(),
             arguments: args.clone(),
             approval: approval.clone(),
-            view: tool.view(),
+            view: self.view_of(tool.as_ref()),
         });
         let started = Instant::now();
         if let Some(line) = self.line {
@@ -480,9 +506,37 @@ impl<'a> Dispatcher<'a> {
             note: repeat_of
                 .map(prompt::repeated_call_note)
                 .unwrap_or_default(),
-            view: tool.view(),
+            view: self.view_of(tool.as_ref()),
         };
         (position, self.finish(round, &call, finished))
+    }
+
+    /// The view a call of `tool` opens: none in a replay, which opens no view.
+    fn view_of(&self, tool: &dyn Tool) -> Option<ViewLink> {
+        if self.replay.is_some() {
+            return None;
+        }
+        tool.view()
+    }
+
+    /// Records a call a replay answered from the record of the replayed question.
+    fn finish_recorded(
+        &self,
+        round: u32,
+        ready: Ready,
+        result: Result<ToolOutput, ToolError>,
+    ) -> Message {
+        let finished = Finished {
+            source: ready.tool.source_of(&ready.args),
+            description: ready.tool.spec().description.clone(),
+            arguments: ready.args,
+            result,
+            approval: replay::from_record(),
+            duration_ms: 0,
+            note: String::new(),
+            view: None,
+        };
+        self.finish(round, &ready.call, finished)
     }
 
     /// Records a copy of an earlier call of the round, which shares that call's result.
@@ -501,7 +555,7 @@ impl<'a> Dispatcher<'a> {
             approval: ApprovalRecord::not_needed(),
             duration_ms: 0,
             note: String::new(),
-            view: tool.and_then(|tool| tool.view()),
+            view: tool.and_then(|tool| self.view_of(tool.as_ref())),
         };
         self.finish(round, call, finished)
     }
@@ -517,7 +571,7 @@ impl<'a> Dispatcher<'a> {
             approval: rejected.approval,
             duration_ms: 0,
             note: String::new(),
-            view: rejected.tool.and_then(|tool| tool.view()),
+            view: rejected.tool.and_then(|tool| self.view_of(tool.as_ref())),
         };
         self.finish(round, call, finished)
     }
@@ -673,6 +727,26 @@ fn by_gate(gate: Gate, mut ready: Ready, key: String, rule: Option<RuleDecision>
             change,
             once_only: true,
         })),
+    }
+}
+
+/// What a replay makes of a call no validation refused (see `replay.rs`): the gate's refusal
+/// stands; a call that only reads runs; any other is given its recorded result or not run.
+fn replayed(replay: &Replay, gate: Gate, ready: Ready) -> Plan {
+    let read_only = match gate {
+        Gate::Refuse(error) => return by_gate(Gate::Refuse(error), ready, String::new(), None),
+        Gate::ReadOnly => true,
+        Gate::Allowed { .. } | Gate::Ask { .. } | Gate::AskEachTime { .. } => false,
+    };
+    match replay.decide(&ready.call.name, &ready.args, read_only) {
+        ReplayCall::Live => Plan::Run(ready),
+        ReplayCall::Recorded(result) => Plan::Recorded(ready, result),
+        ReplayCall::NotRun(error) => Plan::Reject(Rejected {
+            tool: Some(ready.tool),
+            arguments: ready.args,
+            error,
+            approval: replay::not_run(),
+        }),
     }
 }
 

@@ -46,6 +46,7 @@ mod dispatch;
 mod many_tools;
 mod prompt;
 mod repeat;
+mod replay;
 mod result_cap;
 mod sink;
 mod turn;
@@ -58,6 +59,7 @@ pub use approval::{
 pub use config::AgentConfig;
 pub use conversation::Conversation;
 pub use prompt::{folder_context, prompt_share_bytes, system_prompt};
+pub use replay::{Replay, ReplayBook};
 pub use result_cap::cap_for_model;
 pub use sink::{CollectingSink, EventSink, NullSink};
 pub use turn::{Agent, TurnOptions, TurnOutcome, chat_with_tool_execution, first_request};

@@ -16,6 +16,7 @@ use crate::approval::{Approver, DenyAll, RuleBook};
 use crate::config::AgentConfig;
 use crate::conversation::Conversation;
 use crate::prompt;
+use crate::replay::Replay;
 use crate::sink::{Emitter, EventSink, NullSink};
 use rounds::Rounds;
 
@@ -46,6 +47,8 @@ pub struct TurnOptions {
     /// Override the agent's configuration for this turn.
     pub temperature: Option<f32>,
     pub max_tokens: Option<u32>,
+    /// Set when the turn asks a recorded question again (see `replay.rs`).
+    pub replay: Option<Replay>,
 }
 
 impl Default for TurnOptions {
@@ -57,6 +60,7 @@ impl Default for TurnOptions {
             system_prompt: true,
             temperature: None,
             max_tokens: None,
+            replay: None,
         }
     }
 }
@@ -202,6 +206,7 @@ impl Agent {
             workspace: self.ctx.workspace.root().display().to_string(),
             model: self.llm.config().model.clone(),
             user_message,
+            replay_of: options.replay.as_ref().map(|replay| replay.of_turn.clone()),
         });
         let brings_system = matches!(input.first(), Some(Message::System { .. }));
         if options.system_prompt && conversation.messages.is_empty() && !brings_system {

@@ -160,6 +160,7 @@ async fn start_engine(host: &Host, args: &AskArgs, root: &Path) -> anyhow::Resul
     let asker = CommandLineAsker::new(args.user_answers.clone(), args.json);
     let ctx = ToolContext::open(root)?.with_user(Arc::new(asker));
     let overrides = Overrides {
+        provider: args.provider.clone(),
         base_url: args.base_url.clone(),
         model: args.model.clone(),
         max_rounds: args.max_rounds,

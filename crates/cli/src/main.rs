@@ -50,6 +50,7 @@ mod models_cmd;
 mod otlp_export;
 mod providers_cmd;
 mod render;
+mod replay_cmd;
 mod rules_cmd;
 mod runtime_cmd;
 mod serve_cmd;
@@ -97,6 +98,9 @@ enum Command {
         #[arg(long)]
         tokens: bool,
     },
+    /// Ask recorded questions again with another model, without side effects, and see where
+    /// its calls part from the original's; `--table` ranks the models tried on a folder.
+    Replay(replay_cmd::ReplayArgs),
     /// Past tool calls, newest first.
     History(history_cmd::HistoryArgs),
     /// Past conversations, newest first.
@@ -152,6 +156,9 @@ pub struct AskArgs {
     /// The folder to ask about [default: the current folder].
     #[arg(long, short = 'w', value_name = "DIR")]
     pub workspace: Option<PathBuf>,
+    /// A provider of config.toml (or `local`) to ask instead of the active one.
+    #[arg(long, value_name = "ID", conflicts_with = "base_url")]
+    pub provider: Option<String>,
     /// The OpenAI-compatible endpoint, e.g. http://localhost:11434/v1.
     #[arg(long, value_name = "URL")]
     pub base_url: Option<String>,
@@ -261,6 +268,7 @@ fn main() -> ExitCode {
         match cli.command {
             Command::Ask(args) => ask::run(args).await,
             Command::Tool(args) => tool_cmd::run(args).await,
+            Command::Replay(args) => replay_cmd::run(args).await,
             Command::Tools { json, tokens: true } => tool_cmd::tokens(json).await,
             Command::Tools {
                 json,

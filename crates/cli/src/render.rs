@@ -81,9 +81,13 @@ impl EventSink for Timeline {
                 duration_ms,
                 error,
                 view,
+                approval,
                 ..
             } => {
-                let line = finished_call(&tool, &arguments, status, duration_ms, error);
+                let mut line = finished_call(&tool, &arguments, status, duration_ms, error);
+                if approval.by == tooltrail_protocol::ApprovalBy::Replay && approval.allowed {
+                    line = line.and(Some(Style::Dim), " · from the record, not run again");
+                }
                 self.line(&mut state, &line);
                 if let Some(view) = view {
                     let line = Painted::styled(

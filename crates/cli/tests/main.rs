@@ -35,6 +35,7 @@ mod project_instructions;
 mod providers;
 mod real_llm;
 mod real_llm_context;
+mod replay;
 mod run_script;
 mod security;
 mod serve;

@@ -120,6 +120,7 @@ mod tests {
         recorder.record(event(
             0,
             EventBody::TurnStarted {
+                replay_of: None,
                 workspace: "/ws".into(),
                 model: "m".into(),
                 user_message: "earlier".into(),

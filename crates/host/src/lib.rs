@@ -58,6 +58,9 @@ pub mod mcp_sign_in;
 mod models;
 mod models_folder;
 mod record;
+mod replay;
+mod replay_compare;
+pub mod replay_table;
 pub mod rules;
 mod sandbox;
 pub mod server_requests;
@@ -83,6 +86,9 @@ pub use instructions::{
 pub use local::IDLE_SECS_ENV;
 pub use models_folder::{ModelsOverview, parameters_label};
 pub use record::{Record, RecordingSink};
+pub use replay::{ReplayReport, ReplayRequest};
+pub use replay_compare::{AlignedRow, ComparedCall, ReplayComparison, TurnFigures};
+pub use replay_table::ModelRow;
 pub use rules::WorkspaceRules;
 pub use sandbox::{
     CACHE_FOLDER, SandboxOverview, network_commands, sandbox_settings, sandbox_settings_from,

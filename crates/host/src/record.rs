@@ -174,6 +174,7 @@ mod tests {
         sink.emit(event(
             0,
             EventBody::TurnStarted {
+                replay_of: None,
                 workspace: "/ws".into(),
                 model: "m".into(),
                 user_message: "hi".into(),

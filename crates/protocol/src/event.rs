@@ -57,6 +57,11 @@ pub enum EventBody {
         workspace: String,
         model: String,
         user_message: String,
+        /// The recorded turn this one asks again with another model (`tooltrail replay`,
+        /// History's "Replay with…"); `None` for a question asked by the person.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        replay_of: Option<String>,
     },
     /// A message was added to the conversation the model sees (the user's question, the
     /// assistant's reply with its tool calls, each tool result as sent to the model).

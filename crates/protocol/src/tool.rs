@@ -214,6 +214,10 @@ pub enum ApprovalBy {
     Rule { id: String },
     /// A setting made for the whole run, such as `tooltrail ask --approve all|deny`.
     Setting,
+    /// A replay of a recorded question: a call that could change something or ask the user
+    /// is never run again; it is given the recorded result of the same call (allowed) or is
+    /// not run (refused).
+    Replay,
 }
 
 /// The decision recorded with every tool call.

@@ -28,18 +28,28 @@ impl Endpoint {
         env: &dyn Fn(&str) -> Option<String>,
         keys: &ProviderKeys<'_>,
     ) -> Result<Self, SettingsError> {
-        let explicit_url = overrides
-            .base_url
-            .clone()
-            .or_else(|| env("TOOLTRAIL_BASE_URL"));
+        let chosen = overrides.provider.as_deref();
+        // A provider chosen for this run speaks for the endpoint whatever URL is given.
+        let explicit_url = if chosen.is_some() {
+            None
+        } else {
+            overrides
+                .base_url
+                .clone()
+                .or_else(|| env("TOOLTRAIL_BASE_URL"))
+        };
         // The active provider speaks for the endpoint unless a flag or variable names another;
         // its key goes only to its own endpoint.
-        let provider = file.active().filter(|_| explicit_url.is_none()).cloned();
+        let provider = match chosen {
+            Some(id) => chosen_provider(file, id)?,
+            None => file.active().filter(|_| explicit_url.is_none()).cloned(),
+        };
         // The built-in `local` provider: Tooltrail's own server, whose endpoint the runtime
         // gives once it runs. A user's own provider of that id is found by `active()` above.
+        let local_asked = chosen.map_or(file.active_provider.as_deref(), Some);
         let local = (provider.is_none()
             && explicit_url.is_none()
-            && file.active_provider.as_deref() == Some(LOCAL_PROVIDER_ID))
+            && local_asked == Some(LOCAL_PROVIDER_ID))
         .then(|| file.local.clone());
         if let Some(local) = &local {
             local.check()?;
@@ -61,6 +71,23 @@ impl Endpoint {
             key_problem,
         })
     }
+}
+
+/// The provider `id` of config.toml; `None` for the built-in `local` one (unless the user has a
+/// provider of that id).
+fn chosen_provider(file: &ConfigFile, id: &str) -> Result<Option<Provider>, SettingsError> {
+    if let Some(provider) = file.providers.iter().find(|p| p.id == id) {
+        return Ok(Some(provider.clone()));
+    }
+    if id == LOCAL_PROVIDER_ID {
+        return Ok(None);
+    }
+    let mut known: Vec<&str> = file.providers.iter().map(|p| p.id.as_str()).collect();
+    known.push(LOCAL_PROVIDER_ID);
+    Err(SettingsError::NoSuchProvider {
+        id: id.to_string(),
+        known: known.join(", "),
+    })
 }
 
 /// The provider's key from the keychain; a keychain that fails sends none and says why.

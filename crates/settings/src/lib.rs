@@ -190,6 +190,9 @@ impl ConfigFile {
 /// Settings given explicitly, such as command-line flags; they win over every other source.
 #[derive(Debug, Default, Clone, PartialEq)]
 pub struct Overrides {
+    /// A provider of config.toml (or `local`) to ask instead of the active one; its own
+    /// endpoint then, whatever a base URL flag or variable says, so its key goes nowhere else.
+    pub provider: Option<String>,
     pub base_url: Option<String>,
     pub model: Option<String>,
     pub max_rounds: Option<u32>,
@@ -298,6 +301,8 @@ pub enum SettingsError {
     BadBaseUrl(String),
     #[error("the round limit must be at least 1")]
     ZeroRounds,
+    #[error("there is no provider {id:?} in config.toml; the providers are: {known}")]
+    NoSuchProvider { id: String, known: String },
     #[error("{0}")]
     BadValue(String),
     #[error("could not write the config file {path}: {source}")]

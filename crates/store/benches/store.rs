@@ -208,6 +208,7 @@ impl Fill<'_> {
                 &turn,
                 seq,
                 EventBody::TurnStarted {
+                    replay_of: None,
                     workspace: workspace.clone(),
                     model: "qwen3-coder".into(),
                     user_message: question,
@@ -579,6 +580,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     recorder.record(event(
         seq,
         EventBody::TurnStarted {
+            replay_of: None,
             workspace: "/home/dev/src/project-1".into(),
             model: "qwen3-coder".into(),
             user_message: "append".into(),

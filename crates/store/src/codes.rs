@@ -131,6 +131,7 @@ pub(crate) fn approval_by_to_columns(by: &ApprovalBy) -> (&'static str, Option<&
         ApprovalBy::Conversation => ("conversation", None),
         ApprovalBy::Rule { id } => ("rule", Some(id.as_str())),
         ApprovalBy::Setting => ("setting", None),
+        ApprovalBy::Replay => ("replay", None),
     }
 }
 
@@ -148,6 +149,7 @@ pub(crate) fn approval_from_columns(
             id: rule.unwrap_or_default(),
         },
         "setting" => ApprovalBy::Setting,
+        "replay" => ApprovalBy::Replay,
         other => {
             return Err(StoreError::Corrupt(format!(
                 "unknown approval decider {other:?}"

@@ -116,6 +116,7 @@ fn approval_text(approval: &ApprovalRecord) -> String {
         ApprovalBy::Conversation => "an earlier yes in this conversation".to_string(),
         ApprovalBy::Rule { id } => format!("rule {}", code(id)),
         ApprovalBy::Setting => "a setting for the whole run".to_string(),
+        ApprovalBy::Replay => "the replay (from the record, or not run)".to_string(),
     };
     let verdict = if approval.allowed {
         "allowed"
@@ -222,7 +223,9 @@ impl MarkdownExport {
 
     fn event(&mut self, event: &Event) {
         match &event.body {
-            EventBody::TurnStarted { model, .. } => self.turn_started(event.time_ms, model),
+            EventBody::TurnStarted {
+                model, replay_of, ..
+            } => self.turn_started(event.time_ms, model, replay_of.as_deref()),
             EventBody::MessageAdded { message } => self.message(message),
             EventBody::TextDelta { text, .. } => self.streamed.push_str(text),
             EventBody::ToolCallDelta { .. }
@@ -300,7 +303,7 @@ impl MarkdownExport {
         }
     }
 
-    fn turn_started(&mut self, time_ms: i64, model: &str) {
+    fn turn_started(&mut self, time_ms: i64, model: &str, replay_of: Option<&str>) {
         if self.turn_number > 0 {
             self.close_turn();
         }
@@ -312,6 +315,12 @@ impl MarkdownExport {
             format_time(time_ms),
             code(model)
         );
+        if let Some(original) = replay_of {
+            self.note(&format!(
+                "A replay of turn {} with another model: calls that could change something were not run again.",
+                code(original)
+            ));
+        }
     }
 
     fn message(&mut self, message: &Message) {

@@ -54,6 +54,7 @@
 //!     workspace: "/src/app".into(),
 //!     model: "qwen3".into(),
 //!     user_message: "Where is main?".into(),
+//!     replay_of: None,
 //! }));
 //! recorder.record(event(1, EventBody::MessageAdded { message: Message::user("Where is main?") }));
 //! recorder.flush()?; // everything recorded so far is committed
@@ -84,6 +85,7 @@ mod rank;
 mod recorder;
 mod recovery;
 mod replay;
+mod replays;
 mod rules;
 mod search;
 mod snippets;
@@ -109,6 +111,7 @@ pub use paths::{DATA_DIR_ENV, DB_FILE_NAME, data_dir, default_db_path};
 pub use rank::{DF_CAP, RANK_WINDOW};
 pub use recorder::Recorder;
 pub use recovery::{INTERRUPTED, Recovered};
+pub use replays::ReplayPair;
 pub use rules::{ApprovalRule, NewRule, RuleKind};
 pub use search::{MessageHit, MessageSearch, fts_query};
 pub use snippets::{NewSnippet, SavedSnippet, Snippet, SnippetSummary};

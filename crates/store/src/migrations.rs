@@ -403,6 +403,13 @@ ALTER TABLE tool_calls ADD COLUMN parent_call_id INTEGER REFERENCES tool_calls(i
 CREATE INDEX tool_calls_by_parent ON tool_calls(parent_call_id) WHERE parent_call_id IS NOT NULL;
 "#;
 
+/// Version 7: replays. A turn that asks a recorded question again with another model names the
+/// turn it replays (its public id: the original may be deleted, the replay stays readable).
+const V7_REPLAYS: &str = r#"
+ALTER TABLE turns ADD COLUMN replay_of TEXT;
+CREATE INDEX turns_by_replay ON turns(replay_of) WHERE replay_of IS NOT NULL;
+"#;
+
 /// Every migration, oldest first; entry `i` brings the schema to version `i + 1`.
 const MIGRATIONS: &[&str] = &[
     V1_RECORD,
@@ -411,6 +418,7 @@ const MIGRATIONS: &[&str] = &[
     V4_SNIPPETS,
     V5_FILE_CHANGES,
     V6_VIEWS,
+    V7_REPLAYS,
 ];
 
 /// The schema version this build writes.
@@ -537,6 +545,7 @@ mod tests {
                 event(
                     0,
                     EventBody::TurnStarted {
+                        replay_of: None,
                         workspace: "/w".into(),
                         model: "m".into(),
                         user_message: "where is the parser".into(),
@@ -568,13 +577,14 @@ mod tests {
                     },
                 ),
             ];
-            // This build's writer fills version 6's columns too: they are there for the write
+            // This build's writer fills the later versions' columns too: they are there for the write
             // and gone after it, so what is left is a version-1 record.
             const LATER_COLUMNS: &[(&str, &str)] = &[
                 ("turns", "kind TEXT NOT NULL DEFAULT 'question'"),
                 ("turns", "parent_call_id INTEGER"),
                 ("tool_calls", "view_uri TEXT"),
                 ("tool_calls", "parent_call_id INTEGER"),
+                ("turns", "replay_of TEXT"),
             ];
             for (table, column) in LATER_COLUMNS {
                 conn.execute_batch(&format!("ALTER TABLE {table} ADD COLUMN {column}"))

@@ -152,6 +152,7 @@ mod tests {
         recorder.record(event(
             0,
             EventBody::TurnStarted {
+                replay_of: None,
                 workspace: "/src/app".into(),
                 model: "m".into(),
                 user_message: "Where is main?".into(),

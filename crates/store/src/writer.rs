@@ -30,8 +30,17 @@ pub(crate) fn apply(conn: &Connection, writer: Option<&str>, event: &Event) -> R
             workspace,
             model,
             user_message,
+            replay_of,
         } => {
-            let turn = start_turn(conn, writer, event, workspace, model, user_message)?;
+            let turn = start_turn(
+                conn,
+                writer,
+                event,
+                workspace,
+                model,
+                user_message,
+                replay_of.as_deref(),
+            )?;
             insert_event(conn, turn.id, event, kind, Some(turn.id), None)
         }
         EventBody::MessageAdded { message } => {

@@ -242,6 +242,7 @@ fn question_turn() -> Vec<Event> {
     };
     let bodies = vec![
         EventBody::TurnStarted {
+            replay_of: Some("turn_asked_first".into()),
             workspace: WS.into(),
             model: "qwen3-coder".into(),
             user_message: "Plot the latency".into(),

@@ -27,6 +27,7 @@ fn turn(
 ) {
     let mut script = Script::new(conversation, turn, time_ms);
     script.push(EventBody::TurnStarted {
+        replay_of: None,
         workspace: workspace.into(),
         model: model.into(),
         user_message: "How big is it?".into(),

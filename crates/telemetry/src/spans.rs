@@ -60,6 +60,8 @@ struct TurnState {
     remote_parent: Option<SpanId>,
     conversation_id: String,
     turn_id: String,
+    /// The turn this one replays, when it is a replay.
+    replay_of: Option<String>,
     model: String,
     endpoint: ModelEndpoint,
     start: SystemTime,
@@ -152,10 +154,11 @@ impl TraceBuilder {
         if let EventBody::TurnStarted {
             model,
             user_message,
+            replay_of,
             ..
         } = &event.body
         {
-            self.turn_started(event, model, user_message, parent);
+            self.turn_started(event, model, user_message, replay_of.clone(), parent);
             return done;
         }
         let capture = self.capture_content;
@@ -243,6 +246,7 @@ impl TraceBuilder {
         event: &Event,
         model: &str,
         user_message: &str,
+        replay_of: Option<String>,
         parent: Option<&TraceParent>,
     ) {
         let (trace_id, remote_parent) = match parent {
@@ -257,6 +261,7 @@ impl TraceBuilder {
                 remote_parent,
                 conversation_id: event.conversation_id.clone(),
                 turn_id: event.turn_id.clone(),
+                replay_of,
                 model: model.to_string(),
                 endpoint: self.models.get(model).cloned().unwrap_or_default(),
                 start: time_of(event.time_ms),
@@ -346,6 +351,7 @@ impl<'a> FinishedCall<'a> {
             ApprovalBy::Conversation => ("conversation", None),
             ApprovalBy::Rule { id } => ("rule", Some(id.clone())),
             ApprovalBy::Setting => ("setting", None),
+            ApprovalBy::Replay => ("replay", None),
         };
         let decision = if self.approval.allowed {
             "allowed"
@@ -798,6 +804,9 @@ impl TurnState {
             kv("gen_ai.usage.input_tokens", int(self.input_tokens)),
             kv("gen_ai.usage.output_tokens", int(self.output_tokens)),
         ]);
+        if let Some(replay_of) = &self.replay_of {
+            attributes.push(kv("tooltrail.replay_of", replay_of.clone()));
+        }
         if let Some(mode) = self.tool_mode {
             attributes.push(kv("tooltrail.tool_mode", mode));
         }

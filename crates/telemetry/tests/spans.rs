@@ -73,6 +73,7 @@ fn question() -> Vec<Event> {
         (
             1_000,
             EventBody::TurnStarted {
+                replay_of: None,
                 workspace: "/ws".into(),
                 model: "qwen3".into(),
                 user_message: "What is in the secret folder?".into(),
@@ -389,6 +390,7 @@ fn a_failed_request_marks_its_span_and_the_turn() {
             0,
             1,
             EventBody::TurnStarted {
+                replay_of: None,
                 workspace: "/ws".into(),
                 model: "m".into(),
                 user_message: "q".into(),

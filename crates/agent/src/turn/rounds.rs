@@ -628,6 +628,7 @@ impl<'a> Rounds<'a> {
                 self.offered.as_ref(),
             )
             .with_line(line)
+            .with_replay(self.options.replay.as_ref())
             .run_round(
                 self.model_calls,
                 &ours,

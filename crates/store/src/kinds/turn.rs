@@ -32,6 +32,7 @@ pub(crate) fn start_turn(
     workspace: &str,
     model: &str,
     user_message: &str,
+    replay_of: Option<&str>,
 ) -> Result<Turn> {
     let workspace = workspace_id(conn, workspace)?;
     let model_column = (!model.is_empty()).then_some(model);
@@ -47,11 +48,11 @@ pub(crate) fn start_turn(
     let id = conn
         .prepare_cached(
             "INSERT INTO turns(public_id, conversation_id, workspace_id, model, user_message,
-                started_ms, writer)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+                started_ms, writer, replay_of)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
              ON CONFLICT(public_id) DO UPDATE SET workspace_id = excluded.workspace_id,
                 model = excluded.model, user_message = excluded.user_message,
-                started_ms = excluded.started_ms
+                started_ms = excluded.started_ms, replay_of = excluded.replay_of
              RETURNING id",
         )?
         .query_row(
@@ -62,7 +63,8 @@ pub(crate) fn start_turn(
                 model,
                 user_message,
                 event.time_ms,
-                writer
+                writer,
+                replay_of
             ],
             |row| row.get(0),
         )?;
@@ -209,7 +211,7 @@ pub(crate) fn finish_turn(
 /// The `turn_started` event of turn row `ref_id`.
 pub(crate) fn read_turn_started(conn: &Connection, ref_id: Option<i64>) -> Result<EventBody> {
     conn.prepare_cached(
-        "SELECT coalesce(w.path, ''), t.model, t.user_message FROM turns t
+        "SELECT coalesce(w.path, ''), t.model, t.user_message, t.replay_of FROM turns t
          LEFT JOIN workspaces w ON w.id = t.workspace_id WHERE t.id = ?1",
     )?
     .query_row([ref_id], |row| {
@@ -217,6 +219,7 @@ pub(crate) fn read_turn_started(conn: &Connection, ref_id: Option<i64>) -> Resul
             workspace: row.get(0)?,
             model: row.get(1)?,
             user_message: row.get(2)?,
+            replay_of: row.get(3)?,
         })
     })
     .optional()?

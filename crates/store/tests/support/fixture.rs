@@ -45,6 +45,7 @@ impl Script {
 
     pub fn start(&mut self, workspace: &str, question: &str) -> &mut Self {
         self.push(EventBody::TurnStarted {
+            replay_of: None,
             workspace: workspace.into(),
             model: "qwen3-coder".into(),
             user_message: question.into(),
