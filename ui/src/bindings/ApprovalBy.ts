@@ -3,4 +3,4 @@
 /**
  * Who or what decided whether a call could run.
  */
-export type ApprovalBy = { "kind": "policy" } | { "kind": "user" } | { "kind": "conversation" } | { "kind": "rule", id: string, } | { "kind": "setting" };
+export type ApprovalBy = { "kind": "policy" } | { "kind": "user" } | { "kind": "conversation" } | { "kind": "rule", id: string, } | { "kind": "setting" } | { "kind": "replay" };

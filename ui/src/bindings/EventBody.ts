@@ -35,7 +35,12 @@ import type { JsonValue } from "./serde_json/JsonValue";
  * The rest (turn start and end, approvals, progress, usage, the round limit, the tool mode,
  * errors) has no chunk type.
  */
-export type EventBody = { "type": "turn_started", workspace: string, model: string, user_message: string, } | { "type": "message_added", message: Message, } | { "type": "text_delta", round: number, text: string, } | { "type": "tool_call_delta", round: number, index: number, call_id: string, tool?: string, arguments_delta: string, } | { "type": "approval_requested", call_id: string, tool: string, arguments: JsonValue, 
+export type EventBody = { "type": "turn_started", workspace: string, model: string, user_message: string, 
+/**
+ * The recorded turn this one asks again with another model (`tooltrail replay`,
+ * History's "Replay with…"); `None` for a question asked by the person.
+ */
+replay_of?: string, } | { "type": "message_added", message: Message, } | { "type": "text_delta", round: number, text: string, } | { "type": "tool_call_delta", round: number, index: number, call_id: string, tool?: string, arguments_delta: string, } | { "type": "approval_requested", call_id: string, tool: string, arguments: JsonValue, 
 /**
  * The exact command for shell tools, or a one-line summary of the call.
  */

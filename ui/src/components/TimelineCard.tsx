@@ -27,7 +27,7 @@ interface Props {
 function approvalText(t: Translate, approval: ApprovalRecord): string {
   const kind = approval.by.kind;
   if (approval.allowed) return t(`approvedBy_${kind}`);
-  if (kind === "user" || kind === "policy" || kind === "setting") return t(`deniedBy_${kind}`) + (approval.reason ? ` — ${approval.reason}` : "");
+  if (kind === "user" || kind === "policy" || kind === "setting" || kind === "replay") return t(`deniedBy_${kind}`) + (approval.reason ? ` — ${approval.reason}` : "");
   return t("phase_denied");
 }
 

@@ -166,6 +166,9 @@ export function decisionText(t: Translate, approval: ApprovalRecord, rule: RuleV
       if (allowed) text = why ? t("decisionSettingWith", { reason: why }) : t("decisionSetting");
       else text = why ? t("decisionSettingRefusedWith", { reason: why }) : t("decisionSettingRefused");
       break;
+    case "replay":
+      text = t(allowed ? "decisionReplay" : "decisionReplayRefused");
+      break;
     default:
       text = t(allowed ? "decisionUser" : "decisionUserRefused");
   }
