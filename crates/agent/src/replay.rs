@@ -98,3 +98,100 @@ pub(crate) fn not_run() -> ApprovalRecord {
         reason: Some("not run in a replay".to_string()),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Mutex;
+
+    use serde_json::json;
+
+    use super::*;
+
+    /// One recorded call of `read_file` and one of `execute_bash`, each given back once.
+    struct Book(Mutex<Vec<(String, Value)>>);
+
+    impl ReplayBook for Book {
+        fn recorded(&self, tool: &str, arguments: &Value) -> Option<Result<ToolOutput, ToolError>> {
+            let mut calls = self.0.lock().unwrap();
+            let at = calls
+                .iter()
+                .position(|(t, a)| t == tool && a == arguments)?;
+            let (tool, _) = calls.remove(at);
+            Some(Ok(ToolOutput::new(format!("recorded {tool}"), Value::Null)))
+        }
+    }
+
+    fn replay(from_record: bool) -> Replay {
+        Replay {
+            of_turn: "turn_1".into(),
+            book: Arc::new(Book(Mutex::new(vec![
+                ("read_file".into(), json!({"path": "a"})),
+                ("execute_bash".into(), json!({"command": "make"})),
+                ("ask_user".into(), json!({"question": "Which?"})),
+            ]))),
+            from_record,
+        }
+    }
+
+    fn text(call: ReplayCall) -> String {
+        match call {
+            ReplayCall::Live => "live".into(),
+            ReplayCall::Recorded(Ok(output)) => output.text,
+            ReplayCall::Recorded(Err(error)) => error.message,
+            ReplayCall::NotRun(error) => format!("not run: {}", error.code.as_str()),
+        }
+    }
+
+    #[test]
+    fn a_read_only_call_runs_live_unless_the_record_answers_first() {
+        let live = replay(false);
+        assert_eq!(
+            text(live.decide("read_file", &json!({"path": "a"}), true)),
+            "live"
+        );
+        let from_record = replay(true);
+        assert_eq!(
+            text(from_record.decide("read_file", &json!({"path": "a"}), true)),
+            "recorded read_file"
+        );
+        // Given back once: the same call again runs live.
+        assert_eq!(
+            text(from_record.decide("read_file", &json!({"path": "a"}), true)),
+            "live"
+        );
+        assert_eq!(
+            text(from_record.decide("read_file", &json!({"path": "b"}), true)),
+            "live"
+        );
+    }
+
+    #[test]
+    fn attack_replay_a_call_that_could_change_something_never_runs() {
+        let replay = replay(false);
+        assert_eq!(
+            text(replay.decide("execute_bash", &json!({"command": "make"}), false)),
+            "recorded execute_bash"
+        );
+        // The recorded one was given back; the same command again, or another, is not run.
+        for command in ["make", "rm -rf ."] {
+            assert_eq!(
+                text(replay.decide("execute_bash", &json!({"command": command}), false)),
+                "not run: denied"
+            );
+        }
+    }
+
+    #[test]
+    fn attack_replay_a_call_that_asks_the_person_never_asks() {
+        let replay = replay(false);
+        // `ask_user` only reads, but a replay asks no one: the recorded answer, else not run.
+        assert_eq!(
+            text(replay.decide("ask_user", &json!({"question": "Which?"}), true)),
+            "recorded ask_user"
+        );
+        assert_eq!(
+            text(replay.decide("ask_user", &json!({"question": "Other?"}), true)),
+            "not run: denied"
+        );
+    }
+}
