@@ -311,3 +311,66 @@ async fn replays_of_the_last_questions_and_clear_errors() {
         text(&out.stderr)
     );
 }
+
+#[tokio::test]
+async fn a_model_without_function_calling_replays_a_question_asked_with_native_tools() {
+    let config = tempfile::tempdir().unwrap();
+    let ws = tempfile::tempdir().unwrap();
+    let (turn, _) = asked(config.path(), ws.path()).await;
+    let call = |name: &str, arguments: &str| {
+        format!("<tool_use><name>{name}</name><arguments>{arguments}</arguments></tool_use>")
+    };
+    let (out, server) = replay(
+        config.path(),
+        &turn,
+        vec![
+            Reply::error(400, "this model does not support tools"),
+            Reply::text(call("list_dir", r#"{"path":"."}"#)),
+            Reply::text(call("read_file", r#"{"path":"a.txt"}"#)),
+            Reply::text("There are two files; a.txt says alpha."),
+        ],
+        &[],
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let summary = summary(&out);
+    // The same first two calls, made in prompt mode; the command was never asked for.
+    assert_eq!(summary["first_divergence"], 3);
+    assert_eq!(summary["answer_same"], true);
+    let agreement = summary["calls_agreement"].as_f64().unwrap();
+    assert!((agreement - 0.8).abs() < 1e-9, "{agreement}");
+    let tools_sent: Vec<bool> = server
+        .chat_requests()
+        .iter()
+        .map(|request| request.body.get("tools").is_some())
+        .collect();
+    assert_eq!(tools_sent, vec![true, false, false, false]);
+}
+
+#[tokio::test]
+async fn a_replay_whose_model_goes_round_in_circles_is_stopped_and_counted() {
+    let config = tempfile::tempdir().unwrap();
+    let ws = tempfile::tempdir().unwrap();
+    let (turn, _) = asked(config.path(), ws.path()).await;
+    let again = || Reply::tool_calls(&[("list_dir", r#"{"path":"."}"#)]);
+    let (out, _server) = replay(
+        config.path(),
+        &turn,
+        vec![
+            again(),
+            again(),
+            again(),
+            again(),
+            again(),
+            Reply::text("Two files."),
+        ],
+        &[],
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let summary = summary(&out);
+    assert_eq!(summary["first_divergence"], 2);
+    // The repeats past the limit were refused, each an error of the replay.
+    assert!(summary["errors"].as_u64().unwrap() >= 1, "{summary}");
+    assert_eq!(summary["answer_same"], false);
+}
