@@ -32,6 +32,7 @@ mod preferences;
 mod questions;
 mod recent;
 mod records;
+mod replays;
 mod server_requests;
 mod settings;
 mod snippets;
@@ -172,6 +173,10 @@ const COMMANDS: fn(tauri::ipc::Invoke<tauri::Wry>) -> bool = tauri::generate_han
     commands::rename_conversation,
     commands::delete_conversation,
     commands::search_messages,
+    replays::replay_questions,
+    replays::replay_comparison,
+    replays::replay_table,
+    replays::save_replay_table,
     commands::list_rules,
     commands::add_rule,
     commands::revoke_rule,

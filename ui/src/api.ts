@@ -36,6 +36,11 @@ import type {
   ProviderInput,
   ProviderView,
   RecentWorkspace,
+  ReplayComparison,
+  ReplayOutcome,
+  ReplayPick,
+  ReplayTableView,
+  ReplayWith,
   RuleKind,
   RuleView,
   SandboxView,
@@ -152,6 +157,17 @@ export const api = {
   deleteConversation: (conversationId: string) => invoke<void>("delete_conversation", { conversationId }),
   /** Messages of the open folder's conversations matching `text`, newest first. */
   searchMessages: (text: string) => invoke<MessageHitView[]>("search_messages", { text }),
+
+  // Replays: recorded questions asked again with another model, without side effects
+  /** Replays the picked questions one after the other; their events follow on `onEvent`, `cancelTurn(runId)` stops them. */
+  replayQuestions: (pick: ReplayPick, with_: ReplayWith, runId: string, onEvent: (event: Event) => void) =>
+    invoke<ReplayOutcome[]>("replay_questions", { pick, with: with_, runId, onEvent: new Channel<Event>(onEvent) }),
+  /** The replay `turnId` beside the question it asked again; null when that turn is not a replay. */
+  replayComparison: (turnId: string) => invoke<ReplayComparison | null>("replay_comparison", { turnId }),
+  /** The models tried on the open folder's questions, ranked, and as Markdown. */
+  replayTable: () => invoke<ReplayTableView>("replay_table"),
+  /** Saves the table as JSON to `path`, or where the native save dialog says; null when it was closed. */
+  saveReplayTable: (path?: string) => invoke<string | null>("save_replay_table", { path: path ?? null }),
 
   // Approval rules of the open folder
   listRules: () => invoke<RuleView[]>("list_rules"),

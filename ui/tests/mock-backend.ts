@@ -66,6 +66,8 @@ declare global {
       /** Streams of calls with an MCP App view. */
       views: typeof views;
       config: Config;
+      /** Ends the running replay with these outcomes (ReplayOutcome[]). */
+      finishReplay: (outcomes: unknown) => void;
     };
   }
 }
@@ -74,6 +76,7 @@ const config: Config = window.__mockConfig ?? {};
 const calls: Invocation[] = [];
 const channels: { channel: ChannelLike; next: number }[] = [];
 const listeners = new Map<string, number[]>();
+const replayEnds: ((outcomes: unknown) => void)[] = [];
 
 /** The folder's instructions as the shell reports them: none, on, nothing left out by default. */
 function instructionsView(given: Partial<InstructionsView> | undefined): InstructionsView {
@@ -119,6 +122,12 @@ mockIPC((cmd, payload) => {
     case "mcp_sign_in":
     case "mcp_sign_out":
       return null;
+    // A replay streams down its channel like a turn; `__mock.finishReplay` ends it with its outcomes.
+    case "replay_questions":
+      channels.push({ channel: args.onEvent as ChannelLike, next: 0 });
+      return new Promise((resolve) => {
+        replayEnds.push(resolve);
+      });
     case "cancel_turn":
       return true;
     case "answer_approval":
@@ -206,5 +215,6 @@ window.__mock = {
   install: updateInstall((id, data) => internals().runCallback(id, data)),
   stream,
   views,
+  finishReplay: (outcomes) => replayEnds.shift()?.(outcomes),
   config,
 };

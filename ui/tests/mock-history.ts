@@ -10,6 +10,8 @@ import type {
   HistoryQuery,
   HistoryRow,
   MessageHitView,
+  ReplayComparison,
+  ReplayTableView,
   RuleView,
   Stats,
   StatsQuery,
@@ -40,6 +42,12 @@ export interface HistoryConfig {
   messages?: MessageHitView[];
   /** What history_tokens answers: tokens per day and model, oldest first. */
   tokens?: DayTokens[];
+  /** Recorded replays by their turn id, for replay_comparison. */
+  replayComparisons?: Record<string, ReplayComparison>;
+  /** What replay_table answers. */
+  replayTable?: ReplayTableView;
+  /** Where save_replay_table writes when no path is given; null means the dialog was closed. */
+  replaySavePath?: string | null;
 }
 
 /** What the shared config holds that these commands read (declared in the other modules). */
@@ -333,6 +341,12 @@ export function historyCommand(cmd: string, args: Record<string, unknown>, confi
       return remove(String(args.conversationId), state);
     case "search_messages":
       return searchMessages(String(args.text ?? ""), state);
+    case "replay_comparison":
+      return state.replayComparisons?.[String(args.turnId)] ?? null;
+    case "replay_table":
+      return state.replayTable ?? { rows: [], markdown: "" };
+    case "save_replay_table":
+      return (args.path as string | null) ?? (state.replaySavePath === undefined ? "/home/me/models-tried.json" : state.replaySavePath);
     default:
       return undefined;
   }

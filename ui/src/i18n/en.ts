@@ -5,6 +5,7 @@ import { historyEn } from "./history";
 import { mediaEn } from "./media";
 import { modelsEn } from "./models";
 import { readinessEn } from "./readiness";
+import { replayEn } from "./replay";
 import { mcpSignInEn } from "./mcpSignIn";
 import { serverRequestsEn } from "./serverRequests";
 import { settingsEn } from "./settings";
@@ -21,6 +22,7 @@ export const en = {
   ...mediaEn,
   ...modelsEn,
   ...readinessEn,
+  ...replayEn,
   ...mcpSignInEn,
   ...serverRequestsEn,
   ...settingsEn,

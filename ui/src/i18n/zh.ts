@@ -6,6 +6,7 @@ import { historyZh } from "./history";
 import { mediaZh } from "./media";
 import { modelsZh } from "./models";
 import { readinessZh } from "./readiness";
+import { replayZh } from "./replay";
 import { mcpSignInZh } from "./mcpSignIn";
 import { serverRequestsZh } from "./serverRequests";
 import { settingsZh } from "./settings";
@@ -22,6 +23,7 @@ export const zh: Record<MessageKey, string> = {
   ...mediaZh,
   ...modelsZh,
   ...readinessZh,
+  ...replayZh,
   ...mcpSignInZh,
   ...serverRequestsZh,
   ...settingsZh,

@@ -1,7 +1,7 @@
 // One recorded call in full: where the tool came from, what it was given and returned, how it
 // ended, and what let it run or refused it, with the rule (revocable) when a rule decided.
 import { useEffect, useMemo, useState } from "react";
-import { api, errorMessage, type HistoryRow, type RuleView, type ToolCallDetail } from "../../api";
+import { api, errorMessage, type HistoryRow, type ReplayComparison, type RuleView, type ToolCallDetail } from "../../api";
 import { formatDuration } from "../../format";
 import { useI18n } from "../../i18n";
 import { ArgumentsSection, ErrorSection, ResultText } from "../CallParts";
@@ -9,6 +9,7 @@ import { MediaStrip, StructuredSection, mediaOf } from "../CallMedia";
 import { CopyButton } from "../CopyButton";
 import { CopyTraceId } from "../CopyTraceId";
 import { StatusIcon } from "../Status";
+import type { ReplayOpen } from "../replay/ReplayEntry";
 import { useEscape } from "../useEscape";
 import { decisionText, formatFull } from "./query";
 
@@ -16,10 +17,13 @@ interface Props {
   row: HistoryRow;
   onClose: () => void;
   onOpenCall: (conversationId: string, callId: string) => void;
+  /** Opens "Replay with…" for this call's question or conversation, or the replay's comparison. */
+  onReplay?: (open: ReplayOpen) => void;
 }
 
-/** An Esc already taken, or typed in a field, is not the panel's. */
+/** An Esc already taken, typed in a field, or meant for a replay's dialog on top, is not the panel's. */
 function leftToAField(event: KeyboardEvent): boolean {
+  if (document.querySelector("[data-overlay]") !== null) return true;
   return event.defaultPrevented || (event.target instanceof Element && event.target.closest("input, textarea, select") !== null);
 }
 
@@ -30,12 +34,26 @@ interface Loaded {
 
 type Revoke = { kind: "idle" } | { kind: "busy" } | { kind: "failed"; message: string };
 
-export function CallDetail({ row, onClose, onOpenCall }: Props) {
+export function CallDetail({ row, onClose, onOpenCall, onReplay }: Props) {
   const { t, lang } = useI18n();
   // The panel is keyed by the row, so this state is always the row's.
   const [loaded, setLoaded] = useState<Loaded | null>(null);
   const [rule, setRule] = useState<RuleView | null>(null);
   const [revoke, setRevoke] = useState<Revoke>({ kind: "idle" });
+  // The comparison when this call's turn is a replay (null: a question of the person's own).
+  const [replayOf, setReplayOf] = useState<ReplayComparison | null>(null);
+
+  useEffect(() => {
+    if (!onReplay) return;
+    let gone = false;
+    api.replayComparison(row.turn_id).then(
+      (comparison) => !gone && setReplayOf(comparison),
+      () => {},
+    );
+    return () => {
+      gone = true;
+    };
+  }, [row.turn_id, onReplay]);
 
   useEffect(() => {
     let gone = false;
@@ -91,6 +109,30 @@ export function CallDetail({ row, onClose, onOpenCall }: Props) {
           {t("detailOpen")}
         </button>
         <CopyTraceId turnId={row.turn_id} />
+        {onReplay && <div className="detail-replay" role="group" aria-label={t("replayDialogTitle")}>
+          {replayOf ? (
+            <>
+              <span className="small-text">{t("replayThisIsReplay")}</span>
+              <button type="button" className="small" data-testid="replay-open-comparison" onClick={() => onReplay({ kind: "compare", comparison: replayOf })}>
+                {t("replayOpenComparison")}
+              </button>
+            </>
+          ) : (
+            <>
+              <button type="button" className="small" data-testid="replay-question" onClick={() => onReplay({ kind: "pick", pick: { kind: "turns", turns: [row.turn_id] }, what: t("replayWhatQuestion") })}>
+                {t("replayQuestion")}
+              </button>
+              <button
+                type="button"
+                className="small"
+                data-testid="replay-conversation"
+                onClick={() => onReplay({ kind: "pick", pick: { kind: "conversation", id: row.conversation_id }, what: t("replayWhatConversation") })}
+              >
+                {t("replayConversation")}
+              </button>
+            </>
+          )}
+        </div>}
         <dl className="detail-facts">
           <dt>{t("detailSource")}</dt>
           <dd>{row.source.kind === "mcp" ? t("detailMcp", { server: row.source.server }) : t("detailBuiltin")}</dd>

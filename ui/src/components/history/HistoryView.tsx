@@ -5,6 +5,8 @@ import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } fro
 import { api, CALL_STATUSES, errorMessage, type CallStatus, type ExportFormat, type HistoryRow, type Stats, type WorkspaceInfo } from "../../api";
 import { useI18n } from "../../i18n";
 import { ListLoadFailed } from "../ListLoadFailed";
+import { ModelsTried } from "../replay/ModelsTried";
+import { ReplayEntry, type ReplayOpen } from "../replay/ReplayEntry";
 import { SearchField } from "../SearchField";
 import { CallDetail } from "./CallDetail";
 import { HistoryList } from "./HistoryList";
@@ -44,6 +46,14 @@ export function HistoryView({ workspace, onOpenCall }: Props) {
   const [counts, setCounts] = useState<CountsState>({ key: "", stats: null, error: null });
   const [opened, setOpened] = useState<HistoryRow | null>(null);
   const [exported, setExported] = useState<ExportState>({ kind: "idle" });
+  const [replay, setReplay] = useState<ReplayOpen | null>(null);
+  const [lastCount, setLastCount] = useState(10);
+  const [replayed, setReplayed] = useState(0);
+  const closeReplay = useCallback(() => setReplay(null), []);
+  const onReplayed = useCallback(() => {
+    setReplayed((n) => n + 1);
+    setReload((n) => n + 1);
+  }, []);
   const generation = useRef(0);
   const pending = useRef<string | null>(null);
 
@@ -218,6 +228,21 @@ export function HistoryView({ workspace, onOpenCall }: Props) {
         )}
       </div>
 
+      <div className="history-replay-bar" role="group" aria-label={t("replayLast")}>
+        <label className="hist-field">
+          <span>{t("replayLastCount")}</span>
+          <input type="number" min={1} max={100} value={lastCount} className="replay-count" onChange={(event) => setLastCount(Math.max(1, Math.min(100, Number(event.target.value) || 1)))} />
+        </label>
+        <button
+          type="button"
+          className="small"
+          data-testid="replay-last"
+          onClick={() => setReplay({ kind: "pick", pick: { kind: "last", count: lastCount }, what: t("replayWhatLast", { n: lastCount, folder: workspace.name }) })}
+        >
+          {t("replayLast")}
+        </button>
+      </div>
+
       <div className="history-body">
         <div className="history-list-wrap">
           {!loading && list.error !== null && list.items.length === 0 ? (
@@ -242,8 +267,10 @@ export function HistoryView({ workspace, onOpenCall }: Props) {
             onRetryMore={retryMore}
           />
         </div>
-        {opened && <CallDetail key={opened.id} row={opened} onClose={close} onOpenCall={onOpenCall} />}
+        {opened && <CallDetail key={opened.id} row={opened} onClose={close} onOpenCall={onOpenCall} onReplay={setReplay} />}
       </div>
+      <ModelsTried reload={replayed} />
+      {replay && <ReplayEntry open={replay} onClose={closeReplay} onReplayed={onReplayed} />}
     </main>
   );
 }
