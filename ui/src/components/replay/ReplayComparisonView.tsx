@@ -44,7 +44,7 @@ export function ReplayComparisonView({ comparison, firstTokenMs, changedSince = 
       {error && <p className="error-text small-text" role="alert">{t("replayEndedInError", { message: error })}</p>}
       {changedSince.length > 0 && (
         <div className="replay-changed" data-testid="replay-changed">
-          <h4>{t("replayChangedSince")}</h4>
+          <p className="replay-subhead">{t("replayChangedSince")}</p>
           <ul>
             {changedSince.map((text) => (
               <li key={text}>{text}</li>
@@ -145,7 +145,7 @@ function Answer({ label, figures }: { label: string; figures: TurnFigures }) {
   const { t } = useI18n();
   return (
     <div className="replay-answer">
-      <h4>{label}</h4>
+      <p className="replay-subhead">{label}</p>
       <p>{figures.answer || <span className="muted">{t("replayNoAnswer")}</span>}</p>
     </div>
   );

@@ -69,7 +69,8 @@ export function ReplayDialog({ what, onRun, onClose }: Props) {
   const localNames = choices?.installed.map((m) => m.name) ?? [];
   return (
     <div className="replay-backdrop" data-overlay="replay">
-      <form className="replay-dialog" role="dialog" aria-modal="true" aria-labelledby={titleId} onSubmit={submit} data-testid="replay-dialog">
+      <div className="replay-dialog" role="dialog" aria-modal="true" aria-labelledby={titleId} data-testid="replay-dialog">
+      <form className="replay-form" onSubmit={submit}>
         <h2 id={titleId}>{t("replayDialogTitle")}</h2>
         <p className="muted replay-what">{what}</p>
         {choices === null ? (
@@ -123,6 +124,7 @@ export function ReplayDialog({ what, onRun, onClose }: Props) {
         </div>
         <p className="muted small-text">{t("replayKeys")}</p>
       </form>
+      </div>
     </div>
   );
 }

@@ -1,0 +1,76 @@
+// "Replay with another model" in the built UI in Chromium, with the Rust side mocked
+// (ui/tests/mock-history.ts, mock-backend.ts): a recorded replay opened from History beside its
+// original, the dialog, the table of models tried; axe in both themes and both languages, and
+// screenshots.
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { axeViolations, launchBrowser, LOOKS, openApp, run, screenshots, test } from "./lib.mjs";
+
+const workspace = { path: "/home/me/demo", name: "demo", watched: true };
+const browser = await launchBrowser();
+const shot = (page, name) => page.screenshot({ path: join(screenshots, `${name}.png`) });
+
+const call = (tool, args, marks = {}) => ({ call_id: `c_${tool}`, tool, arguments: args, status: "success", from_record: false, not_run: false, ...marks });
+const figures = (turn, model, calls, answer, replay_of = null) => ({
+  turn_id: turn, conversation_id: "conv_1", model, workspace: workspace.path, question: "What does main.go do?", answer, end: "completed",
+  total_ms: 1200, first_reply_ms: 300, tokens_in: 120, tokens_out: 30, errors: 0, loops_cut: 0, calls, replay_of,
+});
+const comparison = {
+  original: figures("turn_1", "big-model", [call("list_dir", { path: "." }), call("read_file", { path: "main.go" }), call("execute_bash", { command: "go vet" })], "It starts a server."),
+  replay: figures("turn_r", "small-model", [call("list_dir", { path: "." }), call("read_file", { path: "handlers.go" }), call("execute_bash", { command: "go vet" }, { from_record: true })], "It serves handlers.", "turn_1"),
+  first_divergence: 2, calls_agreement: 0.67, tools_agreement: 1, answer_same: false, calls_not_run: 0, calls_from_record: 1,
+  rows: [{ original: 0, replay: 0 }, { original: 1, replay: null }, { original: null, replay: 1 }, { original: 2, replay: 2 }],
+};
+const row = (id, turn) => ({
+  id, conversation_id: "conv_1", turn_id: turn, workspace: workspace.path, call_id: `call_${id}`, round: 1, tool: "read_file", source: { kind: "builtin" },
+  description: "", arguments: { path: "handlers.go" }, started_ms: Date.now() - 60_000, duration_ms: 5, status: "success", result_preview: "", result_size: 0,
+  truncated_for_model: false, approval: { allowed: true, by: { kind: "policy" } },
+});
+const config = {
+  workspace,
+  history: [row("tc_2", "turn_r"), row("tc_1", "turn_1")],
+  replayComparisons: { turn_r: comparison },
+  replayTable: {
+    rows: [{ model: "small-model", replays: 1, calls_agreement: 0.67, same_calls: 0, answer_same: 0, median_ms: 900, tokens_in: 120, tokens_out: 30, calls_not_run: 0, errors: 0, loops_cut: 0 }],
+    markdown: "| model |\n|---|\n| small-model |\n",
+  },
+};
+
+for (const look of LOOKS) {
+  test(`a replay beside its original, the dialog and the table pass axe (${look.file})`, async () => {
+    const { context, page, problems } = await openApp(browser, config, look.options);
+    try {
+      await page.getByRole("tab", { name: /History|历史/ }).click();
+      await page.getByTestId("models-tried-row").waitFor();
+      // The replayed call opens its comparison.
+      await page.locator('.history-list [role="option"]').first().click();
+      await page.getByTestId("replay-open-comparison").click();
+      const verdict = await page.getByTestId("replay-verdict").textContent();
+      assert.equal(verdict, look.zh ? "调用在第 2 个调用处分开 · 回答不同" : "The calls part at call 2 · a different answer");
+      assert.equal(await page.locator('[data-testid="replay-row"][data-parts="true"]').count(), 1);
+      assert.equal(await page.getByTestId("replay-blank").count(), 2);
+      assert.deepEqual(await axeViolations(page), []);
+      await shot(page, `replay-compare-${look.file}`);
+      await page.keyboard.press("Escape");
+      await page.getByTestId("replay-recorded").waitFor({ state: "detached" });
+      assert.deepEqual(await axeViolations(page), []);
+      await shot(page, `replay-table-${look.file}`);
+      // The original's call offers "Replay with…"; Escape closes the dialog.
+      await page.locator('.history-list [role="option"]').nth(1).click();
+      await page.getByTestId("replay-question").click();
+      await page.getByTestId("replay-dialog").waitFor();
+      await page.getByTestId("replay-run").waitFor();
+      assert.deepEqual(await axeViolations(page), []);
+      await shot(page, `replay-dialog-${look.file}`);
+      await page.keyboard.press("Escape");
+      await page.getByTestId("replay-dialog").waitFor({ state: "detached" });
+      assert.deepEqual(problems, []);
+    } finally {
+      await context.close();
+    }
+  });
+}
+
+const failed = await run();
+await browser.close();
+process.exit(failed ? 1 : 0);
