@@ -105,11 +105,13 @@ export const Timeline = memo(function Timeline({ calls, timeline, selected, reve
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [reveal]);
 
-  // An opened or closed card changes height; measure the rows now rather than waiting for the
-  // resize observer, which some webviews run a frame late (the cards would overlap for it).
+  // An opened or closed card, or a call whose card changed (started, finished, its result in),
+  // changes height; measure the rows shown now rather than waiting for the resize observer,
+  // which some webviews run a frame late or not at all in a panel that is still being laid
+  // out (the cards would overlap for it).
   useLayoutEffect(() => {
     scroller.current?.querySelectorAll<HTMLElement>(".timeline-row").forEach((row) => virtualizer.measureElement(row));
-  }, [expanded, virtualizer]);
+  }, [expanded, calls, virtualizer]);
 
   const onScroll = () => {
     const el = scroller.current;
