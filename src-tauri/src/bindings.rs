@@ -51,9 +51,9 @@ pub fn render() -> Result<Vec<(String, String)>, ts_rs::ExportError> {
     files.visit::<crate::records::ExportResult>();
     files.visit::<crate::records::MessageHitView>();
     files.visit::<crate::records::RuleView>();
-    files.visit::<crate::replays::ReplayPick>();
+    files.visit::<tooltrail_host::ReplayPick>();
     files.visit::<crate::replays::ReplayWith>();
-    files.visit::<crate::replays::ReplayOutcome>();
+    files.visit::<tooltrail_host::ReplayOutcome>();
     files.visit::<crate::replays::ReplayTableView>();
     files.visit::<tooltrail_host::ReplayComparison>();
     files.visit::<tooltrail_store::Snippet>();

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use tauri::ipc::Channel;
 use tauri::{AppHandle, Manager, State};
 use tauri_plugin_dialog::DialogExt;
-use tooltrail_host::{Host, ModelRow, ReplayComparison, ReplayReport, ReplayRequest};
+use tooltrail_host::{EventSink, Host, ModelRow, ReplayComparison, ReplayOutcome, ReplayPick};
 use tooltrail_protocol::{Event, sentence};
 use tooltrail_settings::Overrides;
 use ts_rs::TS;
@@ -17,18 +17,6 @@ use crate::error::{CommandError, CommandResult};
 use crate::turn::WindowSink;
 use crate::turns::RunningTurns;
 use crate::workspace::WorkspaceState;
-
-/// The questions a replay asks again.
-#[derive(Debug, Clone, Deserialize, TS)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum ReplayPick {
-    /// These turns, in this order.
-    Turns { turns: Vec<String> },
-    /// Every question of a conversation, in order.
-    Conversation { id: String },
-    /// The last `count` questions asked in the open folder.
-    Last { count: u32 },
-}
 
 /// The model a replay asks with: a provider of config.toml or `local`, and a model of it.
 #[derive(Debug, Clone, Deserialize, TS)]
@@ -40,16 +28,6 @@ pub struct ReplayWith {
     pub from_record: bool,
 }
 
-/// One question replayed: its report, or why it could not be replayed.
-#[derive(Debug, Clone, Serialize, TS)]
-pub struct ReplayOutcome {
-    /// The question asked again.
-    pub turn_id: String,
-    pub report: Option<ReplayReport>,
-    /// Why the replay could not start, as a sentence.
-    pub error: Option<String>,
-}
-
 /// The models tried on the open folder's questions, ranked, and the same as Markdown.
 #[derive(Debug, Clone, Serialize, TS)]
 pub struct ReplayTableView {
@@ -59,30 +37,6 @@ pub struct ReplayTableView {
 
 fn replay_error(error: impl std::fmt::Display) -> CommandError {
     CommandError::new("replay", sentence(&error.to_string()))
-}
-
-/// The turn ids `pick` names; an error sentence when it names none.
-fn questions(host: &Host, folder: Option<&str>, pick: &ReplayPick) -> CommandResult<Vec<String>> {
-    let turns = match pick {
-        ReplayPick::Turns { turns } => turns.clone(),
-        ReplayPick::Conversation { id } => host
-            .store()
-            .conversation_questions(id)
-            .map_err(replay_error)?,
-        ReplayPick::Last { count } => {
-            let folder = folder.ok_or_else(CommandError::no_workspace)?;
-            host.store()
-                .last_questions(folder, *count)
-                .map_err(replay_error)?
-        }
-    };
-    if turns.is_empty() {
-        return Err(CommandError::new(
-            "nothing_to_replay",
-            "There is no finished question to replay here.",
-        ));
-    }
-    Ok(turns)
 }
 
 /// Asks the questions `pick` names again with `with`, one after the other; their events
@@ -103,7 +57,10 @@ pub async fn replay_questions(
         ));
     }
     let folder = app.state::<WorkspaceState>().info().map(|info| info.path);
-    let turns = questions(&app.state::<Host>(), folder.as_deref(), &pick)?;
+    let turns = app
+        .state::<Host>()
+        .replay_questions(&pick, folder.as_deref())
+        .map_err(replay_error)?;
     let overrides = Overrides {
         provider: Some(with.provider.trim().to_string()),
         model: with
@@ -118,31 +75,23 @@ pub async fn replay_questions(
     // while one waits for the model.
     let run = tauri::async_runtime::spawn(async move {
         let host = task_app.state::<Host>();
-        let mut outcomes = Vec::new();
-        for turn_id in turns {
-            if cancel.is_cancelled() {
-                break;
-            }
-            let request = ReplayRequest {
-                turn_id: turn_id.clone(),
-                overrides: overrides.clone(),
-                from_record: with.from_record,
-            };
-            let screen = Box::new(WindowSink {
+        let screen = move || -> Box<dyn EventSink> {
+            Box::new(WindowSink {
                 channel: on_event.clone(),
-            });
-            outcomes.push(match host.replay(&request, screen, &cancel).await {
-                Ok(report) => ReplayOutcome {
-                    turn_id,
-                    report: Some(report),
-                    error: None,
-                },
-                Err(error) => ReplayOutcome {
-                    turn_id,
-                    report: None,
-                    error: Some(sentence(&error.to_string())),
-                },
-            });
+            })
+        };
+        let mut outcomes = host
+            .replay_each(
+                turns,
+                &overrides,
+                with.from_record,
+                &screen,
+                &mut |_| {},
+                &cancel,
+            )
+            .await;
+        for outcome in &mut outcomes {
+            outcome.error = outcome.error.as_deref().map(sentence);
         }
         task_app.state::<RunningTurns>().finish(&run_id);
         outcomes

@@ -278,18 +278,11 @@ impl<'a> Dispatcher<'a> {
             });
         }
         let gate = tool.gate(&args, self.ctx);
-        if let Some(replay) = self.replay {
-            let ready = Ready {
-                position,
-                call: call.clone(),
-                tool,
-                args,
-                approval: ApprovalRecord::not_needed(),
-                repeat_of: (times > 0).then_some(first_round),
-            };
-            return replayed(replay, gate, ready);
-        }
-        let rule = self.rule_for(&gate, &call.name, &args);
+        // A replay asks no rule: its own rule decides what may run.
+        let rule = match self.replay {
+            Some(_) => None,
+            None => self.rule_for(&gate, &call.name, &args),
+        };
         if let Some(rule) = rule.as_ref().filter(|rule| !rule.allow) {
             return Plan::Reject(refused_by_rule(rule, tool, args));
         }
@@ -301,7 +294,10 @@ impl<'a> Dispatcher<'a> {
             approval: ApprovalRecord::not_needed(),
             repeat_of: (times > 0).then_some(first_round),
         };
-        by_gate(gate, ready, key, rule)
+        match self.replay {
+            Some(replay) => replayed(replay, gate, ready),
+            None => by_gate(gate, ready, key, rule),
+        }
     }
 
     /// The standing rule that matches the call, for a gate that lets rules speak. A call the

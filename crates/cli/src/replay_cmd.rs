@@ -8,7 +8,9 @@ use std::process::ExitCode;
 use anyhow::{Context, bail};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
-use tooltrail_host::{EventSink, Host, Record, ReplayReport, ReplayRequest, replay_table};
+use tooltrail_host::{
+    EventSink, Host, Record, ReplayOutcome, ReplayPick, ReplayReport, replay_table,
+};
 use tooltrail_settings::Overrides;
 
 use crate::render::{JsonLines, Timeline};
@@ -62,23 +64,17 @@ fn folder(args: &ReplayArgs) -> anyhow::Result<String> {
     Ok(dir.display().to_string())
 }
 
-/// The turns the arguments name, in the order they are replayed.
-fn turns(host: &Host, args: &ReplayArgs) -> anyhow::Result<Vec<String>> {
-    let turns = if let Some(id) = &args.conversation {
-        host.store()
-            .conversation_questions(id)
-            .with_context(|| format!("could not read conversation {id}"))?
-    } else if let Some(last) = args.last {
-        host.store().last_questions(&folder(args)?, last)?
+/// The questions the arguments pick.
+fn pick(args: &ReplayArgs) -> ReplayPick {
+    if let Some(id) = &args.conversation {
+        ReplayPick::Conversation { id: id.clone() }
+    } else if let Some(count) = args.last {
+        ReplayPick::Last { count }
     } else {
-        args.turns.clone()
-    };
-    if turns.is_empty() {
-        bail!(
-            "there is nothing to replay: name turns, or use --conversation ID or --last N (the folder's questions that have ended)"
-        );
+        ReplayPick::Turns {
+            turns: args.turns.clone(),
+        }
     }
-    Ok(turns)
 }
 
 pub async fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
@@ -91,7 +87,11 @@ pub async fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
     if args.table {
         return table(&host, &args);
     }
-    let turns = turns(&host, &args)?;
+    let folder = match args.last {
+        Some(_) => Some(folder(&args)?),
+        None => None,
+    };
+    let turns = host.replay_questions(&pick(&args), folder.as_deref())?;
     let overrides = Overrides {
         provider: args.provider.clone(),
         base_url: args.base_url.clone(),
@@ -105,38 +105,42 @@ pub async fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
             on_interrupt.cancel();
         }
     });
-    let mut failed = false;
-    for turn_id in turns {
-        if cancel.is_cancelled() {
-            break;
-        }
-        let request = ReplayRequest {
-            turn_id: turn_id.clone(),
-            overrides: overrides.clone(),
-            from_record: args.from_record,
-        };
-        if !args.json {
-            errln!("Replaying {turn_id}…");
-        }
-        let screen: Box<dyn EventSink> = if args.json {
+    let as_json = args.json;
+    let screen = move || -> Box<dyn EventSink> {
+        if as_json {
             Box::new(JsonLines)
         } else {
             Box::new(Timeline::new())
-        };
-        match host.replay(&request, screen, &cancel).await {
-            Ok(report) => {
-                show(&report, args.json)?;
-                if let Some(error) = &report.error {
-                    errln!("error: could not replay {turn_id}: {error}");
-                    failed = true;
-                }
-            }
-            Err(error) => {
-                errln!("error: could not replay {turn_id}: {error}");
-                failed = true;
-            }
         }
-    }
+    };
+    let mut failed = false;
+    let mut done = |outcome: &ReplayOutcome| {
+        let turn_id = &outcome.turn_id;
+        if let Some(report) = &outcome.report
+            && show(report, as_json).is_err()
+        {
+            failed = true;
+        }
+        let error = outcome.error.as_ref().or_else(|| {
+            outcome
+                .report
+                .as_ref()
+                .and_then(|report| report.error.as_ref())
+        });
+        if let Some(error) = error {
+            errln!("error: could not replay {turn_id}: {error}");
+            failed = true;
+        }
+    };
+    host.replay_each(
+        turns,
+        &overrides,
+        args.from_record,
+        &screen,
+        &mut done,
+        &cancel,
+    )
+    .await;
     host.shutdown().await;
     Ok(if failed {
         ExitCode::from(1)

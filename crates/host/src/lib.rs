@@ -86,7 +86,7 @@ pub use instructions::{
 pub use local::IDLE_SECS_ENV;
 pub use models_folder::{ModelsOverview, parameters_label};
 pub use record::{Record, RecordingSink};
-pub use replay::{ReplayReport, ReplayRequest};
+pub use replay::{ReplayOutcome, ReplayPick, ReplayReport, ReplayRequest};
 pub use replay_compare::{AlignedRow, ComparedCall, ReplayComparison, TurnFigures};
 pub use replay_table::ModelRow;
 pub use rules::WorkspaceRules;

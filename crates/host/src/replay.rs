@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 use tooltrail_agent::{DenyAll, EventSink, Replay, ReplayBook, TurnOptions};
@@ -53,6 +53,28 @@ pub struct ReplayReport {
 
 /// A recorded call: its tool, its arguments and what it gave.
 type RecordedCall = (String, Value, Result<ToolOutput, ToolError>);
+
+/// The questions a replay asks again.
+#[derive(Debug, Clone, Deserialize, TS)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ReplayPick {
+    /// These turns, in this order.
+    Turns { turns: Vec<String> },
+    /// Every question of a conversation, in order.
+    Conversation { id: String },
+    /// The last `count` questions asked in the folder.
+    Last { count: u32 },
+}
+
+/// One question replayed: its report, or why it could not be replayed.
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct ReplayOutcome {
+    /// The question asked again.
+    pub turn_id: String,
+    pub report: Option<ReplayReport>,
+    /// Why the replay could not start.
+    pub error: Option<String>,
+}
 
 /// The recorded turn's calls, each given back once to the same call of the replay.
 struct RecordBook {
@@ -158,6 +180,69 @@ fn messages_before(events: &[Event], turn_id: &str) -> Vec<Message> {
 }
 
 impl Host {
+    /// The turns `pick` names (`Last` counts in `folder`); an error when it names none.
+    pub fn replay_questions(
+        &self,
+        pick: &ReplayPick,
+        folder: Option<&str>,
+    ) -> Result<Vec<String>, HostError> {
+        let turns = match pick {
+            ReplayPick::Turns { turns } => turns.clone(),
+            ReplayPick::Conversation { id } => self.store().conversation_questions(id)?,
+            ReplayPick::Last { count } => {
+                let folder = folder.ok_or_else(|| {
+                    HostError::Content("open a folder to replay its last questions".to_string())
+                })?;
+                self.store().last_questions(folder, *count)?
+            }
+        };
+        if turns.is_empty() {
+            return Err(HostError::Content(
+                "there is nothing to replay: no question that has ended is picked".to_string(),
+            ));
+        }
+        Ok(turns)
+    }
+
+    /// Replays `turns` one after the other with `overrides`, each one's events on a screen
+    /// `screen` makes, and tells `done` of each as it ends; stops at `cancel`.
+    pub async fn replay_each(
+        &self,
+        turns: Vec<String>,
+        overrides: &Overrides,
+        from_record: bool,
+        screen: &(dyn Fn() -> Box<dyn EventSink> + Send + Sync),
+        done: &mut (dyn FnMut(&ReplayOutcome) + Send),
+        cancel: &CancellationToken,
+    ) -> Vec<ReplayOutcome> {
+        let mut outcomes = Vec::new();
+        for turn_id in turns {
+            if cancel.is_cancelled() {
+                break;
+            }
+            let request = ReplayRequest {
+                turn_id: turn_id.clone(),
+                overrides: overrides.clone(),
+                from_record,
+            };
+            let outcome = match self.replay(&request, screen(), cancel).await {
+                Ok(report) => ReplayOutcome {
+                    turn_id,
+                    report: Some(report),
+                    error: None,
+                },
+                Err(error) => ReplayOutcome {
+                    turn_id,
+                    report: None,
+                    error: Some(error.to_string()),
+                },
+            };
+            done(&outcome);
+            outcomes.push(outcome);
+        }
+        outcomes
+    }
+
     /// The recorded turn `turn_id`, read for a replay or a comparison.
     fn recorded_turn(&self, turn_id: &str) -> Result<(TurnFigures, Vec<Event>), HostError> {
         let events = self.store().turn_events(turn_id)?;

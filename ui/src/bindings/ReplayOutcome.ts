@@ -10,6 +10,6 @@ export type ReplayOutcome = {
  */
 turn_id: string, report: ReplayReport | null, 
 /**
- * Why the replay could not start, as a sentence.
+ * Why the replay could not start.
  */
 error: string | null, };
