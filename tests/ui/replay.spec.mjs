@@ -10,7 +10,7 @@ const workspace = { path: "/home/me/demo", name: "demo", watched: true };
 const browser = await launchBrowser();
 const shot = (page, name) => page.screenshot({ path: join(screenshots, `${name}.png`) });
 
-const call = (tool, args, marks = {}) => ({ call_id: `c_${tool}`, tool, arguments: args, status: "success", from_record: false, not_run: false, ...marks });
+const call = (tool, args, marks = {}) => ({ call_id: `c_${tool}`, tool, arguments: args, status: "success", from_record: false, not_run: false, ended_ms: 100, duration_ms: 40, ...marks });
 const figures = (turn, model, calls, answer, replay_of = null) => ({
   turn_id: turn, conversation_id: "conv_1", model, workspace: workspace.path, question: "What does main.go do?", answer, end: "completed",
   total_ms: 1200, first_reply_ms: 300, tokens_in: 120, tokens_out: 30, errors: 0, loops_cut: 0, calls, replay_of,

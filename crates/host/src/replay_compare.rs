@@ -19,6 +19,12 @@ pub struct ComparedCall {
     pub from_record: bool,
     /// A replay did not run it.
     pub not_run: bool,
+    /// When it ended, from the question, in ms (with `duration_ms`, where it sits on the
+    /// turn's waterfall).
+    #[ts(type = "number")]
+    pub ended_ms: u64,
+    #[ts(type = "number")]
+    pub duration_ms: u64,
 }
 
 /// One recorded turn, read back for a comparison.
@@ -121,6 +127,7 @@ impl TurnFigures {
                 arguments,
                 status,
                 approval,
+                duration_ms,
                 ..
             } => {
                 if matches!(status, ToolStatus::Error | ToolStatus::Timeout) {
@@ -134,6 +141,8 @@ impl TurnFigures {
                     status: *status,
                     from_record: replayed && approval.allowed,
                     not_run: replayed && !approval.allowed,
+                    ended_ms: self.since_start(event.time_ms).unwrap_or(0),
+                    duration_ms: *duration_ms,
                 });
             }
             EventBody::TurnFinished { reason, text, .. } => {

@@ -169,6 +169,8 @@ mod tests {
                     status: ToolStatus::Success,
                     from_record: false,
                     not_run: false,
+                    ended_ms: 10,
+                    duration_ms: 5,
                 })
                 .collect(),
             replay_of: None,

@@ -13,4 +13,9 @@ from_record: boolean,
 /**
  * A replay did not run it.
  */
-not_run: boolean, };
+not_run: boolean, 
+/**
+ * When it ended, from the question, in ms (with `duration_ms`, where it sits on the
+ * turn's waterfall).
+ */
+ended_ms: number, duration_ms: number, };

@@ -8,7 +8,7 @@ import { ReplayComparisonView } from "./ReplayComparisonView";
 const inLang = (lang: Lang, ui: React.ReactNode) => render(<I18nProvider initial={lang}>{ui}</I18nProvider>);
 
 function call(tool: string, path: string, marks: Partial<ComparedCall> = {}): ComparedCall {
-  return { call_id: `c_${tool}_${path}`, tool, arguments: { path }, status: "success", from_record: false, not_run: false, ...marks };
+  return { call_id: `c_${tool}_${path}`, tool, arguments: { path }, status: "success", from_record: false, not_run: false, ended_ms: 100, duration_ms: 40, ...marks };
 }
 
 function turn(model: string, calls: ComparedCall[], answer: string): TurnFigures {
