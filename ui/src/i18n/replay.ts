@@ -87,6 +87,10 @@ export const replayEn = {
   replayReplays: "Replays",
   replaySameCallsShare: "Same calls",
   replayMedianTime: "Median time",
+  replayViewLabel: "Show the calls as",
+  replayWaterfallCaption: "The calls of the original and of the replay on their own time axes, aligned call by call",
+  replayBarLabel: "{tool}: {status}, {duration}, from {start} to {end}",
+  replayMarkerLabel: "{tool}: {mark}, at {at}",
 };
 
 export const replayZh: Record<keyof typeof replayEn, string> = {
@@ -176,4 +180,8 @@ export const replayZh: Record<keyof typeof replayEn, string> = {
   replayReplays: "重放次数",
   replaySameCallsShare: "调用相同",
   replayMedianTime: "耗时中位数",
+  replayViewLabel: "调用的显示方式",
+  replayWaterfallCaption: "原问题与重放的调用，各自在自己的时间轴上，逐个对齐",
+  replayBarLabel: "{tool}：{status}，{duration}，从 {start} 到 {end}",
+  replayMarkerLabel: "{tool}：{mark}，于 {at}",
 };

@@ -1,9 +1,13 @@
 // A replay beside the question it asked again: the figures of both, what changed since, and
-// the two call sequences aligned call by call, the first call where they part marked.
+// the two call sequences aligned call by call, as a list or on a waterfall, the first call
+// where they part marked.
+import { useId } from "react";
 import type { ComparedCall, ReplayComparison, TurnFigures } from "../../api";
 import { formatDuration } from "../../format";
 import { useI18n } from "../../i18n";
 import { callLine, comparedLines, percent } from "./compare";
+import { ReplayWaterfall } from "./ReplayWaterfall";
+import { useReplayView } from "./replayView";
 
 interface Props {
   comparison: ReplayComparison;
@@ -16,6 +20,8 @@ interface Props {
 
 export function ReplayComparisonView({ comparison, firstTokenMs, changedSince = [], error }: Props) {
   const { t } = useI18n();
+  const [view, setView] = useReplayView();
+  const switchLabel = useId();
   const lines = comparedLines(comparison);
   const { original, replay } = comparison;
   const divergence = comparison.first_divergence;
@@ -83,37 +89,51 @@ export function ReplayComparisonView({ comparison, firstTokenMs, changedSince = 
         <dt>{t("replaySameAnswer")}</dt>
         <dd>{comparison.answer_same ? t("replayYes") : t("replayNo")}</dd>
       </dl>
-      <table className="replay-rows" data-testid="replay-rows">
-        <caption className="sr-only">{t("replayRowsCaption")}</caption>
-        <thead>
-          <tr>
-            <th scope="col" className="replay-pos">
-              #
-            </th>
-            <th scope="col">{t("replayOriginalModel", { model: original.model })}</th>
-            <th scope="col">{t("replayReplayModel", { model: replay.model })}</th>
-          </tr>
-        </thead>
-        <tbody>
-          {lines.length === 0 && (
-            <tr>
-              <td colSpan={3} className="muted">
-                {t("replayNoCalls")}
-              </td>
-            </tr>
-          )}
-          {lines.map((line) => (
-            <tr key={line.position} className={line.parts ? "replay-parts" : undefined} data-testid="replay-row" data-parts={line.parts || undefined}>
-              <th scope="row" className="replay-pos">
-                {line.position}
-                {line.parts && <span className="replay-parts-note">{t("replayPartsHere")}</span>}
-              </th>
-              <CallCell call={line.original} />
-              <CallCell call={line.replay} />
-            </tr>
+      <div className="replay-rows-head">
+        <span id={switchLabel}>{t("replayViewLabel")}</span>
+        <span className="replay-view-switch" role="group" aria-labelledby={switchLabel}>
+          {(["list", "waterfall"] as const).map((option) => (
+            <button key={option} type="button" aria-pressed={view === option} data-testid={`replay-view-${option}`} onClick={() => setView(option)}>
+              {t(option === "list" ? "timelineList" : "timelineWaterfall")}
+            </button>
           ))}
-        </tbody>
-      </table>
+        </span>
+      </div>
+      {view === "waterfall" ? (
+        <ReplayWaterfall comparison={comparison} lines={lines} />
+      ) : (
+        <table className="replay-rows" data-testid="replay-rows">
+          <caption className="sr-only">{t("replayRowsCaption")}</caption>
+          <thead>
+            <tr>
+              <th scope="col" className="replay-pos">
+                #
+              </th>
+              <th scope="col">{t("replayOriginalModel", { model: original.model })}</th>
+              <th scope="col">{t("replayReplayModel", { model: replay.model })}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {lines.length === 0 && (
+              <tr>
+                <td colSpan={3} className="muted">
+                  {t("replayNoCalls")}
+                </td>
+              </tr>
+            )}
+            {lines.map((line) => (
+              <tr key={line.position} className={line.parts ? "replay-parts" : undefined} data-testid="replay-row" data-parts={line.parts || undefined}>
+                <th scope="row" className="replay-pos">
+                  {line.position}
+                  {line.parts && <span className="replay-parts-note">{t("replayPartsHere")}</span>}
+                </th>
+                <CallCell call={line.original} />
+                <CallCell call={line.replay} />
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
       <div className="replay-answers">
         <Answer label={t("replayOriginalAnswer")} figures={original} />
         <Answer label={t("replayReplayAnswer")} figures={replay} />

@@ -1,8 +1,8 @@
-import { render, screen, within } from "@testing-library/react";
-import { describe, expect, it } from "vitest";
+import { fireEvent, render, screen, within } from "@testing-library/react";
+import { afterEach, describe, expect, it } from "vitest";
 import type { ComparedCall, ReplayComparison, TurnFigures } from "../../api";
 import { I18nProvider, type Lang } from "../../i18n";
-import { comparedLines } from "./compare";
+import { axisMs, comparedLines, placeCall } from "./compare";
 import { ReplayComparisonView } from "./ReplayComparisonView";
 
 const inLang = (lang: Lang, ui: React.ReactNode) => render(<I18nProvider initial={lang}>{ui}</I18nProvider>);
@@ -93,5 +93,85 @@ describe("a replay beside its original", () => {
     expect(screen.getByTestId("replay-verdict").textContent).toBe("调用始终一致 · 回答相同");
     expect(screen.getAllByTestId("replay-row").filter((row) => row.dataset.parts === "true")).toHaveLength(0);
     expect(screen.queryByText("在此分开")).toBeNull();
+  });
+});
+
+/** The same calls with times: the original took 1 s, the replay 400 ms and did not run its command. */
+function timed(): ReplayComparison {
+  const base = comparison();
+  const at = (calls: ComparedCall[], times: [number, number][]) => calls.map((c, i) => ({ ...c, ended_ms: times[i]![0], duration_ms: times[i]![1] }));
+  return {
+    ...base,
+    original: { ...base.original, total_ms: 1000, calls: at(base.original.calls, [[200, 100], [500, 250], [1000, 200]]) },
+    replay: { ...base.replay, total_ms: 400, calls: at(base.replay.calls, [[100, 50], [300, 100], [320, 0]]) },
+  };
+}
+
+/** A side's bar or marker in a waterfall row, as the style places it. */
+function place(cell: Element) {
+  const shape = cell.querySelector<HTMLElement>("[data-testid=replay-bar], [data-testid=replay-marker]");
+  if (!shape) return null;
+  return { kind: shape.dataset.testid === "replay-bar" ? "bar" : "marker", left: parseFloat(shape.style.left), width: shape.style.width ? parseFloat(shape.style.width) : 0 };
+}
+
+describe("a replay beside its original on a waterfall", () => {
+  afterEach(() => localStorage.clear());
+
+  it("places a call from when it ended and how long it ran, on its own turn's axis", () => {
+    const { original, replay } = timed();
+    expect(axisMs(original)).toBe(1000);
+    expect(placeCall(original.calls[1]!, 1000)).toMatchObject({ kind: "bar", left: 25, width: 25, startMs: 250, endMs: 500 });
+    expect(placeCall(replay.calls[1]!, axisMs(replay))).toMatchObject({ kind: "bar", left: 50, width: 25 });
+    // Not run: no time taken, a marker where it happened.
+    expect(placeCall(replay.calls[2]!, 400)).toMatchObject({ kind: "marker", left: 80, width: 0 });
+    // A turn that never ended runs its axis to its last call; a call never spills past the axis or before 0.
+    expect(axisMs({ ...original, total_ms: null })).toBe(1000);
+    expect(axisMs({ ...original, total_ms: null, calls: [] })).toBe(1);
+    expect(placeCall({ ...original.calls[0]!, ended_ms: 50, duration_ms: 80 }, 1000)).toMatchObject({ left: 0, width: 5 });
+    expect(placeCall({ ...original.calls[0]!, ended_ms: 1500, duration_ms: 600 }, 1000)).toMatchObject({ left: 40, width: 60 });
+  });
+
+  it("keeps the list's rows, marker and blanks, and draws each side's bars on its own axis", () => {
+    inLang("en", <ReplayComparisonView comparison={timed()} />);
+    const list = screen.getByRole("button", { name: "List" });
+    const waterfall = screen.getByRole("button", { name: "Waterfall" });
+    expect(list.getAttribute("aria-pressed")).toBe("true");
+    expect(screen.getByRole("group", { name: "Show the calls as" })).toBeTruthy();
+    fireEvent.click(waterfall);
+    expect(waterfall.getAttribute("aria-pressed")).toBe("true");
+    expect(screen.queryByTestId("replay-rows")).toBeNull();
+
+    const rows = screen.getAllByTestId("replay-wf-row");
+    expect(rows).toHaveLength(5);
+    expect(rows.filter((row) => row.dataset.parts === "true")).toEqual([rows[1]]);
+    expect(within(rows[1]!).getByText("parts here")).toBeTruthy();
+    // Per row: the original's place and the replay's, null where that side has no call.
+    const places = rows.map((row) => [...row.querySelectorAll("td")].map((cell) => (cell.classList.contains("replay-blank") ? null : place(cell))));
+    expect(places).toEqual([
+      [{ kind: "bar", left: 10, width: 10 }, { kind: "bar", left: 12.5, width: 12.5 }],
+      [{ kind: "bar", left: 25, width: 25 }, null],
+      [null, { kind: "bar", left: 50, width: 25 }],
+      [{ kind: "bar", left: 80, width: 20 }, null],
+      [null, { kind: "marker", left: 80, width: 0 }],
+    ]);
+    expect(screen.getAllByTestId("replay-blank").map((cell) => cell.textContent)).toEqual(["No call on this side", "No call on this side", "No call on this side", "No call on this side"]);
+    // Each axis ends with its own turn's total.
+    expect(screen.getAllByTestId("replay-axis").map((axis) => axis.querySelector(".replay-axis-total")?.textContent)).toEqual(["1.0 s in all", "400 ms in all"]);
+    // A screen reader hears each bar's tool and duration; the marker says the call was not run.
+    const tracks = screen.getAllByTestId("replay-track");
+    expect(tracks[2]!.getAttribute("aria-label")).toBe("read_file: Done, 250 ms, from 250 ms to 500 ms");
+    expect(screen.getByRole("img", { name: "execute_bash: not run, at 320 ms" })).toBeTruthy();
+    expect(within(rows[4]!).getByText("not run")).toBeTruthy();
+  });
+
+  it("remembers the waterfall for the next comparison, in Chinese too", () => {
+    const first = inLang("zh", <ReplayComparisonView comparison={timed()} />);
+    fireEvent.click(screen.getByRole("button", { name: "瀑布图" }));
+    first.unmount();
+    inLang("zh", <ReplayComparisonView comparison={timed()} />);
+    expect(screen.getByRole("button", { name: "瀑布图" }).getAttribute("aria-pressed")).toBe("true");
+    expect(screen.getAllByTestId("replay-wf-row")).toHaveLength(5);
+    expect(screen.getByRole("img", { name: "execute_bash：未运行，于 320 ms" })).toBeTruthy();
+    expect(screen.getAllByTestId("replay-axis").map((axis) => axis.querySelector(".replay-axis-total")?.textContent)).toEqual(["共 1.0 s", "共 400 ms"]);
   });
 });
