@@ -1,8 +1,9 @@
 // The real app in a real window (Xvfb, WebKitWebDriver): a question that lists, reads and runs
 // a command (approved), then replayed from History with another scripted model that parts at
 // call 2. The comparison says where the calls part, the command is given its recorded result
-// and not run again (the folder's bytes are unchanged), and the models tried on the folder
-// list the replay's model. In English and light, with screenshots.
+// and not run again (the folder's bytes are unchanged), the same rows on the waterfall with the
+// command a marker, and the models tried on the folder list the replay's model. In English and
+// light, with screenshots.
 import assert from "node:assert/strict";
 import { cpSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -97,6 +98,22 @@ test("a question replayed from History with another model: where it parts, the c
     assert.ok(marks.includes("from the record"), `the command is marked from the record (${marks})`);
     assert.deepEqual(snapshot(folder), before);
     await shoot(session, "replay-comparison-light-en");
+
+    // The waterfall: the same rows, the same one marked, each call a bar on its turn's axis and
+    // the command given its recorded result a marker labelled so.
+    await session.click(await session.find('[data-testid="replay-view-waterfall"]'));
+    await session.waitFor('[data-testid="replay-waterfall"]');
+    const wfParting = await session.script("return [...document.querySelectorAll('[data-testid=\"replay-wf-row\"]')].map(r => r.dataset.parts === 'true')");
+    assert.deepEqual(wfParting, parting, "the waterfall marks the same row as the list");
+    const markers = await session.script("return [...document.querySelectorAll('[data-testid=\"replay-marker\"]')].map(m => m.parentElement.getAttribute('aria-label'))");
+    assert.equal(markers.length, 1, `one marker (${markers})`);
+    assert.match(markers[0], /^execute_bash: from the record, at /);
+    const bars = await session.script(
+      "return [...document.querySelectorAll('[data-testid=\"replay-bar\"]')].map(b => { const r = b.getBoundingClientRect(), t = b.parentElement.getBoundingClientRect(); return r.left >= t.left - 1 && r.right <= t.right + 1 && r.width >= 1; })",
+    );
+    assert.ok(bars.length >= 4 && bars.every(Boolean), `every bar drawn inside its side's axis (${bars})`);
+    await session.script("document.querySelector('[data-testid=\"replay-waterfall\"]').scrollIntoView({ block: 'center' })");
+    await shoot(session, "replay-waterfall-light-en");
 
     // Closed: the table ranks the replay's model.
     await session.click(await session.find('[data-testid="replay-close"]'));
