@@ -1,29 +1,32 @@
-// Whether the timeline shows its list of cards or the waterfall, remembered across starts the
-// way the language is (the window's local storage).
+// Whether the calls show as a list of cards or on a waterfall, remembered across starts the way
+// the language is (the window's local storage): the main timeline's choice, and a replay's
+// comparison's under a key of its own.
 import { useCallback, useState } from "react";
 
 export type TimelineMode = "list" | "waterfall";
 
-const STORAGE_KEY = "tooltrail.timelineView";
-
-function saved(): TimelineMode {
+function saved(key: string): TimelineMode {
   try {
-    return localStorage.getItem(STORAGE_KEY) === "waterfall" ? "waterfall" : "list";
+    return localStorage.getItem(key) === "waterfall" ? "waterfall" : "list";
   } catch {
     // Storage may be unavailable; the list is the default.
     return "list";
   }
 }
 
-export function useTimelineMode(): [TimelineMode, (mode: TimelineMode) => void] {
-  const [mode, setModeState] = useState<TimelineMode>(saved);
-  const setMode = useCallback((next: TimelineMode) => {
-    setModeState(next);
-    try {
-      localStorage.setItem(STORAGE_KEY, next);
-    } catch {
-      // Not remembered; the choice still applies now.
-    }
-  }, []);
+/** The choice kept under `key` (the main timeline's by default), and how to change it. */
+export function useTimelineMode(key = "tooltrail.timelineView"): [TimelineMode, (mode: TimelineMode) => void] {
+  const [mode, setModeState] = useState<TimelineMode>(() => saved(key));
+  const setMode = useCallback(
+    (next: TimelineMode) => {
+      setModeState(next);
+      try {
+        localStorage.setItem(key, next);
+      } catch {
+        // Not remembered; the choice still applies now.
+      }
+    },
+    [key],
+  );
   return [mode, setMode];
 }

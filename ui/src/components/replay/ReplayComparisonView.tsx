@@ -5,6 +5,7 @@ import { useId } from "react";
 import type { ComparedCall, ReplayComparison, TurnFigures } from "../../api";
 import { formatDuration } from "../../format";
 import { useI18n } from "../../i18n";
+import { AlignedRows } from "./AlignedRows";
 import { callLine, comparedLines, percent } from "./compare";
 import { ReplayWaterfall } from "./ReplayWaterfall";
 import { useReplayView } from "./replayView";
@@ -113,25 +114,7 @@ export function ReplayComparisonView({ comparison, firstTokenMs, changedSince = 
               <th scope="col">{t("replayReplayModel", { model: replay.model })}</th>
             </tr>
           </thead>
-          <tbody>
-            {lines.length === 0 && (
-              <tr>
-                <td colSpan={3} className="muted">
-                  {t("replayNoCalls")}
-                </td>
-              </tr>
-            )}
-            {lines.map((line) => (
-              <tr key={line.position} className={line.parts ? "replay-parts" : undefined} data-testid="replay-row" data-parts={line.parts || undefined}>
-                <th scope="row" className="replay-pos">
-                  {line.position}
-                  {line.parts && <span className="replay-parts-note">{t("replayPartsHere")}</span>}
-                </th>
-                <CallCell call={line.original} />
-                <CallCell call={line.replay} />
-              </tr>
-            ))}
-          </tbody>
+          <AlignedRows lines={lines} rowTestId="replay-row" cell={(call) => <CallCell call={call} />} />
         </table>
       )}
       <div className="replay-answers">

@@ -7,6 +7,7 @@ import type { ComparedCall, ReplayComparison, TurnFigures } from "../../api";
 import { formatDuration } from "../../format";
 import { useI18n } from "../../i18n";
 import { axisTicks } from "../../state/waterfall";
+import { AlignedRows } from "./AlignedRows";
 import { axisMs, callLine, type ComparedLine, placeCall } from "./compare";
 
 export function ReplayWaterfall({ comparison, lines }: { comparison: ReplayComparison; lines: ComparedLine[] }) {
@@ -31,25 +32,11 @@ export function ReplayWaterfall({ comparison, lines }: { comparison: ReplayCompa
           </th>
         </tr>
       </thead>
-      <tbody>
-        {lines.length === 0 && (
-          <tr>
-            <td colSpan={3} className="muted">
-              {t("replayNoCalls")}
-            </td>
-          </tr>
-        )}
-        {lines.map((line) => (
-          <tr key={line.position} className={line.parts ? "replay-parts" : undefined} data-testid="replay-wf-row" data-parts={line.parts || undefined}>
-            <th scope="row" className="replay-pos">
-              {line.position}
-              {line.parts && <span className="replay-parts-note">{t("replayPartsHere")}</span>}
-            </th>
-            <BarCell call={line.original} axis={axes.original} />
-            <BarCell call={line.replay} axis={axes.replay} />
-          </tr>
-        ))}
-      </tbody>
+      <AlignedRows
+        lines={lines}
+        rowTestId="replay-wf-row"
+        cell={(call, side) => <BarCell call={call} axis={axes[side]} />}
+      />
     </table>
   );
 }
