@@ -260,6 +260,15 @@ impl Host {
         cancel: &CancellationToken,
     ) -> Result<ReplayReport, HostError> {
         let (mut original, events) = self.recorded_turn(&request.turn_id)?;
+        if !events
+            .iter()
+            .any(|event| matches!(event.body, EventBody::TurnStarted { .. }))
+        {
+            return Err(HostError::Content(format!(
+                "turn {} holds what a view did, not a question; a replay asks a question again",
+                request.turn_id
+            )));
+        }
         if original.replay_of.is_some() {
             return Err(HostError::Content(format!(
                 "turn {} is itself a replay; replay the question it asked again",
@@ -423,4 +432,67 @@ fn tools_gone(original: &TurnFigures, tools: &tooltrail_tools::ToolRegistry) -> 
         "tools the question called are not on offer now: {}",
         gone.join(", ")
     )]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::Record;
+    use tooltrail_agent::NullSink;
+
+    fn event(turn: &str, seq: u64, body: EventBody) -> Event {
+        Event {
+            conversation_id: "conv_1".into(),
+            turn_id: turn.into(),
+            seq,
+            time_ms: 1_714_555_800_000 + i64::try_from(seq).unwrap_or(0),
+            body,
+        }
+    }
+
+    #[tokio::test]
+    async fn attack_replay_a_views_calls_are_not_asked_again_as_a_question() {
+        let host = Host::new(Record::in_memory().unwrap());
+        let folder = tempfile::tempdir().unwrap();
+        let workspace = folder.path().display().to_string();
+        host.record().record(&event(
+            "turn_q",
+            0,
+            EventBody::TurnStarted {
+                workspace,
+                model: "m".into(),
+                user_message: "Plot it".into(),
+                replay_of: None,
+            },
+        ));
+        host.record().record(&event(
+            "turn_view",
+            1,
+            EventBody::ViewOpened {
+                parent_turn_id: "turn_q".into(),
+                parent_call_id: "call_1".into(),
+                server: "charts".into(),
+                tool: "charts__plot".into(),
+                resource_uri: "ui://charts/plot".into(),
+                csp: String::new(),
+                refused_domains: Vec::new(),
+                granted: Vec::new(),
+            },
+        ));
+        let request = ReplayRequest {
+            turn_id: "turn_view".into(),
+            ..ReplayRequest::default()
+        };
+        let refused = host
+            .replay(&request, Box::new(NullSink), &CancellationToken::new())
+            .await
+            .err()
+            .map(|error| error.to_string());
+        assert_eq!(
+            refused.as_deref(),
+            Some(
+                "turn turn_view holds what a view did, not a question; a replay asks a question again"
+            )
+        );
+    }
 }
