@@ -8,7 +8,7 @@
 //! is recorded as a turn of its own whose `turn_started` names the turn it replays, so the
 //! comparison ([`ReplayComparison`]) can be worked out again from the record at any time.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
@@ -286,9 +286,9 @@ impl Host {
             .store()
             .conversation_events(&original.conversation_id)?;
         original.before = messages_before(&asked, &request.turn_id);
-        let mut changed_since = files_changed_since(&folder, original.started_ms);
         let ctx =
             ToolContext::open(&folder).map_err(|error| HostError::Content(error.to_string()))?;
+        let mut changed_since = files_changed_since(&ctx, original.started_ms);
         let engine = self.engine(&request.overrides, ctx).await?;
         changed_since.extend(tools_gone(&original, engine.agent.tools()));
         let mut conversation = self.begin(None)?;
@@ -332,14 +332,15 @@ impl Host {
         })
     }
 
-    /// The replay `turn_id` set beside the turn it asked again, from the record.
-    pub fn replay_comparison(&self, turn_id: &str) -> Result<ReplayComparison, HostError> {
+    /// The replay `turn_id` set beside the turn it asked again, from the record; `None` when
+    /// the turn is a question, not a replay.
+    pub fn replay_comparison(&self, turn_id: &str) -> Result<Option<ReplayComparison>, HostError> {
         let (replayed, _) = self.recorded_turn(turn_id)?;
-        let original_id = replayed.replay_of.clone().ok_or_else(|| {
-            HostError::Content(format!("turn {turn_id} is a question, not a replay"))
-        })?;
+        let Some(original_id) = replayed.replay_of.clone() else {
+            return Ok(None);
+        };
         let (original, _) = self.recorded_turn(&original_id)?;
-        Ok(ReplayComparison::of(original, replayed))
+        Ok(Some(ReplayComparison::of(original, replayed)))
     }
 }
 
@@ -357,61 +358,21 @@ const LOOK_LIMIT: usize = 50_000;
 /// How many changed files a sentence names.
 const NAMED: usize = 5;
 
-/// A sentence naming the files of `folder` changed after `since_ms`, if any (build and
-/// version-control folders left out).
-fn files_changed_since(folder: &Path, since_ms: i64) -> Vec<String> {
+/// A sentence naming the files of the folder changed after `since_ms`, if any (the tools' walk:
+/// ignored files and `.git` left out, nothing reached through a link).
+fn files_changed_since(ctx: &ToolContext, since_ms: i64) -> Vec<String> {
     let since =
         SystemTime::UNIX_EPOCH + Duration::from_millis(u64::try_from(since_ms).unwrap_or(0));
-    let mut changed = Vec::new();
-    let mut pending = vec![folder.to_path_buf()];
-    let mut looked = 0;
-    while let Some(dir) = pending.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            looked += 1;
-            if looked > LOOK_LIMIT {
-                break;
-            }
-            let name = entry.file_name();
-            if matches!(
-                name.to_str(),
-                Some(".git" | "node_modules" | "target" | ".hg")
-            ) {
-                continue;
-            }
-            let Ok(kind) = entry.file_type() else {
-                continue;
-            };
-            if kind.is_dir() {
-                pending.push(entry.path());
-            } else if entry
-                .metadata()
-                .and_then(|meta| meta.modified())
-                .is_ok_and(|modified| modified > since)
-            {
-                let path = entry.path();
-                changed.push(
-                    path.strip_prefix(folder)
-                        .unwrap_or(&path)
-                        .display()
-                        .to_string(),
-                );
-            }
-        }
-    }
-    if changed.is_empty() {
+    let changed = tooltrail_tools::changed_since(&ctx.workspace, since, NAMED, LOOK_LIMIT);
+    if changed.count == 0 {
         return Vec::new();
     }
-    changed.sort();
-    let count = changed.len();
-    let named: Vec<String> = changed.into_iter().take(NAMED).collect();
-    let more = if count > NAMED { ", …" } else { "" };
+    let more = if changed.count > NAMED { ", …" } else { "" };
     vec![format!(
-        "{count} file{} in the folder changed since the question was asked: {}{more}",
-        if count == 1 { "" } else { "s" },
-        named.join(", ")
+        "{} file{} in the folder changed since the question was asked: {}{more}",
+        changed.count,
+        if changed.count == 1 { "" } else { "s" },
+        changed.first.join(", ")
     )]
 }
 

@@ -33,6 +33,7 @@
 mod args;
 pub mod builtin;
 mod change_journal;
+mod changed;
 pub mod diff;
 mod error;
 mod find_tools;
@@ -45,6 +46,7 @@ mod user_asker;
 mod walk;
 
 pub use change_journal::{CallScope, ChangeJournal};
+pub use changed::{ChangedFiles, changed_since};
 pub use error::DuplicateTool;
 pub use find_tools::{FIND_TOOLS, FindTools};
 pub use registry::{ToolRegistry, compact_schema};

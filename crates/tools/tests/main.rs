@@ -9,6 +9,7 @@ mod support {
 }
 
 mod acceptance;
+mod changed;
 mod code_query;
 mod execute_bash;
 mod file_tools;
