@@ -107,18 +107,7 @@ pub fn replay_comparison(
     host: State<'_, Host>,
     turn_id: String,
 ) -> CommandResult<Option<ReplayComparison>> {
-    let is_replay = host
-        .store()
-        .replays(None)
-        .map_err(replay_error)?
-        .iter()
-        .any(|pair| pair.turn_id == turn_id);
-    if !is_replay {
-        return Ok(None);
-    }
-    host.replay_comparison(&turn_id)
-        .map(Some)
-        .map_err(replay_error)
+    host.replay_comparison(&turn_id).map_err(replay_error)
 }
 
 /// The models tried on the open folder's questions, ranked.

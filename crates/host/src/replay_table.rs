@@ -128,7 +128,7 @@ impl Host {
         let pairs = self.store().replays(workspace)?;
         Ok(pairs
             .iter()
-            .filter_map(|pair| self.replay_comparison(&pair.turn_id).ok())
+            .filter_map(|pair| self.replay_comparison(&pair.turn_id).ok().flatten())
             .collect())
     }
 

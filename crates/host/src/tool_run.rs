@@ -9,7 +9,7 @@ use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 use tooltrail_mcp::ServerFailure;
 use tooltrail_protocol::{FileChange, ToolError, ToolErrorCode, ToolOutput};
-use tooltrail_settings::{ConfigFile, Overrides, Settings, config_path};
+use tooltrail_settings::{ConfigFile, config_path};
 use tooltrail_tools::builtin::OFF_BY_DEFAULT;
 use tooltrail_tools::{Gate, ToolContext, ToolRegistry, UserAsker};
 
@@ -79,10 +79,15 @@ impl Host {
         if let Err(error) = serde_json::from_str::<serde_json::Value>(&run.arguments) {
             return Err(ToolRunRefusal::BadArguments(error.to_string()));
         }
-        if OFF_BY_DEFAULT.contains(&name.as_str()) && !turned_on(&run.turned_on, &name) {
+        // Read once: for the tools turned on, then the sandbox's settings.
+        let config = config_path().and_then(|path| ConfigFile::read(&path));
+        if OFF_BY_DEFAULT.contains(&name.as_str())
+            && !turned_on(&run.turned_on, config.as_ref().ok(), &name)
+        {
             return Err(ToolRunRefusal::TurnedOff(name));
         }
-        let ctx = self.run_context(&run, &name)?;
+        let config = config.map_err(|error| ToolRunRefusal::Unusable(error.to_string()))?;
+        let ctx = self.run_context(&run, &name, &config)?;
         let (tool, arguments) = match registry.prepare(&name, &run.arguments) {
             Ok(prepared) => prepared,
             Err(error) => return Ok(Err(error)),
@@ -130,14 +135,17 @@ impl Host {
 
     /// The tool's context: the folder, the person, the sandbox settings of config.toml and,
     /// for the snippet tools only, the history database.
-    fn run_context(&self, run: &ToolRun, name: &str) -> Result<ToolContext, ToolRunRefusal> {
+    fn run_context(
+        &self,
+        run: &ToolRun,
+        name: &str,
+        config: &ConfigFile,
+    ) -> Result<ToolContext, ToolRunRefusal> {
         let unusable = |error: &dyn std::fmt::Display| ToolRunRefusal::Unusable(error.to_string());
         let mut ctx = ToolContext::open(&run.folder)
             .map_err(|error| unusable(&error))?
             .with_user(Arc::clone(&run.user));
         ctx.cancel = run.cancel.clone();
-        let path = config_path().map_err(|error| unusable(&error))?;
-        let config = ConfigFile::read(&path).map_err(|error| unusable(&error))?;
         ctx = ctx.with_sandbox_settings(crate::sandbox_settings_of(&config.sandbox));
         if needs_record(name) {
             if let Some(problem) = self.record().problem() {
@@ -159,10 +167,9 @@ pub fn needs_record(name: &str) -> bool {
 }
 
 /// Whether `--enable` or config.toml's `enabled_tools` turns `name` on.
-fn turned_on(flags: &[String], name: &str) -> bool {
+fn turned_on(flags: &[String], config: Option<&ConfigFile>, name: &str) -> bool {
     flags.iter().any(|flag| flag == name)
-        || Settings::resolve(&Overrides::default())
-            .is_ok_and(|settings| settings.enabled_tools.iter().any(|on| on == name))
+        || config.is_some_and(|config| config.enabled_tools.iter().any(|on| on == name))
 }
 
 /// A call that would ask first, refused because the run was not approved.
