@@ -5,7 +5,8 @@
 //!   "mcpServers": {
 //!     "fs":  { "command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "."],
 //!              "env": {"DEBUG": "1"}, "cwd": "/some/folder",
-//!              "timeout_secs": 30, "approval": "allow" },
+//!              "timeout_secs": 30, "approval": "allow",
+//!              "tool_timeouts_secs": {"index_everything": 3600} },
 //!     "web": { "url": "https://example.com/mcp", "headers": {"Authorization": "Bearer ${WEB_TOKEN}"},
 //!              "approval": "ask", "tools": {"delete_page": "never"} },
 //!     "old": { "command": "old-server", "disabled": true }
@@ -37,6 +38,13 @@ pub const CONFIG_FILE: &str = "mcp.json";
 
 /// How long a call may go without an answer or progress, unless a server says otherwise.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// How long a call the server runs as a task (MCP Tasks) may take in all, unless its tool's
+/// timeout in `tool_timeouts_secs` says otherwise: tasks are for work that outlives a request.
+pub const DEFAULT_TASK_TIMEOUT: Duration = Duration::from_secs(60 * 60);
+
+/// The longest timeout `mcp.json` accepts, for a server or a tool: a week.
+pub const MAX_TIMEOUT_SECS: f64 = 7.0 * 86_400.0;
 
 /// Whether calls of a tool run freely, wait for the user, or are refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, TS)]
@@ -121,6 +129,10 @@ pub struct ServerConfig {
     pub approval: Approval,
     /// Per-tool policies, by the server's own tool name; they win over `approval`.
     pub tools: BTreeMap<String, Approval>,
+    /// Per-tool timeouts (`tool_timeouts_secs`), by the server's own tool name: for a plain
+    /// call it replaces `timeout`; for a call the server runs as a task it bounds the task's
+    /// whole run (else [`DEFAULT_TASK_TIMEOUT`]).
+    pub tool_timeouts: BTreeMap<String, Duration>,
     pub disabled: bool,
     /// How Tooltrail identifies itself when the server asks it to sign in (HTTP servers only).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -198,6 +210,7 @@ impl ServerConfig {
             timeout: DEFAULT_TIMEOUT,
             approval: Approval::default(),
             tools: BTreeMap::new(),
+            tool_timeouts: BTreeMap::new(),
             disabled: false,
             oauth: None,
         }
@@ -206,6 +219,24 @@ impl ServerConfig {
     /// The policy for one of this server's tools.
     pub fn approval_for(&self, tool: &str) -> Approval {
         self.tools.get(tool).copied().unwrap_or(self.approval)
+    }
+
+    /// How long one request of a plain call of `tool` may wait: the tool's own timeout, else
+    /// the server's.
+    pub fn timeout_for(&self, tool: &str) -> Duration {
+        self.tool_timeouts
+            .get(tool)
+            .copied()
+            .unwrap_or(self.timeout)
+    }
+
+    /// How long a call of `tool` that the server runs as a task may take in all: the tool's
+    /// own timeout, else [`DEFAULT_TASK_TIMEOUT`] (never less than the server's timeout).
+    pub fn task_timeout_for(&self, tool: &str) -> Duration {
+        self.tool_timeouts
+            .get(tool)
+            .copied()
+            .unwrap_or(DEFAULT_TASK_TIMEOUT.max(self.timeout))
     }
 
     /// What scrubs this server's secrets (its `env` or `headers` values and its OAuth client
@@ -315,6 +346,7 @@ fn parse_server(
     let timeout = server.timeout()?;
     let approval = server.approval()?;
     let tools = server.tool_policies()?;
+    let tool_timeouts = server.tool_timeouts()?;
     let disabled = server.disabled()?;
     let oauth = server.oauth(&transport, lookup)?;
     Ok(ServerConfig {
@@ -323,6 +355,7 @@ fn parse_server(
         timeout,
         approval,
         tools,
+        tool_timeouts,
         disabled,
         oauth,
     })
@@ -461,6 +494,38 @@ impl ServerFields<'_> {
                 )),
             },
         }
+    }
+
+    /// `tool_timeouts_secs`: a timeout per tool, by the server's own tool name, in seconds
+    /// (up to a week, since a task may run for hours).
+    fn tool_timeouts(&self) -> Result<BTreeMap<String, Duration>, String> {
+        let name = self.name;
+        let mut timeouts = BTreeMap::new();
+        match self.fields.get("tool_timeouts_secs") {
+            None | Some(Value::Null) => {}
+            Some(Value::Object(entries)) => {
+                for (tool, value) in entries {
+                    match value.as_f64() {
+                        Some(secs) if secs > 0.0 && secs <= MAX_TIMEOUT_SECS => {
+                            timeouts.insert(tool.clone(), Duration::from_secs_f64(secs));
+                        }
+                        _ => {
+                            return Err(format!(
+                                "server {name:?}: \"tool_timeouts_secs\" entry {tool:?} must be \
+                                 a number of seconds above 0 (at most a week)"
+                            ));
+                        }
+                    }
+                }
+            }
+            Some(_) => {
+                return Err(self.field_error(
+                    "tool_timeouts_secs",
+                    "must be an object of tool names to seconds",
+                ));
+            }
+        }
+        Ok(timeouts)
     }
 
     fn approval(&self) -> Result<Approval, String> {
@@ -634,6 +699,7 @@ mod tests {
                 "fs": {"command": "npx", "args": ["-y", "server-filesystem", "."],
                        "env": {"DEBUG": "1", "N": 3}, "cwd": "/tmp", "timeout_secs": 2.5,
                        "approval": "allow", "tools": {"write_file": "never"},
+                       "tool_timeouts_secs": {"index": 7200},
                        "type": "stdio", "description": "ignored"},
                 "web": {"url": "https://example.com/mcp",
                         "headers": {"Authorization": "Bearer ${TOKEN}"}, "disabled": true}
@@ -651,6 +717,10 @@ mod tests {
             }
         );
         assert_eq!(fs.timeout, Duration::from_millis(2500));
+        assert_eq!(fs.timeout_for("read_file"), Duration::from_millis(2500));
+        assert_eq!(fs.timeout_for("index"), Duration::from_secs(7200));
+        assert_eq!(fs.task_timeout_for("index"), Duration::from_secs(7200));
+        assert_eq!(fs.task_timeout_for("read_file"), DEFAULT_TASK_TIMEOUT);
         assert_eq!(fs.approval_for("read_file"), Approval::Allow);
         assert_eq!(fs.approval_for("write_file"), Approval::Never);
         assert!(!fs.disabled);
@@ -754,6 +824,16 @@ mod tests {
                 r#"{"mcpServers": {"a": {"command": "x", "timeout_secs": 0}}}"#,
                 "mcp.json: server \"a\": \"timeout_secs\" must be a number of seconds above 0 \
                  (at most a day)",
+            ),
+            (
+                r#"{"mcpServers": {"a": {"command": "x", "tool_timeouts_secs": {"t": -1}}}}"#,
+                "mcp.json: server \"a\": \"tool_timeouts_secs\" entry \"t\" must be a number \
+                 of seconds above 0 (at most a week)",
+            ),
+            (
+                r#"{"mcpServers": {"a": {"command": "x", "tool_timeouts_secs": 5}}}"#,
+                "mcp.json: server \"a\": \"tool_timeouts_secs\" must be an object of tool \
+                 names to seconds",
             ),
             (
                 r#"{"mcpServers": {"a": {"command": "x", "approval": "yes"}}}"#,
