@@ -36,6 +36,7 @@ use crate::env::{login_shell_path, merge_paths, resolve_program, server_env};
 use crate::error::McpError;
 use crate::handler::{ElicitationPolicy, Handler, McpProgress, Shared};
 use crate::noticing::Noticing;
+use crate::standing_stream::{STANDING_STREAM_WAIT, StandingStream};
 
 /// Stderr lines an error carries for display.
 const STDERR_TAIL: usize = 20;
@@ -360,6 +361,7 @@ impl Opening<'_> {
             .custom_headers(http_headers(config, headers)?)
             .reinit_on_expired_session(true);
         let mut served = serve_http(
+            config,
             handler,
             shared,
             transport_config.clone(),
@@ -377,6 +379,7 @@ impl Opening<'_> {
         ) {
             let handler = Handler::new(workspace_uri, options.elicitation, Arc::clone(shared));
             served = serve_http(
+                config,
                 handler,
                 shared,
                 transport_config,
@@ -439,6 +442,7 @@ type Served = Result<
 /// Starts an HTTP session: the handshake in `mode`, within `timeout` (plus the time a sign-in
 /// may take, which is the user's: the sign-in has its own limit).
 async fn serve_http(
+    config: &ServerConfig,
     handler: Handler,
     shared: &Arc<Shared>,
     transport_config: StreamableHttpClientTransportConfig,
@@ -446,23 +450,59 @@ async fn serve_http(
     mode: ClientLifecycleMode,
     timeout: Duration,
 ) -> Result<Served, McpError> {
-    Ok(match auth {
+    let (served, standing) = match auth {
         // A server that may ask for sign-in: the SDK's OAuth client under ours.
         Some(auth) => {
             let client = SignInClient::new(Arc::clone(auth))
                 .await
                 .map_err(McpError::SignIn)?;
+            let (client, standing) = StandingStream::new(client);
             let transport = StreamableHttpClientTransport::with_client(client, transport_config);
             let transport = Noticing::new(transport, Arc::clone(shared));
             let started = handler.serve_with_lifecycle(transport, mode);
-            tokio::time::timeout(timeout + auth.sign_in_wait(), started).await
+            let served = tokio::time::timeout(timeout + auth.sign_in_wait(), started).await;
+            (served, standing)
         }
         None => {
-            let transport = StreamableHttpClientTransport::from_config(transport_config);
+            let client = http_client().map_err(|message| start_error(config, message))?;
+            let (client, standing) = StandingStream::new(client);
+            let transport = StreamableHttpClientTransport::with_client(client, transport_config);
             let transport = Noticing::new(transport, Arc::clone(shared));
-            tokio::time::timeout(timeout, handler.serve_with_lifecycle(transport, mode)).await
+            let started = handler.serve_with_lifecycle(transport, mode);
+            (tokio::time::timeout(timeout, started).await, standing)
         }
-    })
+    };
+    // Nothing is sent on a new session before its standing stream is answered (why: in
+    // `standing_stream.rs`).
+    if matches!(served, Ok(Ok(_))) {
+        standing.wait(STANDING_STREAM_WAIT).await;
+    }
+    Ok(served)
+}
+
+/// The HTTP client of a session with no sign-in, as the SDK makes its own: no idle connections
+/// kept (a reused one can stall on a delayed ACK), and only a same-origin 307 or 308 followed
+/// (they keep the method and body; any other redirect would lose the message or carry the
+/// session's headers to another host), at most ten times.
+fn http_client() -> Result<reqwest::Client, String> {
+    const MAX_REDIRECTS: usize = 10;
+    let policy = reqwest::redirect::Policy::custom(|attempt| {
+        let same_origin = attempt
+            .previous()
+            .last()
+            .is_some_and(|from| from.origin() == attempt.url().origin());
+        let keeps_body = matches!(attempt.status().as_u16(), 307 | 308);
+        if same_origin && keeps_body && attempt.previous().len() <= MAX_REDIRECTS {
+            attempt.follow()
+        } else {
+            attempt.stop()
+        }
+    });
+    reqwest::Client::builder()
+        .pool_max_idle_per_host(0)
+        .redirect(policy)
+        .build()
+        .map_err(|err| format!("the HTTP client could not be made ({err})"))
 }
 
 fn start_error(config: &ServerConfig, message: String) -> McpError {

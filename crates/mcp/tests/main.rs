@@ -10,3 +10,4 @@ mod support;
 mod content;
 mod interop;
 mod resources_prompts;
+mod standing_stream;
