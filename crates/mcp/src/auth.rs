@@ -40,8 +40,10 @@ mod browser;
 mod client;
 mod discovery;
 mod flow;
+pub(crate) mod grant;
 mod identity;
 pub mod launcher;
+mod machine;
 mod private;
 mod probe;
 mod revoke;
@@ -60,6 +62,7 @@ use crate::error::SignInError;
 
 pub use browser::Browser;
 pub(crate) use client::SignInClient;
+pub use grant::MachineGrant;
 pub use store::{MemorySecrets, SecretStore, record_key};
 use store::{RecordStore, SignInRecord};
 
@@ -318,6 +321,17 @@ impl ServerAuth {
         www_authenticate: Option<&str>,
         step_up_scopes: &[String],
     ) -> Result<u64, SignInError> {
+        // A sign-in without a person needs no browser, so no policy keeps it from happening.
+        if let Some(grant) = &self.oauth.grant {
+            let mut generation = self.sign_in_generation.lock().await;
+            if *generation != refused_generation {
+                return Ok(*generation);
+            }
+            self.run_machine(grant, www_authenticate, step_up_scopes)
+                .await?;
+            *generation += 1;
+            return Ok(*generation);
+        }
         let browser = match &self.options.policy {
             SignInPolicy::Interactive(browser) => browser,
             SignInPolicy::Renew(browser)
@@ -349,7 +363,13 @@ impl ServerAuth {
     pub async fn sign_in_now(&self, browser: &Browser) -> Result<SignInState, SignInError> {
         let mut generation = self.sign_in_generation.lock().await;
         let www_authenticate = self.probe().await?;
-        self.run(browser, www_authenticate.as_deref(), &[]).await?;
+        match &self.oauth.grant {
+            Some(grant) => {
+                self.run_machine(grant, www_authenticate.as_deref(), &[])
+                    .await?
+            }
+            None => self.run(browser, www_authenticate.as_deref(), &[]).await?,
+        }
         *generation += 1;
         Ok(self.state())
     }

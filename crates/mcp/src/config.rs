@@ -161,6 +161,15 @@ pub struct OAuthConfig {
     /// a server on the LAN, so a server cannot have Tooltrail probe the user's network.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub allow_private_addresses: bool,
+    /// A sign-in without a person (`"grant"`): client credentials, enterprise-managed or a
+    /// workload's token, with where each secret is read from (`auth/grant.rs`). Listings show
+    /// the grant, never a secret.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub grant: Option<crate::auth::MachineGrant>,
+    /// The issuer the server's authorization server must have for a grant's secret to be sent
+    /// to it, when `mcp.json` pins one (`"authorization_server"`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub authorization_server: Option<String>,
 }
 
 impl std::fmt::Debug for OAuthConfig {
@@ -174,6 +183,8 @@ impl std::fmt::Debug for OAuthConfig {
             .field("scopes", &self.scopes)
             .field("client_metadata_url", &self.client_metadata_url)
             .field("allow_private_addresses", &self.allow_private_addresses)
+            .field("grant", &self.grant)
+            .field("authorization_server", &self.authorization_server)
             .finish()
     }
 }
@@ -256,10 +267,16 @@ impl ServerConfig {
             .oauth
             .as_ref()
             .and_then(|oauth| oauth.client_secret.as_deref());
+        let grant_secrets = self
+            .oauth
+            .iter()
+            .flat_map(|oauth| oauth.grant.iter())
+            .flat_map(|grant| grant.written_secrets());
         Redactor::new(
             named.values(),
             client_secret
                 .into_iter()
+                .chain(grant_secrets)
                 .chain(literal.iter().map(String::as_str)),
         )
     }
@@ -609,7 +626,11 @@ fn parse_oauth(
         }
     };
     let client_id = text("client_id")?;
-    let client_secret = text("client_secret")?;
+    // A `{"keychain"}` or `{"file"}` secret is read at sign-in, by a grant.
+    let client_secret = match fields.get("client_secret") {
+        Some(Value::Object(_)) if fields.contains_key("grant") => None,
+        _ => text("client_secret")?,
+    };
     if client_secret.is_some() && client_id.is_none() {
         return Err("has a \"client_secret\" without the \"client_id\" it belongs to".into());
     }
@@ -634,12 +655,16 @@ fn parse_oauth(
         Some(Value::Bool(allow)) => *allow,
         Some(_) => return Err("field \"allow_private_addresses\" must be true or false".into()),
     };
+    let grant = crate::auth::grant::parse(fields, client_id.as_deref(), lookup)?;
+    let authorization_server = text("authorization_server")?;
     Ok(OAuthConfig {
         client_id,
         client_secret,
         scopes,
         client_metadata_url,
         allow_private_addresses,
+        grant,
+        authorization_server,
     })
 }
 
@@ -759,6 +784,8 @@ mod tests {
                 scopes: vec!["a".into(), "b".into()],
                 client_metadata_url: None,
                 allow_private_addresses: false,
+                grant: None,
+                authorization_server: None,
             })
         );
         assert!(!serde_json::to_string(server).unwrap().contains("s3cret"));

@@ -8,6 +8,7 @@ use std::time::Duration;
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
+use crate::auth::grant::{Algorithm, ClientAuth, IdentityProvider, MachineGrant, Secret};
 use crate::auth::{Browser, SignInOptions, SignInPolicy};
 use crate::config::{McpConfig, OAuthConfig, ServerConfig};
 use crate::connection::{RequestFailure, call_request};
@@ -33,7 +34,7 @@ pub async fn run_client(url: &str, scenario: Option<&str>) -> Result<Conformance
         .ok()
         .and_then(|text| serde_json::from_str(&text).ok())
         .unwrap_or(Value::Null);
-    let manager = one_server_manager(url, &context);
+    let manager = one_server_manager(url, &context, scenario);
     let mut run = ConformanceRun {
         ok: true,
         ..ConformanceRun::default()
@@ -69,10 +70,10 @@ pub async fn run_client(url: &str, scenario: Option<&str>) -> Result<Conformance
 
 /// A manager for the scenario's one server, signing in with the client the scenario's context
 /// gives and accepting elicitations with their defaults.
-fn one_server_manager(url: &str, context: &Value) -> McpManager {
+fn one_server_manager(url: &str, context: &Value, scenario: Option<&str>) -> McpManager {
     let mut server = ServerConfig::http(SERVER, url);
     server.timeout = Duration::from_secs(20);
-    server.oauth = Some(oauth_from_context(context));
+    server.oauth = Some(oauth_from_context(context, scenario));
     let mut config = McpConfig::default();
     config.servers.insert(SERVER.to_string(), server);
     McpManager::new(
@@ -178,8 +179,10 @@ const SCHEMA_ECHO: &str = "json_schema_echo";
 const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadata.json";
 
 /// The scenario's pre-registered client, from `MCP_CONFORMANCE_CONTEXT`, as `mcp.json`'s
-/// `oauth` field would give it; a metadata document URL for servers that take one.
-fn oauth_from_context(context: &Value) -> OAuthConfig {
+/// `oauth` field would give it; a metadata document URL for servers that take one. A context
+/// with a key, an identity token or a workload's token, and the client-credentials scenarios,
+/// sign in without a person.
+fn oauth_from_context(context: &Value, scenario: Option<&str>) -> OAuthConfig {
     let text = |field: &str| {
         context
             .get(field)
@@ -193,7 +196,66 @@ fn oauth_from_context(context: &Value) -> OAuthConfig {
         client_metadata_url: Some(CLIENT_METADATA_URL.to_string()),
         // The suite's servers are on loopback, which a loopback MCP server may name anyway.
         allow_private_addresses: false,
+        grant: machine_grant(context, scenario),
+        authorization_server: None,
     }
+}
+
+/// The grant a scenario's context asks for, as `mcp.json` would name it.
+fn machine_grant(context: &Value, scenario: Option<&str>) -> Option<MachineGrant> {
+    let text = |field: &str| {
+        context
+            .get(field)
+            .and_then(Value::as_str)
+            .map(str::to_string)
+    };
+    let secret = || text("client_secret").map(Secret::Value);
+    let client = || match secret() {
+        Some(secret) => ClientAuth::Secret {
+            secret,
+            method: None,
+        },
+        None => ClientAuth::None,
+    };
+    if let Some(key) = text("private_key_pem") {
+        let algorithm = match text("signing_algorithm").as_deref() {
+            Some("RS256") => Algorithm::RS256,
+            _ => Algorithm::ES256,
+        };
+        return Some(MachineGrant::ClientCredentials {
+            client: ClientAuth::PrivateKeyJwt {
+                key: Secret::Value(key),
+                algorithm,
+            },
+        });
+    }
+    if let (Some(id_token), Some(issuer), Some(token_endpoint), Some(client_id)) = (
+        text("idp_id_token"),
+        text("idp_issuer"),
+        text("idp_token_endpoint"),
+        text("idp_client_id"),
+    ) {
+        return Some(MachineGrant::Enterprise {
+            identity_provider: IdentityProvider {
+                issuer,
+                token_endpoint,
+                client_id,
+                client_secret: None,
+            },
+            id_token: Secret::Value(id_token),
+            client: client(),
+        });
+    }
+    if let Some(assertion) = text("valid_jwt") {
+        return Some(MachineGrant::JwtBearer {
+            assertion: Secret::Value(assertion),
+            client: client(),
+        });
+    }
+    if scenario.is_some_and(|name| name.starts_with("auth/client-credentials")) {
+        return Some(MachineGrant::ClientCredentials { client: client() });
+    }
+    None
 }
 
 /// The calls a scenario's context names: `{"toolCalls": [{"name", "arguments"}]}`.

@@ -17,7 +17,7 @@ pub use tooltrail_keychain::{MemorySecrets, SecretStore};
 
 /// The keychain's trouble in the words of a sign-in: with no keychain running, none can be
 /// kept, and the way forward is to start one and sign in again.
-fn keychain_sentence(error: KeychainError) -> String {
+pub(super) fn keychain_sentence(error: KeychainError) -> String {
     match error {
         KeychainError::NoService => "no system keychain is running (the Secret Service, which \
                                      GNOME Keyring or KWallet provides), so the sign-in cannot \
@@ -110,6 +110,12 @@ impl RecordStore {
         self.secrets
             .set(&self.key, &text)
             .map_err(keychain_sentence)
+    }
+
+    /// Where the record is kept, which also holds the secrets `mcp.json` names by
+    /// `{"keychain": NAME}`.
+    pub fn secrets(&self) -> &dyn SecretStore {
+        self.secrets.as_ref()
     }
 
     pub fn delete(&self) -> Result<(), String> {
