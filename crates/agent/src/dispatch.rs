@@ -455,6 +455,7 @@ impl<'a> Dispatcher<'a> {
                 progress: progress.progress,
                 total: progress.total,
                 message: progress.message,
+                task: progress.task,
             });
         };
         let result = {

@@ -125,6 +125,7 @@ impl Tool for Probe {
                         progress: step,
                         total: Some(2.0),
                         message: Some(format!("step {step}")),
+                        task: None,
                     });
                 }
                 Ok(ToolOutput::new("done", Value::Null))

@@ -152,7 +152,8 @@ impl Connection {
 
     /// Calls one tool. The timeout restarts with every progress notification (up to
     /// [`MAX_TOTAL_TIMEOUTS`] in all); on timeout or `cancel` the server is sent
-    /// `notifications/cancelled`.
+    /// `notifications/cancelled`. A call the server made a task comes back with the task
+    /// (the Tasks extension's `CreateTaskResult`), for the caller to follow.
     pub(crate) async fn call_tool(
         &self,
         shared: &Shared,
@@ -160,8 +161,13 @@ impl Connection {
         timeout: Duration,
         cancel: &CancellationToken,
         forward: Option<UnboundedSender<ToolProgress>>,
-    ) -> (Result<CallToolResult, RequestFailure>, Vec<McpProgress>) {
+    ) -> (
+        Result<CallToolResult, RequestFailure>,
+        Vec<McpProgress>,
+        Option<serde_json::Value>,
+    ) {
         let tool = params.name.to_string();
+        let mut task = None;
         let retry = params.clone();
         let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
         let options = PeerRequestOptions::with_timeout(timeout)
@@ -169,7 +175,7 @@ impl Connection {
             .with_max_total_timeout(timeout.saturating_mul(MAX_TOTAL_TIMEOUTS));
         let handle = match self.peer.send_request_with_option(request, options).await {
             Ok(handle) => handle,
-            Err(err) => return (Err(failure(err)), Vec::new()),
+            Err(err) => return (Err(failure(err)), Vec::new(), None),
         };
         let token = handle.progress_token.clone();
         shared.progress.watch(&token, &tool, forward);
@@ -189,11 +195,12 @@ impl Connection {
                 Ok(ServerResult::InputRequiredResult(_)) => {
                     self.call_with_input_rounds(retry, timeout).await
                 }
-                Ok(ServerResult::CreateTaskResult(_)) => Err(RequestFailure::Other(
-                    "the server turned the call into a background task, which Tooltrail does \
-                     not support"
-                        .into(),
-                )),
+                // The Tasks extension: the server runs the call as a task, which the caller
+                // follows (`task.rs`).
+                Ok(ServerResult::CreateTaskResult(created)) => {
+                    task = serde_json::to_value(created).ok();
+                    Err(RequestFailure::Other("the server made the call a task".into()))
+                }
                 Ok(_) => Err(RequestFailure::Other(
                     "the server answered tools/call with something other than a tool result"
                         .into(),
@@ -212,7 +219,7 @@ impl Connection {
             }
         };
         guard.disarm();
-        (outcome, shared.progress.finish(&token))
+        (outcome, shared.progress.finish(&token), task)
     }
 
     /// The session's peer, for the requests other modules send (resources, prompts).

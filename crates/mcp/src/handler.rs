@@ -116,6 +116,7 @@ impl ProgressBoard {
                 progress: progress.progress,
                 total: progress.total,
                 message: progress.message.clone(),
+                task: None,
             });
         }
         if !state.received.contains_key(&param.progress_token) {
@@ -185,7 +186,13 @@ impl Handler {
         }
         // MCP Apps: Tooltrail shows a tool's view in its call's card (the app), or says the
         // call has one (the command line). Servers give meaningful text either way.
-        capabilities.extensions = Some(crate::apps::extension_capability());
+        let mut extensions = crate::apps::extension_capability();
+        // MCP Tasks: Tooltrail follows a call the server runs as a task (`task.rs`).
+        extensions.insert(
+            rmcp::model::TASKS_EXTENSION_ID.to_string(),
+            rmcp::model::JsonObject::new(),
+        );
+        capabilities.extensions = Some(extensions);
         let mut implementation = Implementation::new("tooltrail", env!("CARGO_PKG_VERSION"));
         implementation.title = Some("Tooltrail".to_string());
         // The newest version that still has the `initialize` handshake: what servers and the
@@ -221,65 +228,7 @@ impl rmcp::ClientHandler for Handler {
         request: ElicitRequestParams,
         _context: RequestContext<RoleClient>,
     ) -> Result<ElicitResult, ErrorData> {
-        if let (
-            ElicitationPolicy::AcceptDefaults,
-            ElicitRequestParams::FormElicitationParams {
-                requested_schema, ..
-            },
-        ) = (self.elicitation, &request)
-        {
-            let schema = serde_json::to_value(requested_schema).unwrap_or(Value::Null);
-            return Ok(ElicitResult::new(ElicitationAction::Accept)
-                .with_content(Value::Object(schema_defaults(&schema))));
-        }
-        let Some(answerer) = self.shared.answerer.get() else {
-            return Ok(ElicitResult::new(ElicitationAction::Decline));
-        };
-        let (message, request) = match request {
-            ElicitRequestParams::FormElicitationParams {
-                message,
-                requested_schema,
-                ..
-            } => {
-                let schema = serde_json::to_value(&requested_schema).unwrap_or(Value::Null);
-                let fields = tooltrail_protocol::form_fields(&schema);
-                (
-                    message,
-                    tooltrail_protocol::ElicitationRequest::Form { fields },
-                )
-            }
-            ElicitRequestParams::UrlElicitationParams { message, url, .. } => {
-                (message, tooltrail_protocol::ElicitationRequest::Url { url })
-            }
-            // A mode newer than rmcp's of today: we could not show it.
-            _ => return Ok(ElicitResult::new(ElicitationAction::Decline)),
-        };
-        // What the server asks goes on a card and into the record: none of its secrets.
-        let clean = |text: &str| self.shared.redactor.redact(text).into_owned();
-        let request = match request {
-            tooltrail_protocol::ElicitationRequest::Url { url } => {
-                tooltrail_protocol::ElicitationRequest::Url { url: clean(&url) }
-            }
-            form @ tooltrail_protocol::ElicitationRequest::Form { .. } => form,
-        };
-        let reply = answerer
-            .elicit(ElicitationAsk {
-                server: self.shared.server.clone(),
-                message: clean(&message),
-                request,
-            })
-            .await;
-        let action = match reply.action {
-            tooltrail_protocol::ElicitationAction::Accept => ElicitationAction::Accept,
-            tooltrail_protocol::ElicitationAction::Decline => ElicitationAction::Decline,
-            tooltrail_protocol::ElicitationAction::Cancel => ElicitationAction::Cancel,
-        };
-        let accepted = action == ElicitationAction::Accept;
-        let result = ElicitResult::new(action);
-        Ok(match reply.content {
-            Some(content) if accepted => result.with_content(Value::Object(content)),
-            Some(_) | None => result,
-        })
+        Ok(elicit(self.elicitation, &self.shared, request).await)
     }
 
     async fn create_message(
@@ -394,6 +343,88 @@ impl rmcp::ClientHandler for Handler {
 
 /// The error a server gets for a sampling request that was not run. MCP's examples use code -1
 /// for a user's refusal.
+/// A server's question to the user (elicitation), asked through the answerer: for a request
+/// the server sends, and for a question a task asks (MCP Tasks).
+pub(crate) async fn elicit(
+    elicitation: ElicitationPolicy,
+    shared: &Shared,
+    request: ElicitRequestParams,
+) -> ElicitResult {
+    if let (
+        ElicitationPolicy::AcceptDefaults,
+        ElicitRequestParams::FormElicitationParams {
+            requested_schema, ..
+        },
+    ) = (elicitation, &request)
+    {
+        let schema = serde_json::to_value(requested_schema).unwrap_or(Value::Null);
+        return ElicitResult::new(ElicitationAction::Accept)
+            .with_content(Value::Object(schema_defaults(&schema)));
+    }
+    let Some(answerer) = shared.answerer.get() else {
+        return ElicitResult::new(ElicitationAction::Decline);
+    };
+    let (message, request) = match request {
+        ElicitRequestParams::FormElicitationParams {
+            message,
+            requested_schema,
+            ..
+        } => {
+            let schema = serde_json::to_value(&requested_schema).unwrap_or(Value::Null);
+            let fields = tooltrail_protocol::form_fields(&schema);
+            (
+                message,
+                tooltrail_protocol::ElicitationRequest::Form { fields },
+            )
+        }
+        ElicitRequestParams::UrlElicitationParams { message, url, .. } => {
+            (message, tooltrail_protocol::ElicitationRequest::Url { url })
+        }
+        // A mode newer than rmcp's of today: we could not show it.
+        _ => return ElicitResult::new(ElicitationAction::Decline),
+    };
+    // What the server asks goes on a card and into the record: none of its secrets.
+    let clean = |text: &str| shared.redactor.redact(text).into_owned();
+    let request = match request {
+        tooltrail_protocol::ElicitationRequest::Url { url } => {
+            tooltrail_protocol::ElicitationRequest::Url { url: clean(&url) }
+        }
+        form @ tooltrail_protocol::ElicitationRequest::Form { .. } => form,
+    };
+    let reply = answerer
+        .elicit(ElicitationAsk {
+            server: shared.server.clone(),
+            message: clean(&message),
+            request,
+        })
+        .await;
+    let action = match reply.action {
+        tooltrail_protocol::ElicitationAction::Accept => ElicitationAction::Accept,
+        tooltrail_protocol::ElicitationAction::Decline => ElicitationAction::Decline,
+        tooltrail_protocol::ElicitationAction::Cancel => ElicitationAction::Cancel,
+    };
+    let accepted = action == ElicitationAction::Accept;
+    let result = ElicitResult::new(action);
+    match reply.content {
+        Some(content) if accepted => result.with_content(Value::Object(content)),
+        Some(_) | None => result,
+    }
+}
+
+/// A task's questions, asked as the server's own would be.
+pub(crate) struct TaskAsker<'a> {
+    pub elicitation: ElicitationPolicy,
+    pub shared: &'a Shared,
+}
+
+#[async_trait::async_trait]
+impl crate::task::TaskQuestions for TaskAsker<'_> {
+    async fn elicit(&self, request: ElicitRequestParams) -> Value {
+        serde_json::to_value(elicit(self.elicitation, self.shared, request).await)
+            .unwrap_or_else(|_| serde_json::json!({"action": "decline"}))
+    }
+}
+
 fn refused(reason: &str) -> ErrorData {
     ErrorData::new(ErrorCode(-1), tooltrail_protocol::sentence(reason), None)
 }

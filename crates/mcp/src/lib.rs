@@ -69,8 +69,10 @@ mod resource_hub;
 mod resources;
 mod result;
 mod server;
+mod skills;
 mod standing_stream;
 mod stderr;
+mod task;
 mod tool;
 
 pub use answerer::{ElicitationAsk, ElicitationReply, McpAnswerer, SamplingAsk, SamplingReply};
@@ -82,7 +84,8 @@ pub use auth::{
     SignInOptions, SignInPolicy, SignInState, launcher, record_key,
 };
 pub use config::{
-    Approval, CONFIG_FILE, DEFAULT_TIMEOUT, McpConfig, OAuthConfig, ServerConfig, Transport,
+    Approval, CONFIG_FILE, DEFAULT_TASK_TIMEOUT, DEFAULT_TIMEOUT, McpConfig, OAuthConfig,
+    ServerConfig, Transport,
 };
 pub use connection::ServerInfo;
 pub use edit::{McpConfigEditor, McpConfigView, McpServerConfig};
@@ -96,5 +99,7 @@ pub use redact::{ConfigValue, MASK, Redactor};
 pub use resource_hub::ResourceNotice;
 pub use resources::{READ_RESOURCE, ReadResourceTool, ResourceContent};
 pub use server::{McpServer, ServerState};
+pub use skills::{LOAD_SKILL, LoadSkillTool, SkillFile};
 pub use stderr::StderrLog;
+pub use task::{DEFAULT_POLL_INTERVAL, MAX_POLL_INTERVAL, MIN_POLL_INTERVAL};
 pub use tool::McpTool;

@@ -47,6 +47,8 @@ pub enum ServerState {
 pub(crate) struct CallOutcome {
     pub result: Result<rmcp::model::CallToolResult, RequestFailure>,
     pub progress: Vec<McpProgress>,
+    /// The task the server made of the call (the Tasks extension), to be followed.
+    pub task: Option<serde_json::Value>,
 }
 
 enum Life {
@@ -236,14 +238,142 @@ impl McpServer {
         forward: Option<UnboundedSender<ToolProgress>>,
     ) -> Result<CallOutcome, McpError> {
         let connection = self.connection().await?;
-        let (result, progress) = connection
-            .call_tool(&self.shared, params, self.config.timeout, cancel, forward)
+        let timeout = self.config.timeout_for(&params.name);
+        let (result, progress, task) = connection
+            .call_tool(&self.shared, params, timeout, cancel, forward)
             .await;
         if matches!(result, Err(RequestFailure::Closed)) {
             let mut life = self.life.lock().await;
             self.notice_death(&mut life);
         }
-        Ok(CallOutcome { result, progress })
+        Ok(CallOutcome {
+            result,
+            progress,
+            task,
+        })
+    }
+
+    /// Calls `tool` as a task (MCP Tasks) and follows the task to its end, within the tool's
+    /// timeout in all (see `task.rs`).
+    pub(crate) async fn call_task(
+        &self,
+        params: CallToolRequestParams,
+        cancel: &CancellationToken,
+        forward: Option<UnboundedSender<ToolProgress>>,
+    ) -> Result<Result<rmcp::model::CallToolResult, RequestFailure>, McpError> {
+        let connection = self.connection().await?;
+        let limit = self.config.task_timeout_for(&params.name);
+        let meta = params
+            .meta
+            .as_ref()
+            .and_then(|meta| serde_json::to_value(meta).ok());
+        let created = crate::task::Follow::create(
+            connection.peer(),
+            &params.name,
+            params.arguments.clone().unwrap_or_default(),
+            limit,
+            meta,
+            self.config.timeout,
+        )
+        .await;
+        let result = match created {
+            Ok(crate::task::Created::Done(result)) => Ok(result),
+            Ok(crate::task::Created::Task(first)) => {
+                self.follow(&connection, limit, cancel, forward, first)
+                    .await
+            }
+            Err(failure) => Err(failure),
+        };
+        self.notice_failure(&result).await;
+        Ok(result)
+    }
+
+    /// Follows a task the server made of a plain call (the Tasks extension).
+    pub(crate) async fn follow_created(
+        &self,
+        tool: &str,
+        created: &serde_json::Value,
+        cancel: &CancellationToken,
+        forward: Option<UnboundedSender<ToolProgress>>,
+    ) -> Result<Result<rmcp::model::CallToolResult, RequestFailure>, McpError> {
+        let Some(first) = crate::task::read_task(created) else {
+            return Ok(Err(RequestFailure::Other(
+                "the server answered with a task Tooltrail cannot read".into(),
+            )));
+        };
+        let connection = self.connection().await?;
+        let limit = self.config.task_timeout_for(tool);
+        let result = self
+            .follow(&connection, limit, cancel, forward, first)
+            .await;
+        self.notice_failure(&result).await;
+        Ok(result)
+    }
+
+    /// Picks up a task this server runs for a call of an earlier run (the record kept it
+    /// open), and follows it to its end within the tool's task timeout: the call's result as
+    /// the model and the record take it (the server's secrets scrubbed).
+    pub async fn resume_task(
+        &self,
+        tool: &str,
+        task_id: &str,
+        cancel: &CancellationToken,
+        forward: Option<UnboundedSender<ToolProgress>>,
+    ) -> Result<tooltrail_protocol::ToolOutput, tooltrail_protocol::ToolError> {
+        let connection = self.connection().await.map_err(|err| {
+            tooltrail_protocol::ToolError::new(
+                tooltrail_protocol::ToolErrorCode::Failed,
+                err.to_string(),
+            )
+        })?;
+        let limit = self.config.task_timeout_for(tool);
+        let first = crate::task::Snapshot {
+            task_id: task_id.to_string(),
+            status: tooltrail_protocol::TaskStatus::Working,
+            message: None,
+            poll: None,
+            result: None,
+            error: None,
+            input_requests: None,
+        };
+        let result = self
+            .follow(&connection, limit, cancel, forward, first)
+            .await;
+        self.notice_failure(&result).await;
+        let output = crate::tool::finish(self, tool, result, &[], None);
+        self.redactor().redact_result(output)
+    }
+
+    async fn follow(
+        &self,
+        connection: &Connection,
+        limit: Duration,
+        cancel: &CancellationToken,
+        forward: Option<UnboundedSender<ToolProgress>>,
+        first: crate::task::Snapshot,
+    ) -> Result<rmcp::model::CallToolResult, RequestFailure> {
+        let asker = crate::handler::TaskAsker {
+            elicitation: self.options.elicitation,
+            shared: &self.shared,
+        };
+        crate::task::Follow {
+            peer: connection.peer(),
+            server: &self.config.name,
+            limit,
+            request_timeout: self.config.timeout,
+            cancel,
+            forward,
+            questions: Some(&asker),
+        }
+        .run(first)
+        .await
+    }
+
+    async fn notice_failure<T>(&self, result: &Result<T, RequestFailure>) {
+        if matches!(result, Err(RequestFailure::Closed)) {
+            let mut life = self.life.lock().await;
+            self.notice_death(&mut life);
+        }
     }
 
     /// The live connection's peer, starting the server as needed (for resources and prompts).

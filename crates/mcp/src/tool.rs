@@ -28,10 +28,10 @@ pub struct McpTool {
     hint: Option<&'static str>,
     /// The tool's `outputSchema`, compiled: its structured content is checked against it.
     output_schema: Option<jsonschema::Validator>,
-    /// Set when the server said the tool runs only as a task (`taskSupport: "required"`),
-    /// which Tooltrail does not ask for: it is then no longer offered. The tool list does not
-    /// carry that flag through the MCP library, so the first call finds it out.
-    task_only: AtomicBool,
+    /// Set when the server said the tool runs only as a task (`taskSupport: "required"`): it
+    /// is then called as one (MCP Tasks). The tool list does not carry that flag through the
+    /// MCP library, so the first call finds it out.
+    as_task: AtomicBool,
     /// What MCP Apps' `_meta.ui` says: its view, and who may call it.
     ui: crate::apps::ToolUi,
 }
@@ -92,7 +92,7 @@ impl McpTool {
             approval,
             hint,
             output_schema,
-            task_only: AtomicBool::new(false),
+            as_task: AtomicBool::new(false),
             ui: crate::apps::ui_of(tool),
         }
     }
@@ -117,20 +117,7 @@ impl McpTool {
 
     /// Whether the server was found to run this tool only as a task.
     pub fn is_task_only(&self) -> bool {
-        self.task_only.load(Ordering::Relaxed)
-    }
-
-    /// Remembers that the tool runs only as a task, and the error the model reads.
-    fn task_only(&self, server: &str) -> ToolError {
-        self.task_only.store(true, Ordering::Relaxed);
-        ToolError::new(
-            ToolErrorCode::Failed,
-            format!(
-                "the MCP tool {} of {server:?} runs only as a background task, which Tooltrail \
-                 does not start; it will not be offered again, so answer without it",
-                self.remote_name
-            ),
-        )
+        self.as_task.load(Ordering::Relaxed)
     }
 }
 
@@ -153,10 +140,9 @@ impl Tool for McpTool {
             .map(|resource_uri| tooltrail_protocol::ViewLink { resource_uri })
     }
 
-    /// A tool set to `never` is not offered: every call to it would be refused. Nor is one
-    /// the server runs only as a task.
+    /// A tool set to `never` is not offered: every call to it would be refused.
     fn offered(&self) -> bool {
-        self.approval != Approval::Never && !self.task_only.load(Ordering::Relaxed)
+        self.approval != Approval::Never
     }
 
     fn gate(&self, args: &Value, _ctx: &ToolContext) -> Gate {
@@ -214,82 +200,139 @@ impl McpTool {
                 ));
             }
         };
-        let server = self.server.name();
         if ctx.cancel.is_cancelled() {
             return Err(ToolError::new(
                 ToolErrorCode::Cancelled,
                 "the call was stopped",
             ));
         }
+        let params = call_request(&self.remote_name, arguments, ctx.traceparent.as_deref());
+        if self.as_task.load(Ordering::Relaxed) {
+            return self.call_as_task(params, ctx).await;
+        }
         let outcome = self
             .server
-            .call_tool(
-                call_request(&self.remote_name, arguments, ctx.traceparent.as_deref()),
-                &ctx.cancel,
-                ctx.progress.clone(),
-            )
+            .call_tool(params.clone(), &ctx.cancel, ctx.progress.clone())
             .await
             .map_err(|err| ToolError::new(ToolErrorCode::Failed, err.to_string()))?;
-        match outcome.result {
-            Ok(result) => {
-                let value = serde_json::to_value(&result).unwrap_or(Value::Null);
-                match convert(
-                    server,
-                    &self.remote_name,
-                    &value,
-                    &outcome.progress,
-                    self.output_schema.as_ref(),
-                ) {
-                    // The TypeScript SDK answers a task-only tool called without a task with
-                    // an error result rather than an error.
-                    Err(error) if needs_task(&error.message) => Err(self.task_only(server)),
-                    other => other,
-                }
-            }
-            Err(RequestFailure::Timeout(after)) => Err(ToolError::new(
-                ToolErrorCode::Timeout,
-                format!(
-                    "the MCP server {server:?} did not answer within {} s; the call was cancelled",
-                    after.as_secs()
-                ),
-            )),
-            Err(RequestFailure::Cancelled) => Err(ToolError::new(
-                ToolErrorCode::Cancelled,
-                "the call was stopped and the server was told to cancel it",
-            )),
-            Err(RequestFailure::Closed) => {
-                let tail = self.server.stderr().tail(CRASH_STDERR_LINES).join(" | ");
-                let mut message = format!(
-                    "the MCP server {server:?} stopped during the call; it will be restarted on \
-                     the next call"
-                );
-                if !tail.is_empty() {
-                    message.push_str(&format!(" (its last stderr lines: {tail})"));
-                }
-                Err(ToolError::new(ToolErrorCode::Failed, message))
-            }
-            Err(RequestFailure::Rpc(error)) if needs_task(&error.message) => {
-                Err(self.task_only(server))
-            }
-            Err(RequestFailure::Rpc(error)) => {
-                let code = if error.code == rmcp::model::ErrorCode::INVALID_PARAMS {
-                    ToolErrorCode::InvalidArguments
-                } else {
-                    ToolErrorCode::Failed
-                };
-                Err(ToolError::new(
-                    code,
-                    format!(
-                        "the MCP server {server:?} answered with an error: {}",
-                        error.message
-                    ),
-                ))
-            }
-            Err(failure @ RequestFailure::Other(_)) => Err(ToolError::new(
-                ToolErrorCode::Failed,
-                format!("the MCP server {server:?} failed: {}", describe(&failure)),
-            )),
+        // A tool the server runs only as a task says so on its first plain call (the tool
+        // list does not carry its `taskSupport` through the MCP library): it is called as a
+        // task from then on, this call first.
+        let says_task = match &outcome.result {
+            Err(RequestFailure::Rpc(error)) => needs_task(&error.message),
+            Ok(result) if result.is_error == Some(true) => result
+                .content
+                .iter()
+                .filter_map(|block| block.as_text())
+                .any(|text| needs_task(&text.text)),
+            Ok(_) | Err(_) => false,
+        };
+        if says_task {
+            self.as_task.store(true, Ordering::Relaxed);
+            return self.call_as_task(params, ctx).await;
         }
+        if let Some(created) = &outcome.task {
+            let result = self
+                .server
+                .follow_created(
+                    &self.remote_name,
+                    created,
+                    &ctx.cancel,
+                    ctx.progress.clone(),
+                )
+                .await
+                .map_err(|err| ToolError::new(ToolErrorCode::Failed, err.to_string()))?;
+            return finish(
+                &self.server,
+                &self.remote_name,
+                result,
+                &[],
+                self.output_schema.as_ref(),
+            );
+        }
+        finish(
+            &self.server,
+            &self.remote_name,
+            outcome.result,
+            &outcome.progress,
+            self.output_schema.as_ref(),
+        )
+    }
+
+    async fn call_as_task(
+        &self,
+        params: rmcp::model::CallToolRequestParams,
+        ctx: &ToolContext,
+    ) -> Result<ToolOutput, ToolError> {
+        let result = self
+            .server
+            .call_task(params, &ctx.cancel, ctx.progress.clone())
+            .await
+            .map_err(|err| ToolError::new(ToolErrorCode::Failed, err.to_string()))?;
+        finish(
+            &self.server,
+            &self.remote_name,
+            result,
+            &[],
+            self.output_schema.as_ref(),
+        )
+    }
+}
+
+/// A call's outcome as the tool's result or error, in sentences the model reads.
+pub(crate) fn finish(
+    server: &McpServer,
+    remote_name: &str,
+    result: Result<rmcp::model::CallToolResult, RequestFailure>,
+    progress: &[crate::handler::McpProgress],
+    output_schema: Option<&jsonschema::Validator>,
+) -> Result<ToolOutput, ToolError> {
+    let name = server.name();
+    match result {
+        Ok(result) => {
+            let value = serde_json::to_value(&result).unwrap_or(Value::Null);
+            convert(name, remote_name, &value, progress, output_schema)
+        }
+        Err(RequestFailure::Timeout(after)) => Err(ToolError::new(
+            ToolErrorCode::Timeout,
+            format!(
+                "the MCP server {name:?} did not finish within {} s; the call was cancelled",
+                after.as_secs()
+            ),
+        )),
+        Err(RequestFailure::Cancelled) => Err(ToolError::new(
+            ToolErrorCode::Cancelled,
+            "the call was stopped and the server was told to cancel it",
+        )),
+        Err(RequestFailure::Closed) => {
+            let tail = server.stderr().tail(CRASH_STDERR_LINES).join(" | ");
+            let mut message = format!(
+                "the MCP server {name:?} stopped during the call; it will be restarted on the \
+                 next call"
+            );
+            if !tail.is_empty() {
+                message.push_str(&format!(" (its last stderr lines: {tail})"));
+            }
+            Err(ToolError::new(ToolErrorCode::Failed, message))
+        }
+        Err(RequestFailure::Rpc(error)) => {
+            let code = if error.code == rmcp::model::ErrorCode::INVALID_PARAMS {
+                ToolErrorCode::InvalidArguments
+            } else {
+                ToolErrorCode::Failed
+            };
+            Err(ToolError::new(
+                code,
+                format!(
+                    "the MCP server {name:?} answered with an error: {}",
+                    error.message
+                ),
+            ))
+        }
+        Err(failure @ RequestFailure::Other(_)) => Err(ToolError::new(
+            ToolErrorCode::Failed,
+            format!("the MCP server {name:?} failed: {}", describe(&failure)),
+        )),
     }
 }
 

@@ -23,7 +23,7 @@ use tokio_util::sync::CancellationToken;
 use tooltrail_agent::{Agent, AgentConfig, AllowAll, CollectingSink, Conversation};
 use tooltrail_llm::{LlmClient, LlmConfig};
 use tooltrail_mcp::{Approval, ServerConfig};
-use tooltrail_protocol::{Event, EventBody, ToolErrorCode, ToolStatus};
+use tooltrail_protocol::{Event, EventBody, ToolStatus};
 use tooltrail_test_support::{Reply, ScriptedServer};
 use tooltrail_tools::{ToolContext, ToolRegistry};
 
@@ -208,39 +208,13 @@ async fn structured_content_is_checked_against_the_output_schema() {
 }
 
 #[tokio::test]
-async fn never_tools_and_task_only_tools_are_not_offered() {
+async fn never_tools_are_not_offered_and_task_only_tools_are() {
     require_node!();
     let (_dir, root) = workspace();
     let mut server = everything();
     server.tools.insert("get-sum".into(), Approval::Never);
     let manager = manager(vec![server], &root);
     let registry = registry_with(&manager).await;
-    let ctx = ToolContext::open(&root).unwrap();
-
-    // A task-only tool says so on its first call, and is not offered after it.
-    let names = |registry: &ToolRegistry| -> Vec<String> {
-        registry
-            .offered_specs()
-            .into_iter()
-            .map(|spec| spec.name)
-            .collect()
-    };
-    assert!(names(&registry).contains(&"everything__simulate-research-query".to_string()));
-    let error = registry
-        .call(
-            "everything__simulate-research-query",
-            r#"{"topic":"tides"}"#,
-            &ctx,
-        )
-        .await
-        .unwrap_err();
-    assert_eq!(error.code, ToolErrorCode::Failed);
-    assert_eq!(
-        error.message,
-        "the MCP tool simulate-research-query of \"everything\" runs only as a background task, \
-         which Tooltrail does not start; it will not be offered again, so answer without it"
-    );
-
     let (model, _, _) = ask(
         registry,
         &root,
@@ -261,8 +235,9 @@ async fn never_tools_and_task_only_tools_are_not_offered() {
         !offered.contains(&"everything__get-sum".to_string()),
         "{offered:?}"
     );
+    // A tool the server runs only as a task is called as one (`tasks.rs`).
     assert!(
-        !offered.contains(&"everything__simulate-research-query".to_string()),
+        offered.contains(&"everything__simulate-research-query".to_string()),
         "{offered:?}"
     );
     manager.shutdown().await;

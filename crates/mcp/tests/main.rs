@@ -10,4 +10,5 @@ mod support;
 mod content;
 mod interop;
 mod resources_prompts;
+mod tasks;
 mod standing_stream;

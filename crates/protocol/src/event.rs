@@ -13,7 +13,7 @@ use ts_rs::TS;
 use crate::change::FileChange;
 use crate::message::Message;
 use crate::server_request::{ElicitationAction, ElicitationRequest, SamplingMessage};
-use crate::tool::{ApprovalRecord, ToolError, ToolSource, ToolStatus};
+use crate::tool::{ApprovalRecord, TaskProgress, ToolError, ToolSource, ToolStatus};
 use crate::tool_mode::ToolMode;
 use crate::view::{ViewEnd, ViewLink};
 
@@ -156,6 +156,10 @@ pub enum EventBody {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[ts(optional)]
         message: Option<String>,
+        /// Set when the server runs the call as a task: the task and where it stands.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        task: Option<TaskProgress>,
     },
     /// An MCP server asks the user for input while its tool `call_id` runs (elicitation). The
     /// call waits for [`EventBody::ElicitationAnswered`] of the same `request_id`.

@@ -61,8 +61,8 @@ pub use server_request::{
 };
 pub use telemetry::TelemetrySection;
 pub use tool::{
-    ApprovalBy, ApprovalRecord, ApprovalReply, RuleKind, ToolChoice, ToolError, ToolErrorCode,
-    ToolOutput, ToolProgress, ToolSource, ToolSpec, ToolStatus,
+    ApprovalBy, ApprovalRecord, ApprovalReply, RuleKind, TaskProgress, TaskStatus, ToolChoice,
+    ToolError, ToolErrorCode, ToolOutput, ToolProgress, ToolSource, ToolSpec, ToolStatus,
 };
 pub use tool_mode::{ToolMode, UnknownToolMode};
 pub use view::{ViewEnd, ViewLink};

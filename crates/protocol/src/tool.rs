@@ -251,6 +251,47 @@ pub struct ToolProgress {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub message: Option<String>,
+    /// Set when the server runs the call as a task (MCP Tasks): where the task stands.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub task: Option<TaskProgress>,
+}
+
+/// A call the MCP server runs as a task (MCP Tasks): the task, and where it stands. Sent
+/// with each change, so a card shows it and the record knows an open task to pick up again.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct TaskProgress {
+    /// The server that holds the task, as `mcp.json` names it.
+    pub server: String,
+    /// The server's id for the task.
+    pub task_id: String,
+    pub status: TaskStatus,
+    /// The server's words on where the task stands.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub message: Option<String>,
+}
+
+/// Where a server's task stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum TaskStatus {
+    Working,
+    /// The server waits for the user's answer to a question it asked.
+    InputRequired,
+    Completed,
+    Failed,
+    Cancelled,
+}
+
+impl TaskStatus {
+    /// Whether the task has ended (its result or error is known).
+    pub fn is_terminal(self) -> bool {
+        match self {
+            Self::Completed | Self::Failed | Self::Cancelled => true,
+            Self::Working | Self::InputRequired => false,
+        }
+    }
 }
 
 /// What a standing approval rule does with the commands it matches.

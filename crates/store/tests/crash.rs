@@ -49,6 +49,7 @@ fn script(scenario: &str) -> (Vec<Event>, usize) {
                     progress: 3.0,
                     total: None,
                     message: Some("3 files".into()),
+                    task: None,
                 });
         }
         "streaming" => {

@@ -17,8 +17,8 @@ use serde_json::json;
 use tooltrail_protocol::{
     ApprovalBy, ApprovalRecord, DiffHunk, DiffLine, DiffLineKind, ElicitationAction,
     ElicitationRequest, ErrorCode, Event, EventBody, FieldKind, FieldOption, FileChange, FormField,
-    Media, MediaKind, Message, SamplingMessage, ToolCall, ToolError, ToolErrorCode, ToolMode,
-    ToolSource, ToolStatus, TurnEnd, Usage, ViewEnd, ViewLink, WriteMode,
+    Media, MediaKind, Message, SamplingMessage, TaskProgress, TaskStatus, ToolCall, ToolError,
+    ToolErrorCode, ToolMode, ToolSource, ToolStatus, TurnEnd, Usage, ViewEnd, ViewLink, WriteMode,
 };
 use tooltrail_store::{
     CallStatus, Format, HistoryFilter, HistoryRow, PREVIEW_BYTES, Store, ToolCallRecord,
@@ -304,6 +304,12 @@ fn question_turn() -> Vec<Event> {
             progress: 2.5,
             total: Some(10.0),
             message: Some("bucketing".into()),
+            task: Some(TaskProgress {
+                server: "charts".into(),
+                task_id: "task-7".into(),
+                status: TaskStatus::InputRequired,
+                message: Some("Which scale?".into()),
+            }),
         },
         EventBody::UserQuestion {
             call_id: "call_plot".into(),
@@ -379,6 +385,7 @@ fn question_turn() -> Vec<Event> {
             progress: 7.0,
             total: Some(9.0),
             message: Some("reading".into()),
+            task: None,
         },
         EventBody::MessageAdded {
             message: Message::Tool {

@@ -207,6 +207,7 @@ pub fn sample_turn(
             progress: 512.0,
             total: Some(4096.0),
             message: Some("reading".into()),
+            task: None,
         })
         .finished(
             1,
