@@ -85,6 +85,7 @@ const COMMANDS: &[&str] = &[
     "view_read_resource",
     "close_view",
     "open_view_link",
+    "save_view_file",
 ];
 
 fn main() {

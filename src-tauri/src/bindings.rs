@@ -63,6 +63,8 @@ pub fn render() -> Result<Vec<(String, String)>, ts_rs::ExportError> {
     files.visit::<tooltrail_host::UndoReport>();
     files.visit::<tooltrail_host::views::ViewPlan>();
     files.visit::<tooltrail_host::views::ViewStart>();
+    files.visit::<tooltrail_host::view_download::ViewFile>();
+    files.visit::<tooltrail_host::view_download::SavedFile>();
     files.visit::<tooltrail_protocol::ViewEnd>();
     files.visit::<crate::preferences::AppSettings>();
     files.visit::<crate::preferences::ProviderInput>();

@@ -224,6 +224,7 @@ const COMMANDS: fn(tauri::ipc::Invoke<tauri::Wry>) -> bool = tauri::generate_han
     views::view_read_resource,
     views::close_view,
     views::open_view_link,
+    views::save_view_file,
 ];
 
 #[cfg(test)]

@@ -13,7 +13,9 @@ use std::time::Duration;
 use serde_json::Value;
 use tauri::ipc::Channel;
 use tauri::{AppHandle, Manager};
+use tauri_plugin_dialog::DialogExt;
 use tooltrail_host::Host;
+use tooltrail_host::view_download::{SavedFile, ViewFile};
 use tooltrail_host::views::{ViewCalls, ViewPlan, ViewStart};
 use tooltrail_protocol::{Event, ViewEnd};
 
@@ -246,6 +248,60 @@ pub async fn close_view(app: AppHandle, view_id: String, reason: ViewEnd) -> Com
 pub async fn open_view_link(app: AppHandle, view_id: String, url: String) -> CommandResult<()> {
     app.state::<Host>().views().ensure_open(&view_id)?;
     crate::server_requests::open_in_browser(&link_to_open(&url)?)
+}
+
+/// Saves a file a view asked to download (`ui/download-file`), once the user said yes on
+/// Tooltrail's bar: where the user chooses in the native save dialog (`path` stands for the
+/// dialog's answer, as in the exports), fetched or taken inline under the host's rules
+/// ([`tooltrail_host::view_download`]), written whole or not at all, and recorded under the
+/// view's call. `None` when the user closed the dialog: nothing is fetched or written.
+#[tauri::command]
+pub async fn save_view_file(
+    app: AppHandle,
+    view_id: String,
+    file: ViewFile,
+    path: Option<String>,
+) -> CommandResult<Option<SavedFile>> {
+    let host = app.state::<Host>();
+    host.views().ensure_open(&view_id)?;
+    // Refused before the dialog: a file the rules do not take is not asked about; the host
+    // records the refusal (it refuses before anything is written, so nothing is given).
+    if tooltrail_host::view_download::check(&file).is_err() {
+        let nowhere: tooltrail_host::view_download::Writer = Box::new(|_| Ok(()));
+        return with_calls(&app, async |calls| {
+            host.views()
+                .download(&view_id, &file, std::path::Path::new(""), nowhere, calls)
+                .await
+        })
+        .await
+        .map(Some);
+    }
+    let name = tooltrail_host::view_download::file_name(&file);
+    let Some(path) = crate::dialog::given_or_picked(
+        path,
+        |reply| {
+            app.dialog()
+                .file()
+                .set_title("Save the view's file")
+                .set_file_name(&name)
+                .save_file(reply);
+        },
+        CommandError::new("view", "That file cannot be written."),
+    )
+    .await?
+    else {
+        return Ok(None);
+    };
+    let target = path.clone();
+    let write: tooltrail_host::view_download::Writer =
+        Box::new(move |bytes| tooltrail_atomic_write::write_atomically(&target, bytes));
+    with_calls(&app, async |calls| {
+        host.views()
+            .download(&view_id, &file, &path, write, calls)
+            .await
+    })
+    .await
+    .map(Some)
 }
 
 /// The address a view's link opens, or why it is refused. `user:pass@` in front of a host is

@@ -2,7 +2,7 @@
 // ./bindings (see src-tauri/src/bindings.rs); this file only names the commands, once each.
 import { Channel, invoke } from "@tauri-apps/api/core";
 import { listen, type UnlistenFn } from "@tauri-apps/api/event";
-import type { Attachment, AttachmentSource, JsonValue, McpContent, PromptMessageItem, ResourceUpdated, ViewEnd, ViewPlan, ViewStart } from "./bindings";
+import type { Attachment, AttachmentSource, JsonValue, McpContent, PromptMessageItem, ResourceUpdated, SavedFile, ViewEnd, ViewFile, ViewPlan, ViewStart } from "./bindings";
 import type {
   AppInfo,
   AppSettings,
@@ -144,6 +144,9 @@ export const api = {
   closeView: (viewId: string, reason: ViewEnd) => invoke<void>("close_view", { viewId, reason }),
   /** Opens a link a view asked for in the user's browser, once the user said yes. */
   openViewLink: (viewId: string, url: string) => invoke<void>("open_view_link", { viewId, url }),
+  /** Saves a file a view asked to download, where the user chooses in the save dialog, once
+   * the user said yes on the bar; null when the dialog was closed. */
+  saveViewFile: (viewId: string, file: ViewFile) => invoke<SavedFile | null>("save_view_file", { viewId, file }),
 
   // History, stats and conversations
   historyCalls: (query: HistoryQuery) => invoke<HistoryPage>("history_calls", { query }),

@@ -69,6 +69,7 @@ mod telemetry;
 pub mod tool_list;
 pub mod tool_run;
 pub mod toolbox;
+pub mod view_download;
 pub mod views;
 mod warning;
 

@@ -49,6 +49,7 @@ use tooltrail_views::{Feature, OpenView, ViewCsp, ViewPage, ViewServer};
 use ts_rs::TS;
 
 use crate::error::HostError;
+use crate::view_download::{self, DownloadRules, SavedFile, ViewFile, ViewFileSource};
 
 /// The app's own origins, the only pages that may frame a view.
 pub const APP_ORIGINS: &[&str] = &[
@@ -560,6 +561,74 @@ impl Views {
         })
     }
 
+    /// The view's `ui/download-file`, once the user said yes on the bar and chose where in the
+    /// save dialog: the file is checked (`view_download`), fetched or taken inline, handed to
+    /// `write`, and the save is recorded in the view's turn under its call. A file the rules
+    /// refuse is refused before anything is fetched, counted toward flooding and recorded as
+    /// refused.
+    pub async fn download(
+        &self,
+        view_id: &str,
+        file: &ViewFile,
+        path: &std::path::Path,
+        write: view_download::Writer,
+        calls: ViewCalls<'_>,
+    ) -> Result<SavedFile, HostError> {
+        let admitted = self.admit(view_id).await?;
+        let live = &admitted.0;
+        let name = view_download::file_name(file);
+        let source = ToolSource::Mcp {
+            server: live.server.name().to_string(),
+        };
+        let checked = match view_download::check(file) {
+            Ok(checked) => checked,
+            Err(reason) => {
+                self.count_refusal(view_id, live).await?;
+                let arguments = json!({ "name": name, "from": describe(&file.source) });
+                live.turn
+                    .refuse(
+                        view_download::SAVE_TOOL,
+                        arguments,
+                        &reason,
+                        source,
+                        calls.ctx,
+                    )
+                    .await;
+                return Err(refused(reason));
+            }
+        };
+        let rules = DownloadRules {
+            allow_private_addresses: live
+                .server
+                .config()
+                .oauth
+                .as_ref()
+                .is_some_and(|oauth| oauth.allow_private_addresses),
+        };
+        let tool = view_download::SaveTool::new(
+            live.server.name().to_string(),
+            checked,
+            rules,
+            path.display().to_string(),
+            write,
+        );
+        let arguments = tool.arguments(&name);
+        let outcome = self.run(live, Arc::new(tool), arguments, calls).await;
+        if outcome.status != ToolStatus::Success {
+            return Err(refused(outcome.text));
+        }
+        let bytes = outcome
+            .data
+            .as_ref()
+            .and_then(|data| data.get("bytes"))
+            .and_then(Value::as_u64)
+            .unwrap_or_default();
+        Ok(SavedFile {
+            path: path.display().to_string(),
+            bytes,
+        })
+    }
+
     async fn run(
         &self,
         live: &Live,
@@ -629,6 +698,18 @@ impl Limits {
         }
         self.refusals.push_back(now);
         self.refusals.len() >= FLOOD_REFUSALS
+    }
+}
+
+/// A refused file's source as the record keeps it: an address cut short, inline data by size.
+fn describe(source: &ViewFileSource) -> Value {
+    match source {
+        ViewFileSource::Url { url } if url.len() <= MAX_URI_BYTES && !url.starts_with("data:") => {
+            json!(url)
+        }
+        ViewFileSource::Url { url } => json!(format!("an address of {} bytes", url.len())),
+        ViewFileSource::Text { text } => json!(format!("{} bytes of text", text.len())),
+        ViewFileSource::Blob { blob } => json!(format!("{} bytes of base64", blob.len())),
     }
 }
 

@@ -695,3 +695,152 @@ async fn attack_views_the_last_view_closing_is_when_views_data_is_cleared() {
     assert!(tooltrail_host::views::is_view_site("127.0.0.1"));
     assert!(!tooltrail_host::views::is_view_site("localhost"));
 }
+
+fn view_file(
+    source: tooltrail_host::view_download::ViewFileSource,
+) -> tooltrail_host::view_download::ViewFile {
+    tooltrail_host::view_download::ViewFile {
+        name: Some("report.csv".to_string()),
+        mime_type: Some("text/csv".to_string()),
+        source,
+    }
+}
+
+async fn download(
+    setup: &Setup,
+    view: &str,
+    file: &tooltrail_host::view_download::ViewFile,
+    path: &Path,
+) -> Result<tooltrail_host::view_download::SavedFile, tooltrail_host::HostError> {
+    let ctx = ToolContext::open(&setup.root).unwrap();
+    let target = path.to_path_buf();
+    setup
+        .views
+        .download(
+            view,
+            file,
+            path,
+            Box::new(move |bytes| std::fs::write(&target, bytes)),
+            ViewCalls {
+                ctx: &ctx,
+                rules: None,
+                approver: &DenyAll,
+            },
+        )
+        .await
+}
+
+/// A file the view handed over is written where the user chose (the user said yes on the bar
+/// and in the save dialog, so no approval is asked again) and the save is on the record in the
+/// view's turn, under the call whose view asked.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_views_file_is_saved_where_the_user_chose_and_recorded_under_its_call() {
+    let Some((setup, view)) = opened().await else {
+        return;
+    };
+    let path = setup.root.join("saved.csv");
+    let saved = download(
+        &setup,
+        &view,
+        &view_file(tooltrail_host::view_download::ViewFileSource::Text {
+            text: "a,b\n1,2\n".to_string(),
+        }),
+        &path,
+    )
+    .await
+    .unwrap();
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "a,b\n1,2\n");
+    assert_eq!(saved.bytes, 8);
+    setup.views.close(&view, ViewEnd::Closed).await;
+    let page = setup
+        .store()
+        .history(&HistoryFilter {
+            conversation: Some(setup.conversation.clone()),
+            ..HistoryFilter::default()
+        })
+        .unwrap();
+    let parent = page
+        .items
+        .iter()
+        .find(|row| row.tool == "hostile__open_trap")
+        .unwrap();
+    let save = page
+        .items
+        .iter()
+        .find(|row| row.tool == "ui/download-file")
+        .expect("the save is on the record");
+    assert_eq!(save.view_of.as_deref(), Some(parent.id.as_str()));
+    assert_eq!(save.status, tooltrail_store::CallStatus::Success);
+    let events = view_events(&setup, &view);
+    let arguments = events
+        .iter()
+        .find_map(|event| match event {
+            EventBody::ToolCallFinished {
+                tool, arguments, ..
+            } if tool == "ui/download-file" => Some(arguments.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(
+        arguments,
+        json!({
+            "name": "report.csv",
+            "from": "8 bytes handed over by the view",
+            "saved_to": path.display().to_string(),
+        })
+    );
+    // The server never heard of it: a save is the host's, not a call of its tools.
+    assert_eq!(setup.ran(&setup.hostile_log), ["open_trap"]);
+}
+
+/// A view cannot have a file read from this computer or fetched from it (a stdio server's
+/// view has no opt-in for private addresses): refused with a sentence, nothing written, and
+/// the refusal on the record under the view's call.
+#[tokio::test(flavor = "multi_thread")]
+async fn attack_views_a_download_of_a_local_file_or_loopback_address_is_refused_and_recorded() {
+    let Some((setup, view)) = opened().await else {
+        return;
+    };
+    let path = setup.root.join("never.txt");
+    // A loopback service that must hear nothing.
+    let canary = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    canary.set_nonblocking(true).unwrap();
+    let port = canary.local_addr().unwrap().port();
+    let local = download(
+        &setup,
+        &view,
+        &view_file(tooltrail_host::view_download::ViewFileSource::Url {
+            url: "file:///etc/passwd".to_string(),
+        }),
+        &path,
+    )
+    .await
+    .unwrap_err();
+    assert!(local.to_string().contains("file:"), "{local}");
+    let loopback = download(
+        &setup,
+        &view,
+        &view_file(tooltrail_host::view_download::ViewFileSource::Url {
+            url: format!("http://127.0.0.1:{port}/secret.csv"),
+        }),
+        &path,
+    )
+    .await
+    .unwrap_err();
+    assert!(
+        loopback.to_string().contains("private network"),
+        "{loopback}"
+    );
+    assert!(canary.accept().is_err(), "the loopback service was reached");
+    assert!(!path.exists());
+    let statuses: Vec<ToolStatus> = view_events(&setup, &view)
+        .into_iter()
+        .filter_map(|event| match event {
+            EventBody::ToolCallFinished { tool, status, .. } if tool == "ui/download-file" => {
+                Some(status)
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(statuses, [ToolStatus::Denied, ToolStatus::Error]);
+}

@@ -2,7 +2,7 @@
 // the view's handshake, what it sends and in which order, and how a hostile view is stopped.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { JsonValue } from "../bindings";
-import { ERROR, FLOOD_REFUSALS, MAX_IN_FLIGHT, MAX_MESSAGE_CHARS, RATE_LIMIT, TEARDOWN_WAIT_MS, ViewBridge, type BridgeHost, type DisplayMode } from "./bridge";
+import { APPS_EXTENSION, ERROR, FLOOD_REFUSALS, MAX_IN_FLIGHT, MAX_MESSAGE_CHARS, MAX_PARTIAL_INPUT_CHARS, RATE_LIMIT, TEARDOWN_WAIT_MS, ViewBridge, type BridgeHost, type DisplayMode, type DownloadAsk } from "./bridge";
 import type { ViewEnd } from "./types";
 
 const ORIGIN = "http://127.0.0.1:40123";
@@ -59,6 +59,8 @@ function setup(overrides: Partial<BridgeHost> = {}): Setup {
     displayMode: () => host.mode,
     setDisplayMode: (mode) => (host.mode = mode),
     openLink: () => Promise.resolve(true),
+    downloadFile: () => Promise.resolve(true),
+    requestTeardown: () => {},
     message: () => Promise.resolve(true),
     updateModelContext: (text) => host.context.push(text),
     callTool: (name) => {
@@ -163,7 +165,7 @@ describe("the view bridge", () => {
   it("answers an unknown method with method not found", async () => {
     const { frame, handshake, fromView } = setup();
     handshake();
-    fromView({ jsonrpc: "2.0", id: 11, method: "ui/download-file", params: {} });
+    fromView({ jsonrpc: "2.0", id: 11, method: "ui/some-later-method", params: {} });
     await settle();
     expect(frame.messages().at(-1)).toEqual({ jsonrpc: "2.0", id: 11, error: { code: ERROR.methodNotFound, message: expect.any(String) } });
   });
@@ -365,6 +367,127 @@ describe("the view bridge", () => {
       const { frame, bridge } = setup();
       await bridge.teardown("closed");
       expect(frame.sent).toEqual([]);
+    });
+  });
+  describe("what the 2.0.4 SDK and the next one send", () => {
+    const download = (id: number, contents: unknown) => ({ jsonrpc: "2.0", id, method: "ui/download-file", params: { contents } });
+
+    it("attack_views_download_other_than_http_or_inline_is_refused_without_asking", async () => {
+      const downloadFile = vi.fn(() => Promise.resolve(true));
+      const { frame, handshake, fromView } = setup({ downloadFile });
+      handshake();
+      const link = (uri: string) => [{ type: "resource_link", uri, name: "x.csv" }];
+      const asks: [number, unknown][] = [
+        [61, link("file:///etc/passwd")],
+        [62, link("javascript:alert(1)")],
+        [63, link("https://bank.example@evil.example/x.csv")],
+        [64, link("tauri://localhost/")],
+        [65, []],
+        [66, [...link("https://example.com/a.csv"), ...link("https://example.com/b.csv")]],
+        [67, [{ type: "text", text: "not a file" }]],
+        [68, "not a list"],
+      ];
+      for (const [id, contents] of asks) fromView(download(id, contents));
+      await settle();
+      expect(downloadFile).not.toHaveBeenCalled();
+      const answers = frame.messages().filter((message) => typeof message.id === "number" && message.id > 60);
+      expect(answers.map((message) => (message.error as { code: number }).code)).toEqual(asks.map(() => ERROR.refused));
+      expect((answers[0]!.error as { message: string }).message).toBe("Only files from http and https addresses, or handed over inline, are saved.");
+      expect((answers[2]!.error as { message: string }).message).toBe("Addresses that carry a user name or password are not downloaded.");
+    });
+
+    it("attack_views_oversized_data_url_download_is_dropped_unread", async () => {
+      const downloadFile = vi.fn(() => Promise.resolve(true));
+      const { frame, handshake, fromView } = setup({ downloadFile });
+      handshake();
+      const sent = frame.sent.length;
+      fromView(download(69, [{ type: "resource_link", uri: `data:text/plain,${"a".repeat(MAX_MESSAGE_CHARS)}`, name: "big.txt" }]));
+      await settle();
+      expect(downloadFile).not.toHaveBeenCalled();
+      expect(frame.sent.length).toBe(sent);
+    });
+
+    it("asks about a linked or embedded file and answers {} when saved, isError when not", async () => {
+      const asked: DownloadAsk[] = [];
+      let saved = true;
+      const { frame, handshake, fromView } = setup({
+        downloadFile: (ask) => {
+          asked.push(ask);
+          return Promise.resolve(saved);
+        },
+      });
+      handshake();
+      fromView(download(71, [{ type: "resource_link", uri: "https://bücher.example/exports/report.csv", name: "report.csv", mimeType: "text/csv" }]));
+      await settle();
+      saved = false;
+      fromView(download(72, [{ type: "resource", resource: { uri: "file:///tmp/notes.txt", mimeType: "text/plain", text: "héllo" } }]));
+      fromView(download(73, [{ type: "resource", resource: { uri: "ui://app/chart.png", mimeType: "image/png", blob: "iVBORw0KGgo=" } }]));
+      await settle();
+      expect(asked).toEqual([
+        { file: { name: "report.csv", mime_type: "text/csv", source: { kind: "url", url: "https://xn--bcher-kva.example/exports/report.csv" } }, name: "report.csv", host: "xn--bcher-kva.example" },
+        // An embedded resource's address is only its name: nothing is read from it.
+        { file: { name: "notes.txt", mime_type: "text/plain", source: { kind: "text", text: "héllo" } }, name: "notes.txt", size: 6 },
+        { file: { name: "chart.png", mime_type: "image/png", source: { kind: "blob", blob: "iVBORw0KGgo=" } }, name: "chart.png", size: 9 },
+      ]);
+      expect(frame.messages().slice(-3)).toEqual([
+        { jsonrpc: "2.0", id: 71, result: {} },
+        { jsonrpc: "2.0", id: 72, result: { isError: true } },
+        { jsonrpc: "2.0", id: 73, result: { isError: true } },
+      ]);
+    });
+
+    it("attack_views_teardown_request_from_another_frame_or_before_the_handshake_is_ignored", async () => {
+      const requestTeardown = vi.fn();
+      const { app, handshake, fromView } = setup({ requestTeardown });
+      const other = new Frame();
+      const teardown = { jsonrpc: "2.0", method: "ui/notifications/request-teardown", params: {} };
+      fromView(teardown);
+      app.deliver(teardown, { source: other, origin: ORIGIN });
+      handshake();
+      app.deliver(teardown, { source: other, origin: ORIGIN });
+      app.deliver(teardown, { source: {}, origin: "http://127.0.0.1:40124" });
+      expect(requestTeardown).not.toHaveBeenCalled();
+      // Its own view, after the handshake: closed, once however often it asks.
+      fromView(teardown);
+      fromView(teardown);
+      expect(requestTeardown).toHaveBeenCalledTimes(1);
+    });
+
+    it("takes ui/log as notifications/message, and answers MCP's initialize without unlocking anything", async () => {
+      const { frame, bridge, host, fromView, handshake } = setup();
+      fromView({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: { extensions: { [APPS_EXTENSION]: {} } }, clientInfo: { name: "next" } } });
+      fromView({ jsonrpc: "2.0", method: "notifications/initialized" });
+      fromView({ jsonrpc: "2.0", method: "ui/notifications/initialized" });
+      expect(bridge.initialized).toBe(false);
+      expect(frame.messages()[0]).toEqual({
+        jsonrpc: "2.0",
+        id: 1,
+        result: {
+          protocolVersion: "2025-11-25",
+          capabilities: { tools: {}, resources: {}, logging: {}, extensions: { [APPS_EXTENSION]: {} } },
+          serverInfo: { name: "Tooltrail", version: "test" },
+        },
+      });
+      handshake();
+      expect(bridge.initialized).toBe(true);
+      fromView({ jsonrpc: "2.0", method: "ui/log", params: { level: "info", data: "from the next SDK" } });
+      fromView({ jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: "from 2.0.4" } });
+      expect(host.logs).toEqual(["from the next SDK", "from 2.0.4"]);
+      // The host's calls of a view's own tools go the other way; a view that sends them is told so.
+      fromView({ jsonrpc: "2.0", id: 9, method: "ui/call-view-tool", params: { name: "x" } });
+      await settle();
+      expect(frame.messages().at(-1)).toMatchObject({ id: 9, error: { code: ERROR.methodNotFound } });
+    });
+
+    it("attack_views_oversized_partial_input_is_not_sent", () => {
+      const { frame, bridge, handshake } = setup();
+      expect(bridge.notifyPartialInput({ query: "wea" })).toBe(false);
+      handshake();
+      expect(bridge.notifyPartialInput({ query: "wea" })).toBe(true);
+      expect(bridge.notifyPartialInput({ query: "x".repeat(MAX_PARTIAL_INPUT_CHARS) })).toBe(false);
+      expect(frame.messages().filter((message) => message.method === "ui/notifications/tool-input-partial")).toEqual([
+        { jsonrpc: "2.0", method: "ui/notifications/tool-input-partial", params: { arguments: { query: "wea" } } },
+      ]);
     });
   });
 });

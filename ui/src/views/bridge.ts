@@ -7,7 +7,7 @@
 // cost of half a megabyte. Views built on the SDK's App class only need the protocol spoken
 // exactly, which this small router does, with the window's own limits: one origin, one frame,
 // nothing sent before `ui/notifications/initialized`, and a view that floods it is closed.
-import type { JsonValue } from "../bindings";
+import type { JsonValue, ViewFile } from "../bindings";
 import { checkLink } from "./links";
 import type { ViewEnd } from "./types";
 
@@ -25,6 +25,14 @@ export const FLOOD_REFUSALS = 200;
 export const FLOOD_WINDOW_MS = 10_000;
 /** How long the view has to answer `ui/resource-teardown` before it is closed anyway. */
 export const TEARDOWN_WAIT_MS = 2_000;
+/** The most a `ui/notifications/tool-input-partial` may weigh (as JSON text); a larger one is
+ * not sent, and the view waits for the whole input. */
+export const MAX_PARTIAL_INPUT_CHARS = 64 * 1024;
+/** The MCP protocol version answered to a view that opens with MCP's own `initialize` (the
+ * next SDK's views) and names none. */
+export const MCP_PROTOCOL_VERSION = "2025-11-25";
+/** The key under which the next SDK looks for the host's MCP Apps capabilities (SEP-2133). */
+export const APPS_EXTENSION = "io.modelcontextprotocol/ui";
 
 /** JSON-RPC error codes the bridge answers with. */
 export const ERROR = {
@@ -61,6 +69,11 @@ export interface BridgeHost {
   /** Asks the user whether to open `url` (http or https, no user name or password, as
    * `checkLink` wrote it) in the browser; true when opened. */
   openLink(url: string): Promise<boolean>;
+  /** Asks the user whether to save `file` (checked by `checkDownload`) where they choose;
+   * true when saved. */
+  downloadFile(file: DownloadAsk): Promise<boolean>;
+  /** The view asked to be closed (`ui/notifications/request-teardown`): closed as by Close. */
+  requestTeardown(): void;
   /** Asks the user whether to send `text` to the conversation; true when sent. */
   message(text: string): Promise<boolean>;
   /** The view's latest context for the model (each update replaces the last). */
@@ -71,7 +84,7 @@ export interface BridgeHost {
   readResource(uri: string): Promise<JsonValue>;
   /** The view asked for a height (and width) for its frame. */
   sizeChanged(width: number | undefined, height: number | undefined): void;
-  /** A log line of the view's (`notifications/message`). */
+  /** A log line of the view's (`notifications/message`, or `ui/log` from the next SDK). */
   log(level: string, text: string): void;
   /** The bridge stopped the view (it flooded the window); the card closes it. */
   close(reason: ViewEnd): void;
@@ -102,6 +115,48 @@ export interface BridgeOptions {
 
 type Id = string | number;
 
+/** A file a view asks to save, as the bar shows it and Rust is asked to save it. */
+export interface DownloadAsk {
+  file: ViewFile;
+  /** The name offered (the view's, or the address's last part; Rust cleans it again). */
+  name: string;
+  /** The host the file is fetched from, as it will be looked up; absent for inline data. */
+  host?: string;
+  /** Its size in bytes when known (inline data). */
+  size?: number;
+}
+
+/** A `ui/download-file`'s one file, or the sentence that refuses it before anyone is asked. */
+export function checkDownload(params: Record<string, unknown>): { ok: true; ask: DownloadAsk } | { ok: false; reason: string } {
+  const contents = Array.isArray(params.contents) ? params.contents : [];
+  if (contents.length !== 1) return { ok: false, reason: "A download names exactly one file." };
+  const item: unknown = contents[0];
+  if (!isObject(item)) return { ok: false, reason: "A download names exactly one file." };
+  const lastPart = (uri: string) => uri.split(/[?#]/)[0]!.split("/").filter((part) => part.length > 0).at(-1) ?? "download";
+  if (item.type === "resource_link") {
+    const uri = typeof item.uri === "string" ? item.uri : "";
+    const mimeType = typeof item.mimeType === "string" ? item.mimeType : undefined;
+    const name = typeof item.name === "string" && item.name.length > 0 ? item.name : lastPart(uri);
+    const file: ViewFile = { name, source: { kind: "url", url: uri }, ...(mimeType ? { mime_type: mimeType } : {}) };
+    if (/^data:/i.test(uri.trim())) return { ok: true, ask: { file, name: name === lastPart(uri) ? "download" : name, size: uri.length } };
+    const link = checkLink(uri);
+    if (!link.ok) {
+      return { ok: false, reason: link.reason === "credentials" ? "Addresses that carry a user name or password are not downloaded." : "Only files from http and https addresses, or handed over inline, are saved." };
+    }
+    return { ok: true, ask: { file: { ...file, source: { kind: "url", url: link.href } }, name, host: link.host } };
+  }
+  if (item.type === "resource" && isObject(item.resource)) {
+    const resource = item.resource;
+    const uri = typeof resource.uri === "string" ? resource.uri : "";
+    const mimeType = typeof resource.mimeType === "string" ? resource.mimeType : undefined;
+    const name = lastPart(uri);
+    const extra = mimeType ? { mime_type: mimeType } : {};
+    if (typeof resource.text === "string") return { ok: true, ask: { file: { name, source: { kind: "text", text: resource.text }, ...extra }, name, size: new TextEncoder().encode(resource.text).length } };
+    if (typeof resource.blob === "string") return { ok: true, ask: { file: { name, source: { kind: "blob", blob: resource.blob }, ...extra }, name, size: Math.floor((resource.blob.length * 3) / 4) } };
+  }
+  return { ok: false, reason: "A download is a link to an http or https address or an embedded resource." };
+}
+
 /** The text of MCP content blocks: one block or a list; anything but text is named by its type. */
 export function contentText(content: unknown): string {
   const blocks = Array.isArray(content) ? content : content === undefined || content === null ? [] : [content];
@@ -127,6 +182,7 @@ export class ViewBridge {
   private listening = false;
   private stopped = false;
   private answeredInitialize = false;
+  private teardownAsked = false;
   private ready = false;
   private declaredModes: DisplayMode[] = [];
   private recent: number[] = [];
@@ -166,6 +222,22 @@ export class ViewBridge {
     if (!this.ready || this.stopped) return false;
     this.post({ jsonrpc: "2.0", method, params });
     return true;
+  }
+
+  /**
+   * `ui/notifications/tool-input-partial`: the arguments as the model writes them so far, once
+   * the view is initialized; not sent past `MAX_PARTIAL_INPUT_CHARS` (the view gets the whole
+   * input when the call starts).
+   */
+  notifyPartialInput(args: Record<string, JsonValue>): boolean {
+    let size: number;
+    try {
+      size = JSON.stringify(args).length;
+    } catch {
+      return false;
+    }
+    if (size > MAX_PARTIAL_INPUT_CHARS) return false;
+    return this.notify("ui/notifications/tool-input-partial", { arguments: args });
   }
 
   /**
@@ -277,6 +349,14 @@ export class ViewBridge {
         host.sizeChanged(width, height);
         return;
       }
+      case "ui/notifications/request-teardown":
+        // Only a view that finished its handshake, once: the card closes it as by Close.
+        if (this.ready && !this.teardownAsked) {
+          this.teardownAsked = true;
+          host.requestTeardown();
+        }
+        return;
+      case "ui/log":
       case "notifications/message": {
         const level = typeof params.level === "string" ? params.level : "info";
         const data = params.data;
@@ -296,7 +376,7 @@ export class ViewBridge {
   }
 
   private async request(id: Id, method: string, params: Record<string, unknown>) {
-    if (!this.ready && method !== "ui/initialize" && method !== "ping") {
+    if (!this.ready && method !== "ui/initialize" && method !== "initialize" && method !== "ping") {
       this.refuse(id, ERROR.notInitialized, "The view has not finished initializing.");
       return;
     }
@@ -309,6 +389,18 @@ export class ViewBridge {
           this.declaredModes = modes.filter((mode): mode is DisplayMode => mode === "inline" || mode === "fullscreen" || mode === "pip");
           this.answer(id, host.initializeResult());
           this.answeredInitialize = true;
+          return;
+        }
+        case "initialize": {
+          // The next SDK's views open with MCP's own handshake, the host's capabilities under
+          // the Apps extension, then `ui/initialize` as before; nothing is unlocked by it.
+          const ui = host.initializeResult();
+          const version = typeof params.protocolVersion === "string" && /^\d{4}-\d{2}-\d{2}$/.test(params.protocolVersion) ? params.protocolVersion : MCP_PROTOCOL_VERSION;
+          this.answer(id, {
+            protocolVersion: version,
+            capabilities: { tools: {}, resources: {}, logging: {}, extensions: { [APPS_EXTENSION]: ui.hostCapabilities ?? {} } },
+            serverInfo: ui.hostInfo ?? { name: "Tooltrail", version: "" },
+          });
           return;
         }
         case "ping":
@@ -338,6 +430,16 @@ export class ViewBridge {
           const opened = await this.inFlightOf(() => host.openLink(link.href));
           if (opened) this.answer(id, {});
           else this.refuse(id, ERROR.refused, "The user did not open the link.");
+          return;
+        }
+        case "ui/download-file": {
+          const checked = checkDownload(params);
+          if (!checked.ok) {
+            this.refuse(id, ERROR.refused, checked.reason);
+            return;
+          }
+          const saved = await this.inFlightOf(() => host.downloadFile(checked.ask));
+          this.answer(id, saved ? {} : { isError: true });
           return;
         }
         case "ui/message": {

@@ -207,6 +207,7 @@ function ViewCardIn({ call, host, uri }: { call: CallView; host: ViewHost; uri: 
           mode={mode}
           onMode={setMode}
           onEnd={end}
+          onRequestClose={() => void close()}
           // The card scrolled out, another conversation shown: closed once the view answered.
           onGone={(done) => {
             const viewId = stage.plan.view_id;

@@ -1,13 +1,13 @@
 // A view's frame and the bridge's life with it: the sandboxed iframe on the view's own origin,
 // the handshake, the call's input and result sent in order, the frame's height, full screen,
-// and the bars Tooltrail draws under the frame when the view asks to open a link or to send a
-// message. Nothing of Tooltrail's is drawn inside the frame's rectangle.
+// and the bars Tooltrail draws under the frame when the view asks to open a link, to save a file
+// or to send a message. Nothing of Tooltrail's is drawn inside the frame's rectangle.
 import { useCallback, useEffect, useImperativeHandle, useLayoutEffect, useRef, useState, type Ref } from "react";
 import type { JsonValue } from "../../bindings";
 import { api, errorMessage } from "../../api";
 import { useI18n } from "../../i18n";
 import type { CallView } from "../../state/chat";
-import { ViewBridge, type BridgeHost, type DisplayMode } from "../../views/bridge";
+import { ViewBridge, type BridgeHost, type DisplayMode, type DownloadAsk } from "../../views/bridge";
 import { contextChanges, hostContext, sandboxCsp, type HostDisplayMode } from "../../views/hostContext";
 import { useTheme, type ViewHost } from "../../views/host";
 import { checkLink } from "../../views/links";
@@ -41,6 +41,8 @@ interface Props {
   onMode: (mode: HostDisplayMode) => void;
   /** The frame ended the view by itself (it navigated, did not start, or flooded). */
   onEnd: (reason: ViewEnd) => void;
+  /** The view asked to be closed (`ui/notifications/request-teardown`): closed as by Close. */
+  onRequestClose: () => void;
   /** The frame is going: `done` settles once the view answered its teardown or the wait ran out. */
   onGone: (done: Promise<void>) => void;
   handle: Ref<FrameHandle>;
@@ -54,6 +56,13 @@ interface LinkAsk {
   host: string;
   answer: (opened: boolean) => void;
   error?: string;
+}
+
+interface FileAsk extends DownloadAsk {
+  id: number;
+  answer: (saved: boolean) => void;
+  error?: string;
+  busy?: boolean;
 }
 
 interface MessageAsk {
@@ -81,6 +90,13 @@ function isFinal(phase: CallView["phase"]): boolean {
 /** Stands for the host in the translated sentence, which is split around it. */
 const HOST_MARK = "\u0000host\u0000";
 
+/** A size as a reader wants it. */
+function sizeText(t: (key: "viewSizeBytes" | "viewSizeKiB" | "viewSizeMiB", vars: { count: string }) => string, bytes: number): string {
+  if (bytes < 1024) return t("viewSizeBytes", { count: String(bytes) });
+  if (bytes < 1024 * 1024) return t("viewSizeKiB", { count: (bytes / 1024).toFixed(1) });
+  return t("viewSizeMiB", { count: (bytes / 1024 / 1024).toFixed(1) });
+}
+
 /** The link's question with its host emphasised where the sentence names it. */
 function LinkAsk({ text, host }: { text: string; host: string }) {
   const [before, after = ""] = text.split(HOST_MARK);
@@ -93,7 +109,7 @@ function LinkAsk({ text, host }: { text: string; host: string }) {
   );
 }
 
-export function ViewFrame({ call, plan, start, granted, host, mode, onMode, onEnd, onGone, handle }: Props) {
+export function ViewFrame({ call, plan, start, granted, host, mode, onMode, onEnd, onRequestClose, onGone, handle }: Props) {
   const { t, lang } = useI18n();
   const theme = useTheme();
   const frame = useRef<HTMLIFrameElement>(null);
@@ -104,6 +120,8 @@ export function ViewFrame({ call, plan, start, granted, host, mode, onMode, onEn
   const [width, setWidth] = useState(0);
   const [boxHeight, setBoxHeight] = useState(0);
   const [links, setLinks] = useState<LinkAsk[]>([]);
+  const [files, setFiles] = useState<FileAsk[]>([]);
+  const [savedNote, setSavedNote] = useState<string | null>(null);
   const [messages, setMessages] = useState<MessageAsk[]>([]);
   const [log, setLog] = useState<string[]>([]);
   const [ready, setReady] = useState(false);
@@ -111,9 +129,9 @@ export function ViewFrame({ call, plan, start, granted, host, mode, onMode, onEn
   const loads = useRef(0);
 
   // What the bridge's callbacks read as it is now.
-  const live = useRef({ call, mode, theme, lang, width, boxHeight, onEnd, onMode, onGone, host });
+  const live = useRef({ call, mode, theme, lang, width, boxHeight, onEnd, onMode, onGone, onRequestClose, host });
   useLayoutEffect(() => {
-    live.current = { call, mode, theme, lang, width, boxHeight, onEnd, onMode, onGone, host };
+    live.current = { call, mode, theme, lang, width, boxHeight, onEnd, onMode, onGone, onRequestClose, host };
   });
 
   const context = useCallback(() => {
@@ -164,7 +182,7 @@ export function ViewFrame({ call, plan, start, granted, host, mode, onMode, onEn
         return {
           protocolVersion: "2026-01-26",
           hostInfo: { name: "Tooltrail", version: live.current.host.version },
-          hostCapabilities: { openLinks: {}, serverTools: {}, serverResources: {}, logging: {}, sandbox: { permissions, csp: sandboxCsp(start.csp) } },
+          hostCapabilities: { openLinks: {}, downloadFile: {}, serverTools: {}, serverResources: {}, logging: {}, sandbox: { permissions, csp: sandboxCsp(start.csp) } },
           hostContext: hostContextNow,
         };
       },
@@ -192,6 +210,12 @@ export function ViewFrame({ call, plan, start, granted, host, mode, onMode, onEn
           setLinks((old) => [...old, { id, url: link.href, host: link.host, answer: resolve }]);
         });
       },
+      downloadFile: (file) =>
+        new Promise<boolean>((resolve) => {
+          const id = ++asks.current;
+          setFiles((old) => [...old, { ...file, id, answer: resolve }]);
+        }),
+      requestTeardown: () => live.current.onRequestClose(),
       message: (text) =>
         new Promise<boolean>((resolve) => {
           const id = ++asks.current;
@@ -279,14 +303,15 @@ export function ViewFrame({ call, plan, start, granted, host, mode, onMode, onEn
     bridge.notify("ui/notifications/host-context-changed", changes);
   }, [ready, theme, lang, mode, width, boxHeight, context]);
 
-  // Links and messages still asked about when the frame goes are answered no.
-  const pending = useRef({ links, messages });
+  // Links, files and messages still asked about when the frame goes are answered no.
+  const pending = useRef({ links, files, messages });
   useEffect(() => {
-    pending.current = { links, messages };
+    pending.current = { links, files, messages };
   });
   useEffect(
     () => () => {
       for (const ask of pending.current.links) ask.answer(false);
+      for (const ask of pending.current.files) ask.answer(false);
       for (const ask of pending.current.messages) ask.answer(false);
     },
     [],
@@ -310,6 +335,26 @@ export function ViewFrame({ call, plan, start, granted, host, mode, onMode, onEn
     );
   };
 
+  const answerFile = (ask: FileAsk, save: boolean) => {
+    const gone = () => setFiles((old) => old.filter((known) => known.id !== ask.id));
+    if (!save) {
+      ask.answer(false);
+      gone();
+      return;
+    }
+    setFiles((old) => old.map((known) => (known.id === ask.id ? { ...known, busy: true, error: undefined } : known)));
+    api.saveViewFile(plan.view_id, ask.file).then(
+      (saved) => {
+        ask.answer(saved !== null);
+        gone();
+        if (saved) setSavedNote(t("viewDownloadSaved", { name: ask.name, path: saved.path }));
+      },
+      (error: unknown) => {
+        ask.answer(false);
+        setFiles((old) => old.map((known) => (known.id === ask.id ? { ...known, busy: false, error: errorMessage(error) } : known)));
+      },
+    );
+  };
   const answerMessage = (ask: MessageAsk, send: boolean) => {
     if (send && !host.ask(ask.text)) {
       setMessages((old) => old.map((known) => (known.id === ask.id ? { ...known, busy: true } : known)));
@@ -362,6 +407,30 @@ export function ViewFrame({ call, plan, start, granted, host, mode, onMode, onEn
           </span>
         </div>
       ))}
+      {files.map((ask) => {
+        const question = ask.host ? t("viewDownloadAsk", { host: HOST_MARK, name: ask.name }) : t("viewDownloadAskInline", { name: ask.name, size: sizeText(t, ask.size ?? 0) });
+        const label = ask.host ? t("viewDownloadAsk", { host: ask.host, name: ask.name }) : question;
+        return (
+          <div className="view-bar" role="group" aria-label={label} key={`file-${ask.id}`} data-testid="view-download-bar">
+            <span className="view-bar-text">{ask.host ? <LinkAsk text={question} host={ask.host} /> : question}</span>
+            {ask.file.source.kind === "url" && ask.host && <span className="view-bar-text muted view-link-address">{t("viewOpenLinkAddress", { url: ask.file.source.url })}</span>}
+            {ask.error && <span className="view-bar-error">{t("viewDownloadFailed", { message: ask.error })}</span>}
+            <span className="view-bar-actions">
+              <button type="button" className="primary" disabled={ask.busy} onClick={() => answerFile(ask, true)}>
+                {t("viewDownloadSave")}
+              </button>
+              <button type="button" onClick={() => answerFile(ask, false)}>
+                {t("viewCancel")}
+              </button>
+            </span>
+          </div>
+        );
+      })}
+      {savedNote && (
+        <p className="view-note muted" role="status" data-testid="view-download-saved">
+          {savedNote}
+        </p>
+      )}
       {messages.map((ask) => (
         <div className="view-bar" role="group" aria-label={t("viewMessageAsk")} key={`message-${ask.id}`}>
           <span className="view-bar-text">{t("viewMessageAsk")}</span>

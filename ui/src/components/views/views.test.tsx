@@ -23,6 +23,7 @@ const api = vi.hoisted(() => ({
   viewCallTool: vi.fn(),
   viewReadResource: vi.fn(),
   openViewLink: vi.fn(),
+  saveViewFile: vi.fn(),
   mcpContent: vi.fn(),
   workspaceFiles: vi.fn(),
   readAttachment: vi.fn(),
@@ -238,6 +239,92 @@ describe("the Open-link bar", () => {
     api.openViewLink.mockResolvedValue(null);
     await userEvent.click(screen.getByRole("button", { name: "Open" }));
     expect(api.openViewLink).toHaveBeenCalledWith("view_1", "https://xn--pple-43d.example/login");
+  });
+});
+
+/** The card's view, opened and past its handshake; `fromView` speaks as its frame, `sent` is
+ * what the window posted to it. */
+async function openedView(lang: Lang = "en") {
+  card(host(true), lang);
+  await waitFor(() => expect(document.querySelector("iframe")).not.toBeNull());
+  const frame = document.querySelector("iframe")!.contentWindow!;
+  const sent: Record<string, unknown>[] = [];
+  vi.spyOn(frame, "postMessage").mockImplementation((message: unknown) => void sent.push(message as Record<string, unknown>));
+  const fromView = (data: unknown, from: { source?: unknown; origin?: string } = {}) =>
+    act(() => window.dispatchEvent(new MessageEvent("message", { data, origin: from.origin ?? "http://127.0.0.1:40123", source: (from.source ?? frame) as Window })));
+  fromView({ jsonrpc: "2.0", id: 1, method: "ui/initialize", params: { protocolVersion: "2026-01-26", appInfo: { name: "t", version: "1" }, appCapabilities: {} } });
+  fromView({ jsonrpc: "2.0", method: "ui/notifications/initialized", params: {} });
+  return { frame, sent, fromView };
+}
+
+describe("the Save-file bar", () => {
+  it("names the host the file comes from, saves only on Save, and tells the view", async () => {
+    const { sent, fromView } = await openedView();
+    expect(sent[0]).toMatchObject({ id: 1, result: { hostCapabilities: { downloadFile: {} } } });
+    fromView({ jsonrpc: "2.0", id: 2, method: "ui/download-file", params: { contents: [{ type: "resource_link", uri: "https://аpple.example/exports/report.csv", name: "report.csv" }] } });
+    const bar = await screen.findByTestId("view-download-bar");
+    expect(bar.querySelector("strong.view-link-host")).toHaveTextContent("xn--pple-43d.example");
+    expect(bar).toHaveTextContent("The view asks to save a file from xn--pple-43d.example: report.csv. Choose where to save it?");
+    expect(bar).toHaveTextContent("Full address: https://xn--pple-43d.example/exports/report.csv");
+    expect(api.saveViewFile).not.toHaveBeenCalled();
+    api.saveViewFile.mockResolvedValue({ path: "/home/me/report.csv", bytes: 4 });
+    await userEvent.click(screen.getByRole("button", { name: "Save…" }));
+    expect(api.saveViewFile).toHaveBeenCalledWith("view_1", { name: "report.csv", source: { kind: "url", url: "https://xn--pple-43d.example/exports/report.csv" } });
+    await waitFor(() => expect(sent.at(-1)).toEqual({ jsonrpc: "2.0", id: 2, result: {} }));
+    expect(screen.queryByTestId("view-download-bar")).toBeNull();
+    expect(screen.getByTestId("view-download-saved")).toHaveTextContent("Saved report.csv to /home/me/report.csv.");
+  });
+
+  it("asks about a file the view holds with its size, in Chinese too, and Cancel answers the view isError", async () => {
+    const { sent, fromView } = await openedView("zh");
+    fromView({ jsonrpc: "2.0", id: 3, method: "ui/download-file", params: { contents: [{ type: "resource", resource: { uri: "file:///notes.txt", mimeType: "text/plain", text: "hello" } }] } });
+    const bar = await screen.findByTestId("view-download-bar");
+    expect(bar).toHaveTextContent("该视图请求保存它提供的文件：notes.txt（5 字节）。要选择保存位置吗？");
+    await userEvent.click(screen.getByRole("button", { name: "取消" }));
+    await waitFor(() => expect(sent.at(-1)).toEqual({ jsonrpc: "2.0", id: 3, result: { isError: true } }));
+    expect(api.saveViewFile).not.toHaveBeenCalled();
+    expect(screen.queryByTestId("view-download-bar")).toBeNull();
+  });
+
+  it("says why a file could not be saved, and the dialog closed saves nothing", async () => {
+    const { sent, fromView } = await openedView();
+    fromView({ jsonrpc: "2.0", id: 4, method: "ui/download-file", params: { contents: [{ type: "resource_link", uri: "https://example.com/a.csv", name: "a.csv" }] } });
+    await screen.findByTestId("view-download-bar");
+    api.saveViewFile.mockRejectedValue({ code: "view", message: "example.com answered the download with 404 Not Found, so nothing was saved." });
+    await userEvent.click(screen.getByRole("button", { name: "Save…" }));
+    expect(await screen.findByText("The file could not be saved: example.com answered the download with 404 Not Found, so nothing was saved.")).toBeInTheDocument();
+    await waitFor(() => expect(sent.at(-1)).toEqual({ jsonrpc: "2.0", id: 4, result: { isError: true } }));
+    fromView({ jsonrpc: "2.0", id: 5, method: "ui/download-file", params: { contents: [{ type: "resource_link", uri: "https://example.com/b.csv", name: "b.csv" }] } });
+    api.saveViewFile.mockResolvedValue(null);
+    await waitFor(() => expect(screen.getAllByRole("button", { name: "Save…" })).toHaveLength(2));
+    await userEvent.click(screen.getAllByRole("button", { name: "Save…" })[1]!);
+    await waitFor(() => expect(sent.at(-1)).toEqual({ jsonrpc: "2.0", id: 5, result: { isError: true } }));
+    expect(screen.queryByTestId("view-download-saved")).toBeNull();
+  });
+});
+
+describe("a view that asks to be closed", () => {
+  it("is closed as by Close: told first, then closed on the record", async () => {
+    const { sent, fromView } = await openedView();
+    fromView({ jsonrpc: "2.0", method: "ui/notifications/request-teardown", params: {} });
+    await waitFor(() => expect(sent.at(-1)).toMatchObject({ method: "ui/resource-teardown", params: { reason: "closed" } }));
+    expect(api.closeView).not.toHaveBeenCalled();
+    fromView({ jsonrpc: "2.0", id: sent.at(-1)!.id, result: {} });
+    await waitFor(() => expect(api.closeView).toHaveBeenCalledWith("view_1", "closed"));
+    expect(document.querySelector("iframe")).toBeNull();
+    expect(screen.getByRole("button", { name: "Show view" })).toBeInTheDocument();
+    expect(api.closeView).toHaveBeenCalledTimes(1);
+  });
+
+  it("attack_views_teardown_request_from_a_frame_not_the_views_closes_nothing", async () => {
+    const { sent, fromView } = await openedView();
+    const before = sent.length;
+    fromView({ jsonrpc: "2.0", method: "ui/notifications/request-teardown" }, { source: window });
+    fromView({ jsonrpc: "2.0", method: "ui/notifications/request-teardown" }, { origin: "http://127.0.0.1:40124" });
+    await act(() => new Promise((resolve) => setTimeout(resolve, 20)));
+    expect(sent.length).toBe(before);
+    expect(api.closeView).not.toHaveBeenCalled();
+    expect(document.querySelector("iframe")).not.toBeNull();
   });
 });
 
