@@ -651,3 +651,544 @@ fn enterprise_sentence(err: &EmaError) -> String {
         _ => "the enterprise sign-in did not work".into(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+    use std::sync::{Arc, Mutex};
+
+    use pretty_assertions::assert_eq;
+    use serde_json::json;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use tokio::net::TcpListener;
+
+    use super::*;
+    use crate::auth::grant::IdentityProvider;
+    use crate::auth::{Browser, MemorySecrets, SecretStore, SignInOptions};
+    use crate::config::{OAuthConfig, ServerConfig};
+
+    /// A test key pair (P-256), made for these tests only.
+    const KEY: &str = "-----BEGIN PRIVATE KEY-----
+MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQguL0mRkQElq6+1bRi
+b+8A1zP+SEVABesJc6lBZGPHnrqhRANCAAT7RppnJSZVSmTgAjYwG+qGkaPdwPJ8
+dV0s/ttjEYscG/QzRnbp126AMo+8dXqfd2C0EULqnpqs4x+4Q4kELGIo
+-----END PRIVATE KEY-----";
+    const PUBLIC_KEY: &str = "-----BEGIN PUBLIC KEY-----
+MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE+0aaZyUmVUpk4AI2MBvqhpGj3cDy
+fHVdLP7bYxGLHBv0M0Z26ddugDKPvHV6n3dgtBFC6p6arOMfuEOJBCxiKA==
+-----END PUBLIC KEY-----";
+    const SECRET: &str = "canary-secret-48213";
+
+    /// One request a scripted server heard.
+    #[derive(Debug, Clone)]
+    struct Heard {
+        path: String,
+        headers: HashMap<String, String>,
+        body: String,
+    }
+
+    impl Heard {
+        fn form(&self) -> HashMap<String, String> {
+            form_urlencoded::parse(self.body.as_bytes())
+                .into_owned()
+                .collect()
+        }
+    }
+
+    type Route = Arc<dyn Fn(&Heard) -> (u16, String) + Send + Sync>;
+
+    /// A loopback HTTP server answering each request with `route`, keeping what it heard.
+    struct Scripted {
+        origin: String,
+        heard: Arc<Mutex<Vec<Heard>>>,
+    }
+
+    impl Scripted {
+        async fn start(route: Route) -> Self {
+            let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let origin = format!("http://{}", listener.local_addr().unwrap());
+            let heard = Arc::new(Mutex::new(Vec::new()));
+            let kept = Arc::clone(&heard);
+            tokio::spawn(async move {
+                while let Ok((mut stream, _)) = listener.accept().await {
+                    let (route, kept) = (Arc::clone(&route), Arc::clone(&kept));
+                    tokio::spawn(async move {
+                        let mut data = Vec::new();
+                        let mut buf = [0u8; 4096];
+                        let (head, body_start) = loop {
+                            let n = stream.read(&mut buf).await.unwrap_or(0);
+                            if n == 0 {
+                                return;
+                            }
+                            data.extend_from_slice(&buf[..n]);
+                            if let Some(at) = data.windows(4).position(|w| w == b"\r\n\r\n") {
+                                break (String::from_utf8_lossy(&data[..at]).to_string(), at + 4);
+                            }
+                        };
+                        let mut lines = head.lines();
+                        let path = lines
+                            .next()
+                            .and_then(|line| line.split(' ').nth(1))
+                            .unwrap_or("/")
+                            .to_string();
+                        let headers: HashMap<String, String> = lines
+                            .filter_map(|line| line.split_once(':'))
+                            .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_string()))
+                            .collect();
+                        let length: usize = headers
+                            .get("content-length")
+                            .and_then(|v| v.parse().ok())
+                            .unwrap_or(0);
+                        while data.len() < body_start + length {
+                            let n = stream.read(&mut buf).await.unwrap_or(0);
+                            if n == 0 {
+                                break;
+                            }
+                            data.extend_from_slice(&buf[..n]);
+                        }
+                        let body = String::from_utf8_lossy(&data[body_start..]).to_string();
+                        let request = Heard {
+                            path,
+                            headers,
+                            body,
+                        };
+                        let (status, text) = route(&request);
+                        kept.lock().unwrap().push(request.clone());
+                        let challenge = if status == 401 && request.path == "/mcp" {
+                            let host = request.headers.get("host").cloned().unwrap_or_default();
+                            format!(
+                                "WWW-Authenticate: Bearer resource_metadata=\"http://{host}/.well-known/oauth-protected-resource/mcp\"\r\n"
+                            )
+                        } else {
+                            String::new()
+                        };
+                        let reply = format!(
+                            "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\n{challenge}Content-Length: {}\r\nConnection: close\r\n\r\n{text}",
+                            text.len()
+                        );
+                        let _ = stream.write_all(reply.as_bytes()).await;
+                    });
+                }
+            });
+            Self { origin, heard }
+        }
+
+        fn heard(&self, path: &str) -> Vec<Heard> {
+            self.heard
+                .lock()
+                .unwrap()
+                .iter()
+                .filter(|heard| heard.path == path)
+                .cloned()
+                .collect()
+        }
+    }
+
+    /// An MCP server that asks for sign-in, its authorization server (`metadata` given the
+    /// authorization server's origin, `token` answering its token requests), and a sign-in
+    /// with `oauth`.
+    struct World {
+        mcp: Scripted,
+        auth_server: Scripted,
+        secrets: Arc<MemorySecrets>,
+        auth: Arc<ServerAuth>,
+    }
+
+    impl World {
+        async fn new(
+            metadata: impl Fn(&str) -> Value + Send + Sync + 'static,
+            token: impl Fn(&Heard) -> (u16, String) + Send + Sync + 'static,
+            oauth: OAuthConfig,
+        ) -> Self {
+            let auth_server = Scripted::start(Arc::new({
+                let origin = Arc::new(Mutex::new(String::new()));
+                move |heard: &Heard| {
+                    let host = heard.headers.get("host").cloned().unwrap_or_default();
+                    *origin.lock().unwrap() = format!("http://{host}");
+                    if heard.path.starts_with("/.well-known/") {
+                        (200, metadata(&format!("http://{host}")).to_string())
+                    } else {
+                        token(heard)
+                    }
+                }
+            }))
+            .await;
+            let as_origin = auth_server.origin.clone();
+            let mcp = Scripted::start(Arc::new(move |heard: &Heard| {
+                let host = heard.headers.get("host").cloned().unwrap_or_default();
+                if heard
+                    .path
+                    .starts_with("/.well-known/oauth-protected-resource")
+                {
+                    let body = json!({"resource": format!("http://{host}/mcp"),
+                                      "authorization_servers": [as_origin]});
+                    (200, body.to_string())
+                } else if heard.path == "/mcp" {
+                    (401, "{}".into())
+                } else {
+                    (404, "{}".into())
+                }
+            }))
+            .await;
+            let mut server = ServerConfig::http("team", format!("{}/mcp", mcp.origin));
+            server.oauth = Some(oauth);
+            let secrets = Arc::new(MemorySecrets::default());
+            let options = SignInOptions {
+                secrets: Some(secrets.clone() as Arc<dyn SecretStore>),
+                ..SignInOptions::default()
+            };
+            let auth = ServerAuth::for_server(&server, &options).unwrap();
+            Self {
+                mcp,
+                auth_server,
+                secrets,
+                auth,
+            }
+        }
+
+        async fn sign_in(&self) -> Result<SignInState, String> {
+            self.auth
+                .sign_in_now(&Browser::Command("false".into()))
+                .await
+                .map_err(|err| err.to_string())
+        }
+
+        fn token_requests(&self) -> Vec<Heard> {
+            self.auth_server.heard("/token")
+        }
+
+        /// Every byte kept in the keychain.
+        fn kept(&self) -> String {
+            let url = format!("{}/mcp", self.mcp.origin);
+            self.secrets
+                .get(&crate::auth::record_key(&url))
+                .unwrap()
+                .unwrap_or_default()
+        }
+    }
+
+    fn metadata(origin: &str) -> Value {
+        json!({"issuer": origin, "authorization_endpoint": format!("{origin}/authorize"),
+               "token_endpoint": format!("{origin}/token"), "response_types_supported": ["code"],
+               "grant_types_supported": ["client_credentials"],
+               "token_endpoint_auth_methods_supported": ["client_secret_basic"]})
+    }
+
+    fn granted(_: &Heard) -> (u16, String) {
+        (
+            200,
+            json!({"access_token": "at-1", "token_type": "Bearer", "expires_in": 3600}).to_string(),
+        )
+    }
+
+    fn oauth(grant: MachineGrant) -> OAuthConfig {
+        OAuthConfig {
+            client_id: Some("reports bot".into()),
+            grant: Some(grant),
+            ..OAuthConfig::default()
+        }
+    }
+
+    fn with_secret(secret: Secret) -> MachineGrant {
+        MachineGrant::ClientCredentials {
+            client: ClientAuth::Secret {
+                secret,
+                method: None,
+            },
+        }
+    }
+
+    #[tokio::test]
+    async fn a_client_secret_from_the_keychain_signs_in_without_a_browser() {
+        let world = World::new(
+            metadata,
+            granted,
+            oauth(with_secret(Secret::Keychain("reports".into()))),
+        )
+        .await;
+        world
+            .secrets
+            .set(&keychain_account("reports"), SECRET)
+            .unwrap();
+        let state = world.sign_in().await.unwrap();
+        assert_eq!(
+            state.summary(),
+            "signed in as reports bot (client credentials, no browser)"
+        );
+        let requests = world.token_requests();
+        assert_eq!(requests.len(), 1);
+        let form = requests[0].form();
+        assert_eq!(form["grant_type"], "client_credentials");
+        assert_eq!(form["resource"], format!("{}/mcp", world.mcp.origin));
+        assert!(!form.contains_key("client_secret"));
+        // HTTP Basic, each part form-encoded first.
+        assert_eq!(
+            requests[0].headers["authorization"],
+            format!("Basic {}", STANDARD.encode(format!("reports+bot:{SECRET}")))
+        );
+        // The token is kept in the record; the secret stays where mcp.json says it is.
+        let kept = world.kept();
+        assert!(kept.contains("at-1") && !kept.contains(SECRET), "{kept}");
+    }
+
+    #[tokio::test]
+    async fn a_private_key_signs_an_assertion_for_the_authorization_server_alone() {
+        let world = World::new(
+            metadata,
+            granted,
+            oauth(MachineGrant::ClientCredentials {
+                client: ClientAuth::PrivateKeyJwt {
+                    key: Secret::Value(KEY.into()),
+                    algorithm: Algorithm::ES256,
+                },
+            }),
+        )
+        .await;
+        world.sign_in().await.unwrap();
+        let form = world.token_requests()[0].form();
+        assert_eq!(form["client_assertion_type"], CLIENT_ASSERTION_TYPE);
+        let mut validation = jsonwebtoken::Validation::new(jsonwebtoken::Algorithm::ES256);
+        validation.set_audience(&[world.auth_server.origin.as_str()]);
+        let claims = jsonwebtoken::decode::<Value>(
+            &form["client_assertion"],
+            &jsonwebtoken::DecodingKey::from_ec_pem(PUBLIC_KEY.as_bytes()).unwrap(),
+            &validation,
+        )
+        .unwrap()
+        .claims;
+        assert_eq!(claims["iss"], "reports bot");
+        assert_eq!(claims["sub"], "reports bot");
+    }
+
+    #[tokio::test]
+    async fn what_goes_wrong_is_said_in_a_sentence() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join("missing.pem");
+        for (grant, says) in [
+            (
+                with_secret(Secret::File(missing.clone())),
+                format!(
+                    "the client secret file {} could not be read (entity not found)",
+                    missing.display()
+                ),
+            ),
+            (
+                MachineGrant::ClientCredentials {
+                    client: ClientAuth::PrivateKeyJwt {
+                        key: Secret::Value("not a key".into()),
+                        algorithm: Algorithm::ES256,
+                    },
+                },
+                "the private key is not a PEM key that ES256 signs with".to_string(),
+            ),
+            (
+                with_secret(Secret::Keychain("absent".into())),
+                "the system keychain has no entry \"mcp-secret:absent\" (service \"tooltrail\") \
+                 for the client secret that mcp.json names: add it there"
+                    .to_string(),
+            ),
+        ] {
+            let world = World::new(metadata, granted, oauth(grant)).await;
+            assert_eq!(
+                world.sign_in().await.unwrap_err(),
+                format!("signing in to the MCP server \"team\" did not work: {says}")
+            );
+            assert!(world.token_requests().is_empty());
+        }
+        // The identity provider refusing the identity token.
+        let idp = Scripted::start(Arc::new(|_: &Heard| {
+            (400, json!({"error": "invalid_grant"}).to_string())
+        }))
+        .await;
+        let world = World::new(
+            metadata,
+            granted,
+            oauth(MachineGrant::Enterprise {
+                identity_provider: IdentityProvider {
+                    issuer: idp.origin.clone(),
+                    token_endpoint: format!("{}/token", idp.origin),
+                    client_id: "tooltrail".into(),
+                    client_secret: None,
+                },
+                id_token: Secret::Value("id-token".into()),
+                client: ClientAuth::Secret {
+                    secret: Secret::Value(SECRET.into()),
+                    method: None,
+                },
+            }),
+        )
+        .await;
+        assert_eq!(
+            world.sign_in().await.unwrap_err(),
+            "signing in to the MCP server \"team\" did not work: the identity provider did not \
+             accept the identity token (invalid_grant): it may have expired; get a new one"
+        );
+    }
+
+    #[tokio::test]
+    async fn attack_signin_a_secret_echoed_in_a_refusal_reaches_no_message_state_or_record() {
+        let world = World::new(
+            metadata,
+            |heard: &Heard| {
+                // Echoes everything it was sent, the Basic credentials decoded.
+                let echo = format!("{heard:?} {SECRET}");
+                (
+                    401,
+                    json!({"error": "invalid_client", "error_description": echo}).to_string(),
+                )
+            },
+            oauth(with_secret(Secret::Value(SECRET.into()))),
+        )
+        .await;
+        let error = world.sign_in().await.unwrap_err();
+        assert_eq!(
+            error,
+            "signing in to the MCP server \"team\" did not work: the authorization server did not \
+             accept the client's credentials (invalid_client): check \"client_id\" and its \
+             secret or key in mcp.json"
+        );
+        let state = format!("{:?}", world.auth.state());
+        assert!(!state.contains(SECRET), "{state}");
+        assert!(!world.kept().contains(SECRET));
+        assert_eq!(world.token_requests().len(), 1);
+    }
+
+    #[tokio::test]
+    async fn attack_signin_a_token_endpoint_on_another_origin_is_sent_nothing() {
+        let elsewhere = Scripted::start(Arc::new(granted)).await;
+        let other = elsewhere.origin.clone();
+        let world = World::new(
+            move |origin| {
+                let mut metadata = metadata(origin);
+                metadata["token_endpoint"] = format!("{other}/token").into();
+                metadata
+            },
+            granted,
+            oauth(with_secret(Secret::Value(SECRET.into()))),
+        )
+        .await;
+        let error = world.sign_in().await.unwrap_err();
+        assert!(
+            error.contains("is on another origin than its authorization server"),
+            "{error}"
+        );
+        assert!(elsewhere.heard("/token").is_empty());
+        // Pinned in mcp.json, the authorization server's own word for it is taken.
+        let other = elsewhere.origin.clone();
+        let world = World::new(
+            move |origin| {
+                let mut metadata = metadata(origin);
+                metadata["token_endpoint"] = format!("{other}/token").into();
+                metadata
+            },
+            granted,
+            OAuthConfig::default(),
+        )
+        .await;
+        let mut pinned = oauth(with_secret(Secret::Value(SECRET.into())));
+        pinned.authorization_server = Some(world.auth_server.origin.clone());
+        let mut server = ServerConfig::http("team", format!("{}/mcp", world.mcp.origin));
+        server.oauth = Some(pinned);
+        let auth = ServerAuth::for_server(&server, &SignInOptions::default()).unwrap();
+        auth.sign_in_now(&Browser::Fetch).await.unwrap();
+        assert_eq!(elsewhere.heard("/token").len(), 1);
+    }
+
+    #[tokio::test]
+    async fn attack_signin_an_authorization_server_other_than_the_pinned_one_is_sent_nothing() {
+        let mut pinned = oauth(with_secret(Secret::Value(SECRET.into())));
+        pinned.authorization_server = Some("https://login.example.com".into());
+        let world = World::new(metadata, granted, pinned).await;
+        let error = world.sign_in().await.unwrap_err();
+        assert!(
+            error.ends_with(&format!(
+                "the server's authorization server is {}, not https://login.example.com as \
+                 \"authorization_server\" in mcp.json says: nothing was sent to it",
+                world.auth_server.origin
+            )),
+            "{error}"
+        );
+        assert!(world.token_requests().is_empty());
+    }
+
+    #[test]
+    fn attack_signin_a_token_endpoint_over_http_off_this_computer_is_refused() {
+        let metadata = |issuer: &str, endpoint: &str| -> AuthorizationMetadata {
+            serde_json::from_value(json!({"issuer": issuer,
+                "authorization_endpoint": format!("{issuer}/authorize"),
+                "token_endpoint": endpoint}))
+            .unwrap()
+        };
+        let refused = TokenServer::checked(
+            &metadata("http://auth.example.com", "http://auth.example.com/token"),
+            None,
+        )
+        .unwrap_err();
+        assert_eq!(
+            refused,
+            "the authorization server's token endpoint http://auth.example.com/token is not \
+             https: a client's secret, key or token is sent only over https (or to this computer)"
+        );
+        for local in [
+            "http://127.0.0.1:8080",
+            "http://localhost:9",
+            "http://[::1]:7",
+        ] {
+            TokenServer::checked(&metadata(local, &format!("{local}/token")), None).unwrap();
+        }
+        TokenServer::checked(
+            &metadata(
+                "https://auth.example.com",
+                "https://auth.example.com/oauth/token",
+            ),
+            None,
+        )
+        .unwrap();
+    }
+
+    #[tokio::test]
+    async fn attack_signin_a_workload_token_goes_only_to_the_audience_it_names() {
+        let jwt = |aud: &str, exp: u64| {
+            let part = |value: Value| URL_SAFE_NO_PAD.encode(value.to_string());
+            format!(
+                "{}.{}.c2ln",
+                part(json!({"alg": "ES256"})),
+                part(json!({"iss": "https://idp", "sub": "w", "aud": aud, "exp": exp}))
+            )
+        };
+        let elsewhere = jwt("https://real-as.example.com", now_secs() + 600);
+        let world = World::new(
+            metadata,
+            granted,
+            oauth(MachineGrant::JwtBearer {
+                assertion: Secret::Value(elsewhere),
+                client: ClientAuth::None,
+            }),
+        )
+        .await;
+        let error = world.sign_in().await.unwrap_err();
+        assert!(
+            error.ends_with(&format!(
+                "the workload token is for https://real-as.example.com, not for the \
+                 authorization server {} that the server names: it was not sent",
+                world.auth_server.origin
+            )),
+            "{error}"
+        );
+        assert!(world.token_requests().is_empty());
+        // Its own audience, then: sent, as the grant.
+        let audience = world.auth_server.origin.clone();
+        let own = jwt(&audience, now_secs() + 600);
+        let mut server = ServerConfig::http("team", format!("{}/mcp", world.mcp.origin));
+        server.oauth = Some(oauth(MachineGrant::JwtBearer {
+            assertion: Secret::Value(own.clone()),
+            client: ClientAuth::None,
+        }));
+        let auth = ServerAuth::for_server(&server, &SignInOptions::default()).unwrap();
+        auth.sign_in_now(&Browser::Fetch).await.unwrap();
+        let form = world.token_requests()[0].form();
+        assert_eq!(form["grant_type"], JWT_BEARER);
+        assert_eq!(form["assertion"], own);
+        assert_eq!(form["client_id"], "reports bot");
+    }
+}
