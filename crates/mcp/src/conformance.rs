@@ -64,6 +64,7 @@ pub async fn run_client(url: &str, scenario: Option<&str>) -> Result<Conformance
         };
         call_one(server, tool, args, &mut run).await?;
     }
+    skills(server, scenario, &mut run).await?;
     manager.shutdown().await;
     Ok(run)
 }
@@ -166,6 +167,42 @@ async fn call_one(
             };
             run.lines
                 .push(format!("called {} -> failed: {detail}", tool.name));
+        }
+    }
+    Ok(())
+}
+
+/// Lists the server's skills, as registering its tools does (nothing of a skill is read then);
+/// in the skills scenarios that check what a host does when it loads one, loads each as the
+/// model's `load_skill` would, and each of its other files after a `SKILL.md` that passed.
+async fn skills(
+    server: &McpServer,
+    scenario: Option<&str>,
+    run: &mut ConformanceRun,
+) -> Result<(), McpError> {
+    let skills = server.skills().await?;
+    if skills.is_empty() {
+        return Ok(());
+    }
+    run.lines.push(format!("{} skills", skills.len()));
+    if !scenario.is_some_and(|name| name.starts_with("sep-2640-client-verify")) {
+        return Ok(());
+    }
+    for skill in &skills {
+        let name = &skill.frontmatter.name;
+        match server.load_skill(name, None).await {
+            Ok(loaded) => {
+                run.lines.push(format!("loaded skill {name}"));
+                for file in &loaded.others {
+                    let outcome = server.load_skill(name, Some(file)).await;
+                    run.lines.push(match outcome {
+                        Ok(_) => format!("loaded {file} of skill {name}"),
+                        Err(why) => format!("refused {file} of skill {name}: {why}"),
+                    });
+                }
+            }
+            // Refusing a skill that does not match its listing is what the scenario wants.
+            Err(why) => run.lines.push(format!("refused skill {name}: {why}")),
         }
     }
     Ok(())

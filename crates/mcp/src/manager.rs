@@ -249,13 +249,21 @@ impl McpManager {
                 });
             }
         }
-        if let Some(tool) = self.resource_tool().await
-            && let Err(clash) = registry.register(Arc::new(tool) as Arc<dyn Tool>)
-        {
-            failures.push(ServerFailure {
-                server: String::new(),
-                error: clash.into(),
-            });
+        let resource_tool = self
+            .resource_tool()
+            .await
+            .map(|tool| Arc::new(tool) as Arc<dyn Tool>);
+        let skill_tool = self
+            .skill_tool()
+            .await
+            .map(|tool| Arc::new(tool) as Arc<dyn Tool>);
+        for tool in resource_tool.into_iter().chain(skill_tool) {
+            if let Err(clash) = registry.register(tool) {
+                failures.push(ServerFailure {
+                    server: String::new(),
+                    error: clash.into(),
+                });
+            }
         }
         failures
     }

@@ -450,6 +450,16 @@ impl ReadResourceTool {
                 ),
             ));
         };
+        // A skill's files are read checked, by `load_skill`, or not at all.
+        if crate::skills::is_skill_file(uri) {
+            return Err(ToolError::new(
+                ToolErrorCode::InvalidArguments,
+                format!(
+                    "{uri} is a file of a skill: load it with {}",
+                    crate::skills::LOAD_SKILL
+                ),
+            ));
+        }
         let contents = server
             .read_resource(uri)
             .await
