@@ -204,10 +204,23 @@ impl ServerAuth {
         let credentials =
             StoredCredentials::new(client_id.clone(), Some(token), granted, Some(now_secs()))
                 .with_issuer(Some(server.issuer.clone()));
-        CredentialStore::save(&self.store, credentials)
+        if CredentialStore::save(&self.store, credentials.clone())
             .await
-            .map_err(|err| self.failed(super::describe(&err)))?;
-        let identity = Some(format!("{client_id} ({}, no browser)", grant.label()));
+            .is_err()
+        {
+            // No keychain to keep it: the grant can be made again by the next run, so this
+            // one keeps its token for itself.
+            self.store.keep_in_memory();
+            CredentialStore::save(&self.store, credentials)
+                .await
+                .map_err(|err| self.failed(super::describe(&err)))?;
+        }
+        let kept = if self.store.in_memory() {
+            "; kept for this run, with no system keychain"
+        } else {
+            ""
+        };
+        let identity = Some(format!("{client_id} ({}, no browser{kept})", grant.label()));
         self.store
             .update(|record| {
                 record.identity = identity.clone();
@@ -929,6 +942,47 @@ fHVdLP7bYxGLHBv0M0Z26ddugDKPvHV6n3dgtBFC6p6arOMfuEOJBCxiKA==
         // The token is kept in the record; the secret stays where mcp.json says it is.
         let kept = world.kept();
         assert!(kept.contains("at-1") && !kept.contains(SECRET), "{kept}");
+    }
+
+    /// A computer with no keychain running.
+    struct NoKeychain;
+
+    impl SecretStore for NoKeychain {
+        fn get(&self, _: &str) -> Result<Option<String>, tooltrail_keychain::KeychainError> {
+            Err(tooltrail_keychain::KeychainError::NoService)
+        }
+        fn set(&self, _: &str, _: &str) -> Result<(), tooltrail_keychain::KeychainError> {
+            Err(tooltrail_keychain::KeychainError::NoService)
+        }
+        fn delete(&self, _: &str) -> Result<(), tooltrail_keychain::KeychainError> {
+            Err(tooltrail_keychain::KeychainError::NoService)
+        }
+    }
+
+    #[tokio::test]
+    async fn with_no_keychain_the_token_is_kept_for_the_run_and_requests_carry_it() {
+        let world = World::new(
+            metadata,
+            granted,
+            oauth(with_secret(Secret::Value(SECRET.into()))),
+        )
+        .await;
+        let mut server = ServerConfig::http("team", format!("{}/mcp", world.mcp.origin));
+        server.oauth = Some(oauth(with_secret(Secret::Value(SECRET.into()))));
+        let options = SignInOptions {
+            secrets: Some(Arc::new(NoKeychain)),
+            ..SignInOptions::default()
+        };
+        let auth = ServerAuth::for_server(&server, &options).unwrap();
+        let state = auth.sign_in_now(&Browser::Fetch).await.unwrap();
+        assert_eq!(
+            state.summary(),
+            "signed in as reports bot (client credentials, no browser; kept for this run, with \
+             no system keychain)"
+        );
+        // The next request's client carries the token kept in memory.
+        let client = auth.http_client().await.unwrap();
+        assert_eq!(client.get_access_token().await.unwrap(), "at-1");
     }
 
     #[tokio::test]

@@ -5,7 +5,7 @@
 //! old record or the new one, never half of one. Nothing in it is ever logged: its `Debug`
 //! shows only whether tokens are there.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use async_trait::async_trait;
 use rmcp::transport::auth::{AuthError, CredentialStore, StoredCredentials};
@@ -84,6 +84,10 @@ impl SignInRecord {
 pub(crate) struct RecordStore {
     secrets: Arc<dyn SecretStore>,
     key: String,
+    /// Where the record is kept instead once the keychain could not keep it, for a sign-in
+    /// without a person: that one can be made again by the next run, so a computer with no
+    /// keychain (a server, a CI runner) keeps its token for the process alone.
+    memory: Arc<OnceLock<MemorySecrets>>,
 }
 
 impl RecordStore {
@@ -91,13 +95,32 @@ impl RecordStore {
         Self {
             secrets,
             key: record_key(url),
+            memory: Arc::new(OnceLock::new()),
         }
+    }
+
+    /// Where the record is: the keychain, or the process's memory after [`Self::keep_in_memory`].
+    fn kept(&self) -> &dyn SecretStore {
+        match self.memory.get() {
+            Some(memory) => memory,
+            None => self.secrets.as_ref(),
+        }
+    }
+
+    /// From now on, keeps the record in this process's memory (every clone of this store).
+    pub fn keep_in_memory(&self) {
+        let _ = self.memory.set(MemorySecrets::default());
+    }
+
+    /// Whether the record is kept in memory for want of a keychain.
+    pub fn in_memory(&self) -> bool {
+        self.memory.get().is_some()
     }
 
     /// The record; a record that cannot be read (another version wrote it) counts as none.
     pub fn load(&self) -> Result<SignInRecord, String> {
         Ok(self
-            .secrets
+            .kept()
             .get(&self.key)
             .map_err(keychain_sentence)?
             .and_then(|text| serde_json::from_str(&text).ok())
@@ -107,9 +130,7 @@ impl RecordStore {
     pub fn save(&self, record: &SignInRecord) -> Result<(), String> {
         let text = serde_json::to_string(record)
             .map_err(|err| format!("the sign-in could not be encoded: {err}"))?;
-        self.secrets
-            .set(&self.key, &text)
-            .map_err(keychain_sentence)
+        self.kept().set(&self.key, &text).map_err(keychain_sentence)
     }
 
     /// Where the record is kept, which also holds the secrets `mcp.json` names by
@@ -119,7 +140,7 @@ impl RecordStore {
     }
 
     pub fn delete(&self) -> Result<(), String> {
-        self.secrets.delete(&self.key).map_err(keychain_sentence)
+        self.kept().delete(&self.key).map_err(keychain_sentence)
     }
 
     /// Applies `change` to the stored record and writes it back whole.
