@@ -77,6 +77,12 @@ pub enum EventBody {
         #[ts(optional)]
         tool: Option<String>,
         arguments_delta: String,
+        /// The tool's view (MCP Apps), on the delta that first names a tool that has one: a
+        /// live call's view may open while the model still writes the arguments, and gets
+        /// them as they come (`ui/notifications/tool-input-partial`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        view: Option<ViewLink>,
     },
     /// A call waits for the user's decision. Nothing runs until it comes.
     ApprovalRequested {

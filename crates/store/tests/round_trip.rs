@@ -239,6 +239,9 @@ fn question_turn() -> Vec<Event> {
         call_id: "call_plot".into(),
         tool: Some("charts__plot".into()),
         arguments_delta: arguments_delta.into(),
+        view: Some(ViewLink {
+            resource_uri: "ui://charts/plot.html".into(),
+        }),
     };
     let bodies = vec![
         EventBody::TurnStarted {

@@ -351,6 +351,15 @@ impl<'a> Rounds<'a> {
         let mut streamed_ids: Vec<String> = Vec::new();
         let stop = CancellationToken::new();
         let mut watch = LoopWatch::new(&self.seen_calls, &self.instructions);
+        // A tool's view is named on the delta that names the tool, so its view can open while
+        // the arguments stream; a replay shows none (as its dispatcher does).
+        let registry = Arc::clone(&self.registry);
+        let replay = self.options.replay.is_some();
+        let view_of = |name: Option<&str>| {
+            name.filter(|_| !replay)
+                .and_then(|name| registry.get(name))
+                .and_then(|tool| tool.view())
+        };
         let streamed = {
             let mut on_delta = |delta: StreamDelta| {
                 if stop.is_cancelled() {
@@ -375,6 +384,7 @@ impl<'a> Rounds<'a> {
                                 round,
                                 index,
                                 call_id: id,
+                                view: view_of(name.as_deref()),
                                 tool: name,
                                 arguments_delta: arguments,
                             });

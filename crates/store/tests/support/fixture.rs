@@ -70,6 +70,7 @@ impl Script {
             call_id: call_id.into(),
             tool: Some(tool.into()),
             arguments_delta: args.into(),
+            view: None,
         })
     }
 
