@@ -18,6 +18,10 @@
 //! with the `client_secret` of `mcp.json` on every refresh and revocation too (the secret stays
 //! in the config, which may read it from the environment; it is not copied to the keychain).
 //!
+//! A server whose `oauth` names a `"grant"` signs in without a person (`grant.rs` reads it,
+//! `machine.rs` makes it): client credentials, enterprise-managed authorization or a workload's
+//! token, whatever the [`SignInPolicy`], since no browser opens.
+//!
 //! Hosts named by the server's sign-in metadata may not be on private networks (the SDK's
 //! guard), unless the server's `oauth` in `mcp.json` says `"allow_private_addresses": true`;
 //! a refusal says so. A loopback server may name loopback hosts. Whether a browser may be
@@ -33,8 +37,8 @@
 //! on 401 and steps up on 403), `probe.rs` (asking a server for its challenge), `discovery.rs`
 //! (finding the authorization server), `flow.rs` (the sign-in itself), `browser.rs` and
 //! `launcher.rs` (the page and the loopback redirect), `private.rs` (hosts on private
-//! networks), `identity.rs` (who signed in), `revoke.rs` (signing out) and `store.rs` (the
-//! record in the keychain).
+//! networks), `identity.rs` (who signed in), `revoke.rs` (signing out), `store.rs` (the
+//! record in the keychain), and `grant.rs` and `machine.rs` (signing in without a person).
 
 mod browser;
 mod client;
