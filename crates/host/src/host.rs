@@ -283,6 +283,18 @@ impl Host {
         self.telemetry.refresh()
     }
 
+    /// Picks up the MCP tasks calls in `workspace` left open when an earlier run ended, and
+    /// follows them to their ends, writing each result under its call (see `open_tasks.rs`).
+    /// A front end runs it in the background when a folder opens.
+    pub async fn pick_up_tasks(
+        &self,
+        workspace: &std::path::Path,
+        cancel: &tokio_util::sync::CancellationToken,
+    ) -> Vec<crate::open_tasks::PickedUp> {
+        crate::open_tasks::pick_up_tasks(self.record.store(), &self.toolbox, workspace, cancel)
+            .await
+    }
+
     /// Starts the MCP servers of `workspace` ahead of the first question (a front end that
     /// opens a folder calls this so the question does not wait for their handshakes).
     pub async fn warm_up(&self, workspace: &std::path::Path) -> Vec<ServerFailure> {

@@ -57,6 +57,7 @@ pub mod mcp_content;
 pub mod mcp_sign_in;
 mod models;
 mod models_folder;
+pub mod open_tasks;
 mod record;
 mod replay;
 mod replay_compare;

@@ -98,7 +98,7 @@ pub use prompts::PromptText;
 pub use redact::{ConfigValue, MASK, Redactor};
 pub use resource_hub::ResourceNotice;
 pub use resources::{READ_RESOURCE, ReadResourceTool, ResourceContent};
-pub use server::{McpServer, ServerState};
+pub use server::{McpServer, Resumed, ServerState};
 pub use skills::{LOAD_SKILL, LoadSkillTool, SkillFile};
 pub use stderr::StderrLog;
 pub use task::{DEFAULT_POLL_INTERVAL, MAX_POLL_INTERVAL, MIN_POLL_INTERVAL};

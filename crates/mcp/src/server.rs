@@ -23,6 +23,17 @@ const MAX_BACKOFF: Duration = Duration::from_secs(60);
 /// A connection that lived this long before dying resets the backoff.
 const HEALTHY_UPTIME: Duration = Duration::from_secs(30);
 
+/// How picking up a task of an earlier run went ([`McpServer::resume_task`]).
+#[derive(Debug)]
+pub enum Resumed {
+    /// The task ended: the call's result or error.
+    Ended(Result<tooltrail_protocol::ToolOutput, tooltrail_protocol::ToolError>),
+    /// The server no longer holds the task; what it said.
+    Gone(String),
+    /// The server could not be reached; the task may be picked up later.
+    Unreachable(String),
+}
+
 /// Where a server is in its life.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case", tag = "state")]
@@ -279,7 +290,7 @@ impl McpServer {
         let result = match created {
             Ok(crate::task::Created::Done(result)) => Ok(result),
             Ok(crate::task::Created::Task(first)) => {
-                self.follow(&connection, limit, cancel, forward, first)
+                self.follow(&connection, &params.name, limit, cancel, forward, first)
                     .await
             }
             Err(failure) => Err(failure),
@@ -304,28 +315,27 @@ impl McpServer {
         let connection = self.connection().await?;
         let limit = self.config.task_timeout_for(tool);
         let result = self
-            .follow(&connection, limit, cancel, forward, first)
+            .follow(&connection, tool, limit, cancel, forward, first)
             .await;
         self.notice_failure(&result).await;
         Ok(result)
     }
 
     /// Picks up a task this server runs for a call of an earlier run (the record kept it
-    /// open), and follows it to its end within the tool's task timeout: the call's result as
-    /// the model and the record take it (the server's secrets scrubbed).
+    /// open), and follows it to its end within the tool's task timeout: how it ended, as the
+    /// model and the record take a call's end (the server's secrets scrubbed); or that the
+    /// server no longer holds it; or that the server cannot be reached now.
     pub async fn resume_task(
         &self,
         tool: &str,
         task_id: &str,
         cancel: &CancellationToken,
         forward: Option<UnboundedSender<ToolProgress>>,
-    ) -> Result<tooltrail_protocol::ToolOutput, tooltrail_protocol::ToolError> {
-        let connection = self.connection().await.map_err(|err| {
-            tooltrail_protocol::ToolError::new(
-                tooltrail_protocol::ToolErrorCode::Failed,
-                err.to_string(),
-            )
-        })?;
+    ) -> Resumed {
+        let connection = match self.connection().await {
+            Ok(connection) => connection,
+            Err(err) => return Resumed::Unreachable(err.to_string()),
+        };
         let limit = self.config.task_timeout_for(tool);
         let first = crate::task::Snapshot {
             task_id: task_id.to_string(),
@@ -337,16 +347,29 @@ impl McpServer {
             input_requests: None,
         };
         let result = self
-            .follow(&connection, limit, cancel, forward, first)
+            .follow(&connection, tool, limit, cancel, forward, first)
             .await;
         self.notice_failure(&result).await;
-        let output = crate::tool::finish(self, tool, result, &[], None);
-        self.redactor().redact_result(output)
+        match result {
+            // The server answers about the task with an error: it does not hold it any more
+            // (its time to live passed, it restarted without keeping its tasks).
+            Err(RequestFailure::Rpc(error)) => {
+                Resumed::Gone(self.redactor().redact(&error.message).into_owned())
+            }
+            Err(RequestFailure::Closed) => {
+                Resumed::Unreachable("the connection closed (the server may have exited)".into())
+            }
+            result => {
+                let output = crate::tool::finish(self, tool, result, &[], None);
+                Resumed::Ended(self.redactor().redact_result(output))
+            }
+        }
     }
 
     async fn follow(
         &self,
         connection: &Connection,
+        tool: &str,
         limit: Duration,
         cancel: &CancellationToken,
         forward: Option<UnboundedSender<ToolProgress>>,
@@ -359,6 +382,7 @@ impl McpServer {
         crate::task::Follow {
             peer: connection.peer(),
             server: &self.config.name,
+            tool,
             limit,
             request_timeout: self.config.timeout,
             cancel,

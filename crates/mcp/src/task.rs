@@ -110,8 +110,9 @@ pub(crate) trait TaskQuestions: Send + Sync {
 /// One task being followed until it ends.
 pub(crate) struct Follow<'a> {
     pub peer: &'a Peer<RoleClient>,
-    /// The server's name, for the progress.
+    /// The server's name and its own name of the tool, for the progress.
     pub server: &'a str,
+    pub tool: &'a str,
     /// The longest the whole task may take, from the moment following began.
     pub limit: Duration,
     /// The longest one `tasks/get` may take.
@@ -285,6 +286,7 @@ impl Follow<'_> {
             message: snapshot.message.clone(),
             task: Some(TaskProgress {
                 server: self.server.to_string(),
+                tool: self.tool.to_string(),
                 task_id: snapshot.task_id.clone(),
                 status: snapshot.status,
                 message: snapshot.message.clone(),
@@ -317,6 +319,7 @@ impl Follow<'_> {
                 message: None,
                 task: Some(TaskProgress {
                     server: self.server.to_string(),
+                    tool: self.tool.to_string(),
                     task_id: task_id.to_string(),
                     status: TaskStatus::Cancelled,
                     message: None,

@@ -263,6 +263,8 @@ pub struct ToolProgress {
 pub struct TaskProgress {
     /// The server that holds the task, as `mcp.json` names it.
     pub server: String,
+    /// The server's own name for the tool the task runs.
+    pub tool: String,
     /// The server's id for the task.
     pub task_id: String,
     pub status: TaskStatus,

@@ -15,6 +15,7 @@
 pub(crate) mod call;
 pub(crate) mod conversation;
 pub(crate) mod message;
+pub(crate) mod task;
 pub(crate) mod turn;
 pub(crate) mod usage;
 pub(crate) mod workspace;

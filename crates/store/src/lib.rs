@@ -105,6 +105,7 @@ pub use export::{
 pub use file_changes::{FileChangeRecord, KeptFile, LeftState};
 pub use history::HistoryFilter;
 pub use kinds::call::{HistoryRow, PREVIEW_BYTES, ToolCallRecord};
+pub use kinds::task::OpenTask;
 pub use maintenance::VacuumReport;
 pub use migrations::SCHEMA_VERSION;
 pub use paths::{DATA_DIR_ENV, DB_FILE_NAME, data_dir, default_db_path};

@@ -410,6 +410,20 @@ ALTER TABLE turns ADD COLUMN replay_of TEXT;
 CREATE INDEX turns_by_replay ON turns(replay_of) WHERE replay_of IS NOT NULL;
 "#;
 
+/// Version 8: MCP tasks still open. A call whose MCP server runs it as a task (MCP Tasks) is
+/// kept here, with the server and the task's id, from its first report until it ends; a call
+/// whose process died mid-task stays, so that the next start picks the task up and writes its
+/// result over the call's row. Gone with the call.
+const V8_OPEN_TASKS: &str = r#"
+CREATE TABLE open_tasks (
+    call_row   INTEGER PRIMARY KEY REFERENCES tool_calls(id) ON DELETE CASCADE,
+    server     TEXT NOT NULL,
+    tool       TEXT NOT NULL,
+    task_id    TEXT NOT NULL,
+    updated_ms INTEGER NOT NULL
+);
+"#;
+
 /// Every migration, oldest first; entry `i` brings the schema to version `i + 1`.
 const MIGRATIONS: &[&str] = &[
     V1_RECORD,
@@ -419,6 +433,7 @@ const MIGRATIONS: &[&str] = &[
     V5_FILE_CHANGES,
     V6_VIEWS,
     V7_REPLAYS,
+    V8_OPEN_TASKS,
 ];
 
 /// The schema version this build writes.
@@ -590,6 +605,8 @@ mod tests {
                 conn.execute_batch(&format!("ALTER TABLE {table} ADD COLUMN {column}"))
                     .unwrap();
             }
+            // And the later versions' tables.
+            conn.execute_batch(V8_OPEN_TASKS).unwrap();
             let tx = conn.transaction().unwrap();
             for event in &events {
                 crate::writer::apply(&tx, None, event).unwrap();
@@ -600,6 +617,7 @@ mod tests {
                 conn.execute_batch(&format!("ALTER TABLE {table} DROP COLUMN {name}"))
                     .unwrap();
             }
+            conn.execute_batch("DROP TABLE open_tasks").unwrap();
         }
 
         let store = Store::open(&path).unwrap();

@@ -51,6 +51,16 @@ pub(crate) fn apply(conn: &Connection, writer: Option<&str>, event: &Event) -> R
             }
             insert_event(conn, turn.id, event, kind, Some(id), None)
         }
+        EventBody::ToolCallProgress {
+            call_id,
+            task: Some(task),
+            ..
+        } => {
+            let turn = ensure_turn(conn, writer, event)?;
+            crate::kinds::task::note(conn, turn, call_id, task, event.time_ms)?;
+            let body = serde_json::to_string(&event.body)?;
+            insert_event(conn, turn.id, event, kind, None, Some(&body))
+        }
         EventBody::TextDelta { .. }
         | EventBody::ToolCallDelta { .. }
         | EventBody::ToolCallProgress { .. }
@@ -152,6 +162,8 @@ fn call_finished(
     };
     let turn = ensure_turn(conn, writer, event)?;
     let id = call::finish_call(conn, turn, event.time_ms, &finished)?;
+    // However the call ended, its task is no longer this record's to pick up.
+    crate::kinds::task::close(conn, id)?;
     conn.prepare_cached(
         "DELETE FROM events WHERE turn_id = ?1 AND kind = ?2
             AND json_extract(body, '$.call_id') = ?3",

@@ -10,5 +10,6 @@ mod support {
 mod concurrency;
 mod crash;
 mod record;
+mod open_tasks;
 mod round_trip;
 mod tokens;

@@ -309,6 +309,7 @@ fn question_turn() -> Vec<Event> {
             message: Some("bucketing".into()),
             task: Some(TaskProgress {
                 server: "charts".into(),
+                tool: "plot".into(),
                 task_id: "task-7".into(),
                 status: TaskStatus::InputRequired,
                 message: Some("Which scale?".into()),

@@ -323,10 +323,21 @@ fn keep_whole_result(
     finished: &Finished<'_>,
     preview_len: usize,
 ) -> Result<()> {
-    let full = (finished.result.len() > preview_len)
-        .then(|| compress::deflate(finished.result.as_bytes()))
+    keep_result(conn, id, finished.result, finished.data, preview_len)
+}
+
+/// The same for a result written after the fact (a task picked up again, `task.rs`).
+pub(crate) fn keep_result(
+    conn: &Connection,
+    id: i64,
+    result: &str,
+    data: Option<&Value>,
+    preview_len: usize,
+) -> Result<()> {
+    let full = (result.len() > preview_len)
+        .then(|| compress::deflate(result.as_bytes()))
         .transpose()?;
-    let data = match finished.data {
+    let data = match data {
         Some(data) => Some(compress::deflate(&serde_json::to_vec(data)?)?),
         None => None,
     };
