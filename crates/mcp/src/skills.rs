@@ -100,7 +100,8 @@ impl McpServer {
             }
             // A skill whose files change has no digests: only its frontmatter is checked.
             SkillResources::Dynamic => {
-                if !uri.starts_with(&format!("{base}/")) {
+                if !uri.starts_with(&format!("{base}/")) || uri.split('/').any(|part| part == "..")
+                {
                     return Err(format!(
                         "{uri} is not a file of the skill {skill:?}, so it was not read"
                     ));
@@ -209,7 +210,9 @@ fn check_frontmatter(text: &str, listed: &rmcp::model::SkillFrontmatter) -> Resu
 fn same(found: &Value, listed: &Value) -> bool {
     match (found, listed) {
         (Value::String(found), Value::String(listed)) => found == listed,
-        (Value::String(found), Value::Number(_) | Value::Bool(_)) => found.as_str() == listed.to_string().as_str(),
+        (Value::String(found), Value::Number(_) | Value::Bool(_)) => {
+            found.as_str() == listed.to_string().as_str()
+        }
         (Value::Object(found), Value::Object(listed)) => {
             found.len() == listed.len()
                 && found

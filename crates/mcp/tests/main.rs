@@ -10,5 +10,6 @@ mod support;
 mod content;
 mod interop;
 mod resources_prompts;
+mod skills;
 mod tasks;
 mod standing_stream;
