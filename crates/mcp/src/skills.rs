@@ -13,7 +13,9 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use base64::Engine as _;
-use rmcp::model::{ReadResourceRequestParams, ResourceContents, Skill, SkillResources};
+use rmcp::model::{
+    ReadResourceRequestParams, ResourceContents, Skill, SkillIntegrityError, SkillResources,
+};
 use serde_json::{Map, Value, json};
 use tooltrail_protocol::{ToolError, ToolErrorCode, ToolOutput, ToolSource, ToolSpec};
 use tooltrail_tools::{Gate, Tool, ToolContext};
@@ -118,9 +120,15 @@ impl McpServer {
         let bytes = self.read_bytes(&uri).await?;
         if let Some(listed) = listed {
             listed.verify(&bytes).map_err(|err| {
+                let why = match err {
+                    SkillIntegrityError::Size {
+                        expected, actual, ..
+                    } => format!("it is {actual} bytes where the listing says {expected}"),
+                    _ => "its sha256 digest is not the listed one".to_string(),
+                };
                 format!(
                     "the file {uri} of the skill {skill:?} is not what the server listed \
-                     ({err}), so it was not used"
+                     ({why}), so it was not used"
                 )
             })?;
         }

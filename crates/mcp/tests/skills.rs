@@ -92,12 +92,10 @@ async fn the_model_loads_a_skill_and_its_file_and_a_skill_not_as_listed_is_refus
         .await
         .unwrap_err();
     assert_eq!(tampered.code, ToolErrorCode::Failed);
-    assert!(
-        tampered.message.starts_with(
-            "the file skill://tampered/SKILL.md of the skill \"tampered\" is not what the server listed ("
-        ),
-        "{}",
-        tampered.message
+    assert_eq!(
+        tampered.message,
+        "the file skill://tampered/SKILL.md of the skill \"tampered\" is not what the server \
+         listed (its sha256 digest is not the listed one), so it was not used"
     );
     assert!(!tampered.message.contains(".env"));
 
