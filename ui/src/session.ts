@@ -109,7 +109,9 @@ export function useSession(onTurnFinished: () => void): Session {
   const enqueue = useCallback(
     (token: number, event: Event) => {
       if (token !== view.current) return;
-      if (event.type === "tool_call_started" && event.view) liveViews.current.add(event.call_id);
+      // A call's view opens by itself when this window saw it live: as the model names the
+      // tool (its arguments still coming) or as the call starts.
+      if ((event.type === "tool_call_started" || event.type === "tool_call_delta") && event.view) liveViews.current.add(event.call_id);
       queue.current.push(event);
       if (!scheduled.current) {
         scheduled.current = true;

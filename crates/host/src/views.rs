@@ -41,7 +41,7 @@ use tooltrail_agent::{
     ViewTurn,
 };
 use tooltrail_mcp::{McpServer, ViewResource};
-use tooltrail_protocol::{EventBody, ToolSource, ToolStatus, ViewEnd};
+use tooltrail_protocol::{EventBody, ToolSource, ToolStatus, ViewEnd, ViewLink};
 use tooltrail_store::{CallStatus, Store, ToolCallRecord};
 use tooltrail_tools::{Tool, ToolContext};
 pub use tooltrail_views::is_view_site;
@@ -237,18 +237,23 @@ impl Views {
         turn_id: &str,
         call_id: &str,
     ) -> Result<ViewPlan, HostError> {
-        let record = store
+        let found = match store
             .call_in_turn(turn_id, call_id)?
             .filter(|record| record.row.conversation_id == conversation_id)
-            .ok_or_else(|| refused("the record has no such call in this conversation"))?;
-        let Some(view) = record.row.view.clone() else {
-            return Err(refused(format!(
-                "the call of {} has no view",
-                record.row.tool
-            )));
+        {
+            Some(record) => Found::from_record(record)?,
+            None => Found::live(store, conversation_id, turn_id, call_id)?,
         };
-        let ToolSource::Mcp { server: name } = &record.row.source else {
-            return Err(refused("only an MCP server's tool has a view"));
+        // A live call's server is the one whose name its tool's begins with (`server__tool`).
+        let name = match &found.server {
+            Some(server) => server.clone(),
+            None => servers
+                .iter()
+                .map(|server| server.name())
+                .filter(|name| found.tool.starts_with(&format!("{name}__")))
+                .max_by_key(|name| name.len())
+                .unwrap_or_default()
+                .to_string(),
         };
         let server = servers
             .iter()
@@ -259,11 +264,16 @@ impl Views {
                     "the MCP server {name:?} is not running for this folder, so its view cannot be shown; the result stays as text"
                 ))
             })?;
+        let view = match found.view.clone() {
+            Some(view) => view,
+            None => listed_view(&server, &found.tool)
+                .ok_or_else(|| refused(format!("the call of {} has no view", found.tool)))?,
+        };
         let page = server
             .view_resource(&view.resource_uri)
             .await
             .map_err(|error| refused(error.to_string()))?;
-        let tool_info = tool_info(&server, &record.row.tool, &view.resource_uri);
+        let tool_info = tool_info(&server, &found.tool, &view.resource_uri);
         let asked = page
             .permissions
             .as_ref()
@@ -277,13 +287,13 @@ impl Views {
         let plan = ViewPlan {
             view_id: view_id.clone(),
             server: name.clone(),
-            tool: record.row.tool.clone(),
+            tool: found.tool.clone(),
             resource_uri: view.resource_uri.clone(),
             permissions,
             prefers_border: page.prefers_border,
             tool_info,
-            input: record.row.arguments.clone(),
-            outcome: outcome_of(&record),
+            input: found.input,
+            outcome: found.outcome,
         };
         lock(&self.prepared).insert(
             view_id,
@@ -292,7 +302,7 @@ impl Views {
                 parent_turn_id: turn_id.to_string(),
                 parent_call_id: call_id.to_string(),
                 server,
-                tool: record.row.tool,
+                tool: found.tool,
                 page,
                 asked,
             },
@@ -757,6 +767,90 @@ pub struct ViewCalls<'a> {
     pub approver: &'a dyn Approver,
 }
 
+/// The call whose view is asked for: on the record, or live and not yet there.
+struct Found {
+    tool: String,
+    /// Its server, when the record names it (a live call's is found by the tool's name).
+    server: Option<String>,
+    /// The view's link; a live call whose deltas are gone from the record (its message came)
+    /// finds it among its server's tools.
+    view: Option<ViewLink>,
+    input: Value,
+    outcome: ViewOutcome,
+}
+
+impl Found {
+    fn from_record(record: ToolCallRecord) -> Result<Self, HostError> {
+        let Some(view) = record.row.view.clone() else {
+            return Err(refused(format!(
+                "the call of {} has no view",
+                record.row.tool
+            )));
+        };
+        let ToolSource::Mcp { server } = &record.row.source else {
+            return Err(refused("only an MCP server's tool has a view"));
+        };
+        Ok(Self {
+            server: Some(server.clone()),
+            view: Some(view),
+            input: record.row.arguments.clone(),
+            outcome: outcome_of(&record),
+            tool: record.row.tool,
+        })
+    }
+
+    /// A call of a turn still running, whose start is not on the record yet: the model is
+    /// writing its arguments (its deltas name the view) or the call waits (the model's message
+    /// holds it whole). Its view opens with what there is; the rest reaches it as it comes.
+    fn live(
+        store: &Store,
+        conversation_id: &str,
+        turn_id: &str,
+        call_id: &str,
+    ) -> Result<Self, HostError> {
+        let missing = || refused("the record has no such call in this conversation");
+        let events = store.turn_events(turn_id).map_err(|_| missing())?;
+        let mut tool = None;
+        let mut view = None;
+        let mut input = json!({});
+        for event in events
+            .iter()
+            .filter(|event| event.conversation_id == conversation_id)
+        {
+            match &event.body {
+                EventBody::ToolCallDelta {
+                    call_id: id,
+                    tool: named,
+                    view: link,
+                    ..
+                } if id == call_id => {
+                    tool = tool.or(named.clone());
+                    view = view.or(link.clone());
+                }
+                EventBody::MessageAdded {
+                    message: tooltrail_protocol::Message::Assistant { tool_calls, .. },
+                } => {
+                    if let Some(call) = tool_calls.iter().find(|call| call.id == call_id) {
+                        tool = Some(call.name.clone());
+                        input = serde_json::from_str(&call.arguments).unwrap_or(json!({}));
+                    }
+                }
+                _ => {}
+            }
+        }
+        let Some(tool) = tool else {
+            return Err(missing());
+        };
+        Ok(Self {
+            tool,
+            server: None,
+            view,
+            input,
+            outcome: ViewOutcome::Pending,
+        })
+    }
+}
+
 /// How the recorded call ended, as its view is told.
 fn outcome_of(record: &ToolCallRecord) -> ViewOutcome {
     let status = match record.row.status {
@@ -781,6 +875,18 @@ fn outcome_of(record: &ToolCallRecord) -> ViewOutcome {
     ViewOutcome::Result {
         result: call_tool_result(status, &text, record.data.as_ref()),
     }
+}
+
+/// The view of `tool` (as the record names it, `server__tool`) as `server` lists it.
+fn listed_view(server: &McpServer, tool: &str) -> Option<ViewLink> {
+    let name = tool.strip_prefix(&format!("{}__", server.name()))?;
+    server
+        .known_tools()
+        .unwrap_or_default()
+        .into_iter()
+        .find(|listed| listed.name.as_ref() == name)
+        .and_then(|listed| tooltrail_mcp::ui_of(&listed).resource_uri)
+        .map(|resource_uri| ViewLink { resource_uri })
 }
 
 /// The tool `tool` (as the record names it) as `server` lists it: the one with that view whose

@@ -20,7 +20,7 @@ use tooltrail_agent::{
 use tooltrail_host::views::{ViewCalls, ViewOutcome, ViewStart, Views};
 use tooltrail_host::{Record, RecordingSink, Toolbox};
 use tooltrail_llm::{LlmClient, LlmConfig};
-use tooltrail_protocol::{EventBody, ToolStatus, ViewEnd};
+use tooltrail_protocol::{EventBody, ToolStatus, ViewEnd, ViewLink};
 use tooltrail_store::{HistoryFilter, Store};
 use tooltrail_test_support::{Reply, ScriptedServer};
 use tooltrail_tools::ToolContext;
@@ -54,6 +54,8 @@ struct Setup {
     conversation: String,
     turn: String,
     call: String,
+    /// What the window would have been sent while the question ran.
+    screen: Vec<tooltrail_protocol::Event>,
 }
 
 impl Setup {
@@ -117,8 +119,8 @@ async fn asked() -> Setup {
         AgentConfig::default(),
     );
     let history = Arc::new(Record::in_memory().unwrap());
-    let screen = CollectingSink::new();
-    let sink = RecordingSink::new(Arc::clone(&history), Box::new(NullScreen));
+    let screen = Arc::new(CollectingSink::new());
+    let sink = RecordingSink::new(Arc::clone(&history), Box::new(Screen(Arc::clone(&screen))));
     let mut conversation = Conversation::new();
     agent
         .run_turn(
@@ -129,7 +131,7 @@ async fn asked() -> Setup {
             &CancellationToken::new(),
         )
         .await;
-    drop(screen);
+    let screen = screen.events();
     let events = history
         .store()
         .conversation_events(&conversation.id)
@@ -162,6 +164,15 @@ async fn asked() -> Setup {
         conversation: conversation.id,
         turn,
         call,
+        screen,
+    }
+}
+
+struct Screen(Arc<CollectingSink>);
+
+impl EventSink for Screen {
+    fn emit(&self, event: tooltrail_protocol::Event) {
+        self.0.emit(event);
     }
 }
 
@@ -843,4 +854,121 @@ async fn attack_views_a_download_of_a_local_file_or_loopback_address_is_refused_
         })
         .collect();
     assert_eq!(statuses, [ToolStatus::Denied, ToolStatus::Error]);
+}
+
+/// The delta that names a tool with a view says so, and a call still being written (or
+/// waiting, its message come) has its view prepared from what the record holds of it: the
+/// view opens while the model writes, with the input so far, and its result pending.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_live_calls_view_opens_while_the_model_writes_its_arguments() {
+    if !has_node() {
+        return;
+    }
+    let setup = asked().await;
+    let named: Vec<Option<ViewLink>> = setup
+        .screen
+        .iter()
+        .filter_map(|event| match &event.body {
+            EventBody::ToolCallDelta {
+                tool: Some(_),
+                view,
+                ..
+            } => Some(view.clone()),
+            _ => None,
+        })
+        .collect();
+    let trap = ViewLink {
+        resource_uri: "ui://trap/page.html".to_string(),
+    };
+    assert_eq!(named, [Some(trap.clone())]);
+
+    // Another question whose model is writing a call of the same tool.
+    let sink = RecordingSink::new(Arc::clone(&setup.history), Box::new(NullScreen));
+    let mut seq = 0;
+    let mut emit = |body: EventBody| {
+        sink.emit(tooltrail_protocol::Event {
+            conversation_id: setup.conversation.clone(),
+            turn_id: "turn_live".to_string(),
+            seq,
+            time_ms: 1_000 + seq as i64,
+            body,
+        });
+        seq += 1;
+    };
+    emit(EventBody::TurnStarted {
+        workspace: setup.root.display().to_string(),
+        model: "scripted".to_string(),
+        user_message: "Chart them again.".to_string(),
+        replay_of: None,
+    });
+    emit(EventBody::ToolCallDelta {
+        round: 1,
+        index: 0,
+        call_id: "call_live".to_string(),
+        tool: Some("hostile__open_trap".to_string()),
+        arguments_delta: "{\"tit".to_string(),
+        view: Some(trap.clone()),
+    });
+    let servers = setup.toolbox.mcp_servers(&setup.root).await;
+    let plan = setup
+        .views
+        .prepare(
+            setup.store(),
+            &servers,
+            &setup.conversation,
+            "turn_live",
+            "call_live",
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        (
+            plan.server.as_str(),
+            plan.tool.as_str(),
+            plan.resource_uri.as_str()
+        ),
+        ("hostile", "hostile__open_trap", "ui://trap/page.html")
+    );
+    assert_eq!(plan.input, json!({}));
+    assert_eq!(plan.outcome, ViewOutcome::Pending);
+
+    // Its message came (the call now waits for approval): the whole input.
+    emit(EventBody::MessageAdded {
+        message: tooltrail_protocol::Message::Assistant {
+            content: String::new(),
+            tool_calls: vec![tooltrail_protocol::ToolCall {
+                id: "call_live".to_string(),
+                name: "hostile__open_trap".to_string(),
+                arguments: "{\"title\":\"again\"}".to_string(),
+            }],
+        },
+    });
+    let plan = setup
+        .views
+        .prepare(
+            setup.store(),
+            &servers,
+            &setup.conversation,
+            "turn_live",
+            "call_live",
+        )
+        .await
+        .unwrap();
+    assert_eq!(plan.resource_uri, "ui://trap/page.html");
+    assert_eq!(plan.input, json!({"title": "again"}));
+    assert_eq!(plan.outcome, ViewOutcome::Pending);
+    // A call of another conversation is not found through this one.
+    assert!(
+        setup
+            .views
+            .prepare(
+                setup.store(),
+                &servers,
+                "conv_other",
+                "turn_live",
+                "call_live"
+            )
+            .await
+            .is_err()
+    );
 }

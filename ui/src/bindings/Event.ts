@@ -32,7 +32,13 @@ time_ms: number, } & ({ "type": "turn_started", workspace: string, model: string
  * The recorded turn this one asks again with another model (`tooltrail replay`,
  * History's "Replay with…"); `None` for a question asked by the person.
  */
-replay_of?: string, } | { "type": "message_added", message: Message, } | { "type": "text_delta", round: number, text: string, } | { "type": "tool_call_delta", round: number, index: number, call_id: string, tool?: string, arguments_delta: string, } | { "type": "approval_requested", call_id: string, tool: string, arguments: JsonValue, 
+replay_of?: string, } | { "type": "message_added", message: Message, } | { "type": "text_delta", round: number, text: string, } | { "type": "tool_call_delta", round: number, index: number, call_id: string, tool?: string, arguments_delta: string, 
+/**
+ * The tool's view (MCP Apps), on the delta that first names a tool that has one: a
+ * live call's view may open while the model still writes the arguments, and gets
+ * them as they come (`ui/notifications/tool-input-partial`).
+ */
+view?: ViewLink, } | { "type": "approval_requested", call_id: string, tool: string, arguments: JsonValue, 
 /**
  * The exact command for shell tools, or a one-line summary of the call.
  */

@@ -586,6 +586,8 @@ function fold(draft: Draft, event: Event) {
     case "tool_call_delta": {
       const call = ensureCall(draft, event, event.call_id, event.round, event.tool ?? "");
       if (call.phase === "streaming") call.argumentsText += event.arguments_delta;
+      // Named on the delta that names the tool: a live call's view opens while it streams.
+      if (event.view) call.view = event.view;
       const turn = draft.turn(event.turn_id);
       if (turn) {
         const round = draft.round(turn, event.round);

@@ -44,7 +44,8 @@ function ViewCardIn({ call, host, uri }: { call: CallView; host: ViewHost; uri: 
   useLayoutEffect(() => {
     stageRef.current = stage;
   });
-  const server = call.server ?? "";
+  // A live call's server is known once its view's plan is, before the call starts.
+  const server = call.server ?? ("plan" in stage ? stage.plan.server : "");
 
   const start = useCallback(
     (plan: ViewPlan, granted: string[]) => {

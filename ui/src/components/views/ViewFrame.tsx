@@ -7,11 +7,12 @@ import type { JsonValue } from "../../bindings";
 import { api, errorMessage } from "../../api";
 import { useI18n } from "../../i18n";
 import type { CallView } from "../../state/chat";
-import { ViewBridge, type BridgeHost, type DisplayMode, type DownloadAsk } from "../../views/bridge";
+import { MAX_PARTIAL_INPUT_CHARS, ViewBridge, type BridgeHost, type DisplayMode, type DownloadAsk } from "../../views/bridge";
 import { contextChanges, hostContext, sandboxCsp, type HostDisplayMode } from "../../views/hostContext";
 import { useTheme, type ViewHost } from "../../views/host";
 import { checkLink } from "../../views/links";
 import { setViewContext } from "../../views/modelContext";
+import { partialArguments } from "../../views/partialInput";
 import { viewGone, viewOpened } from "../../views/openViews";
 import type { ViewEnd, ViewPermission, ViewPlan, ViewStart } from "../../views/types";
 
@@ -150,12 +151,32 @@ export function ViewFrame({ call, plan, start, granted, host, mode, onMode, onEn
     });
   }, [plan.tool_info]);
   const sentContext = useRef<Record<string, JsonValue> | null>(null);
-  // What has been sent of the call: its input once, then its result or its cancellation once.
-  const sent = useRef({ input: false, outcome: false });
+  // What has been sent of the call: the arguments as the model writes them (the text last
+  // sent), its input once, then its result or its cancellation once.
+  const sent = useRef({ partial: "", input: false, outcome: false });
+
+  /** While the model writes the call, what it wrote so far; then the whole input, once. */
+  const sendInput = useCallback(() => {
+    const bridge = bridgeRef.current;
+    if (!bridge?.initialized || sent.current.input) return;
+    const now = live.current.call;
+    if (now.phase === "streaming") {
+      if (now.argumentsText === sent.current.partial || now.argumentsText.length > MAX_PARTIAL_INPUT_CHARS) return;
+      const partial = partialArguments(now.argumentsText);
+      if (!partial) return;
+      sent.current.partial = now.argumentsText;
+      bridge.notifyPartialInput(partial);
+      return;
+    }
+    sent.current.input = true;
+    // A live call's view may have opened before its arguments were whole: the call's own.
+    const args = now.arguments && typeof now.arguments === "object" && !Array.isArray(now.arguments) ? now.arguments : (plan.input as JsonValue);
+    bridge.notify("ui/notifications/tool-input", { arguments: args });
+  }, [plan.input]);
 
   const sendOutcome = useCallback(() => {
     const bridge = bridgeRef.current;
-    if (!bridge?.initialized || sent.current.outcome) return;
+    if (!bridge?.initialized || !sent.current.input || sent.current.outcome) return;
     const outcome = plan.outcome;
     const now = live.current.call;
     if (outcome.kind === "result") {
@@ -190,10 +211,7 @@ export function ViewFrame({ call, plan, start, granted, host, mode, onMode, onEn
         setReady(true);
         const bridge = bridgeRef.current;
         if (!bridge) return;
-        if (!sent.current.input) {
-          sent.current.input = true;
-          bridge.notify("ui/notifications/tool-input", { arguments: plan.input as JsonValue });
-        }
+        sendInput();
         sendOutcome();
       },
       displayMode: (): DisplayMode => live.current.mode,
@@ -255,7 +273,7 @@ export function ViewFrame({ call, plan, start, granted, host, mode, onMode, onEn
         live.current.onGone(mine.teardown("closed"));
       }, 0);
     };
-  }, [context, granted, plan, sendOutcome, start]);
+  }, [context, granted, plan, sendInput, sendOutcome, start]);
 
   useImperativeHandle(handle, () => ({ teardown: (reason) => bridgeRef.current?.teardown(reason) ?? Promise.resolve() }), []);
 
@@ -272,10 +290,13 @@ export function ViewFrame({ call, plan, start, granted, host, mode, onMode, onEn
     return () => clearTimeout(timer);
   }, [ready]);
 
-  // A live call's result reaches the view when the call ends.
+  // A live call's arguments reach the view as the model writes them, its input when the call
+  // starts or waits, its result when it ends.
   useEffect(() => {
-    if (ready && isFinal(call.phase)) sendOutcome();
-  }, [ready, call.phase, sendOutcome]);
+    if (!ready) return;
+    sendInput();
+    if (isFinal(call.phase)) sendOutcome();
+  }, [ready, call.phase, call.argumentsText, call.arguments, sendInput, sendOutcome]);
 
   // The frame's size as laid out, for the host context.
   useLayoutEffect(() => {

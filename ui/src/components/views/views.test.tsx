@@ -5,7 +5,9 @@ import { act, render, screen, waitFor } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { I18nProvider, type Lang } from "../../i18n";
-import { VIEW_URI, turnWithView, viewTurn } from "../../fixtures/views";
+import { StreamBuilder } from "../../fixtures/stream";
+import { VIEW_TOOL, VIEW_URI, turnWithView, viewTurn } from "../../fixtures/views";
+import type { EventBody } from "../../bindings";
 import { applyEvents, emptyChat } from "../../state/chat";
 import { ViewHostProvider, type ViewHost } from "../../views/host";
 import { clearViewContexts, setViewContext } from "../../views/modelContext";
@@ -325,6 +327,52 @@ describe("a view that asks to be closed", () => {
     expect(sent.length).toBe(before);
     expect(api.closeView).not.toHaveBeenCalled();
     expect(document.querySelector("iframe")).not.toBeNull();
+  });
+});
+
+describe("a live call's view while the model writes", () => {
+  it("opens as the tool is named, gets the arguments as they come, then the whole input, then the result", async () => {
+    const b = new StreamBuilder("conv_1", 1_000_000).start("turn_1", "What time is it in Paris?");
+    const delta = (text: string, first = false) =>
+      b.push({ type: "tool_call_delta", round: 1, index: 0, call_id: "call_time", arguments_delta: text, ...(first ? { tool: VIEW_TOOL, view: { resource_uri: VIEW_URI } } : {}) } as EventBody);
+    delta('{"zone":"Eur', true);
+    const now = () => applyEvents(emptyChat, b.events).calls.call_time!;
+    expect(now().phase).toBe("streaming");
+    const live = host(true);
+    const view = (callView: ReturnType<typeof now>) => (
+      <I18nProvider initial="en">
+        <ViewHostProvider value={live}>
+          <ViewCard call={callView} />
+        </ViewHostProvider>
+      </I18nProvider>
+    );
+    const { rerender } = render(view(now()));
+    await waitFor(() => expect(document.querySelector("iframe")).not.toBeNull());
+    const frame = document.querySelector("iframe")!.contentWindow!;
+    const sent: Record<string, unknown>[] = [];
+    vi.spyOn(frame, "postMessage").mockImplementation((message: unknown) => void sent.push(message as Record<string, unknown>));
+    const fromView = (data: unknown) => act(() => window.dispatchEvent(new MessageEvent("message", { data, origin: "http://127.0.0.1:40123", source: frame })));
+    fromView({ jsonrpc: "2.0", id: 1, method: "ui/initialize", params: { protocolVersion: "2026-01-26", appInfo: { name: "t", version: "1" }, appCapabilities: {} } });
+    fromView({ jsonrpc: "2.0", method: "ui/notifications/initialized", params: {} });
+    const toView = () => sent.filter((message) => typeof message.method === "string" && message.method.startsWith("ui/notifications/tool-")).map((message) => [message.method, message.params]);
+    await waitFor(() => expect(toView()).toEqual([["ui/notifications/tool-input-partial", { arguments: { zone: "Eur" } }]]));
+    delta('ope/Paris"}');
+    rerender(view(now()));
+    b.push({ type: "tool_call_started", round: 1, call_id: "call_time", tool: VIEW_TOOL, source: { kind: "mcp", server: "basic" }, description: "", arguments: { zone: "Europe/Paris" }, approval: { allowed: true, by: { kind: "policy" } }, view: { resource_uri: VIEW_URI } } as EventBody);
+    rerender(view(now()));
+    await waitFor(() =>
+      expect(toView()).toEqual([
+        ["ui/notifications/tool-input-partial", { arguments: { zone: "Eur" } }],
+        ["ui/notifications/tool-input-partial", { arguments: { zone: "Europe/Paris" } }],
+        ["ui/notifications/tool-input", { arguments: { zone: "Europe/Paris" } }],
+      ]),
+    );
+    b.push({ type: "tool_call_finished", round: 1, call_id: "call_time", tool: VIEW_TOOL, source: { kind: "mcp", server: "basic" }, description: "", arguments: { zone: "Europe/Paris" }, status: "success", duration_ms: 5, result: "20:30", approval: { allowed: true, by: { kind: "policy" } }, truncated_for_model: false } as EventBody);
+    rerender(view(now()));
+    await waitFor(() => expect(toView().at(-1)).toEqual(["ui/notifications/tool-result", { content: [{ type: "text", text: "20:30" }], isError: false }]));
+    expect(toView()).toHaveLength(4);
+    // The label names the server from the view's plan before the call said it.
+    expect(screen.getByText(`View from MCP server «basic» · ${VIEW_URI}`)).toBeInTheDocument();
   });
 });
 
