@@ -57,6 +57,7 @@ mod serve_cmd;
 mod server_prompt;
 mod snippets_cmd;
 mod stats_cmd;
+mod tasks_cmd;
 mod terminal;
 mod tool_cmd;
 mod undo_cmd;
@@ -128,6 +129,9 @@ enum Command {
     /// The models Tooltrail serves itself (the `local` provider): list, pull, import, rm,
     /// use, and the one running now (ps, stop).
     Models(models_cmd::ModelsArgs),
+    /// Pick up the MCP tasks calls in a folder left open when an earlier run ended: wait for
+    /// each and write its result under its call.
+    Tasks(tasks_cmd::TasksArgs),
     /// Put back the files a conversation's turns (or one turn) wrote with file_write.
     Undo(undo_cmd::UndoArgs),
     /// Per tool: calls, success rate, errors, denials and durations from the history.
@@ -288,6 +292,7 @@ fn main() -> ExitCode {
             Command::Models(args) => models_cmd::run(args).await,
             Command::Stats(args) => stats_cmd::run(args),
             Command::Undo(args) => undo_cmd::run(args),
+            Command::Tasks(args) => tasks_cmd::run(args).await,
             Command::Doctor { json } => doctor::run(json),
         }
     });

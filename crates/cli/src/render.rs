@@ -192,6 +192,26 @@ fn note(body: EventBody) -> Option<(Style, String)> {
             fatal: false,
             ..
         } => Some((Style::Yellow, format!("· {message}"))),
+        // A call the MCP server runs as a task: each change of its state, with the server's
+        // words (a task may run for minutes).
+        EventBody::ToolCallProgress {
+            tool,
+            task: Some(task),
+            ..
+        } => {
+            let state = match task.status {
+                tooltrail_protocol::TaskStatus::Working => "working",
+                tooltrail_protocol::TaskStatus::InputRequired => "needs your answer",
+                tooltrail_protocol::TaskStatus::Completed => "done",
+                tooltrail_protocol::TaskStatus::Failed => "failed",
+                tooltrail_protocol::TaskStatus::Cancelled => "cancelled",
+            };
+            let words = task
+                .message
+                .map(|message| format!(": {message}"))
+                .unwrap_or_default();
+            Some((Style::Dim, format!("· {tool} task {state}{words}")))
+        }
         EventBody::ElicitationAnswered {
             server,
             action,
@@ -245,7 +265,7 @@ fn note(body: EventBody) -> Option<(Style, String)> {
         | EventBody::ElicitationRequested { .. }
         | EventBody::SamplingRequested { .. }
         | EventBody::ToolCallStarted { .. }
-        | EventBody::ToolCallProgress { .. }
+        | EventBody::ToolCallProgress { task: None, .. }
         | EventBody::PromptProgress { .. }
         | EventBody::ContextUsage { .. }
         | EventBody::Usage(_) => None,
