@@ -43,6 +43,7 @@
 mod browser;
 mod client;
 mod discovery;
+mod dpop;
 mod flow;
 pub(crate) mod grant;
 mod identity;
@@ -263,7 +264,7 @@ impl ServerAuth {
 
     /// The HTTP client the transport uses: requests carry the kept token, refreshed by the SDK
     /// as needed.
-    pub async fn http_client(&self) -> Result<AuthClient<reqwest::Client>, SignInError> {
+    pub async fn http_client(&self) -> Result<AuthClient<dpop::DpopHttp>, SignInError> {
         let mut manager = self.manager().await?;
         // A keychain that cannot be read keeps nothing; a server that needs no sign-in works
         // all the same.
@@ -279,7 +280,12 @@ impl ServerAuth {
                 let _ = manager.configure_client(config);
             }
         }
-        Ok(AuthClient::new(reqwest::Client::new(), manager))
+        // A token bound to a key (DPoP) goes with a proof by that key; any other as a bearer.
+        let key = record
+            .dpop_key
+            .as_deref()
+            .and_then(dpop::DpopKey::from_kept);
+        Ok(AuthClient::new(dpop::DpopHttp::new(key), manager))
     }
 
     /// The secret `record`'s client authenticates with: the one of `mcp.json` for the

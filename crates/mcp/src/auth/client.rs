@@ -23,6 +23,7 @@ use rmcp::transport::streamable_http_client::{
 use sse_stream::{Error as SseError, Sse};
 use tokio::sync::RwLock;
 
+use super::dpop::DpopHttp;
 use super::{MAX_STEP_UPS, ServerAuth};
 use crate::error::SignInError;
 
@@ -33,7 +34,7 @@ type HttpError = StreamableHttpError<reqwest::Error>;
 pub(crate) struct SignInClient {
     auth: Arc<ServerAuth>,
     /// The SDK client and the sign-in it was built after; rebuilt after each sign-in.
-    inner: Arc<RwLock<(u64, AuthClient<reqwest::Client>)>>,
+    inner: Arc<RwLock<(u64, AuthClient<DpopHttp>)>>,
 }
 
 impl SignInClient {
@@ -46,7 +47,7 @@ impl SignInClient {
         })
     }
 
-    async fn current(&self) -> (u64, AuthClient<reqwest::Client>) {
+    async fn current(&self) -> (u64, AuthClient<DpopHttp>) {
         self.inner.read().await.clone()
     }
 
@@ -62,7 +63,7 @@ impl SignInClient {
 
     async fn with_sign_in<T, F, Fut>(&self, call: F) -> Result<T, HttpError>
     where
-        F: Fn(AuthClient<reqwest::Client>) -> Fut,
+        F: Fn(AuthClient<DpopHttp>) -> Fut,
         Fut: Future<Output = Result<T, HttpError>>,
     {
         let mut attempts = Attempts::default();

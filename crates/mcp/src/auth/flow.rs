@@ -8,7 +8,12 @@ use rmcp::transport::auth::{
     AuthorizationRequest, AuthorizationSession,
 };
 
+use std::sync::Arc;
+
+use oauth2::TokenResponse;
+
 use super::browser::{Arrival, Loopback};
+use super::dpop::{self, DpopKey, DpopOAuthHttp};
 use super::identity::identity_of;
 use super::revoke::Revocation;
 use super::{Browser, ServerAuth, SignInState, describe, launcher, private};
@@ -57,6 +62,8 @@ struct Kept {
     /// The secret a dynamic registration handed out, for refreshing later.
     client_secret: Option<String>,
     revocation: Revocation,
+    /// The key a DPoP token is to be bound to.
+    dpop_key: Option<String>,
 }
 
 impl ServerAuth {
@@ -71,8 +78,19 @@ impl ServerAuth {
         let mut manager = self.manager().await?;
         let (metadata, source) = self.discover(&manager, www_authenticate).await?;
         let advertised = Advertised::read(&metadata, source);
+        let dpop = dpop::offered(&metadata).then(|| metadata.clone());
         manager.set_metadata(metadata);
         let scopes = self.scopes(&manager, step_up_scopes).await?;
+        // A server that binds tokens to a key (DPoP) gets a proof with the token request, from
+        // a manager whose HTTP client adds it; discovery is done by then.
+        let dpop_key = match dpop {
+            Some(metadata) => {
+                let key = Arc::new(DpopKey::generate().map_err(|reason| self.failed(reason))?);
+                manager = self.dpop_manager(Arc::clone(&key), metadata).await?;
+                Some(key)
+            }
+            None => None,
+        };
         let loopback = Loopback::bind()
             .await
             .map_err(|reason| self.failed(reason))?;
@@ -92,11 +110,30 @@ impl ServerAuth {
         let kept = Kept {
             client_secret,
             revocation: advertised.revocation,
+            dpop_key: dpop_key.map(|key| key.kept()),
         };
         let outcome = self
             .finish(session, &arrival.url, advertised.check_iss, kept)
             .await;
         self.answer(arrival, outcome).await
+    }
+
+    /// A manager for the rest of a sign-in whose token is to be bound to `key`: its HTTP client
+    /// puts a proof on the token request. `metadata` was found (and checked) by the first.
+    async fn dpop_manager(
+        &self,
+        key: Arc<DpopKey>,
+        metadata: AuthorizationMetadata,
+    ) -> Result<AuthorizationManager, SignInError> {
+        let http = DpopOAuthHttp::new(key, &metadata.token_endpoint)
+            .map_err(|reason| self.failed(reason))?;
+        let mut manager =
+            AuthorizationManager::new_with_oauth_http_client(self.url.as_str(), Arc::new(http))
+                .await
+                .map_err(|err| self.failed(describe(&err)))?;
+        manager.set_credential_store(self.store.clone());
+        manager.set_metadata(metadata);
+        Ok(manager)
     }
 
     /// The scopes to ask for: what mcp.json says, else what the server suggests; a step-up adds
@@ -238,6 +275,7 @@ impl ServerAuth {
                 }
             });
             kept.revocation.keep_in(record);
+            record.dpop_key = kept.dpop_key;
         })?;
         let callback = if check_iss {
             callback.to_string()
@@ -249,8 +287,14 @@ impl ServerAuth {
             Err(err) => return Err(self.explain(&err, None).await),
         };
         let identity = identity_of(&tokens);
-        self.store
-            .update(|record| record.identity = identity.clone())?;
+        // A token handed out as a bearer is not bound to the key, whatever the server offered.
+        let bound = dpop::is_dpop_type(tokens.token_type().as_ref());
+        self.store.update(|record| {
+            record.identity = identity.clone();
+            if !bound {
+                record.dpop_key = None;
+            }
+        })?;
         Ok(identity)
     }
 

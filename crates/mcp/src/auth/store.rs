@@ -59,6 +59,10 @@ pub(crate) struct SignInRecord {
     /// than as HTTP Basic.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub revoke_in_body: bool,
+    /// The key the tokens are bound to (DPoP, RFC 9449), when the authorization server binds
+    /// them: PKCS #8, base64.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dpop_key: Option<String>,
 }
 
 impl std::fmt::Debug for SignInRecord {
