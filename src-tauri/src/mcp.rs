@@ -14,6 +14,10 @@ use crate::error::CommandResult;
 /// Sent (without a payload) when the MCP servers of the open folder have started or failed.
 pub const MCP_CHANGED_EVENT: &str = "mcp-changed";
 
+/// Sent (with how many) when MCP tasks an earlier run left open have ended and their results
+/// were written under their calls (History shows them when next read).
+pub const TASKS_PICKED_UP_EVENT: &str = "tasks-picked-up";
+
 /// Sent with a `LocalModelStatus` while Tooltrail's own model server starts for the folder or
 /// a question.
 pub const LOCAL_MODEL_EVENT: &str = "local-model";
@@ -42,6 +46,13 @@ pub fn start_in_background(app: &AppHandle, root: PathBuf) {
             );
         }
         let _ = starter.emit(MCP_CHANGED_EVENT, ());
+        // Tasks calls of an earlier run left open at the folder's servers are followed to
+        // their ends, for as long as the app runs (see `tooltrail_host::open_tasks`).
+        let cancel = tokio_util::sync::CancellationToken::new();
+        let picked = starter.state::<Host>().pick_up_tasks(&root, &cancel).await;
+        if !picked.is_empty() {
+            let _ = starter.emit(TASKS_PICKED_UP_EVENT, picked.len());
+        }
     });
 }
 

@@ -6,6 +6,7 @@ import type { ErrorCode } from "./ErrorCode";
 import type { FileChange } from "./FileChange";
 import type { Message } from "./Message";
 import type { SamplingMessage } from "./SamplingMessage";
+import type { TaskProgress } from "./TaskProgress";
 import type { ToolError } from "./ToolError";
 import type { ToolMode } from "./ToolMode";
 import type { ToolSource } from "./ToolSource";
@@ -98,7 +99,11 @@ description: string, arguments: JsonValue, approval: ApprovalRecord,
 /**
  * The tool's view (MCP Apps), when it has one.
  */
-view?: ViewLink, } | { "type": "tool_call_progress", call_id: string, tool: string, progress: number, total?: number, message?: string, } | { "type": "elicitation_requested", call_id: string, 
+view?: ViewLink, } | { "type": "tool_call_progress", call_id: string, tool: string, progress: number, total?: number, message?: string, 
+/**
+ * Set when the server runs the call as a task: the task and where it stands.
+ */
+task?: TaskProgress, } | { "type": "elicitation_requested", call_id: string, 
 /**
  * Names this request among the call's (a call may ask more than once).
  */

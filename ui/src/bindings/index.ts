@@ -94,6 +94,8 @@ export type { Stats } from "./Stats";
 export type { StatsQuery } from "./StatsQuery";
 export type { StatusCounts } from "./StatusCounts";
 export type { Support } from "./Support";
+export type { TaskProgress } from "./TaskProgress";
+export type { TaskStatus } from "./TaskStatus";
 export type { TelemetryForm } from "./TelemetryForm";
 export type { TelemetryView } from "./TelemetryView";
 export type { TokensQuery } from "./TokensQuery";

@@ -12,6 +12,7 @@ import { CopyTraceId } from "./CopyTraceId";
 import { CallNeedsSignIn, serverNeedingSignIn } from "./McpSignIn";
 import { formatClock, formatFull } from "./history/query";
 import { CallTime, StatusIcon } from "./Status";
+import { TaskState } from "./TaskState";
 import { ViewCard } from "./views/ViewCard";
 
 interface Props {
@@ -65,6 +66,7 @@ export const TimelineCard = memo(function TimelineCard({ call, expanded, selecte
           </span>
         )}
       </button>
+      {call.task && <TaskState task={call.task} />}
       <MediaStrip items={media} tool={call.tool} />
       {/* A view shows under the call that opened it; the calls it makes show none of their own. */}
       {call.view && !call.viewOf && <ViewCard call={call} />}

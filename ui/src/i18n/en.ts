@@ -7,6 +7,7 @@ import { modelsEn } from "./models";
 import { readinessEn } from "./readiness";
 import { replayEn } from "./replay";
 import { mcpSignInEn } from "./mcpSignIn";
+import { tasksEn } from "./tasks";
 import { serverRequestsEn } from "./serverRequests";
 import { settingsEn } from "./settings";
 import { snippetsEn } from "./snippets";
@@ -24,6 +25,7 @@ export const en = {
   ...readinessEn,
   ...replayEn,
   ...mcpSignInEn,
+  ...tasksEn,
   ...serverRequestsEn,
   ...settingsEn,
   ...snippetsEn,

@@ -8,6 +8,7 @@ import { modelsZh } from "./models";
 import { readinessZh } from "./readiness";
 import { replayZh } from "./replay";
 import { mcpSignInZh } from "./mcpSignIn";
+import { tasksZh } from "./tasks";
 import { serverRequestsZh } from "./serverRequests";
 import { settingsZh } from "./settings";
 import { snippetsZh } from "./snippets";
@@ -25,6 +26,7 @@ export const zh: Record<MessageKey, string> = {
   ...readinessZh,
   ...replayZh,
   ...mcpSignInZh,
+  ...tasksZh,
   ...serverRequestsZh,
   ...settingsZh,
   ...snippetsZh,

@@ -4,7 +4,7 @@
 import type { ApprovalRecord, ErrorCode, Event, FileChange, JsonValue, ToolError, ToolMode, ToolStatus, TurnEnd, Usage } from "../bindings";
 import type { ElicitationAction, ElicitationRequest, SamplingMessage } from "../bindings";
 import { instructionsIn, type InstructionsUse } from "./instructions";
-import type { ViewEnd, ViewLink } from "../bindings";
+import type { TaskProgress, ViewEnd, ViewLink } from "../bindings";
 
 /** Where a tool call is: its arguments streaming, waiting for approval, running, or ended. */
 export type CallPhase = "streaming" | "waiting" | "running" | ToolStatus;
@@ -78,6 +78,8 @@ export interface CallView {
   server?: string;
   /** The latest progress the tool reported while running. */
   progress?: { progress: number; total?: number; message?: string };
+  /** The task the MCP server runs the call as (MCP Tasks): where it stands, as last reported. */
+  task?: TaskProgress;
   /** The MCP App view the tool renders its result with. */
   view?: ViewLink;
   /** For a call a view made: the call whose view made it. */
@@ -619,11 +621,14 @@ function fold(draft: Draft, event: Event) {
     case "tool_call_progress": {
       const call = draft.state.calls[event.call_id];
       if (!call || call.phase !== "running") return;
-      draft.call(event.call_id)!.progress = {
+      const running = draft.call(event.call_id)!;
+      running.progress = {
         progress: event.progress,
         ...(event.total !== undefined ? { total: event.total } : {}),
         ...(event.message !== undefined ? { message: event.message } : {}),
       };
+      // A task's state stays on the card after the call ends (how the task ended).
+      if (event.task) running.task = event.task;
       return;
     }
     case "tool_call_finished":
