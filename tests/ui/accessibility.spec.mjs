@@ -95,8 +95,8 @@ const tokens = [{ day_start_ms: new Date().setHours(0, 0, 0, 0), model: "qwen2.5
 const mcpConfig = {
   path: "/home/me/.config/tooltrail/mcp.json",
   servers: [
-    { name: "fs", command: "npx", args: ["-y", "@modelcontextprotocol/server-filesystem", "."], url: null, env: {}, cwd: null, approval: "allow", tools: { write_file: "ask" }, disabled: false, timeout_secs: 60 },
-    { name: "db", command: "pg-mcp", args: ["--readonly"], url: null, env: {}, cwd: null, approval: "ask", tools: {}, disabled: false, timeout_secs: 60 },
+    { name: "fs", command: "npx", args: ["-y", "@modelcontextprotocol/server-filesystem", "."], url: null, env: {}, cwd: null, approval: "allow", tools: { write_file: "ask" }, disabled: false, timeout_secs: 60, tool_timeouts_secs: {} },
+    { name: "db", command: "pg-mcp", args: ["--readonly"], url: null, env: {}, cwd: null, approval: "ask", tools: {}, disabled: false, timeout_secs: 60, tool_timeouts_secs: {} },
   ],
   problem: null,
 };

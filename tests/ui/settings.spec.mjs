@@ -46,8 +46,8 @@ const rules = [
   { id: "rule_1", workspace: "/home/me/demo", kind: "allow", tool: "execute_bash", prefix: ["go", "test"], command: "go test", created_ms: Date.UTC(2025, 2, 3, 9, 30), revoked_ms: null },
   { id: "rule_2", workspace: "/home/me/demo", kind: "deny", tool: "execute_bash", prefix: ["git", "push"], command: "git push", created_ms: Date.UTC(2025, 2, 4, 14, 5), revoked_ms: null },
 ];
-const fsServer = { name: "fs", command: "npx", args: ["-y", "@modelcontextprotocol/server-filesystem", "."], url: null, env: { DEBUG: "1" }, cwd: null, approval: "allow", tools: { write_file: "ask" }, disabled: false, timeout_secs: 60 };
-const dbServer = { name: "db", command: "pg-mcp", args: ["--readonly"], url: null, env: {}, cwd: null, approval: "ask", tools: {}, disabled: false, timeout_secs: 60 };
+const fsServer = { name: "fs", command: "npx", args: ["-y", "@modelcontextprotocol/server-filesystem", "."], url: null, env: { DEBUG: "1" }, cwd: null, approval: "allow", tools: { write_file: "ask" }, disabled: false, timeout_secs: 60, tool_timeouts_secs: {} };
+const dbServer = { name: "db", command: "pg-mcp", args: ["--readonly"], url: null, env: {}, cwd: null, approval: "ask", tools: {}, disabled: false, timeout_secs: 60, tool_timeouts_secs: {} };
 const mcpConfig = { path: "/home/me/.config/tooltrail/mcp.json", servers: [fsServer, dbServer], problem: null };
 const mcp = {
   servers: [
@@ -426,7 +426,7 @@ test("MCP servers: live status, add, edit, remove; a broken mcp.json blocks savi
   await form.getByRole("button", { name: "Save" }).click();
   await mcpSection.getByText("Saved web. It starts with the next question.").waitFor();
   assert.deepEqual(await calls(page, "save_mcp_server"), [
-    { previousName: null, server: { name: "web", command: null, args: [], url: "https://example.com/mcp", env: {}, cwd: null, approval: "ask", tools: { delete_page: "never" }, disabled: false, timeout_secs: 60 } },
+    { previousName: null, server: { name: "web", command: null, args: [], url: "https://example.com/mcp", env: {}, cwd: null, approval: "ask", tools: { delete_page: "never" }, disabled: false, timeout_secs: 60, tool_timeouts_secs: {} } },
   ]);
   const web = mcpSection.locator('[data-server="web"]');
   assert.match(await web.innerText(), /not started/);

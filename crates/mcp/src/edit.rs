@@ -59,6 +59,11 @@ pub struct McpServerConfig {
     #[serde(default)]
     pub disabled: bool,
     pub timeout_secs: u64,
+    /// Per-tool time limits in whole seconds (`tool_timeouts_secs`), by the server's own tool
+    /// name: for a plain call it replaces `timeout_secs`; for a call the server runs as a task
+    /// it bounds the whole task (an hour without one).
+    #[serde(default)]
+    pub tool_timeouts_secs: BTreeMap<String, u64>,
 }
 
 impl Default for McpServerConfig {
@@ -74,6 +79,7 @@ impl Default for McpServerConfig {
             tools: BTreeMap::new(),
             disabled: false,
             timeout_secs: DEFAULT_TIMEOUT.as_secs(),
+            tool_timeouts_secs: BTreeMap::new(),
         }
     }
 }
@@ -341,6 +347,19 @@ fn apply(mut fields: Map<String, Value>, server: &McpServerConfig) -> Map<String
         server.disabled.then_some(Value::Bool(true)),
     );
     set(
+        "tool_timeouts_secs",
+        before.tool_timeouts_secs != server.tool_timeouts_secs,
+        (!server.tool_timeouts_secs.is_empty()).then(|| {
+            Value::Object(
+                server
+                    .tool_timeouts_secs
+                    .iter()
+                    .map(|(tool, secs)| (tool.clone(), Value::from(*secs)))
+                    .collect(),
+            )
+        }),
+    );
+    set(
         "timeout_secs",
         before.timeout_secs != server.timeout_secs,
         (server.timeout_secs != DEFAULT_TIMEOUT.as_secs())
@@ -390,6 +409,20 @@ fn view_of(name: &str, fields: &Map<String, Value>) -> McpServerConfig {
             .get("disabled")
             .and_then(Value::as_bool)
             .unwrap_or(false),
+        tool_timeouts_secs: fields
+            .get("tool_timeouts_secs")
+            .and_then(Value::as_object)
+            .map(|tools| {
+                tools
+                    .iter()
+                    .filter_map(|(tool, secs)| {
+                        let secs = secs.as_f64().filter(|secs| *secs > 0.0)?;
+                        // Whole seconds on the screen, as for the server's limit.
+                        Some((tool.clone(), secs.ceil() as u64))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default(),
         timeout_secs: fields
             .get("timeout_secs")
             .and_then(Value::as_f64)
@@ -652,6 +685,33 @@ mod tests {
         assert_eq!(
             saved(&editor),
             json!({"mcpServers": {"a": {"command": "a", "approval": "ask", "timeout_secs": 5}}})
+        );
+    }
+
+    #[test]
+    fn a_tools_time_limit_is_shown_written_and_removed_and_the_file_still_loads() {
+        let (_dir, mut editor) = editor_on(&json!({
+            "mcpServers": {"r": {"command": "research", "tool_timeouts_secs": {"deep": 5400.5}}}
+        }));
+        let mut research = server(&editor, "r");
+        assert_eq!(research.tool_timeouts_secs["deep"], 5401);
+        research.tool_timeouts_secs.insert("quick".into(), 30);
+        editor.upsert_server(Some("r"), research.clone()).unwrap();
+        let written = saved(&editor);
+        assert_eq!(
+            written["mcpServers"]["r"]["tool_timeouts_secs"],
+            json!({"deep": 5401, "quick": 30})
+        );
+        let config = McpConfig::load(editor.path()).unwrap().unwrap();
+        assert_eq!(
+            config.servers["r"].task_timeout_for("quick"),
+            std::time::Duration::from_secs(30)
+        );
+        research.tool_timeouts_secs.clear();
+        editor.upsert_server(Some("r"), research).unwrap();
+        assert_eq!(
+            saved(&editor)["mcpServers"]["r"].get("tool_timeouts_secs"),
+            None
         );
     }
 }

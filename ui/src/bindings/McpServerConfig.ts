@@ -9,4 +9,10 @@ export type McpServerConfig = { name: string, command: string | null, args: Arra
 /**
  * Per-tool approval, by the server's own tool name; it wins over `approval`.
  */
-tools: { [key in string]: McpApproval }, disabled: boolean, timeout_secs: number, };
+tools: { [key in string]: McpApproval }, disabled: boolean, timeout_secs: number, 
+/**
+ * Per-tool time limits in whole seconds (`tool_timeouts_secs`), by the server's own tool
+ * name: for a plain call it replaces `timeout_secs`; for a call the server runs as a task
+ * it bounds the whole task (an hour without one).
+ */
+tool_timeouts_secs: { [key in string]: number }, };

@@ -217,6 +217,7 @@ export const settingsEn = {
   cfgApprovalAsk: "Ask each time",
   cfgApprovalNever: "Never run",
   cfgMcpTimeout: "Time limit per call",
+  cfgMcpTimeoutHint: "How long a call waits for the server's answer or its next progress report. Default: 60 seconds.",
   cfgMcpEnabled: "Enabled",
   cfgMcpToolRules: "Per-tool approval",
   cfgMcpToolRulesHint: "Rules for single tools, by the server's own tool name; they win over the default.",
@@ -225,6 +226,15 @@ export const settingsEn = {
   cfgMcpToolApprovalN: "Approval of tool {n}",
   cfgMcpToolRemoveN: "Remove tool rule {n}",
   cfgMcpToolAdd: "Add a tool rule",
+  cfgMcpToolTimeouts: "Per-tool time limit",
+  cfgMcpToolTimeoutsHint:
+    "For single tools, by the server's own tool name. A plain call waits this long instead of the server's limit; a tool the server runs as a task (MCP Tasks) may take this long in all. Without one, a task may run for up to an hour.",
+  cfgMcpToolTimeoutN: "Time limit of tool {n}, in seconds",
+  cfgMcpToolTimeoutToolN: "Tool name of time limit {n}",
+  cfgMcpToolTimeoutRemoveN: "Remove time limit {n}",
+  cfgMcpToolTimeoutAdd: "Add a time limit",
+  cfgToolTimeoutNameRequired: "Each time limit needs the tool's name.",
+  cfgToolTimeoutDuplicate: "{tool} has two time limits.",
   cfgMcpNextQuestion: "Servers start again with the next question.",
 } as const;
 
@@ -438,6 +448,7 @@ export const settingsZh: Record<keyof typeof settingsEn, string> = {
   cfgApprovalAsk: "每次询问",
   cfgApprovalNever: "永不运行",
   cfgMcpTimeout: "每次调用的时间上限",
+  cfgMcpTimeoutHint: "一次调用等待服务器回答或下一条进度报告的时间。默认：60 秒。",
   cfgMcpEnabled: "启用",
   cfgMcpToolRules: "按工具审批",
   cfgMcpToolRulesHint: "针对单个工具的规则，使用服务器自己的工具名；优先于默认审批。",
@@ -446,5 +457,14 @@ export const settingsZh: Record<keyof typeof settingsEn, string> = {
   cfgMcpToolApprovalN: "工具 {n} 的审批",
   cfgMcpToolRemoveN: "移除工具规则 {n}",
   cfgMcpToolAdd: "添加工具规则",
+  cfgMcpToolTimeouts: "按工具的时间上限",
+  cfgMcpToolTimeoutsHint:
+    "针对单个工具，使用服务器自己的工具名。普通调用等待这么久，而不是服务器的上限；服务器以任务方式运行的工具（MCP 任务）总共可以运行这么久。未设置时，任务最多可运行一小时。",
+  cfgMcpToolTimeoutN: "工具 {n} 的时间上限（秒）",
+  cfgMcpToolTimeoutToolN: "时间上限 {n} 的工具名",
+  cfgMcpToolTimeoutRemoveN: "删除时间上限 {n}",
+  cfgMcpToolTimeoutAdd: "添加时间上限",
+  cfgToolTimeoutNameRequired: "每个时间上限都需要填写工具名。",
+  cfgToolTimeoutDuplicate: "{tool} 有两个时间上限。",
   cfgMcpNextQuestion: "服务器会在下一个问题时重新启动。",
 };

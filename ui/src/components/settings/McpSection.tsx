@@ -151,6 +151,8 @@ export function McpSection({ onChanged }: Props) {
   const update = (change: Partial<McpForm>) => setEditing((old) => (old ? { ...old, form: { ...old.form, ...change } } : old));
   const updateTool = (index: number, change: Partial<McpForm["tools"][number]>) =>
     update({ tools: (editing?.form.tools ?? []).map((row, i) => (i === index ? { ...row, ...change } : row)) });
+  const updateToolTimeout = (index: number, change: Partial<McpForm["toolTimeouts"][number]>) =>
+    update({ toolTimeouts: (editing?.form.toolTimeouts ?? []).map((row, i) => (i === index ? { ...row, ...change } : row)) });
 
   const save = () => {
     if (!editing) return;
@@ -296,7 +298,7 @@ export function McpSection({ onChanged }: Props) {
                 </select>
               )}
             </Field>
-            <Field label={t("cfgMcpTimeout")} problem={shown("timeout_secs")}>
+            <Field label={t("cfgMcpTimeout")} hint={t("cfgMcpTimeoutHint")} problem={shown("timeout_secs")}>
               {(control) => (
                 <div className="cfg-unit-row">
                   <input {...control} type="number" min={1} step={1} inputMode="numeric" value={form.timeout_secs} onChange={(e) => update({ timeout_secs: e.target.value })} />
@@ -339,6 +341,45 @@ export function McpSection({ onChanged }: Props) {
             <div>
               <button type="button" className="small" onClick={() => update({ tools: [...form.tools, { tool: "", approval: "never" }] })}>
                 + {t("cfgMcpToolAdd")}
+              </button>
+            </div>
+          </fieldset>
+
+          <fieldset className="cfg-tool-rules">
+            <legend className="cfg-label">{t("cfgMcpToolTimeouts")}</legend>
+            <p className="cfg-hint">{t("cfgMcpToolTimeoutsHint")}</p>
+            {form.toolTimeouts.map((row, index) => (
+              <div key={index} className="cfg-tool-rule">
+                <input
+                  className="cfg-mono"
+                  value={row.tool}
+                  placeholder={t("cfgMcpToolName")}
+                  aria-label={t("cfgMcpToolTimeoutToolN", { n: index + 1 })}
+                  onChange={(e) => updateToolTimeout(index, { tool: e.target.value })}
+                  autoComplete="off"
+                  spellCheck={false}
+                />
+                <span className="cfg-unit-row">
+                  <input
+                    type="number"
+                    min={1}
+                    step={1}
+                    inputMode="numeric"
+                    value={row.secs}
+                    aria-label={t("cfgMcpToolTimeoutN", { n: index + 1 })}
+                    onChange={(e) => updateToolTimeout(index, { secs: e.target.value })}
+                  />
+                  <span className="muted">{t("cfgUnitSeconds")}</span>
+                </span>
+                <button type="button" className="small" onClick={() => update({ toolTimeouts: form.toolTimeouts.filter((_, i) => i !== index) })} aria-label={t("cfgMcpToolTimeoutRemoveN", { n: index + 1 })}>
+                  {t("cfgRemove")}
+                </button>
+              </div>
+            ))}
+            {submitted && problems.toolTimeouts && <span className="cfg-problem">{t(problems.toolTimeouts.key, problems.toolTimeouts.vars)}</span>}
+            <div>
+              <button type="button" className="small" onClick={() => update({ toolTimeouts: [...form.toolTimeouts, { tool: "", secs: "3600" }] })}>
+                + {t("cfgMcpToolTimeoutAdd")}
               </button>
             </div>
           </fieldset>

@@ -277,6 +277,12 @@ export interface ToolOverrideRow {
   approval: McpApproval;
 }
 
+export interface ToolTimeoutRow {
+  tool: string;
+  /** Whole seconds, as typed. */
+  secs: string;
+}
+
 export interface McpForm {
   transport: "command" | "url";
   name: string;
@@ -291,10 +297,13 @@ export interface McpForm {
   approval: McpApproval;
   tools: ToolOverrideRow[];
   timeout_secs: string;
+  toolTimeouts: ToolTimeoutRow[];
 }
 
 export const DEFAULT_MCP_TIMEOUT_SECS = 60;
 const MCP_TIMEOUT_MAX = 86_400;
+/** A tool's own limit may be longer than a server's: a task may run for hours (a week at most). */
+const MCP_TOOL_TIMEOUT_MAX = 7 * 86_400;
 
 export const EMPTY_MCP_FORM: McpForm = {
   transport: "command",
@@ -308,6 +317,7 @@ export const EMPTY_MCP_FORM: McpForm = {
   approval: "ask",
   tools: [],
   timeout_secs: String(DEFAULT_MCP_TIMEOUT_SECS),
+  toolTimeouts: [],
 };
 
 export function mcpFormFrom(server: McpServerConfig): McpForm {
@@ -323,10 +333,11 @@ export function mcpFormFrom(server: McpServerConfig): McpForm {
     approval: server.approval,
     tools: Object.entries(server.tools).map(([tool, approval]) => ({ tool, approval })),
     timeout_secs: String(server.timeout_secs),
+    toolTimeouts: Object.entries(server.tool_timeouts_secs ?? {}).map(([tool, secs]) => ({ tool, secs: String(secs) })),
   };
 }
 
-export type McpField = "name" | "command" | "url" | "env" | "timeout_secs" | "tools";
+export type McpField = "name" | "command" | "url" | "env" | "timeout_secs" | "tools" | "toolTimeouts";
 
 /** The server to save, or what is wrong. `otherNames`: the other servers' names. */
 export function validateMcp(form: McpForm, otherNames: readonly string[]): { problems: Problems<McpField>; server: McpServerConfig | null } {
@@ -362,6 +373,29 @@ export function validateMcp(form: McpForm, otherNames: readonly string[]): { pro
     tools[tool] = row.approval;
   }
 
+  const toolTimeouts: Record<string, number> = {};
+  for (const row of form.toolTimeouts) {
+    const tool = row.tool.trim();
+    if (!tool) {
+      problems.toolTimeouts = { key: "cfgToolTimeoutNameRequired" };
+      break;
+    }
+    if (tool in toolTimeouts) {
+      problems.toolTimeouts = { key: "cfgToolTimeoutDuplicate", vars: { tool } };
+      break;
+    }
+    const secs = parseNumber(row.secs);
+    if (secs === null) {
+      problems.toolTimeouts = { key: "cfgNotAWholeNumber" };
+      break;
+    }
+    if (secs < 1 || secs > MCP_TOOL_TIMEOUT_MAX) {
+      problems.toolTimeouts = { key: "cfgBetween", vars: { min: 1, max: MCP_TOOL_TIMEOUT_MAX } };
+      break;
+    }
+    toolTimeouts[tool] = secs;
+  }
+
   if (hasProblems(problems) || timeout === null) return { problems, server: null };
   const isCommand = form.transport === "command";
   return {
@@ -377,6 +411,7 @@ export function validateMcp(form: McpForm, otherNames: readonly string[]): { pro
       tools,
       disabled: !form.enabled,
       timeout_secs: timeout,
+      tool_timeouts_secs: toolTimeouts,
     },
   };
 }

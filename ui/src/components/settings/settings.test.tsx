@@ -173,11 +173,11 @@ describe("env lines", () => {
 });
 
 describe("MCP form", () => {
-  const fs: McpServerConfig = { name: "fs", command: "npx", args: ["-y", "@modelcontextprotocol/server-filesystem", "."], url: null, env: { DEBUG: "1" }, cwd: null, approval: "allow", tools: { write_file: "ask" }, disabled: false, timeout_secs: 60 };
+  const fs: McpServerConfig = { name: "fs", command: "npx", args: ["-y", "@modelcontextprotocol/server-filesystem", "."], url: null, env: { DEBUG: "1" }, cwd: null, approval: "allow", tools: { write_file: "ask" }, disabled: false, timeout_secs: 60, tool_timeouts_secs: { index_all: 7200 } };
 
   it("round-trips a server", () => {
     expect(validateMcp(mcpFormFrom(fs), [])).toEqual({ problems: {}, server: fs });
-    const web: McpServerConfig = { ...fs, name: "web", command: null, args: [], url: "https://example.com/mcp", env: {}, tools: {}, disabled: true, timeout_secs: 30 };
+    const web: McpServerConfig = { ...fs, name: "web", command: null, args: [], url: "https://example.com/mcp", env: {}, tools: {}, disabled: true, timeout_secs: 30, tool_timeouts_secs: {} };
     expect(mcpFormFrom(web).transport).toBe("url");
     expect(validateMcp(mcpFormFrom(web), ["fs"]).server).toEqual(web);
   });
@@ -196,6 +196,16 @@ describe("MCP form", () => {
     expect(validateMcp({ ...form, transport: "url", url: "example.com" }, []).problems.url?.key).toBe("cfgUrlInvalid");
     expect(validateMcp({ ...form, tools: [{ tool: "", approval: "never" }] }, []).problems.tools?.key).toBe("cfgToolNameRequired");
     expect(validateMcp({ ...form, tools: [{ tool: "a", approval: "never" }, { tool: " a ", approval: "ask" }] }, []).problems.tools).toEqual({ key: "cfgToolDuplicate", vars: { tool: "a" } });
+  });
+
+  it("takes a time limit per tool, up to a week, and reports a bad one", () => {
+    const form = mcpFormFrom(fs);
+    expect(form.toolTimeouts).toEqual([{ tool: "index_all", secs: "7200" }]);
+    const long = { ...form, toolTimeouts: [{ tool: " research ", secs: "86400" }] };
+    expect(validateMcp(long, []).server?.tool_timeouts_secs).toEqual({ research: 86400 });
+    expect(validateMcp({ ...form, toolTimeouts: [{ tool: "", secs: "5" }] }, []).problems.toolTimeouts?.key).toBe("cfgToolTimeoutNameRequired");
+    expect(validateMcp({ ...form, toolTimeouts: [{ tool: "a", secs: "0" }] }, []).problems.toolTimeouts).toEqual({ key: "cfgBetween", vars: { min: 1, max: 604800 } });
+    expect(validateMcp({ ...form, toolTimeouts: [{ tool: "a", secs: "5" }, { tool: "a", secs: "6" }] }, []).problems.toolTimeouts?.key).toBe("cfgToolTimeoutDuplicate");
   });
 
   it("pairs each configured server with its live state", () => {
@@ -486,7 +496,7 @@ describe("McpSection", () => {
   });
 
   it("shows a server's environment and stderr as mcp.json writes them, variables unexpanded", async () => {
-    const keys: McpServerConfig = { name: "keys", command: "node", args: ["server.js"], url: null, env: { API_KEY: "${API_KEY}" }, cwd: null, approval: "ask", tools: {}, disabled: false, timeout_secs: 60 };
+    const keys: McpServerConfig = { name: "keys", command: "node", args: ["server.js"], url: null, env: { API_KEY: "${API_KEY}" }, cwd: null, approval: "ask", tools: {}, disabled: false, timeout_secs: 60, tool_timeouts_secs: {} };
     vi.spyOn(api, "mcpConfig").mockResolvedValue({ path: "/c/mcp.json", servers: [keys], problem: null });
     // The backend scrubs the server's own secrets out of its stderr before the window sees it.
     vi.spyOn(api, "mcpServers").mockResolvedValue({ servers: [{ name: "keys", state: "failed", tools: 0, error: "the server exited", stderr: ["my key is ${API_KEY}"] }] });
@@ -524,6 +534,7 @@ describe("McpSection", () => {
       tools: { write_file: "never" },
       disabled: false,
       timeout_secs: 60,
+      tool_timeouts_secs: {},
     });
     await waitFor(() => expect(onChanged).toHaveBeenCalled());
   });
