@@ -40,7 +40,8 @@ export function CallTime({ call }: { call: CallView }) {
   const now = useNow(100, running);
   if (call.durationMs !== undefined) return <span className="call-time">{formatDuration(call.durationMs)}</span>;
   if (running) {
-    const progress = call.progress;
+    // A task's steps are counted by the task's own line on the card, not here.
+    const progress = call.task ? undefined : call.progress;
     const step = progress && (progress.total !== undefined ? `${progress.progress}/${progress.total}` : `${progress.progress}`);
     return (
       <span className="call-time live">
