@@ -86,7 +86,8 @@ pub(crate) fn read_task(value: &Value) -> Option<Snapshot> {
     let message = task
         .get("statusMessage")
         .and_then(Value::as_str)
-        .map(str::to_string);
+        .map(status_line)
+        .filter(|line| !line.is_empty());
     Some(Snapshot {
         task_id,
         status,
@@ -99,6 +100,26 @@ pub(crate) fn read_task(value: &Value) -> Option<Snapshot> {
             .and_then(Value::as_object)
             .cloned(),
     })
+}
+
+/// The longest status message kept, in characters: it is one line on a card and in the record,
+/// sent again with every change, and a server decides what it holds.
+pub const MAX_STATUS_CHARS: usize = 300;
+
+/// A server's status message as one line of at most [`MAX_STATUS_CHARS`]: line breaks and
+/// other control characters become spaces, runs of spaces one, and a longer one is cut with `…`.
+fn status_line(text: &str) -> String {
+    let words = text
+        .split(|c: char| c.is_control() || c.is_whitespace())
+        .filter(|word| !word.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ");
+    if words.chars().count() <= MAX_STATUS_CHARS {
+        return words;
+    }
+    let mut cut: String = words.chars().take(MAX_STATUS_CHARS - 1).collect();
+    cut.push('…');
+    cut
 }
 
 /// Answers the questions a task asks (the extension's `inputRequests`): each key to its answer.
@@ -434,6 +455,20 @@ mod tests {
             read_task(&json!({"taskId": "t", "status": "exploded"})),
             None
         );
+    }
+
+    #[test]
+    fn attack_tasks_a_status_message_is_one_short_line_whatever_the_server_sends() {
+        let long = format!("Step 1\n\r\u{1b}[2J{}", "x".repeat(10_000));
+        let task =
+            read_task(&json!({"taskId": "t", "status": "working", "statusMessage": long})).unwrap();
+        let message = task.message.unwrap();
+        assert_eq!(message.chars().count(), MAX_STATUS_CHARS);
+        assert!(message.starts_with("Step 1 [2J"), "{message}");
+        assert!(message.ends_with('…'));
+        assert!(!message.chars().any(char::is_control));
+        let blank = json!({"taskId": "t", "status": "working", "statusMessage": " \n\t "});
+        assert_eq!(read_task(&blank).unwrap().message, None);
     }
 
     #[test]

@@ -171,6 +171,11 @@ impl Drop for TaskServer {
 
 impl TaskServer {
     fn start() -> Self {
+        Self::suggesting("300")
+    }
+
+    /// The server, suggesting a poll every `poll_ms`.
+    fn suggesting(poll_ms: &str) -> Self {
         let dir = tempfile::tempdir().unwrap();
         let port_file = dir.path().join("port");
         let log = dir.path().join("log.jsonl");
@@ -178,6 +183,7 @@ impl TaskServer {
             .arg(fixture("task-server.mjs"))
             .arg(&port_file)
             .arg(&log)
+            .arg(poll_ms)
             .spawn()
             .unwrap();
         let mut port = String::new();
@@ -294,7 +300,7 @@ async fn stop_cancels_the_task_at_the_server() {
 }
 
 #[tokio::test]
-async fn a_task_is_bounded_by_its_tools_timeout_and_cancelled_past_it() {
+async fn attack_tasks_a_task_that_never_ends_is_cancelled_at_its_tools_time_limit() {
     require_node!();
     let (_dir, root) = support::workspace();
     let server = TaskServer::start();
@@ -312,5 +318,27 @@ async fn a_task_is_bounded_by_its_tools_timeout_and_cancelled_past_it() {
     assert_eq!(error.code, ToolErrorCode::Timeout, "{error:?}");
     assert!(error.message.contains("within 2 s"), "{}", error.message);
     assert_eq!(server.requests("tasks/cancel").len(), 1);
+    manager.shutdown().await;
+}
+
+#[tokio::test]
+async fn attack_tasks_a_server_cannot_have_itself_polled_faster_than_every_quarter_second() {
+    require_node!();
+    let (_dir, root) = support::workspace();
+    // A server that says to ask again at once, every time.
+    let server = TaskServer::suggesting("0");
+    let manager = manager(vec![server.config()], &root);
+    let registry = registry_with(&manager).await;
+    let (ctx, _rx) = context(&root);
+    let started = std::time::Instant::now();
+    let out = registry
+        .call("tasks__long-report", r#"{"seconds":2}"#, &ctx)
+        .await
+        .unwrap();
+    let took = started.elapsed();
+    assert_eq!(out.text, "Report after 2 s.");
+    let polls = server.requests("tasks/get").len();
+    let most = (took.as_millis() / tooltrail_mcp::MIN_POLL_INTERVAL.as_millis()) as usize + 1;
+    assert!(polls <= most, "{polls} polls in {took:?}");
     manager.shutdown().await;
 }
