@@ -28,6 +28,7 @@ mod mcp_content;
 mod mcp_resources;
 mod mcp_secrets;
 mod mcp_sign_in;
+mod mcp_tasks;
 mod models;
 mod network;
 mod otel;
