@@ -264,18 +264,13 @@ pub async fn save_view_file(
 ) -> CommandResult<Option<SavedFile>> {
     let host = app.state::<Host>();
     host.views().ensure_open(&view_id)?;
-    // Refused before the dialog: a file the rules do not take is not asked about; the host
-    // records the refusal (it refuses before anything is written, so nothing is given).
-    if tooltrail_host::view_download::check(&file).is_err() {
-        let nowhere: tooltrail_host::view_download::Writer = Box::new(|_| Ok(()));
-        return with_calls(&app, async |calls| {
-            host.views()
-                .download(&view_id, &file, std::path::Path::new(""), nowhere, calls)
-                .await
-        })
-        .await
-        .map(Some);
-    }
+    // Refused before the dialog: a file the rules do not take (an address that is not the
+    // web's, a host on this computer or the private network) is not asked about; the host
+    // records the refusal.
+    with_calls(&app, async |calls| {
+        host.views().check_download(&view_id, &file, calls).await
+    })
+    .await?;
     let name = tooltrail_host::view_download::file_name(&file);
     let Some(path) = crate::dialog::given_or_picked(
         path,

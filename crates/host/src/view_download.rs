@@ -269,6 +269,20 @@ async fn addresses(url: &Url, rules: DownloadRules) -> Result<Vec<SocketAddr>, S
     Ok(found)
 }
 
+/// Whether `url`'s host resolves only to addresses a view's download may reach, asked before
+/// the user chooses where to save it; the fetch checks again, hop by hop.
+pub async fn reachable(url: &Url, rules: DownloadRules) -> Result<(), String> {
+    tokio::time::timeout(DOWNLOAD_TIMEOUT, addresses(url, rules))
+        .await
+        .unwrap_or_else(|_| {
+            Err(format!(
+                "{} could not be found in time, so the view's file was not downloaded.",
+                url.host_str().unwrap_or_default()
+            ))
+        })
+        .map(|_| ())
+}
+
 /// Fetches `url` under the rules: each hop's host checked, at most [`MAX_DOWNLOAD_BYTES`],
 /// within [`DOWNLOAD_TIMEOUT`].
 pub async fn fetch(url: Url, rules: DownloadRules) -> Result<Vec<u8>, String> {

@@ -571,11 +571,77 @@ impl Views {
         })
     }
 
+    /// Checks a view's `ui/download-file` before the user is asked where to save it: the file
+    /// is one a view may name (`view_download::check`), and a web address's host resolves only
+    /// to addresses the view may reach. A refusal is counted toward flooding and recorded in
+    /// the view's turn under its call, and said in a sentence; nothing is fetched.
+    pub async fn check_download(
+        &self,
+        view_id: &str,
+        file: &ViewFile,
+        calls: ViewCalls<'_>,
+    ) -> Result<(), HostError> {
+        let admitted = self.admit(view_id).await?;
+        self.checked_download(view_id, &admitted.0, file, true, calls)
+            .await
+            .map(|_| ())
+    }
+
+    /// The file checked under the view's rules, or the refusal recorded.
+    async fn checked_download(
+        &self,
+        view_id: &str,
+        live: &Live,
+        file: &ViewFile,
+        resolve: bool,
+        calls: ViewCalls<'_>,
+    ) -> Result<(view_download::Checked, DownloadRules), HostError> {
+        let rules = DownloadRules {
+            allow_private_addresses: live
+                .server
+                .config()
+                .oauth
+                .as_ref()
+                .is_some_and(|oauth| oauth.allow_private_addresses),
+        };
+        let checked = match view_download::check(file) {
+            Ok(view_download::Checked::Web(url)) if resolve => {
+                view_download::reachable(&url, rules)
+                    .await
+                    .map(|()| view_download::Checked::Web(url))
+            }
+            other => other,
+        };
+        match checked {
+            Ok(checked) => Ok((checked, rules)),
+            Err(reason) => {
+                self.count_refusal(view_id, live).await?;
+                let arguments = json!({
+                    "name": view_download::file_name(file),
+                    "from": describe(&file.source),
+                });
+                let source = ToolSource::Mcp {
+                    server: live.server.name().to_string(),
+                };
+                live.turn
+                    .refuse(
+                        view_download::SAVE_TOOL,
+                        arguments,
+                        &reason,
+                        source,
+                        calls.ctx,
+                    )
+                    .await;
+                Err(refused(reason))
+            }
+        }
+    }
+
     /// The view's `ui/download-file`, once the user said yes on the bar and chose where in the
-    /// save dialog: the file is checked (`view_download`), fetched or taken inline, handed to
-    /// `write`, and the save is recorded in the view's turn under its call. A file the rules
-    /// refuse is refused before anything is fetched, counted toward flooding and recorded as
-    /// refused.
+    /// save dialog: the file is checked again (`view_download`; a web address's hosts are
+    /// checked as it is fetched), fetched or taken inline, handed to `write`, and the save is
+    /// recorded in the view's turn under its call. A file the rules refuse is refused before
+    /// anything is fetched, counted toward flooding and recorded as refused.
     pub async fn download(
         &self,
         view_id: &str,
@@ -587,34 +653,9 @@ impl Views {
         let admitted = self.admit(view_id).await?;
         let live = &admitted.0;
         let name = view_download::file_name(file);
-        let source = ToolSource::Mcp {
-            server: live.server.name().to_string(),
-        };
-        let checked = match view_download::check(file) {
-            Ok(checked) => checked,
-            Err(reason) => {
-                self.count_refusal(view_id, live).await?;
-                let arguments = json!({ "name": name, "from": describe(&file.source) });
-                live.turn
-                    .refuse(
-                        view_download::SAVE_TOOL,
-                        arguments,
-                        &reason,
-                        source,
-                        calls.ctx,
-                    )
-                    .await;
-                return Err(refused(reason));
-            }
-        };
-        let rules = DownloadRules {
-            allow_private_addresses: live
-                .server
-                .config()
-                .oauth
-                .as_ref()
-                .is_some_and(|oauth| oauth.allow_private_addresses),
-        };
+        let (checked, rules) = self
+            .checked_download(view_id, live, file, false, calls)
+            .await?;
         let tool = view_download::SaveTool::new(
             live.server.name().to_string(),
             checked,

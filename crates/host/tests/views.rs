@@ -828,16 +828,28 @@ async fn attack_views_a_download_of_a_local_file_or_loopback_address_is_refused_
     .await
     .unwrap_err();
     assert!(local.to_string().contains("file:"), "{local}");
-    let loopback = download(
-        &setup,
-        &view,
-        &view_file(tooltrail_host::view_download::ViewFileSource::Url {
-            url: format!("http://127.0.0.1:{port}/secret.csv"),
-        }),
-        &path,
-    )
-    .await
-    .unwrap_err();
+    let from_loopback = view_file(tooltrail_host::view_download::ViewFileSource::Url {
+        url: format!("http://127.0.0.1:{port}/secret.csv"),
+    });
+    // Before the user is asked where to save it, and again as it would be fetched.
+    let ctx = ToolContext::open(&setup.root).unwrap();
+    let asked = setup
+        .views
+        .check_download(
+            &view,
+            &from_loopback,
+            ViewCalls {
+                ctx: &ctx,
+                rules: None,
+                approver: &DenyAll,
+            },
+        )
+        .await
+        .unwrap_err();
+    assert!(asked.to_string().contains("private network"), "{asked}");
+    let loopback = download(&setup, &view, &from_loopback, &path)
+        .await
+        .unwrap_err();
     assert!(
         loopback.to_string().contains("private network"),
         "{loopback}"
@@ -853,7 +865,10 @@ async fn attack_views_a_download_of_a_local_file_or_loopback_address_is_refused_
             _ => None,
         })
         .collect();
-    assert_eq!(statuses, [ToolStatus::Denied, ToolStatus::Error]);
+    assert_eq!(
+        statuses,
+        [ToolStatus::Denied, ToolStatus::Denied, ToolStatus::Error]
+    );
 }
 
 /// The delta that names a tool with a view says so, and a call still being written (or
