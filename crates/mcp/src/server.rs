@@ -360,7 +360,8 @@ impl McpServer {
                 Resumed::Unreachable("the connection closed (the server may have exited)".into())
             }
             result => {
-                let output = crate::tool::finish(self, tool, result, &[], None);
+                let output =
+                    crate::tool::finish(self, tool, crate::tool::Ran::AsTask, result, &[], None);
                 Resumed::Ended(self.redactor().redact_result(output))
             }
         }

@@ -245,6 +245,7 @@ impl McpTool {
             return finish(
                 &self.server,
                 &self.remote_name,
+                Ran::AsTask,
                 result,
                 &[],
                 self.output_schema.as_ref(),
@@ -253,6 +254,7 @@ impl McpTool {
         finish(
             &self.server,
             &self.remote_name,
+            Ran::Plain,
             outcome.result,
             &outcome.progress,
             self.output_schema.as_ref(),
@@ -272,6 +274,7 @@ impl McpTool {
         finish(
             &self.server,
             &self.remote_name,
+            Ran::AsTask,
             result,
             &[],
             self.output_schema.as_ref(),
@@ -279,10 +282,18 @@ impl McpTool {
     }
 }
 
+/// How a call ran: a plain request, or a task the server ran in the background.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Ran {
+    Plain,
+    AsTask,
+}
+
 /// A call's outcome as the tool's result or error, in sentences the model reads.
 pub(crate) fn finish(
     server: &McpServer,
     remote_name: &str,
+    ran: Ran,
     result: Result<rmcp::model::CallToolResult, RequestFailure>,
     progress: &[crate::handler::McpProgress],
     output_schema: Option<&jsonschema::Validator>,
@@ -295,10 +306,17 @@ pub(crate) fn finish(
         }
         Err(RequestFailure::Timeout(after)) => Err(ToolError::new(
             ToolErrorCode::Timeout,
-            format!(
-                "the MCP server {name:?} did not finish within {} s; the call was cancelled",
-                after.as_secs()
-            ),
+            match ran {
+                Ran::Plain => format!(
+                    "the MCP server {name:?} did not answer within {} s; the call was cancelled",
+                    after.as_secs()
+                ),
+                Ran::AsTask => format!(
+                    "the MCP server {name:?} did not finish the task within {} s (the tool's \
+                     time limit); the task was cancelled",
+                    after.as_secs()
+                ),
+            },
         )),
         Err(RequestFailure::Cancelled) => Err(ToolError::new(
             ToolErrorCode::Cancelled,

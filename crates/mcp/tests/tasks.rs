@@ -316,7 +316,11 @@ async fn attack_tasks_a_task_that_never_ends_is_cancelled_at_its_tools_time_limi
         .await
         .unwrap_err();
     assert_eq!(error.code, ToolErrorCode::Timeout, "{error:?}");
-    assert!(error.message.contains("within 2 s"), "{}", error.message);
+    assert_eq!(
+        error.message,
+        "the MCP server \"tasks\" did not finish the task within 2 s (the tool's time limit); \
+         the task was cancelled"
+    );
     assert_eq!(server.requests("tasks/cancel").len(), 1);
     manager.shutdown().await;
 }
