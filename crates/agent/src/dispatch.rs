@@ -448,15 +448,9 @@ impl<'a> Dispatcher<'a> {
                 .map(|asker| Announcing::wrap(asker, question_tx)),
             ..self.ctx.clone()
         };
-        let report = |progress: ToolProgress| {
-            self.emitter.emit(EventBody::ToolCallProgress {
-                call_id: call.id.clone(),
-                tool: call.name.clone(),
-                progress: progress.progress,
-                total: progress.total,
-                message: progress.message,
-                task: progress.task,
-            });
+        let report = |progress| {
+            self.emitter
+                .emit(progress_event(&call.id, &call.name, progress))
         };
         let result = {
             let mut running = std::pin::pin!(tool.call(args.clone(), &ctx));
@@ -792,5 +786,17 @@ impl UserAsker for Announcing {
             choices: question.choices.clone(),
         });
         self.inner.ask(question).await
+    }
+}
+
+/// A running call's report of how far it got, as the event the front ends show.
+fn progress_event(call_id: &str, tool: &str, progress: ToolProgress) -> EventBody {
+    EventBody::ToolCallProgress {
+        call_id: call_id.to_string(),
+        tool: tool.to_string(),
+        progress: progress.progress,
+        total: progress.total,
+        message: progress.message,
+        task: progress.task,
     }
 }

@@ -192,26 +192,11 @@ fn note(body: EventBody) -> Option<(Style, String)> {
             fatal: false,
             ..
         } => Some((Style::Yellow, format!("· {message}"))),
-        // A call the MCP server runs as a task: each change of its state, with the server's
-        // words (a task may run for minutes).
         EventBody::ToolCallProgress {
             tool,
             task: Some(task),
             ..
-        } => {
-            let state = match task.status {
-                tooltrail_protocol::TaskStatus::Working => "working",
-                tooltrail_protocol::TaskStatus::InputRequired => "needs your answer",
-                tooltrail_protocol::TaskStatus::Completed => "done",
-                tooltrail_protocol::TaskStatus::Failed => "failed",
-                tooltrail_protocol::TaskStatus::Cancelled => "cancelled",
-            };
-            let words = task
-                .message
-                .map(|message| format!(": {message}"))
-                .unwrap_or_default();
-            Some((Style::Dim, format!("· {tool} task {state}{words}")))
-        }
+        } => Some((Style::Dim, task_line(&tool, task))),
         EventBody::ElicitationAnswered {
             server,
             action,
@@ -270,6 +255,23 @@ fn note(body: EventBody) -> Option<(Style, String)> {
         | EventBody::ContextUsage { .. }
         | EventBody::Usage(_) => None,
     }
+}
+
+/// The line of each change of the state of a call the MCP server runs as a task, with the
+/// server's words (a task may run for minutes).
+fn task_line(tool: &str, task: tooltrail_protocol::TaskProgress) -> String {
+    let state = match task.status {
+        tooltrail_protocol::TaskStatus::Working => "working",
+        tooltrail_protocol::TaskStatus::InputRequired => "needs your answer",
+        tooltrail_protocol::TaskStatus::Completed => "done",
+        tooltrail_protocol::TaskStatus::Failed => "failed",
+        tooltrail_protocol::TaskStatus::Cancelled => "cancelled",
+    };
+    let words = task
+        .message
+        .map(|message| format!(": {message}"))
+        .unwrap_or_default();
+    format!("· {tool} task {state}{words}")
 }
 
 /// A file change as the approval prompt prints it (on stderr): the unified diff with line

@@ -202,42 +202,11 @@ impl Follow<'_> {
             }
             match snapshot.status {
                 TaskStatus::Completed => {
-                    if let Some(result) = snapshot.result.take() {
-                        return tool_result(ServerResult::CustomResult(rmcp::model::CustomResult(
-                            result,
-                        )));
-                    }
-                    let pending = match fetching.take() {
-                        Some(pending) => pending,
-                        None => self.fetch_result(&task_id),
-                    };
-                    return tokio::select! {
-                        answer = pending => tool_result(answer?),
-                        () = self.cancel.cancelled() => Err(self.cancel_task(&task_id).await),
-                        () = tokio::time::sleep_until(deadline) => {
-                            let _ = self.cancel_task(&task_id).await;
-                            Err(RequestFailure::Timeout(self.limit))
-                        }
-                    };
+                    return self
+                        .completed(&mut snapshot, fetching.take(), deadline)
+                        .await;
                 }
-                TaskStatus::Failed => {
-                    let message = snapshot
-                        .error
-                        .as_ref()
-                        .and_then(|error| error.get("message"))
-                        .and_then(Value::as_str)
-                        .map(str::to_string)
-                        .or(snapshot.message.clone())
-                        .unwrap_or_else(|| "the task failed".to_string());
-                    return Err(RequestFailure::Other(format!(
-                        "the server's task failed: {message}"
-                    )));
-                }
-                TaskStatus::Cancelled => {
-                    return Err(RequestFailure::Other(
-                        "the server cancelled the task before it finished".into(),
-                    ));
-                }
+                TaskStatus::Failed | TaskStatus::Cancelled => return Err(ended(&snapshot)),
                 TaskStatus::InputRequired => match snapshot.input_requests.take() {
                     Some(requests) => {
                         self.answer(&task_id, requests, &mut answered).await?;
@@ -277,24 +246,57 @@ impl Follow<'_> {
                 }
                 return result;
             }
-            let value = send(
-                self.peer,
-                "tasks/get",
-                json!({"taskId": task_id}),
-                self.request_timeout,
-            )
-            .await
-            .map(|answer| serde_json::to_value(&answer).unwrap_or(Value::Null))?;
-            let Some(next) = read_task(&value) else {
-                return Err(RequestFailure::Other(
-                    "the server answered tasks/get with something other than a task".into(),
-                ));
-            };
-            // The suggestion is the server's to change; it is kept when an answer omits it.
-            let poll = next.poll.or(snapshot.poll);
-            snapshot = Snapshot { poll, ..next };
+            snapshot = self.poll(&task_id, snapshot.poll).await?;
             polled = true;
         }
+    }
+
+    /// The result of a task that is done: inline (the extension), or from `tasks/result`
+    /// (asked now, or already asked for its questions).
+    async fn completed(
+        &self,
+        snapshot: &mut Snapshot,
+        fetching: Option<Pending>,
+        deadline: tokio::time::Instant,
+    ) -> Result<CallToolResult, RequestFailure> {
+        if let Some(result) = snapshot.result.take() {
+            return tool_result(ServerResult::CustomResult(rmcp::model::CustomResult(
+                result,
+            )));
+        }
+        let pending = fetching.unwrap_or_else(|| self.fetch_result(&snapshot.task_id));
+        tokio::select! {
+            answer = pending => tool_result(answer?),
+            () = self.cancel.cancelled() => Err(self.cancel_task(&snapshot.task_id).await),
+            () = tokio::time::sleep_until(deadline) => {
+                let _ = self.cancel_task(&snapshot.task_id).await;
+                Err(RequestFailure::Timeout(self.limit))
+            }
+        }
+    }
+
+    /// `tasks/get`: where the task stands now. The poll interval the server suggested before is
+    /// kept when this answer omits it (it is the server's to change).
+    async fn poll(
+        &self,
+        task_id: &str,
+        suggested: Option<Duration>,
+    ) -> Result<Snapshot, RequestFailure> {
+        let value = send(
+            self.peer,
+            "tasks/get",
+            json!({"taskId": task_id}),
+            self.request_timeout,
+        )
+        .await
+        .map(|answer| serde_json::to_value(&answer).unwrap_or(Value::Null))?;
+        let Some(next) = read_task(&value) else {
+            return Err(RequestFailure::Other(
+                "the server answered tasks/get with something other than a task".into(),
+            ));
+        };
+        let poll = next.poll.or(suggested);
+        Ok(Snapshot { poll, ..next })
     }
 
     fn report(&self, snapshot: &Snapshot, steps: u32) {
@@ -389,6 +391,22 @@ impl Follow<'_> {
         .await
         .map(|_| ())
     }
+}
+
+/// Why a task that failed or was cancelled by its server has no result.
+fn ended(snapshot: &Snapshot) -> RequestFailure {
+    if snapshot.status == TaskStatus::Cancelled {
+        return RequestFailure::Other("the server cancelled the task before it finished".into());
+    }
+    let message = snapshot
+        .error
+        .as_ref()
+        .and_then(|error| error.get("message"))
+        .and_then(Value::as_str)
+        .map(str::to_string)
+        .or(snapshot.message.clone())
+        .unwrap_or_else(|| "the task failed".to_string());
+    RequestFailure::Other(format!("the server's task failed: {message}"))
 }
 
 /// What `tools/call` with a task parameter gave.
