@@ -67,6 +67,49 @@ test("a task's state shows on its call's card as it changes, in every look", asy
   }
 });
 
+const server = { name: "research", command: "research-mcp", args: [], url: null, env: {}, cwd: null, approval: "ask", tools: {}, disabled: false, timeout_secs: 60, tool_timeouts_secs: { crawl: 7200 } };
+const settings = {
+  providers: [],
+  active_provider: null,
+  limits: { max_rounds: 10, max_result_bytes: 32 * 1024, request_timeout_secs: 120, command_timeout_secs: 30 },
+  tools: [],
+  config_path: "/home/me/.config/tooltrail/config.toml",
+  endpoint: { base_url: "http://localhost:11434/v1", model: null, api_key_set: false, config_path: "/home/me/.config/tooltrail/config.toml", problem: null },
+  keychain: { available: true, message: null },
+  learned_tool_modes: [],
+};
+
+test("Settings → MCP edits a tool's own time limit beside the server's, and says the defaults", async () => {
+  for (const look of [LOOKS[0], LOOKS[3]]) {
+    const config = { workspace, settings, mcpConfig: { path: "/home/me/.config/tooltrail/mcp.json", servers: [server], problem: null }, mcp: { servers: [{ name: "research", state: "idle", tools: 0 }] } };
+    const { page, problems, context } = await openApp(browser, config, look.options);
+    await page.getByRole("tab").first().waitFor({ timeout: 90_000 });
+    await page.keyboard.press("Control+Comma");
+    const mcp = page.getByTestId("cfg-section-mcp");
+    await mcp.locator('[data-server="research"]').getByRole("button", { name: look.zh ? "编辑 research" : "Edit research" }).click();
+    const form = page.getByRole("form", { name: look.zh ? "编辑 research" : "Edit research" });
+    const text = await form.innerText();
+    assert.match(text, look.zh ? /默认：60 秒/ : /Default: 60 seconds\./);
+    assert.match(text, look.zh ? /任务最多可运行一小时/ : /a task may run for up to an hour/);
+    const seconds = form.getByLabel(look.zh ? "工具 1 的时间上限（秒）" : "Time limit of tool 1, in seconds");
+    assert.equal(await form.getByLabel(look.zh ? "时间上限 1 的工具名" : "Tool name of time limit 1").inputValue(), "crawl");
+    assert.equal(await seconds.inputValue(), "7200");
+    await form.getByRole("button", { name: look.zh ? "+ 添加时间上限" : "+ Add a time limit" }).click();
+    await form.getByLabel(look.zh ? "时间上限 2 的工具名" : "Tool name of time limit 2").fill("summarise");
+    await form.getByLabel(look.zh ? "工具 2 的时间上限（秒）" : "Time limit of tool 2, in seconds").fill("900");
+    await form.locator("fieldset", { hasText: look.zh ? "按工具的时间上限" : "Per-tool time limit" }).scrollIntoViewIfNeeded();
+    await shot(page, `settings-tool-time-limits-${look.file}`);
+    const found = await axeViolations(page, '[data-testid="cfg-section-mcp"]');
+    assert.deepEqual(found, [], `axe found problems in the server's form (${look.file}):\n  ${found.join("\n  ")}`);
+    await form.getByRole("button", { name: look.zh ? "保存" : "Save" }).click();
+    await page.waitForFunction(() => window.__mock.calls.some((c) => c.cmd === "save_mcp_server"));
+    const saved = await page.evaluate(() => window.__mock.calls.filter((c) => c.cmd === "save_mcp_server").map((c) => c.args));
+    assert.deepEqual(saved, [{ previousName: "research", server: { ...server, tool_timeouts_secs: { crawl: 7200, summarise: 900 } } }]);
+    assert.deepEqual(problems, []);
+    await context.close();
+  }
+});
+
 const failed = await run();
 await browser.close();
 process.exit(failed ? 1 : 0);

@@ -462,7 +462,7 @@ export const settingsZh: Record<keyof typeof settingsEn, string> = {
     "针对单个工具，使用服务器自己的工具名。普通调用等待这么久，而不是服务器的上限；服务器以任务方式运行的工具（MCP 任务）总共可以运行这么久。未设置时，任务最多可运行一小时。",
   cfgMcpToolTimeoutN: "工具 {n} 的时间上限（秒）",
   cfgMcpToolTimeoutToolN: "时间上限 {n} 的工具名",
-  cfgMcpToolTimeoutRemoveN: "删除时间上限 {n}",
+  cfgMcpToolTimeoutRemoveN: "移除时间上限 {n}",
   cfgMcpToolTimeoutAdd: "添加时间上限",
   cfgToolTimeoutNameRequired: "每个时间上限都需要填写工具名。",
   cfgToolTimeoutDuplicate: "{tool} 有两个时间上限。",
