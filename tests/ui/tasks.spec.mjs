@@ -110,6 +110,18 @@ test("Settings → MCP edits a tool's own time limit beside the server's, and sa
   }
 });
 
+test("History reads the calls again when tasks of an earlier run were picked up and ended", async () => {
+  const { page, problems, context } = await openApp(browser, { workspace }, LOOKS[0].options);
+  await page.getByRole("tab", { name: "History" }).click();
+  const asked = () => page.evaluate(() => window.__mock.calls.filter((c) => c.cmd === "history_calls").length);
+  await page.waitForFunction(() => window.__mock.calls.some((c) => c.cmd === "history_calls"));
+  const before = await asked();
+  await page.evaluate(() => window.__mock.emit("tasks-picked-up", 1));
+  await page.waitForFunction((n) => window.__mock.calls.filter((c) => c.cmd === "history_calls").length > n, before);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
 const failed = await run();
 await browser.close();
 process.exit(failed ? 1 : 0);

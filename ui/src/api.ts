@@ -128,6 +128,8 @@ export const api = {
   mcpSignOut: (server: string) => invoke<void>("mcp_sign_out", { server }),
   /** The open folder's MCP servers started or failed: ask `mcpServers` again. */
   onMcpChanged: (handler: () => void): Promise<UnlistenFn> => listen("mcp-changed", () => handler()),
+  /** MCP tasks calls of an earlier run left open have ended and were written under their calls. */
+  onTasksPickedUp: (handler: () => void): Promise<UnlistenFn> => listen("tasks-picked-up", () => handler()),
   onFilesChanged: (handler: (change: FilesChanged) => void): Promise<UnlistenFn> =>
     listen<FilesChanged>("files-changed", (event) => handler(event.payload)),
 

@@ -4,6 +4,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import { api, CALL_STATUSES, errorMessage, type CallStatus, type ExportFormat, type HistoryRow, type Stats, type WorkspaceInfo } from "../../api";
 import { useI18n } from "../../i18n";
+import { stopListening } from "../../listening";
 import { ListLoadFailed } from "../ListLoadFailed";
 import { ModelsTried } from "../replay/ModelsTried";
 import { ReplayEntry, type ReplayOpen } from "../replay/ReplayEntry";
@@ -56,6 +57,9 @@ export function HistoryView({ workspace, onOpenCall }: Props) {
   }, []);
   const generation = useRef(0);
   const pending = useRef<string | null>(null);
+
+  // A task of an earlier run picked up and ended (MCP Tasks) changed its call: read again.
+  useEffect(() => stopListening(api.onTasksPickedUp(() => setReload((n) => n + 1))), []);
 
   // Typing searches a moment after the last key, not on every key.
   useEffect(() => {
