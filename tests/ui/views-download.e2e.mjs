@@ -116,12 +116,10 @@ for (const [lang, theme] of [
         `const done = arguments[arguments.length - 1];
          const invoke = window.__TAURI_INTERNALS__.invoke;
          (async () => {
-           const [conversation] = await invoke("list_conversations");
-           const { events } = await invoke("load_conversation", { conversationId: conversation.id });
-           const opened = events.filter((event) => event.type === "view_opened").at(-1);
+           const viewId = document.querySelector(".view-card iframe.view-frame").dataset.viewId;
            const file = { name: "report.csv", mime_type: "text/csv", source: { kind: "text", text: "region,total\\nnorth,12\\nsouth,30\\n" } };
-           return invoke("save_view_file", { viewId: opened.turn_id, file, path: arguments[0] });
-         })().then(done, (error) => done({ error }));`,
+           return invoke("save_view_file", { viewId, file, path: arguments[0] });
+         })().then(done, (error) => done({ failed: String(error?.message ?? error) }));`,
         [saved],
       );
       assert.deepEqual(result, { path: saved, bytes: 31 });

@@ -134,6 +134,8 @@ struct Prepared {
     page: ViewResource,
     /// The permissions the page declared, which the user may grant.
     asked: Vec<Feature>,
+    /// Set for a live call not on the record yet: the record that will hold it.
+    awaits_call: Option<Arc<Store>>,
 }
 
 struct Live {
@@ -143,9 +145,59 @@ struct Live {
     address: String,
     /// The declared origins a frame inside the view may load.
     frame_origins: Vec<String>,
-    turn: ViewTurn,
+    /// The view's turn on the record, once open.
+    turn: Mutex<Option<Arc<ViewTurn>>>,
+    /// A live call's view is shown while the model writes the call: its turn opens once the
+    /// call is on the record (the record files a view's turn under its call), and until then
+    /// the view may not act.
+    waiting: Mutex<Option<Waiting>>,
     served: Mutex<Option<OpenView>>,
     limits: Mutex<Limits>,
+}
+
+/// What opens a live call's view turn once the call is on the record.
+struct Waiting {
+    store: Arc<Store>,
+    view_id: String,
+    parent_turn_id: String,
+    parent_call_id: String,
+    sink: Arc<dyn EventSink>,
+    opened: EventBody,
+}
+
+impl Live {
+    /// The view's turn: open, or opened now if its call has reached the record.
+    fn turn(&self) -> Result<Arc<ViewTurn>, HostError> {
+        if let Some(turn) = lock(&self.turn).clone() {
+            return Ok(turn);
+        }
+        let mut waiting = lock(&self.waiting);
+        let Some(pending) = waiting.as_ref() else {
+            return Err(refused("that view is closed"));
+        };
+        let recorded = pending
+            .store
+            .call_in_turn(&pending.parent_turn_id, &pending.parent_call_id)
+            .ok()
+            .flatten()
+            .is_some();
+        if !recorded {
+            return Err(refused(
+                "the view's call has not started yet; the view may act once it has",
+            ));
+        }
+        let Some(pending) = waiting.take() else {
+            return Err(refused("that view is closed"));
+        };
+        let turn = Arc::new(ViewTurn::open(
+            self.conversation_id.clone(),
+            pending.view_id,
+            pending.sink,
+            pending.opened,
+        ));
+        *lock(&self.turn) = Some(Arc::clone(&turn));
+        Ok(turn)
+    }
 }
 
 #[derive(Default)]
@@ -231,7 +283,7 @@ impl Views {
     /// its view's page from its server, among `servers` (those of the call's folder).
     pub async fn prepare(
         &self,
-        store: &Store,
+        store: &Arc<Store>,
         servers: &[Arc<McpServer>],
         conversation_id: &str,
         turn_id: &str,
@@ -244,6 +296,7 @@ impl Views {
             Some(record) => Found::from_record(record)?,
             None => Found::live(store, conversation_id, turn_id, call_id)?,
         };
+        let live_call = found.server.is_none();
         // A live call's server is the one whose name its tool's begins with (`server__tool`).
         let name = match &found.server {
             Some(server) => server.clone(),
@@ -305,6 +358,7 @@ impl Views {
                 tool: found.tool,
                 page,
                 asked,
+                awaits_call: live_call.then(|| Arc::clone(store)),
             },
         );
         Ok(plan)
@@ -347,24 +401,42 @@ impl Views {
             csp: served.csp.clone(),
             refused_domains: served.refused_domains.clone(),
         };
-        let turn = ViewTurn::open(
-            prepared.conversation_id.clone(),
-            view_id,
-            sink,
-            EventBody::ViewOpened {
-                parent_turn_id: prepared.parent_turn_id,
-                parent_call_id: prepared.parent_call_id,
-                server: prepared.server.name().to_string(),
-                tool: prepared.tool,
-                resource_uri: prepared.page.uri.clone(),
-                csp: start.csp.clone(),
-                refused_domains: start.refused_domains.clone(),
-                granted: granted
-                    .iter()
-                    .map(|feature| feature.declared_as().to_string())
-                    .collect(),
-            },
-        );
+        let opened = EventBody::ViewOpened {
+            parent_turn_id: prepared.parent_turn_id.clone(),
+            parent_call_id: prepared.parent_call_id.clone(),
+            server: prepared.server.name().to_string(),
+            tool: prepared.tool,
+            resource_uri: prepared.page.uri.clone(),
+            csp: start.csp.clone(),
+            refused_domains: start.refused_domains.clone(),
+            granted: granted
+                .iter()
+                .map(|feature| feature.declared_as().to_string())
+                .collect(),
+        };
+        // A call on the record has its view's turn opened now; a live one's waits for it.
+        let (turn, waiting) = match prepared.awaits_call {
+            None => (
+                Some(Arc::new(ViewTurn::open(
+                    prepared.conversation_id.clone(),
+                    view_id,
+                    sink,
+                    opened,
+                ))),
+                None,
+            ),
+            Some(store) => (
+                None,
+                Some(Waiting {
+                    store,
+                    view_id: view_id.to_string(),
+                    parent_turn_id: prepared.parent_turn_id,
+                    parent_call_id: prepared.parent_call_id,
+                    sink,
+                    opened,
+                }),
+            ),
+        };
         lock(&self.live).insert(
             view_id.to_string(),
             Arc::new(Live {
@@ -372,7 +444,8 @@ impl Views {
                 server: prepared.server,
                 address: served.url.clone(),
                 frame_origins: served.frame_origins.clone(),
-                turn,
+                turn: Mutex::new(turn),
+                waiting: Mutex::new(waiting),
                 served: Mutex::new(Some(served)),
                 limits: Mutex::default(),
             }),
@@ -481,7 +554,8 @@ impl Views {
     ) -> Result<Value, HostError> {
         let admitted = self.admit(view_id).await?;
         let live = &admitted.0;
-        if live.turn.is_closed() {
+        let turn = live.turn()?;
+        if turn.is_closed() {
             return Err(refused("that view is closed"));
         }
         let source = ToolSource::Mcp {
@@ -504,29 +578,27 @@ impl Views {
         };
         let outcome = if let Some(reason) = oversized {
             self.count_refusal(view_id, live).await?;
-            live.turn
-                .refuse(
-                    &short_name(name),
-                    small_arguments(arguments, size),
-                    &reason,
-                    source,
-                    calls.ctx,
-                )
-                .await
+            turn.refuse(
+                &short_name(name),
+                small_arguments(arguments, size),
+                &reason,
+                source,
+                calls.ctx,
+            )
+            .await
         } else {
             match live.server.tool_for_view(name).await {
-                Ok(tool) => self.run(live, tool, arguments, calls).await,
+                Ok(tool) => self.run(live, &turn, tool, arguments, calls).await,
                 Err(error) => {
                     self.count_refusal(view_id, live).await?;
-                    live.turn
-                        .refuse(
-                            name,
-                            small_arguments(arguments, size),
-                            &error.to_string(),
-                            source,
-                            calls.ctx,
-                        )
-                        .await
+                    turn.refuse(
+                        name,
+                        small_arguments(arguments, size),
+                        &error.to_string(),
+                        source,
+                        calls.ctx,
+                    )
+                    .await
                 }
             }
         };
@@ -559,7 +631,10 @@ impl Views {
             return Err(refused("the view's server has no resources"));
         };
         let arguments = json!({ "server": live.server.name(), "uri": uri });
-        let outcome = self.run(live, Arc::new(tool), arguments, calls).await;
+        let turn = live.turn()?;
+        let outcome = self
+            .run(live, &turn, Arc::new(tool), arguments, calls)
+            .await;
         if outcome.status != ToolStatus::Success {
             return Err(refused(outcome.text));
         }
@@ -596,6 +671,8 @@ impl Views {
         resolve: bool,
         calls: ViewCalls<'_>,
     ) -> Result<(view_download::Checked, DownloadRules), HostError> {
+        // A live call's view saves nothing before its call started.
+        let turn = live.turn()?;
         let rules = DownloadRules {
             allow_private_addresses: live
                 .server
@@ -623,15 +700,14 @@ impl Views {
                 let source = ToolSource::Mcp {
                     server: live.server.name().to_string(),
                 };
-                live.turn
-                    .refuse(
-                        view_download::SAVE_TOOL,
-                        arguments,
-                        &reason,
-                        source,
-                        calls.ctx,
-                    )
-                    .await;
+                turn.refuse(
+                    view_download::SAVE_TOOL,
+                    arguments,
+                    &reason,
+                    source,
+                    calls.ctx,
+                )
+                .await;
                 Err(refused(reason))
             }
         }
@@ -664,7 +740,10 @@ impl Views {
             write,
         );
         let arguments = tool.arguments(&name);
-        let outcome = self.run(live, Arc::new(tool), arguments, calls).await;
+        let turn = live.turn()?;
+        let outcome = self
+            .run(live, &turn, Arc::new(tool), arguments, calls)
+            .await;
         if outcome.status != ToolStatus::Success {
             return Err(refused(outcome.text));
         }
@@ -683,6 +762,7 @@ impl Views {
     async fn run(
         &self,
         live: &Live,
+        turn: &ViewTurn,
         tool: Arc<dyn Tool>,
         arguments: Value,
         calls: ViewCalls<'_>,
@@ -690,19 +770,18 @@ impl Views {
         let allowances = self.allowances(&live.conversation_id);
         let mut allowances = allowances.lock().await;
         let config = AgentConfig::default();
-        live.turn
-            .call(
-                tool,
-                arguments,
-                ViewCallScope {
-                    ctx: calls.ctx,
-                    config: &config,
-                    rules: calls.rules,
-                    approver: calls.approver,
-                    allowances: &mut allowances,
-                },
-            )
-            .await
+        turn.call(
+            tool,
+            arguments,
+            ViewCallScope {
+                ctx: calls.ctx,
+                config: &config,
+                rules: calls.rules,
+                approver: calls.approver,
+                allowances: &mut allowances,
+            },
+        )
+        .await
     }
 
     /// Closes a view: its origin stops answering and its turn ends with `reason`. Closing a
@@ -725,7 +804,11 @@ impl Views {
                 then(reason);
             }
         }
-        live.turn.close(reason).await;
+        // A live call's view closed before its call reached the record left no turn there;
+        // one whose call has reached it is opened on the record now, and closed.
+        if let Ok(turn) = live.turn() {
+            turn.close(reason).await;
+        }
     }
 
     /// Closes every open view (the app is closing).

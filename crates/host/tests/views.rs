@@ -59,7 +59,7 @@ struct Setup {
 }
 
 impl Setup {
-    fn store(&self) -> &Store {
+    fn store(&self) -> &Arc<Store> {
         self.history.store()
     }
 
@@ -972,6 +972,66 @@ async fn a_live_calls_view_opens_while_the_model_writes_its_arguments() {
     assert_eq!(plan.resource_uri, "ui://trap/page.html");
     assert_eq!(plan.input, json!({"title": "again"}));
     assert_eq!(plan.outcome, ViewOutcome::Pending);
+
+    // Shown while the call waits: it may not act before its call is on the record, and its
+    // turn is filed under the call once it is.
+    let sink: Arc<dyn EventSink> = Arc::new(RecordingSink::new(
+        Arc::clone(&setup.history),
+        Box::new(NullScreen),
+    ));
+    setup.views.start(&plan.view_id, &[], sink).await.unwrap();
+    let early = call(
+        &setup,
+        &plan.view_id,
+        &AllowAll,
+        "echo",
+        json!({"text": "hi"}),
+    )
+    .await
+    .unwrap_err();
+    assert!(early.to_string().contains("has not started yet"), "{early}");
+    emit(EventBody::ToolCallStarted {
+        round: 1,
+        call_id: "call_live".to_string(),
+        tool: "hostile__open_trap".to_string(),
+        source: tooltrail_protocol::ToolSource::Mcp {
+            server: "hostile".to_string(),
+        },
+        description: String::new(),
+        arguments: json!({"title": "again"}),
+        approval: tooltrail_protocol::ApprovalRecord::not_needed(),
+        view: Some(trap.clone()),
+    });
+    let echoed = call(
+        &setup,
+        &plan.view_id,
+        &AllowAll,
+        "echo",
+        json!({"text": "hi"}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(echoed.get("isError"), None, "{echoed}");
+    setup.views.close(&plan.view_id, ViewEnd::Closed).await;
+    // In the folder's History, under the call whose view made it.
+    let page = setup
+        .store()
+        .history(&HistoryFilter {
+            workspace: Some(setup.root.display().to_string()),
+            ..HistoryFilter::default()
+        })
+        .unwrap();
+    let parent = page
+        .items
+        .iter()
+        .find(|row| row.call_id == "call_live")
+        .expect("the live call is on the record");
+    let echo = page
+        .items
+        .iter()
+        .find(|row| row.tool == "hostile__echo")
+        .expect("the view's call is in the folder's History");
+    assert_eq!(echo.view_of.as_deref(), Some(parent.id.as_str()));
     // A call of another conversation is not found through this one.
     assert!(
         setup

@@ -408,6 +408,7 @@ export function ViewFrame({ call, plan, start, granted, host, mode, onMode, onEn
           sandbox="allow-scripts allow-same-origin allow-forms"
           {...(allow ? { allow } : {})}
           referrerPolicy="no-referrer"
+          data-view-id={plan.view_id}
           onLoad={onLoad}
         />
       </div>
