@@ -14,8 +14,8 @@ use crate::error::CommandResult;
 /// Sent (without a payload) when the MCP servers of the open folder have started or failed.
 pub const MCP_CHANGED_EVENT: &str = "mcp-changed";
 
-/// Sent (with how many) when MCP tasks an earlier run left open have ended and their results
-/// were written under their calls (History shows them when next read).
+/// Sent (without a payload) each time an MCP task an earlier run left open has ended and its
+/// result was written under its call (History reads its calls again).
 pub const TASKS_PICKED_UP_EVENT: &str = "tasks-picked-up";
 
 /// Sent with a `LocalModelStatus` while Tooltrail's own model server starts for the folder or
@@ -49,10 +49,14 @@ pub fn start_in_background(app: &AppHandle, root: PathBuf) {
         // Tasks calls of an earlier run left open at the folder's servers are followed to
         // their ends, for as long as the app runs (see `tooltrail_host::open_tasks`).
         let cancel = tokio_util::sync::CancellationToken::new();
-        let picked = starter.state::<Host>().pick_up_tasks(&root, &cancel).await;
-        if !picked.is_empty() {
-            let _ = starter.emit(TASKS_PICKED_UP_EVENT, picked.len());
-        }
+        let tell = starter.clone();
+        let ended = move |_: &tooltrail_host::open_tasks::PickedUp| {
+            let _ = tell.emit(TASKS_PICKED_UP_EVENT, ());
+        };
+        starter
+            .state::<Host>()
+            .pick_up_tasks(&root, &cancel, &ended)
+            .await;
     });
 }
 

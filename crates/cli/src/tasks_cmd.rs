@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use tokio_util::sync::CancellationToken;
-use tooltrail_host::open_tasks::PickUp;
+use tooltrail_host::open_tasks::{PickUp, PickedUp};
 use tooltrail_host::{Host, Record};
 
 #[derive(clap::Args)]
@@ -34,7 +34,11 @@ pub async fn run(args: TasksArgs) -> anyhow::Result<ExitCode> {
             stop.cancel();
         }
     });
-    let picked = host.pick_up_tasks(&folder, &cancel).await;
+    // Each as it ends: a task may run for hours while another is done at once.
+    let ended = |picked: &PickedUp| {
+        let _ = outln!("{}", ended_line(picked));
+    };
+    let picked = host.pick_up_tasks(&folder, &cancel, &ended).await;
     host.shutdown().await;
     if picked.is_empty() {
         outln!(
@@ -43,24 +47,28 @@ pub async fn run(args: TasksArgs) -> anyhow::Result<ExitCode> {
         )?;
         return Ok(ExitCode::SUCCESS);
     }
-    let mut code = ExitCode::SUCCESS;
-    for picked in picked {
-        let task = &picked.task;
-        let head = format!(
-            "{} {} (task {} of {}):",
-            task.conversation_id, task.tool, task.task_id, task.server
-        );
-        match picked.outcome {
-            PickUp::Ended(Ok(output)) => outln!("{head} done\n{}", output.text)?,
-            PickUp::Ended(Err(error)) => {
-                outln!("{head} {}: {}", error.code.as_str(), error.message)?;
-            }
-            PickUp::Gone(why) => outln!("{head} gone: {why}")?,
-            PickUp::Later(why) => {
-                outln!("{head} still open, to pick up later: {why}")?;
-                code = ExitCode::from(1);
-            }
-        }
+    // A task left for later is a run that did not do what was asked.
+    let later = picked
+        .iter()
+        .any(|picked| matches!(picked.outcome, PickUp::Later(_)));
+    Ok(if later {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// How one task ended, as printed: its call, then the result, the error or why not.
+fn ended_line(picked: &PickedUp) -> String {
+    let task = &picked.task;
+    let head = format!(
+        "{} {} (task {} of {}):",
+        task.conversation_id, task.tool, task.task_id, task.server
+    );
+    match &picked.outcome {
+        PickUp::Ended(Ok(output)) => format!("{head} done\n{}", output.text),
+        PickUp::Ended(Err(error)) => format!("{head} {}: {}", error.code.as_str(), error.message),
+        PickUp::Gone(why) => format!("{head} gone: {why}"),
+        PickUp::Later(why) => format!("{head} still open, to pick up later: {why}"),
     }
-    Ok(code)
 }

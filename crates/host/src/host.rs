@@ -284,15 +284,17 @@ impl Host {
     }
 
     /// Picks up the MCP tasks calls in `workspace` left open when an earlier run ended, and
-    /// follows them to their ends, writing each result under its call (see `open_tasks.rs`).
-    /// A front end runs it in the background when a folder opens.
+    /// follows them to their ends, writing each result under its call and telling `ended` as
+    /// each ends (see `open_tasks.rs`). A front end runs it in the background when a folder
+    /// opens.
     pub async fn pick_up_tasks(
         &self,
         workspace: &std::path::Path,
         cancel: &tokio_util::sync::CancellationToken,
+        ended: &(dyn Fn(&crate::open_tasks::PickedUp) + Send + Sync),
     ) -> Vec<crate::open_tasks::PickedUp> {
-        crate::open_tasks::pick_up_tasks(self.record.store(), &self.toolbox, workspace, cancel)
-            .await
+        let store = self.record.store();
+        crate::open_tasks::pick_up_tasks(store, &self.toolbox, workspace, cancel, ended).await
     }
 
     /// Starts the MCP servers of `workspace` ahead of the first question (a front end that

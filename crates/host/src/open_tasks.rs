@@ -32,12 +32,14 @@ pub enum PickUp {
 }
 
 /// Follows every task `workspace`'s calls left open to its end (all at once), recording each
-/// as it ends. Stopped by `cancel`, a task stays open at its server and in the record.
+/// as it ends and then telling `ended` of it. Stopped by `cancel`, a task stays open at its
+/// server and in the record.
 pub async fn pick_up_tasks(
     store: &Store,
     toolbox: &Toolbox,
     workspace: &Path,
     cancel: &CancellationToken,
+    ended: &(dyn Fn(&PickedUp) + Send + Sync),
 ) -> Vec<PickedUp> {
     let open = match store.open_tasks(&workspace.display().to_string()) {
         Ok(open) if !open.is_empty() => open,
@@ -83,7 +85,9 @@ pub async fn pick_up_tasks(
                 ),
                 PickUp::Later(_) => Ok(()),
             };
-            PickedUp { task, outcome }
+            let picked = PickedUp { task, outcome };
+            ended(&picked);
+            picked
         }
     });
     futures::future::join_all(follows).await

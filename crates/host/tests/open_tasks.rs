@@ -164,7 +164,14 @@ async fn a_task_left_open_by_a_stopped_host_is_picked_up_by_the_next_and_lands_u
     assert_eq!(calls[0].status, CallStatus::Cancelled);
     assert_eq!(calls[0].error.as_ref().unwrap().message, INTERRUPTED);
     let toolbox = Toolbox::new(Some(mcp_json));
-    let picked = pick_up_tasks(store, &toolbox, &workspace, &CancellationToken::new()).await;
+    let picked = pick_up_tasks(
+        store,
+        &toolbox,
+        &workspace,
+        &CancellationToken::new(),
+        &|_| {},
+    )
+    .await;
     assert_eq!(picked.len(), 1);
     assert_eq!(picked[0].task.task_id, task_id);
     assert!(
@@ -185,9 +192,15 @@ async fn a_task_left_open_by_a_stopped_host_is_picked_up_by_the_next_and_lands_u
     );
     // Nothing left to pick up on the start after.
     assert!(
-        pick_up_tasks(store, &toolbox, &workspace, &CancellationToken::new())
-            .await
-            .is_empty()
+        pick_up_tasks(
+            store,
+            &toolbox,
+            &workspace,
+            &CancellationToken::new(),
+            &|_| {}
+        )
+        .await
+        .is_empty()
     );
     toolbox.shutdown().await;
 }
@@ -222,6 +235,7 @@ async fn a_task_its_server_no_longer_holds_is_forgotten_with_a_note() {
         &toolbox,
         &workspace,
         &CancellationToken::new(),
+        &|_| {},
     )
     .await;
     assert!(
