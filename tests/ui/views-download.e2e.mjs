@@ -9,6 +9,8 @@
 // - `ui/download-file` with a `file:` address: refused without asking;
 // - `ui/download-file` with a loopback address: asked about, then refused by the host's rules
 //   for outside addresses (a loopback service hears nothing), the reason on the bar;
+// - `ui/notifications/tool-input-partial`: the call's arguments come slowly; the view opens as
+//   the model names the tool and reads them as they are written, then gets the whole input;
 // - `ui/notifications/request-teardown`: the view is closed as by Close.
 // Once in English and light, once in Chinese and dark; axe-core checks the card with the bar;
 // screenshots of the bar.
@@ -72,7 +74,9 @@ for (const [lang, theme] of [
     await new Promise((resolve) => canary.listen(0, "127.0.0.1", resolve));
     const canaryUrl = `http://127.0.0.1:${canary.address().port}/report.csv`;
     writeFileSync(join(configDir, "mcp.json"), JSON.stringify({ mcpServers: { dl: { command: process.execPath, args: [fixture, canaryUrl] } } }));
-    writeFileSync(join(configDir, "script.json"), JSON.stringify([{ tool_calls: [{ name: "dl__export_report", arguments: { title: "Q3" } }] }, { text: "The report is in the card." }]));
+    // The call's arguments come slowly, so its view opens while the model writes them.
+    const title = "Quarterly report of the north and south regions";
+    writeFileSync(join(configDir, "script.json"), JSON.stringify([{ tool_calls: [{ name: "dl__export_report", arguments: { title } }], delay_ms: 300 }, { text: "The report is in the card." }]));
     const model = await startScriptedModel(scriptedModel, join(configDir, "script.json"));
     const browser = join(configDir, "browser.sh");
     writeFileSync(browser, "#!/bin/sh\nexit 0\n");
@@ -86,14 +90,18 @@ for (const [lang, theme] of [
       const box = await session.waitFor(".composer textarea");
       await setLanguage(session, lang);
       await session.type(box, "Export the report.\uE007");
-      await session.waitFor(".approval-card .approval-actions button", 60_000);
-      await session.click((await session.findAll(".approval-card .approval-actions button"))[0]);
-
+      // The view opens as the model names the tool, and reads the arguments as they come.
       const frame = await session.waitFor(".view-card iframe.view-frame", 60_000);
-      await session.until("the view connected through the SDK and got its input", () =>
+      await session.waitFor(".approval-card .approval-actions button", 60_000);
+      const partials = await inFrame(session, frame, () => session.script("return document.getElementById('partials')?.textContent ?? ''"));
+      const seenTitles = JSON.parse(partials.replace(/^partials: /, "") || "[]").map((partial) => partial.title ?? "");
+      assert.ok(seenTitles.some((seen) => seen.length > 0 && seen.length < title.length && title.startsWith(seen)), `the view saw the arguments being written: ${partials}`);
+      assert.ok(seenTitles.every((seen) => title.startsWith(seen)), partials);
+      await session.click((await session.findAll(".approval-card .approval-actions button"))[0]);
+      await session.until("the view connected through the SDK and got its whole input", () =>
         inFrame(session, frame, async () => {
           const seen = await session.script("return (document.getElementById('out')?.textContent ?? '') + (document.getElementById('input')?.textContent ?? '')");
-          return seen.includes("connected") && seen.includes('input: {"title":"Q3"}');
+          return seen.includes("connected") && seen.includes(`input: {"title":"${title}"}`);
         }),
       );
 
