@@ -875,7 +875,7 @@ async fn attack_views_a_download_of_a_local_file_or_loopback_address_is_refused_
 /// waiting, its message come) has its view prepared from what the record holds of it: the
 /// view opens while the model writes, with the input so far, and its result pending.
 #[tokio::test(flavor = "multi_thread")]
-async fn a_live_calls_view_opens_while_the_model_writes_its_arguments() {
+async fn attack_views_a_live_calls_view_opens_early_but_acts_only_once_its_call_started() {
     if !has_node() {
         return;
     }
