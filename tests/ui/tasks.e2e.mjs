@@ -97,4 +97,40 @@ for (const [lang, theme] of [
   });
 }
 
+test("Stop cancels a working task: its card says so and the call ends cancelled", async () => {
+  const folder = join(tempDir("tooltrail-e2e-"), "demo-project");
+  cpSync(join(repo, "tests/ui/fixtures/demo-project"), folder, { recursive: true });
+  const configDir = tempDir("tooltrail-config-");
+  writeFileSync(
+    join(configDir, "mcp.json"),
+    JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [everything, "stdio"], approval: "allow" } } }),
+  );
+  const script = join(configDir, "script.json");
+  writeFileSync(script, JSON.stringify([{ tool_calls: [{ name: "everything__simulate-research-query", arguments: { topic: "tides" } }] }, { text: "Stopped." }]));
+  const model = await startScriptedModel(scriptedModel, script);
+  const driver = await startDriver(appEnv(configDir, { ...scriptedModelEnv(model), ...ownWindowState(configDir), ...gtkTheme("light") }));
+  let session;
+  try {
+    session = await Session.start(driver.base, app, [folder]);
+    const box = await session.waitFor(".composer textarea");
+    await setLanguage(session, "en");
+    await session.type(box, "Research tides.\uE007");
+    await session.until("the task working on its card", async () => (await taskText(session)).includes("Task: working"), 60_000);
+    await session.click(await session.find(".composer button.stop"));
+    await session.until("the task cancelled on its card", async () => (await taskText(session)).includes("Task: cancelled"), 30_000);
+    await session.until("the call cancelled", async () =>
+      (await session.script("const c = document.querySelector('.timeline-card[data-call-id]'); return c ? c.className : '';")).includes("phase-cancelled"),
+    );
+    await axe(session, ".timeline-card", "a cancelled task's card");
+    await shoot(session, "task-cancelled-light-en");
+  } catch (error) {
+    if (session) await shoot(session, "tasks-stop-failed").catch(() => {});
+    throw error;
+  } finally {
+    await session?.end();
+    driver.child.kill();
+    model.child.kill();
+  }
+});
+
 process.exit((await run()) ? 1 : 0);
