@@ -7,7 +7,7 @@
 
 use rusqlite::{Connection, OptionalExtension, params};
 use serde_json::Value;
-use tooltrail_protocol::{TaskProgress, ToolError, ToolErrorCode, ToolOutput};
+use tooltrail_protocol::{TaskProgress, ToolError, ToolOutput};
 
 use super::call::{PREVIEW_BYTES, keep_result};
 use super::turn::Turn;
@@ -117,14 +117,7 @@ impl Store {
             let tx = conn.transaction()?;
             let (status, error, result, data): (_, _, &str, Option<&Value>) = match outcome {
                 Ok(output) => (CallStatus::Success, None, &output.text, Some(&output.data)),
-                Err(error) => {
-                    let status = match error.code {
-                        ToolErrorCode::Timeout => CallStatus::Timeout,
-                        ToolErrorCode::Cancelled => CallStatus::Cancelled,
-                        _ => CallStatus::Error,
-                    };
-                    (status, Some(error), "", None)
-                }
+                Err(error) => (CallStatus::from(error.code.status()), Some(error), "", None),
             };
             let preview = codes::prefix(result, PREVIEW_BYTES);
             tx.prepare_cached(
