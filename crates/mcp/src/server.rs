@@ -89,6 +89,11 @@ pub struct McpServer {
     tools_version: watch::Sender<u64>,
     /// Ends the re-listing task when the server goes away.
     dropped: CancellationToken,
+    /// The tools (by the server's own name) found to run only as tasks (`taskSupport:
+    /// "required"`), called as tasks from then on. The tool list does not carry that flag
+    /// through the MCP library, so a tool's first plain call finds it out, once for the server
+    /// and not once for every question's tools.
+    task_only: StdMutex<std::collections::HashSet<String>>,
 }
 
 impl Drop for McpServer {
@@ -132,6 +137,7 @@ impl McpServer {
             tools: StdMutex::new(None),
             tools_version: watch::channel(0).0,
             dropped: CancellationToken::new(),
+            task_only: StdMutex::default(),
         });
         spawn_relister(Arc::downgrade(&server), server.dropped.clone());
         server
@@ -401,6 +407,22 @@ impl McpServer {
         }
     }
 
+    /// Whether `tool` was found to run only as a task.
+    pub(crate) fn runs_as_task(&self, tool: &str) -> bool {
+        self.task_only
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .contains(tool)
+    }
+
+    /// Remembers that `tool` runs only as a task.
+    pub(crate) fn remember_task_only(&self, tool: &str) {
+        self.task_only
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(tool.to_string());
+    }
+
     /// The live connection's peer, starting the server as needed (for resources and prompts).
     pub(crate) async fn peer(&self) -> Result<rmcp::Peer<rmcp::RoleClient>, McpError> {
         Ok(self.connection().await?.peer().clone())
@@ -450,8 +472,13 @@ impl McpServer {
                     connection: Arc::clone(&connection),
                     prior_failures: failures,
                 };
-                // A fresh process may offer other tools, and other views, than the last one.
+                // A fresh process may offer other tools, and other views, than the last one, and
+                // run other tools only as tasks.
                 *self.tools.lock().unwrap_or_else(PoisonError::into_inner) = None;
+                self.task_only
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .clear();
                 self.shared.resources.forget_views();
                 Ok(connection)
             }

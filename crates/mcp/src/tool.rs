@@ -2,7 +2,6 @@
 //! audit log as the built-in ones.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use async_trait::async_trait;
 use serde_json::{Map, Value};
@@ -28,10 +27,6 @@ pub struct McpTool {
     hint: Option<&'static str>,
     /// The tool's `outputSchema`, compiled: its structured content is checked against it.
     output_schema: Option<jsonschema::Validator>,
-    /// Set when the server said the tool runs only as a task (`taskSupport: "required"`): it
-    /// is then called as one (MCP Tasks). The tool list does not carry that flag through the
-    /// MCP library, so the first call finds it out.
-    as_task: AtomicBool,
     /// What MCP Apps' `_meta.ui` says: its view, and who may call it.
     ui: crate::apps::ToolUi,
 }
@@ -92,7 +87,6 @@ impl McpTool {
             approval,
             hint,
             output_schema,
-            as_task: AtomicBool::new(false),
             ui: crate::apps::ui_of(tool),
         }
     }
@@ -117,7 +111,7 @@ impl McpTool {
 
     /// Whether the server was found to run this tool only as a task.
     pub fn is_task_only(&self) -> bool {
-        self.as_task.load(Ordering::Relaxed)
+        self.server.runs_as_task(&self.remote_name)
     }
 }
 
@@ -207,7 +201,7 @@ impl McpTool {
             ));
         }
         let params = call_request(&self.remote_name, arguments, ctx.traceparent.as_deref());
-        if self.as_task.load(Ordering::Relaxed) {
+        if self.server.runs_as_task(&self.remote_name) {
             return self.call_as_task(params, ctx).await;
         }
         let outcome = self
@@ -228,7 +222,7 @@ impl McpTool {
             Ok(_) | Err(_) => false,
         };
         if says_task {
-            self.as_task.store(true, Ordering::Relaxed);
+            self.server.remember_task_only(&self.remote_name);
             return self.call_as_task(params, ctx).await;
         }
         if let Some(created) = &outcome.task {

@@ -346,3 +346,28 @@ async fn attack_tasks_a_server_cannot_have_itself_polled_faster_than_every_quart
     assert!(polls <= most, "{polls} polls in {took:?}");
     manager.shutdown().await;
 }
+
+#[tokio::test]
+async fn a_tool_found_to_run_only_as_a_task_is_called_as_one_from_then_on() {
+    require_node!();
+    let (_dir, root) = support::workspace();
+    let server = TaskServer::start();
+    let manager = manager(vec![server.config()], &root);
+    let (ctx, _rx) = context(&root);
+    // Two questions' registries of the same servers: the second knows already.
+    for _ in 0..2 {
+        let registry = registry_with(&manager).await;
+        let out = registry
+            .call("tasks__strict-report", r#"{"seconds":1}"#, &ctx)
+            .await
+            .unwrap();
+        assert_eq!(out.text, "Report after 1 s.");
+    }
+    let calls = server.requests("tools/call");
+    let plain = calls
+        .iter()
+        .filter(|call| call["params"].get("task").is_none())
+        .count();
+    assert_eq!((calls.len(), plain), (3, 1), "{calls:?}");
+    manager.shutdown().await;
+}
