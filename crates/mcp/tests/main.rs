@@ -11,5 +11,5 @@ mod content;
 mod interop;
 mod resources_prompts;
 mod skills;
-mod tasks;
 mod standing_stream;
+mod tasks;

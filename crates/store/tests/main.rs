@@ -9,7 +9,7 @@ mod support {
 
 mod concurrency;
 mod crash;
-mod record;
 mod open_tasks;
+mod record;
 mod round_trip;
 mod tokens;
