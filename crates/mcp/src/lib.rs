@@ -69,6 +69,7 @@ mod resource_hub;
 mod resources;
 mod result;
 mod server;
+mod server_route;
 mod skills;
 mod standing_stream;
 mod stderr;

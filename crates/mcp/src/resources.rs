@@ -21,11 +21,11 @@ use tooltrail_protocol::{
 };
 use tooltrail_tools::{Gate, Tool, ToolContext};
 
-use crate::config::Approval;
 use crate::error::McpError;
 use crate::manager::{McpManager, ServerFailure};
 use crate::resource_hub::ResourceNotice;
 use crate::server::{McpServer, describe};
+use crate::server_route::ServerRoute;
 
 /// The built-in tool's name.
 pub const READ_RESOURCE: &str = "read_resource";
@@ -317,20 +317,10 @@ fn joined(contents: &[ResourceContent]) -> AttachedContent {
 
 /// `read_resource(server, uri)`: reads a resource of a connected server, so the model can
 /// follow a `resource_link` a tool gave it. Offered when some server has resources.
+#[derive(Debug)]
 pub struct ReadResourceTool {
     spec: ToolSpec,
-    servers: Vec<Arc<McpServer>>,
-}
-
-impl std::fmt::Debug for ReadResourceTool {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ReadResourceTool")
-            .field(
-                "servers",
-                &self.servers.iter().map(|s| s.name()).collect::<Vec<_>>(),
-            )
-            .finish()
-    }
+    route: ServerRoute,
 }
 
 impl ReadResourceTool {
@@ -339,7 +329,8 @@ impl ReadResourceTool {
         if servers.is_empty() {
             return None;
         }
-        let names: Vec<&str> = servers.iter().map(|server| server.name()).collect();
+        let route = ServerRoute::new(servers);
+        let names = route.names();
         let spec = ToolSpec {
             name: READ_RESOURCE.to_string(),
             description: "Reads a resource of an MCP server by its URI, for example one a tool \
@@ -359,18 +350,9 @@ impl ReadResourceTool {
                 "required": ["server", "uri"],
                 "additionalProperties": false
             }),
-            // Runs freely only where every server's policy says so; the gate decides per call.
-            read_only: servers
-                .iter()
-                .all(|server| server.config().approval == Approval::Allow),
+            read_only: route.all_allowed(),
         };
-        Some(Self { spec, servers })
-    }
-
-    /// The server a call's `server` argument names, when it is one of ours.
-    fn server_named(&self, args: &Value) -> Option<&Arc<McpServer>> {
-        let name = args.get("server").and_then(Value::as_str)?;
-        self.servers.iter().find(|server| server.name() == name)
+        Some(Self { spec, route })
     }
 }
 
@@ -384,48 +366,21 @@ impl Tool for ReadResourceTool {
         ToolSource::Builtin
     }
 
-    /// A read goes to the server it names, and is recorded as that server's call, so the
-    /// history of a server shows what was read from it.
     fn source_of(&self, args: &Value) -> ToolSource {
-        match self.server_named(args) {
-            Some(server) => ToolSource::Mcp {
-                server: server.name().to_string(),
-            },
-            None => ToolSource::Builtin,
-        }
+        self.route.source_of(args)
     }
 
-    /// A read is gated by the server's `approval`, like its tools: the model asking for a
-    /// resource sends the server a request as much as a tool call does, and the server's answer
-    /// goes to the model. (A resource the user attaches, with `@` in the composer or
-    /// `--attach`, is read without asking: the user chose it, and the model never asked.)
+    /// A read is gated by the server's `approval`, like its tools. (A resource the user
+    /// attaches, with `@` in the composer or `--attach`, is read without asking: the user chose
+    /// it, and the model never asked.)
     fn gate(&self, args: &Value, _ctx: &ToolContext) -> Gate {
-        let Some(server) = self.server_named(args) else {
-            // Schema validation keeps this from happening; `call` says what the servers are.
-            return Gate::ReadOnly;
-        };
-        let name = server.name();
         let uri = args.get("uri").and_then(Value::as_str).unwrap_or("");
-        match server.config().approval {
-            Approval::Allow => Gate::Allowed {
-                reason: format!("the MCP server {name:?} is set to \"allow\" in mcp.json"),
-            },
-            Approval::Ask => Gate::Ask {
-                summary: format!("read_resource {name} {uri}"),
-                cwd: None,
-                reason: format!("it reads a resource of the external MCP server {name:?}"),
-            },
-            // The user said no to this server's tools as a whole; its resources go with them.
-            Approval::Never => Gate::Refuse(ToolError::new(
-                ToolErrorCode::Denied,
-                format!("the MCP server {name:?} is set to \"never\" in mcp.json"),
-            )),
-        }
+        self.route.gate(args, READ_RESOURCE, uri, "a resource")
     }
 
     async fn call(&self, args: Value, _ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let result = self.read(&args).await;
-        match self.server_named(&args) {
+        match self.route.named(&args) {
             // What the server gave goes to the model and the record, without its secrets.
             Some(server) => server.redactor().redact_result(result),
             None => result,
@@ -437,16 +392,12 @@ impl ReadResourceTool {
     async fn read(&self, args: &Value) -> Result<ToolOutput, ToolError> {
         let name = args.get("server").and_then(Value::as_str).unwrap_or("");
         let uri = args.get("uri").and_then(Value::as_str).unwrap_or("");
-        let Some(server) = self.server_named(args) else {
+        let Some(server) = self.route.named(args) else {
             return Err(ToolError::new(
                 ToolErrorCode::InvalidArguments,
                 format!(
                     "there is no MCP server {name:?} with resources; the servers are: {}",
-                    self.servers
-                        .iter()
-                        .map(|server| server.name())
-                        .collect::<Vec<_>>()
-                        .join(", ")
+                    self.route.names().join(", ")
                 ),
             ));
         };
@@ -512,6 +463,7 @@ mod tests {
 
     #[test]
     fn attack_approvals_the_model_reads_a_resource_only_as_its_server_allows() {
+        use crate::config::Approval;
         let server = |name: &str, approval: Approval| {
             let mut config = crate::config::ServerConfig::stdio(name, "unused", &[]);
             config.approval = approval;

@@ -20,10 +20,10 @@ use serde_json::{Map, Value, json};
 use tooltrail_protocol::{ToolError, ToolErrorCode, ToolOutput, ToolSource, ToolSpec};
 use tooltrail_tools::{Gate, Tool, ToolContext};
 
-use crate::config::Approval;
 use crate::error::McpError;
 use crate::manager::McpManager;
 use crate::server::McpServer;
+use crate::server_route::ServerRoute;
 
 /// The built-in tool's name.
 pub const LOAD_SKILL: &str = "load_skill";
@@ -288,20 +288,10 @@ fn unquote(value: &str) -> String {
 /// `load_skill(server, skill, file?)`: loads a skill of a connected server (its `SKILL.md`, or
 /// one of its files), checked. Offered when some server lists skills; its description names
 /// them.
+#[derive(Debug)]
 pub struct LoadSkillTool {
     spec: ToolSpec,
-    servers: Vec<Arc<McpServer>>,
-}
-
-impl std::fmt::Debug for LoadSkillTool {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("LoadSkillTool")
-            .field(
-                "servers",
-                &self.servers.iter().map(|s| s.name()).collect::<Vec<_>>(),
-            )
-            .finish()
-    }
+    route: ServerRoute,
 }
 
 impl LoadSkillTool {
@@ -325,7 +315,8 @@ impl LoadSkillTool {
                 ));
             }
         }
-        let names: Vec<&str> = listed.iter().map(|(server, _)| server.name()).collect();
+        let route = ServerRoute::new(listed.into_iter().map(|(server, _)| server).collect());
+        let names = route.names();
         let spec = ToolSpec {
             name: LOAD_SKILL.to_string(),
             description: format!(
@@ -343,17 +334,9 @@ impl LoadSkillTool {
                 "required": ["server", "skill"],
                 "additionalProperties": false
             }),
-            read_only: listed
-                .iter()
-                .all(|(server, _)| server.config().approval == Approval::Allow),
+            read_only: route.all_allowed(),
         };
-        let servers = listed.into_iter().map(|(server, _)| server).collect();
-        Some(Self { spec, servers })
-    }
-
-    fn server_named(&self, args: &Value) -> Option<&Arc<McpServer>> {
-        let name = args.get("server").and_then(Value::as_str)?;
-        self.servers.iter().find(|server| server.name() == name)
+        Some(Self { spec, route })
     }
 }
 
@@ -367,42 +350,19 @@ impl Tool for LoadSkillTool {
         ToolSource::Builtin
     }
 
-    /// A load is recorded as a call of the server it reads from.
     fn source_of(&self, args: &Value) -> ToolSource {
-        match self.server_named(args) {
-            Some(server) => ToolSource::Mcp {
-                server: server.name().to_string(),
-            },
-            None => ToolSource::Builtin,
-        }
+        self.route.source_of(args)
     }
 
     /// Gated by the server's `approval`, as its tools and resources are.
     fn gate(&self, args: &Value, _ctx: &ToolContext) -> Gate {
-        let Some(server) = self.server_named(args) else {
-            return Gate::ReadOnly;
-        };
-        let name = server.name();
         let skill = args.get("skill").and_then(Value::as_str).unwrap_or("");
-        match server.config().approval {
-            Approval::Allow => Gate::Allowed {
-                reason: format!("the MCP server {name:?} is set to \"allow\" in mcp.json"),
-            },
-            Approval::Ask => Gate::Ask {
-                summary: format!("load_skill {name} {skill}"),
-                cwd: None,
-                reason: format!("it reads a skill of the external MCP server {name:?}"),
-            },
-            Approval::Never => Gate::Refuse(ToolError::new(
-                ToolErrorCode::Denied,
-                format!("the MCP server {name:?} is set to \"never\" in mcp.json"),
-            )),
-        }
+        self.route.gate(args, LOAD_SKILL, skill, "a skill")
     }
 
     async fn call(&self, args: Value, _ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
-        let Some(server) = self.server_named(&args) else {
-            let names: Vec<&str> = self.servers.iter().map(|server| server.name()).collect();
+        let Some(server) = self.route.named(&args) else {
+            let names = self.route.names();
             return Err(ToolError::new(
                 ToolErrorCode::InvalidArguments,
                 format!(
