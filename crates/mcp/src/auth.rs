@@ -64,6 +64,7 @@ use ts_rs::TS;
 
 use crate::config::{OAuthConfig, ServerConfig, Transport};
 use crate::error::SignInError;
+use crate::http_layer::Layered;
 
 pub use browser::Browser;
 pub(crate) use client::SignInClient;
@@ -264,7 +265,7 @@ impl ServerAuth {
 
     /// The HTTP client the transport uses: requests carry the kept token, refreshed by the SDK
     /// as needed.
-    pub async fn http_client(&self) -> Result<AuthClient<dpop::DpopHttp>, SignInError> {
+    pub async fn http_client(&self) -> Result<AuthClient<Layered<dpop::DpopHttp>>, SignInError> {
         let mut manager = self.manager().await?;
         // A keychain that cannot be read keeps nothing; a server that needs no sign-in works
         // all the same.
@@ -285,7 +286,7 @@ impl ServerAuth {
             .dpop_key
             .as_deref()
             .and_then(dpop::DpopKey::from_kept);
-        Ok(AuthClient::new(dpop::DpopHttp::new(key), manager))
+        Ok(AuthClient::new(Layered(dpop::DpopHttp::new(key)), manager))
     }
 
     /// The secret `record`'s client authenticates with: the one of `mcp.json` for the

@@ -35,6 +35,7 @@ use crate::config::{ServerConfig, Transport};
 use crate::env::{login_shell_path, merge_paths, resolve_program, server_env};
 use crate::error::McpError;
 use crate::handler::{ElicitationPolicy, Handler, McpProgress, Shared};
+use crate::http_layer::Layered;
 use crate::noticing::Noticing;
 use crate::standing_stream::{STANDING_STREAM_WAIT, StandingStream};
 
@@ -463,7 +464,7 @@ async fn serve_http(
             let client = SignInClient::new(Arc::clone(auth))
                 .await
                 .map_err(McpError::SignIn)?;
-            let (client, standing) = StandingStream::new(client);
+            let (client, standing) = StandingStream::new(Layered(client));
             let transport = StreamableHttpClientTransport::with_client(client, transport_config);
             let transport = Noticing::new(transport, Arc::clone(shared));
             let started = handler.serve_with_lifecycle(transport, mode);

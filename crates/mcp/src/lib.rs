@@ -59,6 +59,7 @@ mod edit;
 mod env;
 mod error;
 mod handler;
+mod http_layer;
 mod manager;
 mod naming;
 mod noticing;

@@ -11,19 +11,16 @@
 //! wraps the HTTP client to notice that, and the connection waits for it, for at most
 //! [`STANDING_STREAM_WAIT`], before it sends anything else.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures::stream::BoxStream;
-use reqwest::header::{HeaderName, HeaderValue};
 use rmcp::model::{ClientJsonRpcMessage, ClientRequest};
 use rmcp::transport::streamable_http_client::{
     StreamableHttpClient, StreamableHttpError, StreamableHttpPostResponse,
-    StreamableHttpResponseLimits,
 };
-use sse_stream::{Error as SseError, Sse};
 use tokio::sync::watch;
+
+use crate::http_layer::{Get, Headers, HttpLayer, Layered, Post, Posted, Streamed};
 
 /// How long a new session waits for its standing stream to be answered. A server that takes
 /// longer is used all the same; it only risks what happened before this wait existed.
@@ -49,13 +46,14 @@ pub(crate) struct StandingStream<C> {
 pub(crate) struct StandingStreamReady(watch::Receiver<Standing>);
 
 impl<C> StandingStream<C> {
-    pub(crate) fn new(inner: C) -> (Self, StandingStreamReady) {
+    /// `inner` with the standing stream noticed, as the SDK's client, and the wait for it.
+    pub(crate) fn new(inner: C) -> (Layered<Self>, StandingStreamReady) {
         let (state, ready) = watch::channel(Standing::Unknown);
         let client = Self {
             inner,
             state: Arc::new(state),
         };
-        (client, StandingStreamReady(ready))
+        (Layered(client), StandingStreamReady(ready))
     }
 
     fn settle(&self) {
@@ -100,130 +98,33 @@ fn is_initialize(message: &ClientJsonRpcMessage) -> bool {
     )
 }
 
-type Posted<E> = Result<StreamableHttpPostResponse, StreamableHttpError<E>>;
-type Streamed<E> = Result<BoxStream<'static, Result<Sse, SseError>>, StreamableHttpError<E>>;
-
-/// Every method goes to the wrapped client unchanged; the standing stream's answer and an
+/// Every request goes to the wrapped client unchanged; the standing stream's answer and an
 /// `initialize` without a session are noticed on the way back.
-impl<C: StreamableHttpClient + Sync> StreamableHttpClient for StandingStream<C> {
+impl<C: StreamableHttpClient + Sync> HttpLayer for StandingStream<C> {
     type Error = C::Error;
 
-    async fn post_message(
-        &self,
-        uri: Arc<str>,
-        message: ClientJsonRpcMessage,
-        session_id: Option<Arc<str>>,
-        auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-    ) -> Posted<C::Error> {
-        let initialize = is_initialize(&message);
-        let response = self
-            .inner
-            .post_message(uri, message, session_id, auth_header, custom_headers)
-            .await;
+    async fn post(&self, post: Post) -> Posted<C::Error> {
+        let initialize = is_initialize(&post.message);
+        let response = post.send(&self.inner).await;
         self.after_post(initialize, &response);
         response
     }
 
-    async fn post_message_with_max_sse_event_size(
-        &self,
-        uri: Arc<str>,
-        message: ClientJsonRpcMessage,
-        session_id: Option<Arc<str>>,
-        auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-        max_sse_event_size: usize,
-    ) -> Posted<C::Error> {
-        let initialize = is_initialize(&message);
-        let response = self
-            .inner
-            .post_message_with_max_sse_event_size(
-                uri,
-                message,
-                session_id,
-                auth_header,
-                custom_headers,
-                max_sse_event_size,
-            )
-            .await;
-        self.after_post(initialize, &response);
-        response
+    async fn get(&self, get: Get) -> Streamed<C::Error> {
+        let stream = get.open(&self.inner).await;
+        self.settle();
+        stream
     }
 
-    async fn post_message_with_response_limits(
-        &self,
-        uri: Arc<str>,
-        message: ClientJsonRpcMessage,
-        session_id: Option<Arc<str>>,
-        auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-        limits: StreamableHttpResponseLimits,
-    ) -> Posted<C::Error> {
-        let initialize = is_initialize(&message);
-        let response = self
-            .inner
-            .post_message_with_response_limits(
-                uri,
-                message,
-                session_id,
-                auth_header,
-                custom_headers,
-                limits,
-            )
-            .await;
-        self.after_post(initialize, &response);
-        response
-    }
-
-    async fn delete_session(
+    async fn delete(
         &self,
         uri: Arc<str>,
         session_id: Arc<str>,
         auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
+        headers: Headers,
     ) -> Result<(), StreamableHttpError<C::Error>> {
         self.inner
-            .delete_session(uri, session_id, auth_header, custom_headers)
+            .delete_session(uri, session_id, auth_header, headers)
             .await
-    }
-
-    async fn get_stream(
-        &self,
-        uri: Arc<str>,
-        session_id: Option<Arc<str>>,
-        last_event_id: Option<String>,
-        auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-    ) -> Streamed<C::Error> {
-        let stream = self
-            .inner
-            .get_stream(uri, session_id, last_event_id, auth_header, custom_headers)
-            .await;
-        self.settle();
-        stream
-    }
-
-    async fn get_stream_with_max_sse_event_size(
-        &self,
-        uri: Arc<str>,
-        session_id: Option<Arc<str>>,
-        last_event_id: Option<String>,
-        auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-        max_sse_event_size: usize,
-    ) -> Streamed<C::Error> {
-        let stream = self
-            .inner
-            .get_stream_with_max_sse_event_size(
-                uri,
-                session_id,
-                last_event_id,
-                auth_header,
-                custom_headers,
-                max_sse_event_size,
-            )
-            .await;
-        self.settle();
-        stream
     }
 }

@@ -7,18 +7,14 @@
 //! back (why its own step-up helper is not used either is said where the scopes are chosen, in
 //! `flow.rs`).
 
-use std::collections::HashMap;
 use std::future::Future;
 use std::ops::ControlFlow;
 use std::sync::Arc;
 
 use futures::stream::BoxStream;
-use reqwest::header::{HeaderName, HeaderValue};
-use rmcp::model::ClientJsonRpcMessage;
 use rmcp::transport::auth::{AuthClient, AuthError};
 use rmcp::transport::streamable_http_client::{
     StreamableHttpClient, StreamableHttpError, StreamableHttpPostResponse,
-    StreamableHttpResponseLimits,
 };
 use sse_stream::{Error as SseError, Sse};
 use tokio::sync::RwLock;
@@ -26,6 +22,7 @@ use tokio::sync::RwLock;
 use super::dpop::DpopHttp;
 use super::{MAX_STEP_UPS, ServerAuth};
 use crate::error::SignInError;
+use crate::http_layer::{Get, Headers, HttpLayer, Layered, Post};
 
 type HttpError = StreamableHttpError<reqwest::Error>;
 
@@ -34,7 +31,7 @@ type HttpError = StreamableHttpError<reqwest::Error>;
 pub(crate) struct SignInClient {
     auth: Arc<ServerAuth>,
     /// The SDK client and the sign-in it was built after; rebuilt after each sign-in.
-    inner: Arc<RwLock<(u64, AuthClient<DpopHttp>)>>,
+    inner: Arc<RwLock<(u64, AuthClient<Layered<DpopHttp>>)>>,
 }
 
 impl SignInClient {
@@ -47,7 +44,7 @@ impl SignInClient {
         })
     }
 
-    async fn current(&self) -> (u64, AuthClient<DpopHttp>) {
+    async fn current(&self) -> (u64, AuthClient<Layered<DpopHttp>>) {
         self.inner.read().await.clone()
     }
 
@@ -63,7 +60,7 @@ impl SignInClient {
 
     async fn with_sign_in<T, F, Fut>(&self, call: F) -> Result<T, HttpError>
     where
-        F: Fn(AuthClient<DpopHttp>) -> Fut,
+        F: Fn(AuthClient<Layered<DpopHttp>>) -> Fut,
         Fut: Future<Output = Result<T, HttpError>>,
     {
         let mut attempts = Attempts::default();
@@ -81,90 +78,6 @@ impl SignInClient {
                 .map_err(refused)?;
             self.rebuild(generation).await?;
         }
-    }
-
-    /// A post through the SDK client's method for `limits`, signing in as needed.
-    async fn post(
-        &self,
-        uri: Arc<str>,
-        message: ClientJsonRpcMessage,
-        session_id: Option<Arc<str>>,
-        headers: HashMap<HeaderName, HeaderValue>,
-        limits: PostLimits,
-    ) -> Result<StreamableHttpPostResponse, HttpError> {
-        self.with_sign_in(|client| {
-            let (uri, message, session_id, headers) = (
-                uri.clone(),
-                message.clone(),
-                session_id.clone(),
-                headers.clone(),
-            );
-            async move {
-                match limits {
-                    PostLimits::None => {
-                        client
-                            .post_message(uri, message, session_id, None, headers)
-                            .await
-                    }
-                    PostLimits::MaxSseEvent(size) => {
-                        client
-                            .post_message_with_max_sse_event_size(
-                                uri, message, session_id, None, headers, size,
-                            )
-                            .await
-                    }
-                    PostLimits::Response(limits) => {
-                        client
-                            .post_message_with_response_limits(
-                                uri, message, session_id, None, headers, limits,
-                            )
-                            .await
-                    }
-                }
-            }
-        })
-        .await
-    }
-
-    /// A stream through the SDK client's method for `max_sse_event_size`, signing in as needed.
-    async fn stream(
-        &self,
-        uri: Arc<str>,
-        session_id: Option<Arc<str>>,
-        last_event_id: Option<String>,
-        headers: HashMap<HeaderName, HeaderValue>,
-        max_sse_event_size: Option<usize>,
-    ) -> Result<BoxStream<'static, Result<Sse, SseError>>, HttpError> {
-        self.with_sign_in(|client| {
-            let (uri, session_id, last_event_id, headers) = (
-                uri.clone(),
-                session_id.clone(),
-                last_event_id.clone(),
-                headers.clone(),
-            );
-            async move {
-                match max_sse_event_size {
-                    None => {
-                        client
-                            .get_stream(uri, session_id, last_event_id, None, headers)
-                            .await
-                    }
-                    Some(size) => {
-                        client
-                            .get_stream_with_max_sse_event_size(
-                                uri,
-                                session_id,
-                                last_event_id,
-                                None,
-                                headers,
-                                size,
-                            )
-                            .await
-                    }
-                }
-            }
-        })
-        .await
     }
 }
 
@@ -220,104 +133,50 @@ impl Attempts {
     }
 }
 
-/// Which of the SDK client's post methods a request goes through: each enforces the transport's
-/// limits its own way, so the one the transport called on us is the one called in turn.
-#[derive(Clone, Copy)]
-enum PostLimits {
-    None,
-    MaxSseEvent(usize),
-    Response(StreamableHttpResponseLimits),
-}
-
 /// A sign-in that did not happen, as the transport's error; the sentence is kept by
 /// [`ServerAuth`] for the handshake and tool errors to use.
 fn refused(err: SignInError) -> HttpError {
     StreamableHttpError::Auth(AuthError::AuthorizationFailed(err.to_string()))
 }
 
-/// Each method goes to the SDK client, which puts the kept token on the request (the
-/// transport's own `auth_header` is not used), and all but ending a session sign in as needed.
-impl StreamableHttpClient for SignInClient {
+/// Each request goes to the SDK client, which puts the kept token on it (the transport's own
+/// `auth_header` is not used), signing in as needed; ending a session never signs in.
+impl HttpLayer for SignInClient {
     type Error = reqwest::Error;
 
-    async fn post_message(
-        &self,
-        uri: Arc<str>,
-        message: ClientJsonRpcMessage,
-        session_id: Option<Arc<str>>,
-        _auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-    ) -> Result<StreamableHttpPostResponse, HttpError> {
-        let limits = PostLimits::None;
-        self.post(uri, message, session_id, custom_headers, limits)
-            .await
+    async fn post(&self, post: Post) -> Result<StreamableHttpPostResponse, HttpError> {
+        let post = Post {
+            auth_header: None,
+            ..post
+        };
+        self.with_sign_in(|client| {
+            let post = post.clone();
+            async move { post.send(&client).await }
+        })
+        .await
     }
 
-    async fn post_message_with_max_sse_event_size(
-        &self,
-        uri: Arc<str>,
-        message: ClientJsonRpcMessage,
-        session_id: Option<Arc<str>>,
-        _auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-        max_sse_event_size: usize,
-    ) -> Result<StreamableHttpPostResponse, HttpError> {
-        let limits = PostLimits::MaxSseEvent(max_sse_event_size);
-        self.post(uri, message, session_id, custom_headers, limits)
-            .await
+    async fn get(&self, get: Get) -> Result<BoxStream<'static, Result<Sse, SseError>>, HttpError> {
+        let get = Get {
+            auth_header: None,
+            ..get
+        };
+        self.with_sign_in(|client| {
+            let get = get.clone();
+            async move { get.open(&client).await }
+        })
+        .await
     }
 
-    async fn post_message_with_response_limits(
-        &self,
-        uri: Arc<str>,
-        message: ClientJsonRpcMessage,
-        session_id: Option<Arc<str>>,
-        _auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-        limits: StreamableHttpResponseLimits,
-    ) -> Result<StreamableHttpPostResponse, HttpError> {
-        let limits = PostLimits::Response(limits);
-        self.post(uri, message, session_id, custom_headers, limits)
-            .await
-    }
-
-    async fn delete_session(
+    async fn delete(
         &self,
         uri: Arc<str>,
         session_id: Arc<str>,
         _auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
+        headers: Headers,
     ) -> Result<(), HttpError> {
         // Ending a session never opens a browser: with no usable token it just fails.
         let (_, client) = self.current().await;
-        client
-            .delete_session(uri, session_id, None, custom_headers)
-            .await
-    }
-
-    async fn get_stream(
-        &self,
-        uri: Arc<str>,
-        session_id: Option<Arc<str>>,
-        last_event_id: Option<String>,
-        _auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-    ) -> Result<BoxStream<'static, Result<Sse, SseError>>, HttpError> {
-        self.stream(uri, session_id, last_event_id, custom_headers, None)
-            .await
-    }
-
-    async fn get_stream_with_max_sse_event_size(
-        &self,
-        uri: Arc<str>,
-        session_id: Option<Arc<str>>,
-        last_event_id: Option<String>,
-        _auth_header: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-        max_sse_event_size: usize,
-    ) -> Result<BoxStream<'static, Result<Sse, SseError>>, HttpError> {
-        let max = Some(max_sse_event_size);
-        self.stream(uri, session_id, last_event_id, custom_headers, max)
-            .await
+        client.delete_session(uri, session_id, None, headers).await
     }
 }

@@ -23,16 +23,16 @@ use base64::Engine;
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
 use futures::stream::BoxStream;
 use reqwest::header::{HeaderName, HeaderValue};
-use rmcp::model::ClientJsonRpcMessage;
 use rmcp::transport::auth::{
     AuthError, AuthorizationMetadata, OAuthHttpClient, OAuthHttpClientFuture,
     OAuthHttpRedirectPolicy, OAuthHttpRequest,
 };
 use rmcp::transport::streamable_http_client::{
     StreamableHttpClient, StreamableHttpError, StreamableHttpPostResponse,
-    StreamableHttpResponseLimits,
 };
 use serde_json::{Value, json};
+
+use crate::http_layer::{Get, Headers, HttpLayer, Post};
 use sse_stream::{Error as SseError, Sse};
 
 type HttpError = StreamableHttpError<reqwest::Error>;
@@ -349,104 +349,6 @@ impl DpopHttp {
     }
 }
 
-impl StreamableHttpClient for DpopHttp {
-    type Error = reqwest::Error;
-
-    async fn post_message(
-        &self,
-        uri: Arc<str>,
-        message: ClientJsonRpcMessage,
-        session_id: Option<Arc<str>>,
-        auth_token: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-    ) -> Result<StreamableHttpPostResponse, HttpError> {
-        let limits = Post::None;
-        self.post(uri, message, session_id, auth_token, custom_headers, limits)
-            .await
-    }
-
-    async fn post_message_with_max_sse_event_size(
-        &self,
-        uri: Arc<str>,
-        message: ClientJsonRpcMessage,
-        session_id: Option<Arc<str>>,
-        auth_token: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-        max_sse_event_size: usize,
-    ) -> Result<StreamableHttpPostResponse, HttpError> {
-        let limits = Post::MaxSseEvent(max_sse_event_size);
-        self.post(uri, message, session_id, auth_token, custom_headers, limits)
-            .await
-    }
-
-    async fn post_message_with_response_limits(
-        &self,
-        uri: Arc<str>,
-        message: ClientJsonRpcMessage,
-        session_id: Option<Arc<str>>,
-        auth_token: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-        limits: StreamableHttpResponseLimits,
-    ) -> Result<StreamableHttpPostResponse, HttpError> {
-        let limits = Post::Response(limits);
-        self.post(uri, message, session_id, auth_token, custom_headers, limits)
-            .await
-    }
-
-    async fn delete_session(
-        &self,
-        uri: Arc<str>,
-        session_id: Arc<str>,
-        auth_token: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-    ) -> Result<(), HttpError> {
-        let (token, headers) = self.sign("DELETE", &uri, auth_token, custom_headers)?;
-        self.client
-            .delete_session(uri, session_id, token, headers)
-            .await
-    }
-
-    async fn get_stream(
-        &self,
-        uri: Arc<str>,
-        session_id: Option<Arc<str>>,
-        last_event_id: Option<String>,
-        auth_token: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-    ) -> Result<BoxStream<'static, Result<Sse, SseError>>, HttpError> {
-        self.stream(
-            uri,
-            session_id,
-            last_event_id,
-            auth_token,
-            custom_headers,
-            None,
-        )
-        .await
-    }
-
-    async fn get_stream_with_max_sse_event_size(
-        &self,
-        uri: Arc<str>,
-        session_id: Option<Arc<str>>,
-        last_event_id: Option<String>,
-        auth_token: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-        max_sse_event_size: usize,
-    ) -> Result<BoxStream<'static, Result<Sse, SseError>>, HttpError> {
-        let max = Some(max_sse_event_size);
-        self.stream(
-            uri,
-            session_id,
-            last_event_id,
-            auth_token,
-            custom_headers,
-            max,
-        )
-        .await
-    }
-}
-
 /// The `WWW-Authenticate` of a 401.
 fn challenge_of<T>(result: &Result<T, HttpError>) -> Option<String> {
     match result {
@@ -457,59 +359,32 @@ fn challenge_of<T>(result: &Result<T, HttpError>) -> Option<String> {
     }
 }
 
-/// Which of reqwest's post methods a request goes through (each keeps its own limits).
-#[derive(Clone, Copy)]
-enum Post {
-    None,
-    MaxSseEvent(usize),
-    Response(StreamableHttpResponseLimits),
-}
+/// A token goes out with a fresh proof on every request; a request the server refuses for want
+/// of its nonce is sent once more with it.
+impl HttpLayer for DpopHttp {
+    type Error = reqwest::Error;
 
-impl DpopHttp {
-    async fn post(
-        &self,
-        uri: Arc<str>,
-        message: ClientJsonRpcMessage,
-        session_id: Option<Arc<str>>,
-        auth_token: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-        limits: Post,
-    ) -> Result<StreamableHttpPostResponse, HttpError> {
+    async fn post(&self, post: Post) -> Result<StreamableHttpPostResponse, HttpError> {
         let mut attempt = 0;
         loop {
             attempt += 1;
-            let (token, headers) =
-                self.sign("POST", &uri, auth_token.clone(), custom_headers.clone())?;
-            let (target, message, session) = (uri.clone(), message.clone(), session_id.clone());
-            let result = match limits {
-                Post::None => {
-                    self.client
-                        .post_message(target, message, session, token, headers)
-                        .await
-                }
-                Post::MaxSseEvent(size) => {
-                    self.client
-                        .post_message_with_max_sse_event_size(
-                            target, message, session, token, headers, size,
-                        )
-                        .await
-                }
-                Post::Response(limits) => {
-                    self.client
-                        .post_message_with_response_limits(
-                            target, message, session, token, headers, limits,
-                        )
-                        .await
-                }
+            let (auth_header, headers) = self.sign(
+                "POST",
+                &post.uri,
+                post.auth_header.clone(),
+                post.headers.clone(),
+            )?;
+            let signed = Post {
+                auth_header,
+                headers,
+                ..post.clone()
             };
+            let result = signed.send(&self.client).await;
+            let challenge = challenge_of(&result);
+            let (session, token) = (post.session_id.as_deref(), post.auth_header.as_deref());
             if attempt < 2
                 && self
-                    .asked_for_nonce(
-                        challenge_of(&result),
-                        &uri,
-                        session_id.as_deref(),
-                        auth_token.as_deref(),
-                    )
+                    .asked_for_nonce(challenge, &post.uri, session, token)
                     .await
             {
                 continue;
@@ -518,49 +393,46 @@ impl DpopHttp {
         }
     }
 
-    async fn stream(
-        &self,
-        uri: Arc<str>,
-        session_id: Option<Arc<str>>,
-        last_event_id: Option<String>,
-        auth_token: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-        max_sse_event_size: Option<usize>,
-    ) -> Result<BoxStream<'static, Result<Sse, SseError>>, HttpError> {
+    async fn get(&self, get: Get) -> Result<BoxStream<'static, Result<Sse, SseError>>, HttpError> {
         let mut attempt = 0;
         loop {
             attempt += 1;
-            let (token, headers) =
-                self.sign("GET", &uri, auth_token.clone(), custom_headers.clone())?;
-            let (target, session, last) = (uri.clone(), session_id.clone(), last_event_id.clone());
-            let result = match max_sse_event_size {
-                None => {
-                    self.client
-                        .get_stream(target, session, last, token, headers)
-                        .await
-                }
-                Some(size) => {
-                    self.client
-                        .get_stream_with_max_sse_event_size(
-                            target, session, last, token, headers, size,
-                        )
-                        .await
-                }
+            let (auth_header, headers) = self.sign(
+                "GET",
+                &get.uri,
+                get.auth_header.clone(),
+                get.headers.clone(),
+            )?;
+            let signed = Get {
+                auth_header,
+                headers,
+                ..get.clone()
             };
+            let result = signed.open(&self.client).await;
+            let challenge = challenge_of(&result);
+            let (session, token) = (get.session_id.as_deref(), get.auth_header.as_deref());
             if attempt < 2
                 && self
-                    .asked_for_nonce(
-                        challenge_of(&result),
-                        &uri,
-                        session_id.as_deref(),
-                        auth_token.as_deref(),
-                    )
+                    .asked_for_nonce(challenge, &get.uri, session, token)
                     .await
             {
                 continue;
             }
             return result;
         }
+    }
+
+    async fn delete(
+        &self,
+        uri: Arc<str>,
+        session_id: Arc<str>,
+        auth_token: Option<String>,
+        headers: Headers,
+    ) -> Result<(), HttpError> {
+        let (token, headers) = self.sign("DELETE", &uri, auth_token, headers)?;
+        self.client
+            .delete_session(uri, session_id, token, headers)
+            .await
     }
 }
 
