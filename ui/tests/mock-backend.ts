@@ -169,6 +169,7 @@ mockIPC((cmd, payload) => {
     case "view_read_resource":
     case "close_view":
     case "open_view_link":
+    case "save_view_file":
       return viewsCommand(cmd, args, config, config.conversationId ?? "conv_1", (id, data) => internals().runCallback(id, data));
     case "plugin:event|listen": {
       const list = listeners.get(String(args.event)) ?? [];

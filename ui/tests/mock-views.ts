@@ -80,6 +80,11 @@ export function viewsCommand(cmd: string, args: Record<string, unknown>, config:
     }
     return null;
   }
+  if (cmd === "save_view_file") {
+    // Saved as the save dialog would have it: in the user's downloads, under the view's name.
+    const file = args.file as { name?: string } | undefined;
+    return { path: `/home/user/Downloads/${file?.name ?? "download"}`, bytes: 0 };
+  }
   if (cmd === "open_view_link") {
     const url = String(args.url);
     return /^https?:\/\//.test(url) ? null : Promise.reject({ code: "views", message: "Only http and https links are opened." });
