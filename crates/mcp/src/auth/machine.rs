@@ -411,35 +411,23 @@ fn sign_client_assertion(
     algorithm: Algorithm,
 ) -> Result<String, String> {
     use jsonwebtoken::{EncodingKey, Header};
-    let (jwt_algorithm, encoding_key) = match algorithm {
-        Algorithm::ES256 => (
-            jsonwebtoken::Algorithm::ES256,
-            EncodingKey::from_ec_pem(key.as_bytes()),
-        ),
-        Algorithm::ES384 => (
-            jsonwebtoken::Algorithm::ES384,
-            EncodingKey::from_ec_pem(key.as_bytes()),
-        ),
-        Algorithm::RS256 => (
-            jsonwebtoken::Algorithm::RS256,
-            EncodingKey::from_rsa_pem(key.as_bytes()),
-        ),
-        Algorithm::RS384 => (
-            jsonwebtoken::Algorithm::RS384,
-            EncodingKey::from_rsa_pem(key.as_bytes()),
-        ),
-        Algorithm::RS512 => (
-            jsonwebtoken::Algorithm::RS512,
-            EncodingKey::from_rsa_pem(key.as_bytes()),
-        ),
-        Algorithm::PS256 => (
-            jsonwebtoken::Algorithm::PS256,
-            EncodingKey::from_rsa_pem(key.as_bytes()),
-        ),
-        Algorithm::EdDSA => (
-            jsonwebtoken::Algorithm::EdDSA,
-            EncodingKey::from_ed_pem(key.as_bytes()),
-        ),
+    let jwt_algorithm = match algorithm {
+        Algorithm::ES256 => jsonwebtoken::Algorithm::ES256,
+        Algorithm::ES384 => jsonwebtoken::Algorithm::ES384,
+        Algorithm::RS256 => jsonwebtoken::Algorithm::RS256,
+        Algorithm::RS384 => jsonwebtoken::Algorithm::RS384,
+        Algorithm::RS512 => jsonwebtoken::Algorithm::RS512,
+        Algorithm::PS256 => jsonwebtoken::Algorithm::PS256,
+        Algorithm::EdDSA => jsonwebtoken::Algorithm::EdDSA,
+    };
+    // The key's kind follows the algorithm's family.
+    let pem = key.as_bytes();
+    let encoding_key = match algorithm {
+        Algorithm::ES256 | Algorithm::ES384 => EncodingKey::from_ec_pem(pem),
+        Algorithm::RS256 | Algorithm::RS384 | Algorithm::RS512 | Algorithm::PS256 => {
+            EncodingKey::from_rsa_pem(pem)
+        }
+        Algorithm::EdDSA => EncodingKey::from_ed_pem(pem),
     };
     let unreadable = || {
         format!(
