@@ -259,10 +259,7 @@ impl McpServer {
         let (result, progress, task) = connection
             .call_tool(&self.shared, params, timeout, cancel, forward)
             .await;
-        if matches!(result, Err(RequestFailure::Closed)) {
-            let mut life = self.life.lock().await;
-            self.notice_death(&mut life);
-        }
+        self.notice_failure(&result).await;
         Ok(CallOutcome {
             result,
             progress,
