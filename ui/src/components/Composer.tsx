@@ -10,6 +10,7 @@ import { stopListening } from "../listening";
 import { Chips, chipKey, type Chip } from "./composer/Chips";
 import { Picker, optionId, type PickerGroup } from "./composer/Picker";
 import { PromptForm } from "./composer/PromptForm";
+import { useCaretRest } from "./composer/caretRest";
 import { ViewContextChips } from "./views/ViewContextChips";
 import { takeViewContexts } from "../views/modelContext";
 
@@ -67,6 +68,8 @@ export function Composer({ folder, busy, onSend, onStop, status }: Props) {
   useEffect(() => {
     area.current?.focus();
   }, []);
+  // Left alone with no question running, the box lets its caret rest (it blinks a frame a blink).
+  useCaretRest(area, !busy);
 
   const open = triggerAt(text, caret);
   // Esc closes the list until the text before the caret changes.
