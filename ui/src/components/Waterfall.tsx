@@ -1,15 +1,20 @@
 // The timeline on a time axis: per turn, the model's rounds and every tool call as bars, the
 // way a browser's network panel draws requests. Calls that ran side by side are rows whose bars
-// overlap; an approval's wait is a hatched piece before the run. Rows are one fixed height and
-// virtualised, so ten thousand calls draw only the few dozen in view.
-import { useVirtualizer } from "@tanstack/react-virtual";
-import { memo, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
+// overlap; an approval's wait is a hatched piece before the run. Rows are one fixed height, so
+// the rows in view follow from the scroll position alone: ten thousand calls draw only the few
+// dozen in view, with no row measured, and a row is drawn again only when its own call, its
+// turn's axis or (while it grows) the clock changes.
+import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import { formatDuration, summarizeArguments } from "../format";
 import { useI18n, type Translate } from "../i18n";
-import type { CallView, TurnView } from "../state/chat";
+import type { CallPhase, CallView, TurnView } from "../state/chat";
 import { axisTicks, callSegments, modelSegments, placeOnAxis, turnSpan, waitMs, waterfallRows, type Segment, type Span, type WaterfallRow } from "../state/waterfall";
 
 const ROW_HEIGHT = 24;
+/** Rows drawn beyond the view on each side; the rows drawn change by this many at a time. */
+const OVERSCAN = 12;
+/** Within this of the end, the view follows new rows. */
+const STICK_PX = 48;
 
 interface Props {
   turns: TurnView[];
@@ -25,83 +30,131 @@ interface Hover {
   top: number;
 }
 
+/** Where the view is: its top (null: at the end, following new rows) and its height. */
+interface Place {
+  top: number | null;
+  height: number;
+}
+
+/** The rows to draw, [start, end): those in view and OVERSCAN more, in steps of OVERSCAN so a
+ * scroll of a few rows draws nothing new. */
+export function rowsInView(place: Place, count: number): { start: number; end: number } {
+  const inView = Math.ceil(place.height / ROW_HEIGHT) + 1;
+  const first = place.top === null ? Math.max(0, count - inView) : Math.floor(place.top / ROW_HEIGHT);
+  const start = Math.max(0, Math.floor((first - OVERSCAN) / OVERSCAN) * OVERSCAN);
+  const end = place.top === null ? count : Math.min(count, Math.ceil((first + inView + OVERSCAN) / OVERSCAN) * OVERSCAN);
+  return { start, end };
+}
+
+const FINISHED: ReadonlySet<CallPhase> = new Set<CallPhase>(["success", "error", "denied", "cancelled", "timeout"]);
+
 export default memo(function Waterfall({ turns: turnList, calls, selected, reveal, onSelect }: Props) {
   const { t } = useI18n();
   const scroller = useRef<HTMLDivElement>(null);
-  const stickToBottom = useRef(true);
   const [hover, setHover] = useState<Hover | null>(null);
+  // Before the view is laid out, the window's height stands for its height: never less.
+  const [place, setPlace] = useState<Place>(() => ({ top: null, height: typeof window === "undefined" ? 800 : window.innerHeight }));
   const rows = useMemo(() => waterfallRows(turnList), [turnList]);
   const turns = useMemo(() => new Map(turnList.map((turn) => [turn.id, turn])), [turnList]);
   const live = turnList.some((turn) => turn.status === "running");
   const now = useNow(live);
+  const { start, end } = rowsInView(place, rows.length);
 
-  // The compiler cannot memoise around this hook; the component is memoised as a whole instead.
-  // eslint-disable-next-line react-hooks/incompatible-library
-  const virtualizer = useVirtualizer({
-    count: rows.length,
-    getScrollElement: () => scroller.current,
-    estimateSize: () => ROW_HEIGHT,
-    overscan: 12,
-    getItemKey: (index) => rows[index]?.key ?? index,
-  });
-
+  // The view follows new rows while it is at the end.
   useLayoutEffect(() => {
-    if (stickToBottom.current && rows.length > 0) virtualizer.scrollToIndex(rows.length - 1, { align: "end" });
-  }, [rows.length, virtualizer]);
+    const el = scroller.current;
+    if (el && place.top === null) el.scrollTop = el.scrollHeight;
+  }, [rows.length, place.top]);
+
+  // Scrolling and resizing draw other rows only when the rows to draw change.
+  const follow = useCallback(() => {
+    const el = scroller.current;
+    if (!el) return;
+    const atEnd = el.scrollHeight - el.scrollTop - el.clientHeight < STICK_PX;
+    const next: Place = { top: atEnd ? null : el.scrollTop, height: el.clientHeight || window.innerHeight };
+    setPlace((old) => {
+      if (old.height === next.height && (old.top === null) === (next.top === null)) {
+        const a = rowsInView(old, Number.MAX_SAFE_INTEGER);
+        const b = rowsInView(next, Number.MAX_SAFE_INTEGER);
+        if (old.top === null || (a.start === b.start && a.end === b.end)) return old;
+      }
+      return next;
+    });
+  }, []);
+
+  useEffect(() => {
+    const el = scroller.current;
+    if (!el || typeof ResizeObserver === "undefined") return;
+    const observer = new ResizeObserver(() => follow());
+    observer.observe(el);
+    return () => observer.disconnect();
+  }, [follow]);
 
   useEffect(() => {
     if (!selected || reveal === 0) return;
     const index = rows.findIndex((row) => row.kind === "call" && row.callId === selected);
-    if (index < 0) return;
-    stickToBottom.current = false;
-    virtualizer.scrollToIndex(index, { align: "center" });
+    const el = scroller.current;
+    if (index < 0 || !el) return;
+    const height = el.clientHeight || window.innerHeight;
+    const top = Math.max(0, index * ROW_HEIGHT - (height - ROW_HEIGHT) / 2);
+    el.scrollTop = top;
+    setPlace({ top, height });
     // Only a new reveal request moves the view.
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [reveal]);
 
-  // The axis of each turn, worked out for the turns in view and kept while scrolling: working it
-  // out walks every call of the turn. A turn's new events make a new turn object, and a new map.
-  const spanOf = useMemo(() => {
-    const spans = new WeakMap<TurnView, Span>();
-    return (turn: TurnView) => {
-      let span = spans.get(turn);
-      if (!span) spans.set(turn, (span = turnSpan(turn, calls, now)));
-      return span;
-    };
-  }, [calls, now]);
+  // The axis of each turn: working it out walks every call of the turn, so once per change, not
+  // per row. A row compares its axis by value, so an unchanged axis does not draw it again.
+  const spans = useMemo(() => new Map(turnList.map((turn) => [turn.id, turnSpan(turn, calls, now)])), [turnList, calls, now]);
+
+  const onHover = useCallback((index: number, lines: string[] | null) => {
+    setHover(lines ? { lines, top: index * ROW_HEIGHT - (scroller.current?.scrollTop ?? 0) } : null);
+  }, []);
 
   const onScroll = () => {
-    const el = scroller.current;
-    if (el) stickToBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < 48;
+    follow();
     setHover(null);
   };
+
+  const drawn = [];
+  for (let index = start; index < end; index++) {
+    const row = rows[index]!;
+    const turn = turns.get(row.turnId);
+    const span = spans.get(row.turnId);
+    if (!turn || !span) continue;
+    const running = turn.status === "running";
+    let call: CallView | undefined;
+    let rowNow = 0;
+    if (row.kind === "call") {
+      call = calls[row.callId];
+      if (!call) continue;
+      if (!FINISHED.has(call.phase)) rowNow = now;
+    } else if (running) {
+      rowNow = now;
+    }
+    drawn.push(
+      <Row
+        key={row.key}
+        index={index}
+        row={row}
+        turn={row.kind === "call" ? undefined : turn}
+        span={span}
+        call={call}
+        calls={row.kind === "model" ? calls : undefined}
+        now={rowNow}
+        selected={call !== undefined && selected === call.callId}
+        t={t}
+        onSelect={onSelect}
+        onHover={onHover}
+      />,
+    );
+  }
 
   return (
     <div className="waterfall" data-testid="waterfall">
       <Legend t={t} />
       <div className="waterfall-scroll" ref={scroller} onScroll={onScroll} onMouseLeave={() => setHover(null)}>
-        <div style={{ height: virtualizer.getTotalSize(), position: "relative" }}>
-          {virtualizer.getVirtualItems().map((item) => {
-            const row = rows[item.index]!;
-            const turn = turns.get(row.turnId);
-            if (!turn) return null;
-            return (
-              <div key={item.key} className={`wf-row wf-${row.kind}`} style={{ transform: `translateY(${item.start}px)`, height: ROW_HEIGHT }}>
-                <RowContent
-                  row={row}
-                  turn={turn}
-                  span={spanOf(turn)}
-                  calls={calls}
-                  now={now}
-                  selected={selected}
-                  t={t}
-                  onSelect={onSelect}
-                  onHover={(lines) => setHover(lines ? { lines, top: item.start - (scroller.current?.scrollTop ?? 0) } : null)}
-                />
-              </div>
-            );
-          })}
-        </div>
+        <div style={{ height: rows.length * ROW_HEIGHT, position: "relative" }}>{drawn}</div>
       </div>
       {hover && (
         <div className="wf-tip" role="tooltip" style={{ top: Math.max(0, hover.top + ROW_HEIGHT + 28) }}>
@@ -115,20 +168,56 @@ export default memo(function Waterfall({ turns: turnList, calls, selected, revea
 });
 
 interface RowProps {
+  index: number;
   row: WaterfallRow;
-  turn: TurnView;
+  /** A turn's or a model's row: its turn (a call's row needs none, so the turn's new events
+   * leave it be). */
+  turn: TurnView | undefined;
   span: Span;
-  calls: Record<string, CallView>;
+  /** A call's row: its call. */
+  call: CallView | undefined;
+  /** A model's row: the calls (where its round began follows from the round before). */
+  calls: Record<string, CallView> | undefined;
+  /** The clock for a row that still grows; 0 for one that does not, so the clock leaves it be. */
   now: number;
-  selected: string | null;
+  selected: boolean;
   t: Translate;
   onSelect: (callId: string) => void;
+  onHover: (index: number, lines: string[] | null) => void;
+}
+
+// Memoised: a new token, a call elsewhere or a scroll of a few rows leaves a row as it was.
+const Row = memo(
+  function Row({ index, row, ...rest }: RowProps) {
+    return (
+      <div className={`wf-row wf-${row.kind}`} style={{ transform: `translateY(${index * ROW_HEIGHT}px)`, height: ROW_HEIGHT }}>
+        <RowContent row={row} {...rest} onHover={(lines) => rest.onHover(index, lines)} />
+      </div>
+    );
+  },
+  (a, b) => {
+    for (const key of Object.keys(a) as (keyof RowProps)[]) {
+      // A turn's new events make all its rows and its axis anew: the same key is the same row,
+      // the same ends the same axis.
+      if (key === "span") {
+        if (a.span.startMs !== b.span.startMs || a.span.endMs !== b.span.endMs) return false;
+      } else if (key === "row") {
+        if (a.row.key !== b.row.key) return false;
+      } else if (a[key] !== b[key]) return false;
+    }
+    return true;
+  },
+);
+
+interface RowContentProps extends Omit<RowProps, "index" | "row" | "onHover"> {
+  row: WaterfallRow;
   onHover: (lines: string[] | null) => void;
 }
 
-function RowContent({ row, turn, span, calls, now, selected, t, onSelect, onHover }: RowProps) {
+function RowContent({ row, turn, span, call, calls, now, selected, t, onSelect, onHover }: RowContentProps) {
   switch (row.kind) {
     case "turn": {
+      if (!turn) return null;
       const total = span.endMs - span.startMs;
       return (
         <>
@@ -148,8 +237,8 @@ function RowContent({ row, turn, span, calls, now, selected, t, onSelect, onHove
       );
     }
     case "model": {
-      const round = turn.rounds.find((r) => r.round === row.round);
-      if (!round) return null;
+      const round = turn?.rounds.find((r) => r.round === row.round);
+      if (!turn || !round || !calls) return null;
       const segments = modelSegments(turn, round, calls, now);
       const lines = describe(t, span, segments, t("wfModelRow", { round: row.round }));
       return (
@@ -160,7 +249,6 @@ function RowContent({ row, turn, span, calls, now, selected, t, onSelect, onHove
       );
     }
     case "call": {
-      const call = calls[row.callId];
       if (!call) return null;
       const segments = callSegments(call, now);
       const name = `${call.tool || "…"} ${summarizeArguments(call.arguments, call.argumentsText)}`;
@@ -168,7 +256,7 @@ function RowContent({ row, turn, span, calls, now, selected, t, onSelect, onHove
       return (
         <button
           type="button"
-          className={`wf-call${selected === call.callId ? " selected" : ""}`}
+          className={`wf-call${selected ? " selected" : ""}`}
           data-call-id={call.callId}
           onClick={() => onSelect(call.callId)}
           aria-label={lines.join(" · ")}
