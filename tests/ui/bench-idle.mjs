@@ -15,7 +15,7 @@ const workspace = { path: "/home/me/demo", name: "demo", watched: true };
 // Installed before the page's own scripts: counts what wakes the page, and React's commits
 // through the hook its devtools use (React looks for it once, as it loads).
 const PROBE = `(() => {
-  const probe = { timers: 0, frames: 0, commits: 0, where: {}, counting: false };
+  const probe = { timers: 0, frames: 0, commits: 0, rendered: 0, byComponent: {}, where: {}, counting: false };
   window.__idleProbe = probe;
   const TRACE = ${TRACE};
   const note = (kind) => {
@@ -44,7 +44,22 @@ const PROBE = `(() => {
     supportsFiber: true,
     inject(renderer) { const id = this.renderers.size + 1; this.renderers.set(id, renderer); return id; },
     onScheduleFiberRoot() {},
-    onCommitFiberRoot() { if (probe.counting) probe.commits++; },
+    onCommitFiberRoot(_id, root) {
+      if (!probe.counting) return;
+      probe.commits++;
+      // Components drawn in this commit: a subtree React left as it was keeps its old fibers.
+      const walk = (fiber) => {
+        for (let f = fiber; f; f = f.sibling) {
+          if ([0, 1, 11, 14, 15].includes(f.tag) && (f.alternate === null || (f.flags & 1) === 1)) {
+            probe.rendered++;
+            const name = f.type && (f.type.displayName || f.type.name || (f.type.type && (f.type.type.displayName || f.type.type.name)));
+            if (name) probe.byComponent[name] = (probe.byComponent[name] || 0) + 1;
+          }
+          if (f.child && (f.alternate === null || f.child !== f.alternate.child)) walk(f.child);
+        }
+      };
+      walk(root.current.child);
+    },
     onCommitFiberUnmount() {},
     onPostCommitFiberRoot() {},
     checkDCE() {},
@@ -70,7 +85,7 @@ async function idle(label) {
   await page.waitForTimeout(1500);
   await page.evaluate(() => {
     const probe = window.__idleProbe;
-    Object.assign(probe, { timers: 0, frames: 0, commits: 0, where: {}, counting: true, long: [] });
+    Object.assign(probe, { timers: 0, frames: 0, commits: 0, rendered: 0, byComponent: {}, where: {}, counting: true, long: [] });
     probe.observer = new PerformanceObserver((list) => probe.long.push(...list.getEntries().map((e) => e.duration)));
     probe.observer.observe({ type: "longtask" });
   });
@@ -120,6 +135,39 @@ await page.getByRole("radio", { name: /Waterfall/ }).click();
 await page.locator(".waterfall-scroll").waitFor();
 results.push(await idle("an answer on screen (waterfall)"));
 
-console.log(JSON.stringify({ results, problems }, null, 2));
+// 4. A long answer streamed after 40 calls, a word a piece, every 5 ms: the CPU and the
+// components drawn per thousand pieces. Only the growing message should be drawn again.
+const TOKENS = Number(process.env.BENCH_STREAM_TOKENS ?? 1000);
+await page.getByRole("radio", { name: /List/ }).click();
+await page.getByRole("button", { name: /New conversation/ }).click();
+await box.fill("Read forty files, then explain");
+await box.press("Enter");
+await page.waitForFunction(() => window.__mock.calls.filter((c) => c.cmd === "send_message").length === 2);
+const seq = await page.evaluate(() => {
+  const b = new window.__mock.stream.StreamBuilder("conv_1");
+  b.start("turn_stream", "Read forty files, then explain");
+  for (let i = 0; i < 40; i++) b.call(1, i, `call_s${i}`, "read_file", { path: `src/file_${i}.rs` }, "ok");
+  window.__mock.deliver(b.events);
+  return b.events.length;
+});
+await page.waitForTimeout(1000);
+const streamStart = await metrics();
+const drawn = await page.evaluate(async ([tokens, first]) => {
+  const probe = window.__idleProbe;
+  Object.assign(probe, { commits: 0, rendered: 0, byComponent: {}, counting: true });
+  let next = first;
+  const base = { conversation_id: "conv_1", turn_id: "turn_stream", time_ms: Date.now() };
+  const pieces = Array.from({ length: tokens }, (_, i) => ({ ...base, seq: next++, type: "text_delta", round: 2, text: i % 40 === 39 ? `word${i}\n\n` : `word${i} ` }));
+  await window.__mock.play(pieces, 5);
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  probe.counting = false;
+  const top = Object.entries(probe.byComponent).sort((a, b) => b[1] - a[1]).slice(0, 8);
+  return { commits: probe.commits, componentsDrawn: probe.rendered, mostDrawn: Object.fromEntries(top) };
+}, [TOKENS, seq]);
+const streamEnd = await metrics();
+const per1000 = (key) => Math.round(((streamEnd[key] - streamStart[key]) * 1000 * 1000) / TOKENS);
+const streaming = { tokens: TOKENS, cpuMsPer1000Tokens: { task: per1000("task"), script: per1000("script"), layout: per1000("layout"), style: per1000("style") }, ...drawn };
+
+console.log(JSON.stringify({ results, streaming, problems }, null, 2));
 await context.close();
 await browser.close();
