@@ -170,42 +170,17 @@ const Turn = memo(function Turn({ turn, calls, isLast, localWait, firstWaiting, 
                   const call = calls[callId];
                   if (!call) return null;
                   return (
-                    <li key={callId}>
-                      <button
-                        type="button"
-                        className={`call-chip phase-${call.phase}${selected === callId ? " selected" : ""}`}
-                        data-chip-id={callId}
-                        onClick={() => onSelectCall(callId)}
-                        title={t("showInTimeline")}
-                      >
-                        <StatusIcon phase={call.phase} />
-                        <span className="chip-tool">{call.tool || "…"}</span>
-                        <span className="chip-args">{summarizeArguments(call.arguments, call.argumentsText)}</span>
-                        <CallTime call={call} />
-                      </button>
-                      {call.phase === "waiting" && <ApprovalCard call={call} primary={firstWaiting === callId} onAnswer={onAnswer} />}
-                      {call.view &&
-                        waiting.map((id) => {
-                          const asked = calls[id];
-                          if (!asked || asked.viewOf !== callId || asked.phase !== "waiting") return null;
-                          return (
-                            <div className="view-call-ask" key={id}>
-                              <div className="turn-note">{t("viewCallAsk", { tool: call.tool })}</div>
-                              <ApprovalCard call={asked} primary={firstWaiting === id} onAnswer={onAnswer} />
-                            </div>
-                          );
-                        })}
-                      {call.phase === "running" && call.question && (
-                        <QuestionCard call={call} primary={firstWaiting === undefined} onAnswer={onAnswerQuestion} />
-                      )}
-                      {call.requests?.map((request) =>
-                        request.kind === "elicitation" ? (
-                          <ElicitationCard key={request.requestId} request={request} live={call.phase === "running"} />
-                        ) : (
-                          <SamplingCard key={request.requestId} request={request} live={call.phase === "running"} />
-                        ),
-                      )}
-                    </li>
+                    <CallChip
+                      key={callId}
+                      call={call}
+                      selected={selected === callId}
+                      firstWaiting={firstWaiting}
+                      viewCalls={call.view ? calls : undefined}
+                      waiting={call.view ? waiting : undefined}
+                      onSelectCall={onSelectCall}
+                      onAnswer={onAnswer}
+                      onAnswerQuestion={onAnswerQuestion}
+                    />
                   );
                 })}
               </ul>
@@ -265,6 +240,60 @@ const Turn = memo(function Turn({ turn, calls, isLast, localWait, firstWaiting, 
 
 /** Calls in one turn above which quiet rounds fold into one line (the timeline has them all). */
 const FOLD_ABOVE = 40;
+
+interface CallChipProps {
+  call: CallView;
+  selected: boolean;
+  firstWaiting: string | undefined;
+  /** A call with a view: the calls and the waiting list, for the view's own calls that ask. */
+  viewCalls: Record<string, CallView> | undefined;
+  waiting: string[] | undefined;
+  onSelectCall: (callId: string) => void;
+  onAnswer: (callId: string, reply: ApprovalReply) => Promise<void>;
+  onAnswerQuestion: (callId: string, answer: string | null) => Promise<void>;
+}
+
+// Memoised: a streamed piece of text redraws the growing message, not every call of its turn.
+const CallChip = memo(function CallChip({ call, selected, firstWaiting, viewCalls, waiting, onSelectCall, onAnswer, onAnswerQuestion }: CallChipProps) {
+  const { t } = useI18n();
+  const callId = call.callId;
+  return (
+    <li>
+      <button
+        type="button"
+        className={`call-chip phase-${call.phase}${selected ? " selected" : ""}`}
+        data-chip-id={callId}
+        onClick={() => onSelectCall(callId)}
+        title={t("showInTimeline")}
+      >
+        <StatusIcon phase={call.phase} />
+        <span className="chip-tool">{call.tool || "…"}</span>
+        <span className="chip-args">{summarizeArguments(call.arguments, call.argumentsText)}</span>
+        <CallTime call={call} />
+      </button>
+      {call.phase === "waiting" && <ApprovalCard call={call} primary={firstWaiting === callId} onAnswer={onAnswer} />}
+      {viewCalls &&
+        waiting?.map((id) => {
+          const asked = viewCalls[id];
+          if (!asked || asked.viewOf !== callId || asked.phase !== "waiting") return null;
+          return (
+            <div className="view-call-ask" key={id}>
+              <div className="turn-note">{t("viewCallAsk", { tool: call.tool })}</div>
+              <ApprovalCard call={asked} primary={firstWaiting === id} onAnswer={onAnswer} />
+            </div>
+          );
+        })}
+      {call.phase === "running" && call.question && <QuestionCard call={call} primary={firstWaiting === undefined} onAnswer={onAnswerQuestion} />}
+      {call.requests?.map((request) =>
+        request.kind === "elicitation" ? (
+          <ElicitationCard key={request.requestId} request={request} live={call.phase === "running"} />
+        ) : (
+          <SamplingCard key={request.requestId} request={request} live={call.phase === "running"} />
+        ),
+      )}
+    </li>
+  );
+});
 
 /**
  * Draws a turn's rounds. In a turn with many calls, runs of rounds without text — except the
