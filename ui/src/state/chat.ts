@@ -249,7 +249,9 @@ class Draft {
     turn.rounds = this.mine(turn.rounds);
     // Events almost always belong to the newest round.
     let at = turn.rounds.length - 1;
-    if (turn.rounds[at]?.round !== round) at = turn.rounds.findIndex((r) => r.round === round);
+    const last = turn.rounds[at];
+    // A round after the newest is new: no need to look through the others for it.
+    if (last?.round !== round) at = last !== undefined && round > last.round ? -1 : turn.rounds.findIndex((r) => r.round === round);
     if (at < 0) {
       const created: RoundView = { round, text: "", callIds: [] };
       this.own.add(created);
