@@ -394,7 +394,7 @@ test("snippets saved from the command line are listed, shown and deleted in the 
   const env = { ...process.env, TOOLTRAIL_CONFIG_DIR: configDir, TOOLTRAIL_DATA_DIR: join(configDir, "data") };
   delete env.TOOLTRAIL_BASE_URL;
   delete env.TOOLTRAIL_API_KEY;
-  const save = (snippet) => execFileSync(cli, ["tool", "snippet_save", "-w", folder, "--args", JSON.stringify(snippet)], { env, encoding: "utf8" });
+  const save = (snippet) => execFileSync(cli, ["tool", "snippets", "-w", folder, "--args", JSON.stringify({ action: "save", ...snippet })], { env, encoding: "utf8" });
   save({ name: "build", content: "go build ./...\ngo test ./...", language: "sh", description: "Build and test the service" });
   save({ name: "health_handler", content: "func health(w http.ResponseWriter, r *http.Request) {\n\tw.WriteHeader(http.StatusOK)\n\tfmt.Fprintln(w, \"ok\") // the load balancer reads this\n}", language: "go", description: "The /health handler" });
   save({ name: "scratch", content: "to delete from the app" });
@@ -405,7 +405,7 @@ test("snippets saved from the command line are listed, shown and deleted in the 
   writeFileSync(
     script,
     JSON.stringify([
-      { tool_calls: [{ name: "snippet_load", arguments: { name: "build" } }, { name: "count_lines", arguments: { path: ".", pattern: "*.go" } }] },
+      { tool_calls: [{ name: "snippets", arguments: { action: "load", name: "build" } }, { name: "count_lines", arguments: { path: ".", pattern: "*.go" } }] },
       { text: "The saved build snippet runs go build and go test; the Go files are counted on the timeline." },
     ]),
   );
@@ -449,13 +449,13 @@ test("snippets saved from the command line are listed, shown and deleted in the 
           const list = await cards(session);
           return list.length === 2 && list.every((card) => card.phase === "success") && list;
         });
-        assert.deepEqual(shown.map((card) => card.tool).sort(), ["count_lines", "snippet_load"]);
+        assert.deepEqual(shown.map((card) => card.tool).sort(), ["count_lines", "snippets"]);
         for (const card of shown) {
           assert.ok(card.description.length > 10, `${card.tool} has its description: ${JSON.stringify(card)}`);
           assert.match(card.time, /^\d\d:\d\d:\d\d$/);
           assert.match(card.title, /^Started \d+ \w+ \d{4},? \d\d:\d\d:\d\d$/);
         }
-        assert.match(shown.find((card) => card.tool === "snippet_load").description, /snippet/i);
+        assert.match(shown.find((card) => card.tool === "snippets").description, /snippet/i);
         await shoot(session, `timeline-${theme}-en`);
 
         // The snippets the command line saved, in the same folder and database.

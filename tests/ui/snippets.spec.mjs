@@ -132,7 +132,7 @@ test("a folder without snippets says how to save one", async () => {
   const empty = page.getByTestId("snippets-empty");
   await empty.waitFor();
   assert.match(await empty.innerText(), /No snippets are saved for demo yet\./);
-  assert.match(await empty.innerText(), /snippet_save/);
+  assert.match(await empty.innerText(), /tooltrail tool snippets/);
   assert.equal(await page.getByTestId("snippet-detail").count(), 0);
   await shot(page, "snippets-empty");
   assert.deepEqual(problems, []);

@@ -7,10 +7,10 @@ use tooltrail_protocol::ToolCall;
 /// its saved slots, and the prefix caches of Ollama, LM Studio and vLLM). What depends on the
 /// folder comes after the tools, in [`folder_context`].
 pub fn system_prompt() -> String {
-    "You answer questions about a project folder. Look at its files with the tools before you \
-     answer; paths are relative to the folder. Do not guess what a file holds: read it. Never \
-     repeat a call; use its result. When a tool fails, try something else. Answer concisely, \
-     in the language of the question, citing the files you used."
+    "Answer questions about this project folder from its files: read them with the tools \
+     (paths are relative to the folder); never guess what a file holds and never repeat a call. \
+     When a tool fails, try something else. Answer concisely, in the language of the question, \
+     citing the files you used."
         .to_string()
 }
 

@@ -1,5 +1,5 @@
 //! `tooltrail snippets [list|show NAME|delete NAME]`: the snippets the model saved for a
-//! workspace (`snippet_save`), kept in the history database.
+//! workspace (`snippets` with `"action": "save"`), kept in the history database.
 
 use std::io::Write;
 use std::path::PathBuf;

@@ -114,7 +114,7 @@ async fn json_lines_carry_context_usage_and_answer_truncated() {
     // Two tools, as a user of a 2,048-token window would keep.
     std::fs::write(
         config.path().join("config.toml"),
-        "disabled_tools = [\"ask_user\", \"code_query\", \"count_lines\", \"execute_bash\", \"list_dir\", \"search_text\", \"snippet_list\", \"snippet_load\", \"snippet_save\"]\n",
+        "disabled_tools = [\"ask_user\", \"code_query\", \"count_lines\", \"execute_bash\", \"list_dir\", \"search_text\", \"snippets\"]\n",
     )
     .unwrap();
     let out = ask(&server, ws.path(), config.path(), &["--json", "hi"]).await;

@@ -47,7 +47,7 @@ async fn every_request_fits_the_window_the_server_names() {
     let config = tempfile::tempdir().unwrap();
     std::fs::write(
         config.path().join("config.toml"),
-        "disabled_tools = [\"execute_bash\", \"code_query\", \"snippet_save\", \"snippet_load\", \"snippet_list\", \"ask_user\"]\n",
+        "disabled_tools = [\"execute_bash\", \"code_query\", \"snippets\", \"ask_user\"]\n",
     )
     .unwrap();
     let out = tooltrail(

@@ -1,5 +1,5 @@
-//! Snippets end to end through the binary: saved with `tooltrail tool snippet_save`, found by
-//! `snippet_list` and `tooltrail snippets`, kept per folder; and saved by the model in
+//! Snippets end to end through the binary: saved with `tooltrail tool snippets`, found by
+//! its `list` action and `tooltrail snippets`, kept per folder; and saved by the model in
 //! `tooltrail ask`, without approval, in the record.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -30,11 +30,11 @@ async fn a_snippet_saved_by_the_tool_is_listed_shown_searched_and_deleted_per_fo
     let dir = first.path().to_str().unwrap();
     let other_dir = other.path().to_str().unwrap();
 
-    let args = json!({"name": "retry", "content": "loop { backoff() }\n", "language": "rust",
+    let args = json!({"action": "save", "name": "retry", "content": "loop { backoff() }\n", "language": "rust",
                       "description": "retry with backoff"})
     .to_string();
     let saved = tooltrail(
-        &["tool", "snippet_save", "-w", dir, "--args", &args],
+        &["tool", "snippets", "-w", dir, "--args", &args],
         config.path(),
         &[],
     )
@@ -48,11 +48,11 @@ async fn a_snippet_saved_by_the_tool_is_listed_shown_searched_and_deleted_per_fo
     let listed = tooltrail(
         &[
             "tool",
-            "snippet_list",
+            "snippets",
             "-w",
             dir,
             "--args",
-            r#"{"query":"backoff"}"#,
+            r#"{"action":"list","query":"backoff"}"#,
         ],
         config.path(),
         &[],
@@ -85,11 +85,11 @@ async fn a_snippet_saved_by_the_tool_is_listed_shown_searched_and_deleted_per_fo
     let elsewhere = tooltrail(
         &[
             "tool",
-            "snippet_load",
+            "snippets",
             "-w",
             other_dir,
             "--args",
-            r#"{"name":"retry"}"#,
+            r#"{"action":"load","name":"retry"}"#,
         ],
         config.path(),
         &[],
@@ -138,8 +138,8 @@ async fn the_model_saves_a_snippet_without_approval_and_the_call_is_recorded() {
     let dir = ws.path().to_str().unwrap();
     let server = ScriptedServer::start(vec![
         Reply::tool_calls(&[(
-            "snippet_save",
-            r#"{"name":"build","content":"cargo build --release","language":"sh"}"#,
+            "snippets",
+            r#"{"action":"save","name":"build","content":"cargo build --release","language":"sh"}"#,
         )]),
         Reply::text("Saved."),
     ])
@@ -190,9 +190,9 @@ async fn the_model_saves_a_snippet_without_approval_and_the_call_is_recorded() {
             &call["approval"],
         ),
         (
-            &json!("snippet_save"),
+            &json!("snippets"),
             &json!("success"),
-            &json!({"name": "build", "content": "cargo build --release", "language": "sh"}),
+            &json!({"action": "save", "name": "build", "content": "cargo build --release", "language": "sh"}),
             &json!("Saved snippet `build` (21 bytes)."),
             &json!({"allowed": true, "by": {"kind": "policy"}}),
         )

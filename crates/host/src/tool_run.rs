@@ -160,10 +160,10 @@ impl Host {
     }
 }
 
-/// Whether the tool `name` uses the history database (the snippet tools do): a front end opens
+/// Whether the tool `name` uses the history database (`snippets` does): a front end opens
 /// its host on the database for it, and on a record in memory otherwise.
 pub fn needs_record(name: &str) -> bool {
-    matches!(name, "snippet_save" | "snippet_load" | "snippet_list")
+    name == "snippets"
 }
 
 /// Whether `--enable` or config.toml's `enabled_tools` turns `name` on.

@@ -884,10 +884,7 @@ fn default_tools_give_a_client_that_declares_none_tooltrails_tools() {
                 !offered.contains(&"execute_bash".to_string()),
                 "{offered:?}"
             );
-            assert!(
-                !offered.contains(&"snippet_save".to_string()),
-                "{offered:?}"
-            );
+            assert!(!offered.contains(&"snippets".to_string()), "{offered:?}");
             // A request that asks for no tools still gets none.
             let (_, plain) = api
                 .chat(&json!({

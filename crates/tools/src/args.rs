@@ -27,6 +27,21 @@ where
         .map_err(|_| ToolError::new(ToolErrorCode::Failed, "the tool stopped unexpectedly"))?
 }
 
+/// Said under a result that found nothing while ignored files were left out: `include_ignored`
+/// is not offered up front (see [`Tool::unoffered_parameters`](crate::Tool::unoffered_parameters)),
+/// so the result names it where it could change the answer.
+pub(crate) fn nothing_found_note(include_ignored: bool) -> &'static str {
+    if include_ignored {
+        ""
+    } else {
+        "(files that .gitignore or .ignore leave out were not looked at; `include_ignored: true` \
+         looks at them too)\n"
+    }
+}
+
+/// The parameters the walking tools share and do not offer up front.
+pub(crate) const WALK_UNOFFERED: &[&str] = &["include_ignored"];
+
 pub(crate) fn cancelled() -> ToolError {
     ToolError::new(ToolErrorCode::Cancelled, "the call was cancelled")
 }

@@ -26,9 +26,7 @@ pub fn all() -> Vec<Arc<dyn Tool>> {
         Arc::new(execute_bash::ExecuteBash::new()),
         Arc::new(list_dir::ListDir::new()),
         Arc::new(code_query::CodeQuery::new()),
-        Arc::new(snippets::SnippetTool::save()),
-        Arc::new(snippets::SnippetTool::load()),
-        Arc::new(snippets::SnippetTool::list()),
+        Arc::new(snippets::Snippets::new()),
         Arc::new(file_write::FileWrite::new()),
         Arc::new(ask_user::AskUser::new()),
     ]

@@ -7,8 +7,7 @@
 //!
 //! The built-in tools ([`builtin::all`]) are `search_files`, `read_file`, `search_text`,
 //! `count_lines`, `list_dir`, `execute_bash`, `code_query` (definitions by name, from
-//! tree-sitter syntax trees of eight languages), and the snippet tools `snippet_save`,
-//! `snippet_load` and `snippet_list`, which keep named snippets through the context's
+//! tree-sitter syntax trees of eight languages), and `snippets`, which saves, loads and lists named snippets through the context's
 //! [`SnippetBook`] (the host backs it with the store; the tools never see SQLite). Two more are
 //! off until the user turns them on or need a person: `file_write` (every call asks, showing
 //! the [`diff`]; what it replaces goes to the context's [`ChangeJournal`] so a turn can be

@@ -133,7 +133,10 @@ impl ToolRegistry {
                     }
                 } else {
                     ToolSpec {
-                        parameters: compact_schema(&spec.parameters),
+                        parameters: offered_schema(
+                            &spec.parameters,
+                            entry.tool.unoffered_parameters(),
+                        ),
                         ..spec.clone()
                     }
                 }
@@ -199,6 +202,22 @@ pub fn parse_arguments(raw: &str) -> Result<Value, ToolError> {
             format!("arguments are not valid JSON ({err}); send one JSON object"),
         )
     })
+}
+
+/// `schema` as the model is offered it: [compact](compact_schema), without the top-level
+/// properties of `unoffered` (and without them among the required ones).
+fn offered_schema(schema: &Value, unoffered: &[&str]) -> Value {
+    let mut offered = compact_schema(schema);
+    if unoffered.is_empty() {
+        return offered;
+    }
+    if let Some(properties) = offered.get_mut("properties").and_then(Value::as_object_mut) {
+        properties.retain(|name, _| !unoffered.contains(&name.as_str()));
+    }
+    if let Some(required) = offered.get_mut("required").and_then(Value::as_array_mut) {
+        required.retain(|name| name.as_str().is_none_or(|name| !unoffered.contains(&name)));
+    }
+    offered
 }
 
 /// How the description of a tool described on demand ends.
@@ -493,7 +512,7 @@ mod tests {
             .unwrap();
         assert_eq!(
             read.parameters["properties"]["limit"],
-            json!({ "type": "integer", "description": "Lines (default 100)." }),
+            json!({ "type": "integer" }),
             "no minimum or maximum"
         );
         let ask = offered.iter().find(|spec| spec.name == "ask_user").unwrap();
@@ -521,5 +540,64 @@ mod tests {
         );
         // The same bytes every time, for the prompt cache.
         assert_eq!(registry.offered_specs(), offered);
+    }
+
+    /// A parameter a tool does not offer up front is missing from what every request carries,
+    /// yet a call that uses it is accepted, and checked by the whole schema.
+    #[test]
+    fn parameters_not_offered_are_left_out_of_the_offer_but_still_taken_and_checked() {
+        let registry = ToolRegistry::with_builtins();
+        let offered = registry.offered_specs();
+        let search = offered
+            .iter()
+            .find(|spec| spec.name == "search_text")
+            .unwrap();
+        assert_eq!(
+            search.parameters,
+            json!({
+                "type": "object",
+                "properties": {
+                    "pattern": {"type": "string"},
+                    "path": {"type": "string"},
+                    "glob": {"type": "string"},
+                    "ignore_case": {"type": "boolean"}
+                },
+                "required": ["pattern"]
+            })
+        );
+        let bash = offered
+            .iter()
+            .find(|spec| spec.name == "execute_bash")
+            .unwrap();
+        assert_eq!(
+            bash.parameters["properties"]
+                .as_object()
+                .unwrap()
+                .keys()
+                .collect::<Vec<_>>(),
+            ["command"]
+        );
+        // Still in the tool's own spec, still accepted, still checked.
+        assert!(
+            registry.get("search_text").unwrap().spec().parameters["properties"]["include_ignored"]
+                .is_object()
+        );
+        assert!(
+            registry
+                .prepare("search_text", r#"{"pattern":"x","include_ignored":true}"#)
+                .is_ok()
+        );
+        let Err(error) = registry.prepare("execute_bash", r#"{"command":"ls","timeout":0}"#) else {
+            panic!("a timeout of 0 s is below the schema's minimum");
+        };
+        assert_eq!(error.code, ToolErrorCode::InvalidArguments);
+        // Required parameters are never left out of the offer.
+        assert_eq!(
+            offered_schema(
+                &json!({"type": "object", "properties": {"a": {}, "b": {}}, "required": ["a", "b"]}),
+                &["b"]
+            ),
+            json!({"type": "object", "properties": {"a": {}}, "required": ["a"]})
+        );
     }
 }

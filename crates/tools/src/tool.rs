@@ -234,6 +234,15 @@ pub trait Tool: Send + Sync {
         false
     }
 
+    /// Parameters the model is not told of up front: rarely needed, and named by the tool's
+    /// results or errors where they would help (a search with no match says that ignored files
+    /// were left out and how to include them). They are still accepted and checked, and a
+    /// call with invalid arguments is answered with the whole schema. Every request carries
+    /// the offered schemas, so each parameter left out here is tokens saved in all of them.
+    fn unoffered_parameters(&self) -> &'static [&'static str] {
+        &[]
+    }
+
     /// Whether the model is offered this tool. A tool that could never run here (an MCP tool
     /// the user set to `never`) stays in the registry, so that a direct call says why it is
     /// refused, but the model is not told of it.

@@ -165,6 +165,12 @@ async fn a_command_past_its_timeout_is_stopped_and_reported() {
         error.message
     );
     assert!(error.message.contains("started"), "{}", error.message);
+    // The model is not told of `timeout` up front: the error names it.
+    assert!(
+        error.message.contains("pass `timeout` in seconds"),
+        "{}",
+        error.message
+    );
     // Stopped, not waited for.
     assert!(started.elapsed() < Duration::from_secs(20));
 }

@@ -79,6 +79,20 @@ async fn search_text_options() {
         .await;
     assert_eq!(out.data["total"], 0);
     assert!(out.text.starts_with("No matches for `FUNC MAIN`"));
+    // `include_ignored` is not offered up front: a search that found nothing names it.
+    assert!(
+        out.text
+            .contains("`include_ignored: true` looks at them too"),
+        "{}",
+        out.text
+    );
+    let out = fx
+        .ok(
+            "search_text",
+            json!({"pattern": "FUNC MAIN", "glob": "*.go", "include_ignored": true}),
+        )
+        .await;
+    assert!(!out.text.contains("include_ignored"), "{}", out.text);
     let out = fx
         .ok(
             "search_text",

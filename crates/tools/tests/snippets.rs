@@ -84,8 +84,8 @@ async fn a_saved_snippet_is_listed_loaded_and_replaced_by_name() {
     let fx = fixture();
     let saved = fx
         .call(
-            "snippet_save",
-            json!({"name": "retry", "content": "loop { backoff() }", "language": "rust",
+            "snippets",
+            json!({"action": "save", "name": "retry", "content": "loop { backoff() }", "language": "rust",
                    "description": "retry with backoff"}),
         )
         .await
@@ -98,13 +98,16 @@ async fn a_saved_snippet_is_listed_loaded_and_replaced_by_name() {
         )
     );
     fx.call(
-        "snippet_save",
-        json!({"name": "build", "content": "make", "language": " "}),
+        "snippets",
+        json!({"action": "save", "name": "build", "content": "make", "language": " "}),
     )
     .await
     .unwrap();
 
-    let listed = fx.call("snippet_list", json!({})).await.unwrap();
+    let listed = fx
+        .call("snippets", json!({"action": "list"}))
+        .await
+        .unwrap();
     assert_eq!(
         listed,
         ToolOutput::new(
@@ -116,13 +119,13 @@ async fn a_saved_snippet_is_listed_loaded_and_replaced_by_name() {
         )
     );
     let searched = fx
-        .call("snippet_list", json!({"query": "backoff"}))
+        .call("snippets", json!({"action": "list", "query": "backoff"}))
         .await
         .unwrap();
     assert_eq!(searched.text, "retry [rust]: retry with backoff");
 
     let loaded = fx
-        .call("snippet_load", json!({"name": "retry"}))
+        .call("snippets", json!({"action": "load", "name": "retry"}))
         .await
         .unwrap();
     assert_eq!(
@@ -135,7 +138,10 @@ async fn a_saved_snippet_is_listed_loaded_and_replaced_by_name() {
     );
 
     let replaced = fx
-        .call("snippet_save", json!({"name": "retry", "content": "again"}))
+        .call(
+            "snippets",
+            json!({"action": "save", "name": "retry", "content": "again"}),
+        )
         .await
         .unwrap();
     assert_eq!(
@@ -146,7 +152,7 @@ async fn a_saved_snippet_is_listed_loaded_and_replaced_by_name() {
         )
     );
     let loaded = fx
-        .call("snippet_load", json!({"name": "retry"}))
+        .call("snippets", json!({"action": "load", "name": "retry"}))
         .await
         .unwrap();
     assert_eq!(loaded.text, "snippet `retry`\nagain");
@@ -156,18 +162,22 @@ async fn a_saved_snippet_is_listed_loaded_and_replaced_by_name() {
 async fn missing_snippets_and_empty_lists_are_told_in_words() {
     let fx = fixture();
     assert_eq!(
-        fx.call("snippet_load", json!({"name": "nope"})).await,
+        fx.call("snippets", json!({"action": "load", "name": "nope"}))
+            .await,
         Err(ToolError::new(
             ToolErrorCode::NotFound,
-            "no snippet named `nope` is saved for this folder; snippet_list shows those that are"
+            "no snippet named `nope` is saved for this folder; the action `list` shows those that are"
         ))
     );
     assert_eq!(
-        fx.call("snippet_list", json!({})).await.unwrap().text,
+        fx.call("snippets", json!({"action": "list"}))
+            .await
+            .unwrap()
+            .text,
         "no snippets are saved for this folder"
     );
     assert_eq!(
-        fx.call("snippet_list", json!({"query": "x"}))
+        fx.call("snippets", json!({"action": "list", "query": "x"}))
             .await
             .unwrap()
             .text,
@@ -180,8 +190,11 @@ async fn content_over_64_kib_and_blank_names_are_refused() {
     let fx = fixture();
     let big = "x".repeat(64 * 1024 + 1);
     assert_eq!(
-        fx.call("snippet_save", json!({"name": "big", "content": big}))
-            .await,
+        fx.call(
+            "snippets",
+            json!({"action": "save", "name": "big", "content": big})
+        )
+        .await,
         Err(ToolError::new(
             ToolErrorCode::TooLarge,
             "the content is 65537 bytes; a snippet holds at most 65536 bytes (64 KiB)"
@@ -189,18 +202,24 @@ async fn content_over_64_kib_and_blank_names_are_refused() {
     );
     let exact = "x".repeat(64 * 1024);
     assert!(
-        fx.call("snippet_save", json!({"name": "exact", "content": exact}))
-            .await
-            .is_ok()
+        fx.call(
+            "snippets",
+            json!({"action": "save", "name": "exact", "content": exact})
+        )
+        .await
+        .is_ok()
     );
     assert_eq!(
-        fx.call("snippet_save", json!({"name": "  ", "content": "x"}))
-            .await
-            .map_err(|error| error.code),
+        fx.call(
+            "snippets",
+            json!({"action": "save", "name": "  ", "content": "x"})
+        )
+        .await
+        .map_err(|error| error.code),
         Err(ToolErrorCode::InvalidArguments)
     );
     assert_eq!(
-        fx.call("snippet_save", json!({"content": "x"}))
+        fx.call("snippets", json!({"action": "save", "content": "x"}))
             .await
             .map_err(|error| error.code),
         Err(ToolErrorCode::InvalidArguments)
@@ -216,29 +235,53 @@ async fn without_a_snippet_book_every_snippet_tool_says_so() {
         ToolErrorCode::Failed,
         "snippets are not available here (no snippet store is open)",
     ));
-    for (tool, args) in [
-        ("snippet_save", json!({"name": "a", "content": "b"})),
-        ("snippet_load", json!({"name": "a"})),
-        ("snippet_list", json!({})),
+    for args in [
+        json!({"action": "save", "name": "a", "content": "b"}),
+        json!({"action": "load", "name": "a"}),
+        json!({"action": "list"}),
     ] {
         assert_eq!(
-            registry.call(tool, &args.to_string(), &ctx).await,
+            registry.call("snippets", &args.to_string(), &ctx).await,
             expected,
-            "{tool}"
+            "{args}"
         );
     }
 }
 
 #[test]
-fn snippet_save_runs_without_asking_though_its_spec_says_it_writes() {
+fn saving_a_snippet_runs_without_asking_though_the_spec_says_the_tool_writes() {
     let fx = fixture();
-    let tool = fx.registry.get("snippet_save").unwrap();
+    let tool = fx.registry.get("snippets").unwrap();
     assert!(!tool.spec().read_only);
     assert_eq!(
-        tool.gate(&json!({"name": "a", "content": "b"}), &fx.ctx),
+        tool.gate(
+            &json!({"action": "save", "name": "a", "content": "b"}),
+            &fx.ctx
+        ),
         Gate::ReadOnly
     );
-    for name in ["snippet_load", "snippet_list"] {
-        assert!(fx.registry.get(name).unwrap().spec().read_only, "{name}");
-    }
+}
+
+#[tokio::test]
+async fn an_action_without_the_parameter_it_needs_names_it() {
+    let fx = fixture();
+    assert_eq!(
+        fx.call("snippets", json!({"action": "load"})).await,
+        Err(ToolError::new(
+            ToolErrorCode::InvalidArguments,
+            "invalid arguments for snippets: `load` needs the parameter `name`"
+        ))
+    );
+    assert_eq!(
+        fx.call("snippets", json!({"action": "save", "name": "a"}))
+            .await,
+        Err(ToolError::new(
+            ToolErrorCode::InvalidArguments,
+            "invalid arguments for snippets: `save` needs the parameter `content`"
+        ))
+    );
+    let Err(error) = fx.call("snippets", json!({"action": "delete"})).await else {
+        panic!("there is no action `delete`");
+    };
+    assert_eq!(error.code, ToolErrorCode::InvalidArguments);
 }

@@ -15,7 +15,7 @@ pub fn choose_local_model(config: &Path, model: &str) {
         config.join("config.toml"),
         format!(
             "active_provider = \"local\"\n\
-             disabled_tools = [\"execute_bash\", \"code_query\", \"snippet_save\", \"snippet_load\", \"snippet_list\", \"ask_user\"]\n\
+             disabled_tools = [\"execute_bash\", \"code_query\", \"snippets\", \"ask_user\"]\n\
              [local]\nmodel = \"{model}\"\ncontext_size = 2048\n"
         ),
     )

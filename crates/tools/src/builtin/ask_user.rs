@@ -31,7 +31,7 @@ impl AskUser {
         Self {
             spec: ToolSpec {
                 name: NAME.to_string(),
-                description: "Ask the user a question, with choices when there are a few clear \
+                description: "Ask the user a question, with choices if there are a few clear \
                     options."
                     .to_string(),
                 parameters: json!({

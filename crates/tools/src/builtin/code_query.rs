@@ -40,14 +40,14 @@ impl CodeQuery {
         Self {
             spec: ToolSpec {
                 name: NAME.to_string(),
-                description: "Find where functions, types and variables are defined, by name."
+                description: "Find where functions, types and variables are defined: `name` (or \
+                    a prefix ending in `*`)."
                     .to_string(),
                 parameters: json!({
                     "type": "object",
                     "properties": {
                         "name": {
-                            "type": "string",
-                            "description": "or a prefix ending in `*`"
+                            "type": "string"
                         },
                         "kind": {"enum": ["function", "type", "variable", "any"]},
                         "language": {"enum": languages},
@@ -65,6 +65,12 @@ impl CodeQuery {
 impl Tool for CodeQuery {
     fn spec(&self) -> &ToolSpec {
         &self.spec
+    }
+
+    /// A definition's kind is in every answer, and each file's language follows from its
+    /// name; an answer cut short suggests narrowing by either.
+    fn unoffered_parameters(&self) -> &'static [&'static str] {
+        &["kind", "language"]
     }
 
     async fn call(&self, args: Value, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {

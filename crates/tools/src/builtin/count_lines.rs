@@ -17,7 +17,7 @@ use tokio_util::sync::CancellationToken;
 use tooltrail_protocol::{ToolError, ToolErrorCode, ToolOutput, ToolSpec};
 use tooltrail_sandbox::Workspace;
 
-use crate::args::{blocking, cancelled, io_error, parse};
+use crate::args::{WALK_UNOFFERED, blocking, cancelled, io_error, nothing_found_note, parse};
 use crate::glob::PathGlob;
 use crate::tool::{Tool, ToolContext};
 use crate::walk;
@@ -44,18 +44,17 @@ impl CountLines {
         Self {
             spec: ToolSpec {
                 name: NAME.to_string(),
-                description: "Count lines (like `wc -l`) in a file or folder; largest files first."
+                description: "Count lines (like `wc -l`) in a file or folder (`.` for all), \
+                    largest first; `pattern`: a glob."
                     .to_string(),
                 parameters: json!({
                     "type": "object",
                     "properties": {
                         "path": {
-                            "type": "string",
-                            "description": "`.` for all"
+                            "type": "string"
                         },
                         "pattern": {
-                            "type": "string",
-                            "description": "glob"
+                            "type": "string"
                         },
                         "include_ignored": {
                             "type": "boolean"
@@ -73,6 +72,10 @@ impl CountLines {
 impl Tool for CountLines {
     fn spec(&self) -> &ToolSpec {
         &self.spec
+    }
+
+    fn unoffered_parameters(&self) -> &'static [&'static str] {
+        WALK_UNOFFERED
     }
 
     async fn call(&self, args: Value, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
@@ -139,6 +142,9 @@ impl Tool for CountLines {
             ));
         }
         text.push_str(".\n");
+        if counts.files == 0 {
+            text.push_str(nothing_found_note(args.include_ignored));
+        }
         if counts.files > 1 {
             if counts.files > largest.len() {
                 text.push_str(&format!("The {} largest:\n", largest.len()));

@@ -39,7 +39,7 @@ impl ExecuteBash {
         Self {
             spec: ToolSpec {
                 name: NAME.to_string(),
-                description: "Run a bash command in the workspace, without network; commands that \
+                description: "Run a bash command in the workspace, without network. Commands that \
                     may change something ask the user first."
                     .to_string(),
                 parameters: json!({
@@ -47,8 +47,7 @@ impl ExecuteBash {
                     "properties": {
                         "command": {
                             "type": "string",
-                            "minLength": 1,
-                            "description": "e.g. `find . -name '*.go' | wc -l`."
+                            "minLength": 1
                         },
                         "timeout": {
                             "type": "integer",
@@ -71,6 +70,12 @@ impl ExecuteBash {
 impl Tool for ExecuteBash {
     fn spec(&self) -> &ToolSpec {
         &self.spec
+    }
+
+    /// `timeout` is named by the error of a command that ran out of time, `cwd` is what a
+    /// `cd` in the command does.
+    fn unoffered_parameters(&self) -> &'static [&'static str] {
+        &["timeout", "cwd"]
     }
 
     fn gate(&self, args: &Value, ctx: &ToolContext) -> Gate {
@@ -164,7 +169,11 @@ impl Tool for ExecuteBash {
             return Err(cancelled());
         }
         if output.timed_out {
-            return Err(timed_out(&output, timeout_secs));
+            return Err(timed_out(
+                &output,
+                timeout_secs,
+                ctx.limits.max_timeout_secs,
+            ));
         }
 
         let mut text = render(&output);
@@ -264,8 +273,15 @@ fn render(output: &BashOutput) -> String {
     text
 }
 
-fn timed_out(output: &BashOutput, secs: u64) -> ToolError {
+/// The error of a command stopped at `secs`; below the cap of `max` seconds it names the
+/// parameter that gives it longer, which the model is not told of up front.
+fn timed_out(output: &BashOutput, secs: u64, max: u64) -> ToolError {
     let mut message = format!("the command ran longer than {secs} s and was stopped");
+    if secs < max {
+        message.push_str(&format!(
+            " (pass `timeout` in seconds, at most {max}, to give it longer)"
+        ));
+    }
     let so_far = format!("{}{}", output.stdout, output.stderr);
     let so_far = so_far.trim_end();
     if !so_far.is_empty() {

@@ -12,7 +12,7 @@ use tokio_util::sync::CancellationToken;
 use tooltrail_protocol::{ToolError, ToolErrorCode, ToolOutput, ToolSpec};
 use tooltrail_sandbox::Workspace;
 
-use crate::args::{blocking, cancelled, parse};
+use crate::args::{WALK_UNOFFERED, blocking, cancelled, nothing_found_note, parse};
 use crate::builtin::read_file::human_size;
 use crate::glob::PathGlob;
 use crate::tool::{Tool, ToolContext};
@@ -39,7 +39,7 @@ impl ListDir {
         Self {
             spec: ToolSpec {
                 name: NAME.to_string(),
-                description: "List a folder: type, size, time; at most 100 entries.".to_string(),
+                description: "List a folder: type, size, time; at most 100.".to_string(),
                 parameters: json!({
                     "type": "object",
                     "properties": {
@@ -74,6 +74,10 @@ struct Entry {
 impl Tool for ListDir {
     fn spec(&self) -> &ToolSpec {
         &self.spec
+    }
+
+    fn unoffered_parameters(&self) -> &'static [&'static str] {
+        WALK_UNOFFERED
     }
 
     async fn call(&self, args: Value, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
@@ -112,7 +116,11 @@ impl Tool for ListDir {
 
         let truncated = total > entries.len();
         let mut text = if total == 0 {
-            format!("`{relative}` has no entries{}.\n", filtered(&args.pattern))
+            format!(
+                "`{relative}` has no entries{}.\n{}",
+                filtered(&args.pattern),
+                nothing_found_note(args.include_ignored)
+            )
         } else if truncated {
             format!(
                 "`{relative}`: {total} entries{}; the first {}:\n",

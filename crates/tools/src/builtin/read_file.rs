@@ -37,7 +37,8 @@ impl ReadFile {
         Self {
             spec: ToolSpec {
                 name: NAME.to_string(),
-                description: "Read a text file: numbered lines and the offset to read on from."
+                description: "Read a text file: numbered lines (`limit`, default 100) and the \
+                    offset to read on from."
                     .to_string(),
                 parameters: json!({
                     "type": "object",
@@ -52,8 +53,7 @@ impl ReadFile {
                         "limit": {
                             "type": "integer",
                             "minimum": 1,
-                            "maximum": MAX_LIMIT,
-                            "description": "Lines (default 100)."
+                            "maximum": MAX_LIMIT
                         },
                         "encoding": {
                             "type": "string"
@@ -71,6 +71,12 @@ impl ReadFile {
 impl Tool for ReadFile {
     fn spec(&self) -> &ToolSpec {
         &self.spec
+    }
+
+    /// A file is read as UTF-8 (or by its byte-order mark); one that is not says so and names
+    /// `encoding`.
+    fn unoffered_parameters(&self) -> &'static [&'static str] {
+        &["encoding"]
     }
 
     async fn call(&self, args: Value, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
@@ -138,7 +144,7 @@ fn read(
     }
     if replaced {
         text_out.push_str(&format!(
-            "(some bytes are not valid {} and were replaced with U+FFFD; try another encoding)\n",
+            "(some bytes are not valid {} and were replaced with U+FFFD; pass `encoding`, e.g. gbk, shift_jis, utf-16le or latin1)\n",
             used.name()
         ));
     }

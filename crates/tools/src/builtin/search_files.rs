@@ -16,7 +16,7 @@ use tokio_util::sync::CancellationToken;
 use tooltrail_protocol::{ToolError, ToolOutput, ToolSpec};
 use tooltrail_sandbox::Workspace;
 
-use crate::args::{blocking, cancelled, parse};
+use crate::args::{WALK_UNOFFERED, blocking, cancelled, nothing_found_note, parse};
 use crate::glob::PathGlob;
 use crate::tool::{Tool, ToolContext};
 use crate::walk;
@@ -46,8 +46,7 @@ impl SearchFiles {
                     "type": "object",
                     "properties": {
                         "pattern": {
-                            "type": "string",
-                            "description": "e.g. `src/**/*.rs`"
+                            "type": "string"
                         },
                         "path": {
                             "type": "string"
@@ -68,6 +67,10 @@ impl SearchFiles {
 impl Tool for SearchFiles {
     fn spec(&self) -> &ToolSpec {
         &self.spec
+    }
+
+    fn unoffered_parameters(&self) -> &'static [&'static str] {
+        WALK_UNOFFERED
     }
 
     async fn call(&self, args: Value, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
@@ -102,7 +105,11 @@ impl Tool for SearchFiles {
             format!(" under `{}`", ctx.workspace.relative(&found.root))
         };
         let mut text = if files.is_empty() {
-            format!("No files match `{}`{where_}.\n", args.pattern)
+            format!(
+                "No files match `{}`{where_}.\n{}",
+                args.pattern,
+                nothing_found_note(args.include_ignored)
+            )
         } else if truncated {
             format!(
                 "{} files match `{}`{where_}; the first {} (sorted):\n",

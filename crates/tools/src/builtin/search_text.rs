@@ -7,7 +7,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use tooltrail_protocol::{ToolError, ToolErrorCode, ToolOutput, ToolSpec};
 
-use crate::args::{blocking, cancelled, parse};
+use crate::args::{blocking, cancelled, nothing_found_note, parse};
 use crate::glob::PathGlob;
 use crate::grep::{self, GrepQuery};
 use crate::tool::{Tool, ToolContext};
@@ -36,7 +36,8 @@ impl SearchText {
         Self {
             spec: ToolSpec {
                 name: NAME.to_string(),
-                description: "Search file contents by regex: `path:line: text`, at most 100."
+                description: "Search file contents by regex (`glob` e.g. `*.go`): `path:line: \
+                    text`, at most 100."
                     .to_string(),
                 parameters: json!({
                     "type": "object",
@@ -48,8 +49,7 @@ impl SearchText {
                             "type": "string"
                         },
                         "glob": {
-                            "type": "string",
-                            "description": "e.g. `*.go`"
+                            "type": "string"
                         },
                         "ignore_case": {
                             "type": "boolean"
@@ -73,6 +73,12 @@ impl SearchText {
 impl Tool for SearchText {
     fn spec(&self) -> &ToolSpec {
         &self.spec
+    }
+
+    /// A pattern that is not a valid regex is searched for as plain text anyway (and the
+    /// result says so), which is what `fixed_strings` is mostly wanted for.
+    fn unoffered_parameters(&self) -> &'static [&'static str] {
+        &["fixed_strings", "include_ignored"]
     }
 
     async fn call(&self, args: Value, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
@@ -120,7 +126,10 @@ impl Tool for SearchText {
             what.push_str(&format!(" under `{}`", resolved.relative()));
         }
         let header = if outcome.matches.is_empty() {
-            format!("No matches for {what}.\n")
+            format!(
+                "No matches for {what}.\n{}",
+                nothing_found_note(args.include_ignored)
+            )
         } else if outcome.truncated {
             format!(
                 "The first {} matching lines for {what} (in path order; more exist):\n",

@@ -1,15 +1,16 @@
-//! The snippet tools keep named pieces of text (code, a command, a note) for this workspace in
-//! Tooltrail's own database ([`crate::snippet_book`]):
+//! `snippets(action, …)` keeps named pieces of text (code, a command, a note) for this
+//! workspace in Tooltrail's own database ([`crate::snippet_book`]):
 //!
-//! - `snippet_save(name, content, language?, description?)` keeps one, replacing the snippet of
-//!   the same name;
-//! - `snippet_load(name)` gives one back whole;
-//! - `snippet_list(query?)` lists those saved, or those matching a search.
+//! - `action: "save"`, with `name`, `content`, `language?` and `description?`, keeps one,
+//!   replacing the snippet of the same name;
+//! - `action: "load"`, with `name`, gives one back whole;
+//! - `action: "list"`, with `query?`, lists those saved, or those matching a search.
 //!
-//! They are rarely needed, so their parameters are told when they are called, not in every
-//! request. None of them asks: a snippet goes to Tooltrail's own database, never into the
-//! workspace or anywhere else a program reads, and replacing one loses only what an earlier
-//! call saved there.
+//! One tool rather than one per action: every request names each tool it offers, and a tool's
+//! name and wrapping alone cost about 30 tokens. It is rarely needed, so its parameters are told
+//! when it is called, not in every request. It never asks: a snippet goes to Tooltrail's own
+//! database, never into the workspace or anywhere else a program reads, and replacing one loses
+//! only what an earlier call saved there.
 
 use async_trait::async_trait;
 use serde::Deserialize;
@@ -20,84 +21,74 @@ use crate::args::{blocking, parse};
 use crate::snippet_book::SnippetDraft;
 use crate::tool::{Gate, Tool, ToolContext};
 
+pub(crate) const NAME: &str = "snippets";
+
 /// Largest content a snippet holds, in bytes: a snippet is for a function or a recipe, not a
 /// file, and every byte of it may go back to the model on load.
 const MAX_CONTENT_BYTES: usize = 64 * 1024;
 
-/// What a snippet tool does.
-#[derive(Clone, Copy)]
+/// What a call does.
+#[derive(Deserialize, Clone, Copy)]
+#[serde(rename_all = "lowercase")]
 enum Action {
     Save,
     Load,
     List,
 }
 
-/// One of the three snippet tools.
-pub(crate) struct SnippetTool {
-    spec: ToolSpec,
+#[derive(Deserialize)]
+struct Args {
     action: Action,
+    name: Option<String>,
+    content: Option<String>,
+    language: Option<String>,
+    description: Option<String>,
+    query: Option<String>,
 }
 
-impl SnippetTool {
-    pub(crate) fn save() -> Self {
-        Self::new(
-            Action::Save,
-            "snippet_save",
-            "Save a named snippet (code, a command, a note) for this folder.",
-            json!({
-                "type": "object",
-                "properties": {
-                    "name": {"type": "string", "minLength": 1, "maxLength": 100},
-                    "content": {"type": "string"},
-                    "language": {"type": "string", "maxLength": 40},
-                    "description": {"type": "string", "maxLength": 300}
-                },
-                "required": ["name", "content"]
-            }),
-        )
-    }
+/// The snippet tool.
+pub(crate) struct Snippets {
+    spec: ToolSpec,
+}
 
-    pub(crate) fn load() -> Self {
-        Self::new(
-            Action::Load,
-            "snippet_load",
-            "Load a saved snippet by name.",
-            json!({
-                "type": "object",
-                "properties": {"name": {"type": "string"}},
-                "required": ["name"]
-            }),
-        )
-    }
-
-    pub(crate) fn list() -> Self {
-        Self::new(
-            Action::List,
-            "snippet_list",
-            "List or search the snippets saved for this folder.",
-            json!({
-                "type": "object",
-                "properties": {"query": {"type": "string"}}
-            }),
-        )
-    }
-
-    fn new(action: Action, name: &str, description: &str, parameters: Value) -> Self {
+impl Snippets {
+    pub(crate) fn new() -> Self {
         Self {
             spec: ToolSpec {
-                name: name.to_string(),
-                description: description.to_string(),
-                parameters,
+                name: NAME.to_string(),
+                description: "Save, load or list the snippets (code, commands, notes) kept for \
+                    this folder."
+                    .to_string(),
+                parameters: json!({
+                    "type": "object",
+                    "properties": {
+                        "action": {"enum": ["save", "load", "list"]},
+                        "name": {
+                            "type": "string",
+                            "minLength": 1,
+                            "maxLength": 100,
+                            "description": "save and load"
+                        },
+                        "content": {"type": "string", "description": "save"},
+                        "language": {"type": "string", "maxLength": 40, "description": "save"},
+                        "description": {
+                            "type": "string",
+                            "maxLength": 300,
+                            "description": "save"
+                        },
+                        "query": {"type": "string", "description": "list: words to search for"}
+                    },
+                    "required": ["action"]
+                }),
                 // Honest: saving writes, if only to Tooltrail's own database.
-                read_only: !matches!(action, Action::Save),
+                read_only: false,
             },
-            action,
         }
     }
 }
 
 #[async_trait]
-impl Tool for SnippetTool {
+impl Tool for Snippets {
     fn spec(&self) -> &ToolSpec {
         &self.spec
     }
@@ -112,32 +103,35 @@ impl Tool for SnippetTool {
     }
 
     async fn call(&self, args: Value, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
-        let name = self.spec.name.as_str();
-        match self.action {
-            Action::Save => save(parse(name, args)?, ctx).await,
-            Action::Load => load(parse(name, args)?, ctx).await,
-            Action::List => list(parse(name, args)?, ctx).await,
+        let args: Args = parse(NAME, args)?;
+        match args.action {
+            Action::Save => save(args, ctx).await,
+            Action::Load => load(args, ctx).await,
+            Action::List => list(args, ctx).await,
         }
     }
 }
 
-#[derive(Deserialize)]
-struct SaveArgs {
-    name: String,
-    content: String,
-    language: Option<String>,
-    description: Option<String>,
+/// The parameter `field` that `action` needs, or the error that says it is missing.
+fn needed(value: Option<String>, field: &str, action: &str) -> Result<String, ToolError> {
+    value.ok_or_else(|| {
+        ToolError::new(
+            ToolErrorCode::InvalidArguments,
+            format!("invalid arguments for {NAME}: `{action}` needs the parameter `{field}`"),
+        )
+    })
 }
 
-async fn save(args: SaveArgs, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
-    let name = args.name.trim().to_string();
+async fn save(args: Args, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+    let name = needed(args.name, "name", "save")?.trim().to_string();
+    let content = needed(args.content, "content", "save")?;
     if name.is_empty() || name.chars().any(char::is_control) {
         return Err(ToolError::new(
             ToolErrorCode::InvalidArguments,
             "a snippet name needs at least one visible character and no control characters",
         ));
     }
-    let bytes = args.content.len();
+    let bytes = content.len();
     if bytes > MAX_CONTENT_BYTES {
         return Err(ToolError::new(
             ToolErrorCode::TooLarge,
@@ -150,7 +144,7 @@ async fn save(args: SaveArgs, ctx: &ToolContext) -> Result<ToolOutput, ToolError
     let book = ctx.snippet_book()?;
     let draft = SnippetDraft {
         name: name.clone(),
-        content: args.content,
+        content,
         language: nonempty(args.language),
         description: nonempty(args.description),
     };
@@ -166,21 +160,16 @@ async fn save(args: SaveArgs, ctx: &ToolContext) -> Result<ToolOutput, ToolError
     ))
 }
 
-#[derive(Deserialize)]
-struct LoadArgs {
-    name: String,
-}
-
-async fn load(args: LoadArgs, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+async fn load(args: Args, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+    let name = needed(args.name, "name", "load")?.trim().to_string();
     let book = ctx.snippet_book()?;
-    let name = args.name.trim().to_string();
     let wanted = name.clone();
     let Some(snippet) = blocking(move || book.load(&wanted)).await? else {
         return Err(ToolError::new(
             ToolErrorCode::NotFound,
             format!(
-                "no snippet named `{name}` is saved for this folder; snippet_list shows \
-                 those that are"
+                "no snippet named `{name}` is saved for this folder; the action `list` \
+                 shows those that are"
             ),
         ));
     };
@@ -196,12 +185,7 @@ async fn load(args: LoadArgs, ctx: &ToolContext) -> Result<ToolOutput, ToolError
     Ok(ToolOutput::new(text, json!(snippet)))
 }
 
-#[derive(Deserialize)]
-struct ListArgs {
-    query: Option<String>,
-}
-
-async fn list(args: ListArgs, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+async fn list(args: Args, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
     let book = ctx.snippet_book()?;
     let query = nonempty(args.query);
     let limit = ctx.limits.max_results;

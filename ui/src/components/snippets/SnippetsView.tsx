@@ -1,5 +1,5 @@
-// The open folder's snippets: the named pieces of text the model kept with snippet_save (or
-// `tooltrail tool snippet_save`). Listed by name or searched (the store's full-text index),
+// The open folder's snippets: the named pieces of text the model kept with the `snippets` tool (or
+// `tooltrail tool snippets`). Listed by name or searched (the store's full-text index),
 // one shown with its content highlighted in its language, copied or deleted after a yes.
 //
 // Keys: ↑/↓, Home/End move through the list (↓ from the search box enters it), Delete asks to

@@ -149,7 +149,7 @@ describe("SnippetsView", () => {
     mockStore([]);
     show("zh");
     expect(await screen.findByTestId("snippets-empty")).toHaveTextContent("demo 还没有保存任何片段。");
-    expect(screen.getByTestId("snippets-empty")).toHaveTextContent("snippet_save");
+    expect(screen.getByTestId("snippets-empty")).toHaveTextContent("tooltrail tool snippets");
     expect(screen.queryByTestId("snippet-detail")).toBeNull();
   });
 });
