@@ -2,8 +2,8 @@
 //! durability policy — an event is committed before it is shown, so a crash never loses
 //! something a user saw, whether the turn runs in the terminal, the app or the HTTP API.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
 
 use tooltrail_agent::EventSink;
 use tooltrail_protocol::Event;
@@ -12,7 +12,10 @@ use tooltrail_store::{Recorder, Store, StoreError};
 /// The open store and its recorder.
 pub struct Record {
     store: Arc<Store>,
-    recorder: Recorder,
+    /// Started with the record on a database file; for a record in memory, with its first
+    /// event, so that a process that records nothing (a one-off `tooltrail tool`) never makes
+    /// the tables. Why it could not start, when it could not.
+    recorder: OnceLock<Result<Recorder, String>>,
     /// Why the database file could not be used, when the record is kept in memory instead.
     problem: Option<String>,
     /// Whether a failed commit has been reported already (once per record is enough).
@@ -47,7 +50,11 @@ impl Record {
     }
 
     fn from_store(store: Store) -> Result<Self, StoreError> {
-        let recorder = store.recorder()?;
+        let recorder = OnceLock::new();
+        if !store.is_in_memory() {
+            // On a file, the recorder takes the database's writer lock now, at open.
+            let _ = recorder.set(Ok(store.recorder()?));
+        }
         Ok(Self {
             store: Arc::new(store),
             recorder,
@@ -70,8 +77,17 @@ impl Record {
     /// Commits `event` and returns once it is in the database. A failure is reported once (on
     /// stderr) and the answer goes on: losing the record must not lose the answer.
     pub fn record(&self, event: &Event) {
-        self.recorder.record(event.clone());
-        if let Err(error) = self.recorder.flush()
+        let recorder = self
+            .recorder
+            .get_or_init(|| self.store.recorder().map_err(|error| error.to_string()));
+        let written = match recorder {
+            Ok(recorder) => {
+                recorder.record(event.clone());
+                recorder.flush().map_err(|error| error.to_string())
+            }
+            Err(error) => Err(error.clone()),
+        };
+        if let Err(error) = written
             && !self.warned.swap(true, Ordering::SeqCst)
         {
             crate::warning::warn(&format!(
@@ -82,7 +98,11 @@ impl Record {
 
     /// Stops the recorder after committing everything, reporting what could not be written.
     pub fn close(self) -> Result<(), StoreError> {
-        self.recorder.shutdown()
+        match self.recorder.into_inner() {
+            Some(Ok(recorder)) => recorder.shutdown(),
+            // Nothing was recorded, or nothing could be.
+            Some(Err(_)) | None => Ok(()),
+        }
     }
 }
 
