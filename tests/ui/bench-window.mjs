@@ -4,7 +4,10 @@
 //    the same figure for an empty Tauri window on the same WebKitGTK (tests/fixtures/blank-window):
 //    what WebKit costs anyway, and what the app adds above it;
 //  - the time from a streamed piece of text reaching Rust (the event's timestamp) to the frame
-//    that shows it, over a long streamed answer.
+//    that shows it, over a long streamed answer;
+//  - CPU time (user and system, all the app's processes) spent by an idle window over 10 s,
+//    before the first question and after an answer has been shown, and spent per thousand
+//    streamed pieces of a long answer.
 import { execFileSync, spawn } from "node:child_process";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -34,6 +37,57 @@ function descendants(root) {
 }
 
 const mib = (kib) => +(kib / 1024).toFixed(1);
+
+const ticksPerSecond = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
+
+/** CPU seconds (user and system) the processes have spent so far, by process id. */
+function cpuSeconds(pids) {
+  const out = new Map();
+  for (const pid of pids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      // utime and stime are fields 14 and 15 of the line, 12 and 13 after the command name.
+      out.set(pid, (Number(fields[11]) + Number(fields[12])) / ticksPerSecond);
+    } catch {
+      // gone
+    }
+  }
+  return out;
+}
+
+/** The app's processes under the WebDriver server that started it (the server left out). */
+function appProcesses(driverPid) {
+  return descendants(driverPid).filter((pid) => {
+    try {
+      return !readFileSync(`/proc/${pid}/comm`, "utf8").startsWith("WebKitWebDriver");
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** CPU seconds the app's processes spend over `ms`, and by which process. */
+async function cpuOver(driverPid, ms) {
+  const pids = appProcesses(driverPid);
+  const before = cpuSeconds(pids);
+  await sleep(ms);
+  const after = cpuSeconds(pids);
+  let total = 0;
+  const byProcess = {};
+  for (const [pid, start] of before) {
+    const spent = (after.get(pid) ?? start) - start;
+    total += spent;
+    let comm = "?";
+    try {
+      comm = readFileSync(`/proc/${pid}/comm`, "utf8").trim();
+    } catch {
+      // gone
+    }
+    byProcess[comm] = +((byProcess[comm] ?? 0) + spent).toFixed(2);
+  }
+  return { cpuSeconds: +total.toFixed(2), byProcess };
+}
 
 /** PSS and RSS of the processes, in all and per process (split into anonymous and file pages). */
 function memory(pids) {
@@ -108,13 +162,27 @@ writeFileSync(script, JSON.stringify([{ sse: pieces, delay_ms: 15 }]));
 const model = await startScriptedModel(scriptedModel, script);
 const driver = await startDriver({ ...env, TAURI_WEBVIEW_AUTOMATION: "true", TOOLTRAIL_BASE_URL: model.url, TOOLTRAIL_MODEL: "scripted" });
 let latency;
+let idleCpu;
+let streamCpu;
 try {
   const session = await Session.start(driver.base, app, [folder]);
   const box = await session.waitFor(".composer textarea");
+  // Idle before the first question: settled for 5 s, then 10 s measured.
+  await sleep(5000);
+  const beforeQuestion = await cpuOver(driver.child.pid, 10_000);
+  const pids = appProcesses(driver.child.pid);
+  const streamStart = cpuSeconds(pids);
   await session.type(box, "Stream a long answer");
   await session.type(box, "\uE007");
   await session.until("the streamed answer", async () => (await session.text(await session.find('[data-testid="chat"]'))).includes("word399"), 60_000);
-  await sleep(500);
+  const streamEnd = cpuSeconds(pids);
+  let streamed = 0;
+  for (const [pid, start] of streamStart) streamed += (streamEnd.get(pid) ?? start) - start;
+  streamCpu = { pieces: 400, cpuSeconds: +streamed.toFixed(2), cpuSecondsPerThousandPieces: +((streamed * 1000) / 400).toFixed(2) };
+  // Idle after the answer: settled for 5 s (the answer's last frames), then 10 s measured.
+  await sleep(5000);
+  const afterAnswer = await cpuOver(driver.child.pid, 10_000);
+  idleCpu = { beforeQuestion, afterAnswer };
   const samples = await session.script("return window.__tooltrailPerf.textLatencies.slice()");
   samples.sort((a, b) => a - b);
   const at = (q) => samples[Math.min(samples.length - 1, Math.floor(samples.length * q))];
@@ -125,4 +193,4 @@ try {
   model.child.kill();
 }
 
-console.log(JSON.stringify({ app, blankWindow: blank, idleMemory: idle, blankWindowMemory: floor, appAboveBlankWindow: aboveFloor, streamLatency: latency }, null, 2));
+console.log(JSON.stringify({ app, blankWindow: blank, idleMemory: idle, blankWindowMemory: floor, appAboveBlankWindow: aboveFloor, streamLatency: latency, idleCpuOver10s: idleCpu, streamCpu }, null, 2));
