@@ -12,6 +12,9 @@ import { useOpenViews } from "../views/openViews";
 /** Cards with an open view kept mounted out of sight, the latest opened first; an older one
  * that scrolls away unmounts, which closes its view. */
 const KEEP_OPEN_VIEWS = 3;
+/** A folded card's row, with and without its second line (styles.css: .timeline-row, .card-head). */
+const FOLDED_CARD_PX = 56;
+const FOLDED_CARD_BARE_PX = 38;
 
 type WaterfallView = (typeof import("./Waterfall"))["default"];
 // Loaded once, then drawn at once: with Suspense, React holds a revealed boundary back for up
@@ -71,7 +74,13 @@ export const Timeline = memo(function Timeline({ calls, timeline, selected, reve
     // The waterfall has rows of its own; the list's are not laid out meanwhile.
     count: list ? ids.length : 0,
     getScrollElement: () => scroller.current,
-    estimateSize: () => 40,
+    // A folded card is one height (its line and, once it started, what the tool does and when):
+    // an estimate that matches measures to the same, so showing new cards moves nothing and the
+    // other 10,000 places are not worked out again (a jump in a long list was a long task).
+    estimateSize: (index) => {
+      const call = calls[ids[index] ?? ""];
+      return call && (call.description || call.startedMs !== undefined) ? FOLDED_CARD_PX : FOLDED_CARD_BARE_PX;
+    },
     overscan: 8,
     getItemKey: (index) => ids[index] ?? index,
   });
