@@ -41,12 +41,16 @@ export function useCaretRest(area: RefObject<HTMLTextAreaElement | null>, enable
       box.blur();
       window.addEventListener("keydown", wake, true);
       document.addEventListener("focusin", leaveRest, true);
+      document.addEventListener("pointerdown", leaveRest, true);
     };
+    // Focus or a click elsewhere ends the rest, as it would have taken the focus from the box:
+    // text selected in the chat is then copied by Ctrl+C, not lost to the box.
     const leaveRest = () => {
       if (!resting) return;
       resting = false;
       window.removeEventListener("keydown", wake, true);
       document.removeEventListener("focusin", leaveRest, true);
+      document.removeEventListener("pointerdown", leaveRest, true);
     };
     // A key with nothing else focused was meant for the box: it takes the focus back first, so
     // the key's own action (a letter typed, a new line) happens in it, and the box's own keys
@@ -54,6 +58,8 @@ export function useCaretRest(area: RefObject<HTMLTextAreaElement | null>, enable
     const wake = (event: KeyboardEvent) => {
       const focused = document.activeElement;
       if (focused && focused !== document.body && focused !== document.documentElement) return leaveRest();
+      const selection = document.getSelection();
+      if (selection && !selection.isCollapsed) return leaveRest();
       box.focus();
       const { key, code, location, repeat, isComposing, shiftKey, ctrlKey, altKey, metaKey } = event;
       const again = new KeyboardEvent("keydown", { key, code, location, repeat, isComposing, shiftKey, ctrlKey, altKey, metaKey, bubbles: true, cancelable: true });

@@ -212,6 +212,21 @@ describe("the caret's rest", () => {
     }
   });
 
+  it("leaves the keys alone after a click elsewhere, so text selected in the chat can be copied", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "performance", "Date"] });
+    try {
+      composer();
+      const box = screen.getByRole("textbox");
+      advance(REST_MS + 100);
+      expect(box).not.toHaveFocus();
+      fireEvent.pointerDown(document.body);
+      fireEvent.keyDown(document.body, { key: "c", ctrlKey: true });
+      expect(box).not.toHaveFocus();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it("leaves a key alone once something else has the focus", async () => {
     vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "performance", "Date"] });
     try {
