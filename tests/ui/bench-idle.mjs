@@ -121,12 +121,21 @@ const results = [];
 await page.getByRole("textbox", { name: /Ask about/ }).waitFor();
 results.push(await idle("before the first question"));
 
-// A question, its calls, an approval and a streamed answer, as the browser specs play it.
+// A question typed in the box, two calls and a streamed answer (no approval: its card would
+// take the focus from the box, and a window left after a plain answer keeps it there).
 const box = page.getByRole("textbox", { name: /Ask about/ });
 await box.fill("What does this project do?");
 await box.press("Enter");
 await page.waitForFunction(() => window.__mock.calls.some((c) => c.cmd === "send_message"));
-await page.evaluate(() => window.__mock.play(window.__mock.stream.approvedAndAnswered().events, 5));
+await page.evaluate(() => {
+  const { StreamBuilder, ANSWER } = window.__mock.stream;
+  const b = new StreamBuilder().start("turn_1", "What does this project do?");
+  b.context(1, 1_626, 8_192).tick(40);
+  b.call(1, 0, "call_read", "read_file", { path: "README.md" }, "# Demo");
+  b.call(1, 1, "call_grep", "search_text", { pattern: "func main" }, "main.go:5: func main() {");
+  b.context(2, 2_310, 8_192).text(2, ANSWER, 24);
+  return window.__mock.play(b.finish("completed", 2, ANSWER).events, 5);
+});
 await page.getByText("There are 3 Go files").waitFor();
 results.push(await idle("an answer on screen (list)"));
 
