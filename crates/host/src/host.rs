@@ -360,8 +360,23 @@ impl Host {
 /// The built-in tools a question goes without: those turned off, and those that are off until
 /// turned on (`file_write`) and are not.
 pub fn tools_off(settings: &Settings) -> Vec<String> {
-    let mut off = settings.disabled_tools.clone();
+    let mut off = turned_off(&settings.disabled_tools);
     off.extend(tools_off_by_default(&settings.enabled_tools));
+    off
+}
+
+/// The tools `disabled_tools` names. The snippet tools were three before they were one
+/// (`snippets`): a config that turned one of the three off keeps the snippets off.
+fn turned_off(disabled: &[String]) -> Vec<String> {
+    let mut off = disabled.to_vec();
+    if disabled.iter().any(|name| {
+        matches!(
+            name.as_str(),
+            "snippet_save" | "snippet_load" | "snippet_list"
+        )
+    }) {
+        off.push("snippets".to_string());
+    }
     off
 }
 
@@ -390,4 +405,17 @@ fn tool_counts(store: &Store, root: &std::path::Path) -> std::collections::BTree
                 .collect()
         })
         .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_config_that_turned_an_old_snippet_tool_off_keeps_the_snippets_off() {
+        let off = turned_off(&["snippet_load".to_string(), "execute_bash".to_string()]);
+        assert!(off.contains(&"snippets".to_string()), "{off:?}");
+        assert!(off.contains(&"execute_bash".to_string()), "{off:?}");
+        assert!(!turned_off(&["execute_bash".to_string()]).contains(&"snippets".to_string()));
+    }
 }
