@@ -312,7 +312,7 @@ fn search_file(
 ) -> Vec<LineMatch> {
     // Opened through the folder's handle: a folder swapped for a link during the walk cannot
     // lead the search out.
-    let Ok(file) = query.workspace.open_found(path) else {
+    let Ok(mut file) = query.workspace.open_found(path) else {
         return Vec::new();
     };
     let mut any = AnyMatch { found: false };
@@ -332,7 +332,6 @@ fn search_file(
         binary: false,
     };
     // The same file, from its start, through the handle already open.
-    let mut file = file;
     if file.seek(SeekFrom::Start(0)).is_err() {
         return Vec::new();
     }

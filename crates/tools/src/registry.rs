@@ -591,7 +591,7 @@ mod tests {
             panic!("a timeout of 0 s is below the schema's minimum");
         };
         assert_eq!(error.code, ToolErrorCode::InvalidArguments);
-        // Required parameters are never left out of the offer.
+        // A parameter left out of the offer leaves its `required` entry too.
         assert_eq!(
             offered_schema(
                 &json!({"type": "object", "properties": {"a": {}, "b": {}}, "required": ["a", "b"]}),

@@ -7,7 +7,7 @@
 import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import { formatDuration, summarizeArguments } from "../format";
 import { useI18n, type Translate } from "../i18n";
-import type { CallPhase, CallView, TurnView } from "../state/chat";
+import { isActive, type CallView, type TurnView } from "../state/chat";
 import { axisTicks, callSegments, modelSegments, placeOnAxis, turnSpan, waitMs, waterfallRows, type Segment, type Span, type WaterfallRow } from "../state/waterfall";
 
 const ROW_HEIGHT = 24;
@@ -45,8 +45,6 @@ export function rowsInView(place: Place, count: number): { start: number; end: n
   const end = place.top === null ? count : Math.min(count, Math.ceil((first + inView + OVERSCAN) / OVERSCAN) * OVERSCAN);
   return { start, end };
 }
-
-const FINISHED: ReadonlySet<CallPhase> = new Set<CallPhase>(["success", "error", "denied", "cancelled", "timeout"]);
 
 export default memo(function Waterfall({ turns: turnList, calls, selected, reveal, onSelect }: Props) {
   const { t } = useI18n();
@@ -128,7 +126,7 @@ export default memo(function Waterfall({ turns: turnList, calls, selected, revea
     if (row.kind === "call") {
       call = calls[row.callId];
       if (!call) continue;
-      if (!FINISHED.has(call.phase)) rowNow = now;
+      if (isActive(call.phase)) rowNow = now;
     } else if (running) {
       rowNow = now;
     }

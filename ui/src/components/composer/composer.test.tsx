@@ -1,6 +1,6 @@
 import { act, fireEvent, render, screen, waitFor } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
-import { beforeEach, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { I18nProvider } from "../../i18n";
 import { Composer, triggerAt } from "../Composer";
 import { REST_MS } from "./caretRest";
@@ -153,94 +153,75 @@ describe("splitAttachments", () => {
 // box rests as GTK's fields do, and the next key is typed in it all the same.
 describe("the caret's rest", () => {
   const advance = (ms: number) => act(() => vi.advanceTimersByTime(ms));
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "performance", "Date"] });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
 
   it("gives up the focus after 10 s unused, schedules nothing more, and takes the next key", async () => {
-    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "performance", "Date"] });
-    try {
-      composer();
-      const box = screen.getByRole("textbox");
-      expect(box).toHaveFocus();
-      advance(REST_MS - 1000);
-      expect(box).toHaveFocus();
-      // Typing starts the wait again.
-      fireEvent.keyDown(box, { key: "a" });
-      advance(REST_MS - 1000);
-      expect(box).toHaveFocus();
-      advance(1500);
-      expect(box).not.toHaveFocus();
-      // Resting, the window has no timer left to wake it.
-      expect(vi.getTimerCount()).toBe(0);
-      advance(60_000);
-      expect(box).not.toHaveFocus();
-      // The next key pressed with nothing focused lands in the box.
-      fireEvent.keyDown(document.body, { key: "b" });
-      expect(box).toHaveFocus();
-    } finally {
-      vi.useRealTimers();
-    }
+    composer();
+    const box = screen.getByRole("textbox");
+    expect(box).toHaveFocus();
+    advance(REST_MS - 1000);
+    expect(box).toHaveFocus();
+    // Typing starts the wait again.
+    fireEvent.keyDown(box, { key: "a" });
+    advance(REST_MS - 1000);
+    expect(box).toHaveFocus();
+    advance(1500);
+    expect(box).not.toHaveFocus();
+    // Resting, the window has no timer left to wake it.
+    expect(vi.getTimerCount()).toBe(0);
+    advance(60_000);
+    expect(box).not.toHaveFocus();
+    // The next key pressed with nothing focused lands in the box.
+    fireEvent.keyDown(document.body, { key: "b" });
+    expect(box).toHaveFocus();
   });
 
   it("sends with the Enter pressed while resting, as the box would", async () => {
-    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "performance", "Date"] });
-    try {
-      const onSend = vi.fn();
-      composer(onSend);
-      const box = screen.getByRole("textbox");
-      fireEvent.change(box, { target: { value: "What does this do?" } });
-      advance(REST_MS + 100);
-      expect(box).not.toHaveFocus();
-      const enter = fireEvent.keyDown(document.body, { key: "Enter" });
-      expect(box).toHaveFocus();
-      expect(onSend).toHaveBeenCalledWith("What does this do?", []);
-      // Sent, not a new line in the box.
-      expect(enter).toBe(false);
-    } finally {
-      vi.useRealTimers();
-    }
+    const onSend = vi.fn();
+    composer(onSend);
+    const box = screen.getByRole("textbox");
+    fireEvent.change(box, { target: { value: "What does this do?" } });
+    advance(REST_MS + 100);
+    expect(box).not.toHaveFocus();
+    const enter = fireEvent.keyDown(document.body, { key: "Enter" });
+    expect(box).toHaveFocus();
+    expect(onSend).toHaveBeenCalledWith("What does this do?", []);
+    // Sent, not a new line in the box.
+    expect(enter).toBe(false);
   });
 
   it("keeps the focus while a question runs (its keys answer approvals), with nothing scheduled", async () => {
-    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "performance", "Date"] });
-    try {
-      composer(vi.fn(), true);
-      const box = screen.getByRole("textbox");
-      advance(5 * REST_MS);
-      expect(box).toHaveFocus();
-      expect(vi.getTimerCount()).toBe(0);
-    } finally {
-      vi.useRealTimers();
-    }
+    composer(vi.fn(), true);
+    const box = screen.getByRole("textbox");
+    advance(5 * REST_MS);
+    expect(box).toHaveFocus();
+    expect(vi.getTimerCount()).toBe(0);
   });
 
   it("leaves the keys alone after a click elsewhere, so text selected in the chat can be copied", async () => {
-    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "performance", "Date"] });
-    try {
-      composer();
-      const box = screen.getByRole("textbox");
-      advance(REST_MS + 100);
-      expect(box).not.toHaveFocus();
-      fireEvent.pointerDown(document.body);
-      fireEvent.keyDown(document.body, { key: "c", ctrlKey: true });
-      expect(box).not.toHaveFocus();
-    } finally {
-      vi.useRealTimers();
-    }
+    composer();
+    const box = screen.getByRole("textbox");
+    advance(REST_MS + 100);
+    expect(box).not.toHaveFocus();
+    fireEvent.pointerDown(document.body);
+    fireEvent.keyDown(document.body, { key: "c", ctrlKey: true });
+    expect(box).not.toHaveFocus();
   });
 
   it("leaves a key alone once something else has the focus", async () => {
-    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "performance", "Date"] });
-    try {
-      composer();
-      const box = screen.getByRole("textbox");
-      advance(REST_MS + 100);
-      expect(box).not.toHaveFocus();
-      const send = screen.getByRole("button", { name: "Send" });
-      send.removeAttribute("disabled");
-      send.focus();
-      fireEvent.keyDown(send, { key: "Tab" });
-      expect(send).toHaveFocus();
-    } finally {
-      vi.useRealTimers();
-    }
+    composer();
+    const box = screen.getByRole("textbox");
+    advance(REST_MS + 100);
+    expect(box).not.toHaveFocus();
+    const send = screen.getByRole("button", { name: "Send" });
+    send.removeAttribute("disabled");
+    send.focus();
+    fireEvent.keyDown(send, { key: "Tab" });
+    expect(send).toHaveFocus();
   });
 });
