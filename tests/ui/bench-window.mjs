@@ -7,7 +7,10 @@
 //    that shows it, over a long streamed answer;
 //  - CPU time (user and system, all the app's processes) spent by an idle window over 10 s,
 //    before the first question, in the first 10 s after an answer has been shown and in the
-//    10 s after those, and spent per thousand streamed pieces of a long answer.
+//    10 s after those, and spent per thousand streamed pieces of a long answer;
+//  - start-up: from the app's launch to its question box on screen with the folder open, read
+//    from disk (its binary's pages dropped from the page cache first) and again with the binary
+//    already in memory; the median of five each.
 import { execFileSync, spawn } from "node:child_process";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -195,4 +198,35 @@ try {
   model.child.kill();
 }
 
-console.log(JSON.stringify({ app, blankWindow: blank, idleMemory: idle, blankWindowMemory: floor, appAboveBlankWindow: aboveFloor, streamLatency: latency, idleCpuOver10s: idleCpu, streamCpu }, null, 2));
+// 4. Start-up: the window launched by the WebDriver server with the folder, timed to the moment
+// its question box is in the page (polled every 20 ms). Cold first (the binary's pages dropped,
+// as after a reboot or an update), then warm (as a second start the same day).
+async function startUpMs(cold) {
+  if (cold) execFileSync("dd", [`if=${app}`, "iflag=nocache", "count=0", "status=none"]);
+  const driver = await startDriver({ ...env, TAURI_WEBVIEW_AUTOMATION: "true" });
+  try {
+    const started = performance.now();
+    const session = await Session.start(driver.base, app, [folder]);
+    for (;;) {
+      if ((await session.findAll(".composer textarea")).length > 0) break;
+      if (performance.now() - started > 60_000) throw new Error("the question box did not appear within 60 s");
+      await sleep(20);
+    }
+    const ms = Math.round(performance.now() - started);
+    await session.end();
+    return ms;
+  } finally {
+    driver.child.kill();
+    await sleep(500);
+  }
+}
+const median = (list) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)];
+const startUp = { coldRunsMs: [], warmRunsMs: [] };
+for (let round = 0; round < 5; round++) {
+  startUp.coldRunsMs.push(await startUpMs(true));
+  startUp.warmRunsMs.push(await startUpMs(false));
+}
+startUp.coldMedianMs = median(startUp.coldRunsMs);
+startUp.warmMedianMs = median(startUp.warmRunsMs);
+
+console.log(JSON.stringify({ app, blankWindow: blank, idleMemory: idle, blankWindowMemory: floor, appAboveBlankWindow: aboveFloor, streamLatency: latency, idleCpuOver10s: idleCpu, streamCpu, startUp }, null, 2));

@@ -69,11 +69,14 @@ async fn ask_in(mode: ToolMode) {
     let url = base_url();
     let folder = demo_workspace().unwrap();
     let config = tempfile::tempdir().unwrap();
-    // The five tools the questions need, as a user of a 270M model with a small window would
-    // set it: every schema costs the model tokens and attention on every request.
+    // The five tools the questions need and answers of at most 256 tokens, as a user of a 270M
+    // model with a small window would set it: every schema costs the model tokens and attention
+    // on every request, and left alone it writes until the answer's room (a quarter of the
+    // window) is full. The server's own limit (-n 256) does not hold here: a request's
+    // max_tokens overrides it.
     std::fs::write(
         config.path().join("config.toml"),
-        "disabled_tools = [\"execute_bash\", \"code_query\", \"snippets\", \"ask_user\"]\n",
+        "max_tokens = 256\ndisabled_tools = [\"execute_bash\", \"code_query\", \"snippets\", \"ask_user\"]\n",
     )
     .unwrap();
     let root = folder.path().to_str().unwrap();
