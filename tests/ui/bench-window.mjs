@@ -207,11 +207,7 @@ async function startUpMs(cold) {
   try {
     const started = performance.now();
     const session = await Session.start(driver.base, app, [folder]);
-    for (;;) {
-      if ((await session.findAll(".composer textarea")).length > 0) break;
-      if (performance.now() - started > 60_000) throw new Error("the question box did not appear within 60 s");
-      await sleep(20);
-    }
+    await session.waitFor(".composer textarea", 60_000, 20);
     const ms = Math.round(performance.now() - started);
     await session.end();
     return ms;

@@ -173,8 +173,8 @@ export class Session {
   end() {
     return call("DELETE", this.url).catch(() => {});
   }
-  /** Polls `check` until it returns a truthy value. */
-  async until(what, check, timeoutMs = 30_000) {
+  /** Polls `check` every `everyMs` until it returns a truthy value. */
+  async until(what, check, timeoutMs = 30_000, everyMs = 150) {
     const start = Date.now();
     let last;
     while (Date.now() - start < timeoutMs) {
@@ -184,13 +184,13 @@ export class Session {
       } catch (error) {
         last = error;
       }
-      await sleep(150);
+      await sleep(everyMs);
     }
     throw new Error(`timed out waiting for ${what} (last: ${last instanceof Error ? last.message : JSON.stringify(last)})`);
   }
   /** Polls for an element matching `css`. */
-  waitFor(css, timeoutMs) {
-    return this.until(css, async () => (await this.findAll(css))[0], timeoutMs);
+  waitFor(css, timeoutMs, everyMs) {
+    return this.until(css, async () => (await this.findAll(css))[0], timeoutMs, everyMs);
   }
 }
 
