@@ -114,7 +114,7 @@ for (const [lang, theme] of [
       // The scripted server, listed in config.toml, is found when the guide looks again.
       // Few rounds of short answers: a 270M base model may write until the limit, on two busy
       // cores.
-      writeFileSync(join(configDir, "config.toml"), `max_rounds = 2\nmax_tokens = 200\ndetect_urls = [${JSON.stringify(model.url)}]\n`);
+      writeFileSync(join(configDir, "config.toml"), `max_rounds = 2\nmax_tokens = 64\ndetect_urls = [${JSON.stringify(model.url)}]\n`);
       await clickText(session, '[data-testid="guide-servers"] button', text.lookAgain);
       const server = await session.waitFor(`[data-server="${model.url}"]`);
       assert.match(await session.text(server), /scripted-model/);

@@ -195,11 +195,15 @@ const FIRST_QUESTIONS: &[&str] = &[
 
 /// Every question ends in an answer (or an answer the token limit cut short), never in an
 /// error: the loop controls hold a small model that repeats itself, copies its instructions
-/// and runs on to the end of the window.
+/// and runs on to its token limit. Every tool stays on; answers are held to 256 tokens, as in
+/// `ask_in`: left at the default (a quarter of the window, 1,024 tokens here) an answer that
+/// runs on takes two minutes of this one-thread server and is cut short just the same (whether a
+/// request fits the window is `real_llm_context`'s to check).
 async fn every_question_answers_in(mode: ToolMode) {
     let url = base_url();
     let folder = demo_workspace().unwrap();
     let config = tempfile::tempdir().unwrap();
+    std::fs::write(config.path().join("config.toml"), "max_tokens = 256\n").unwrap();
     let root = folder.path().to_str().unwrap();
     for question in FIRST_QUESTIONS {
         let (out, stderr, events) = ask(&url, mode, root, config.path(), &[], question).await;
