@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 /// Writes `config`'s config.toml: the `local` provider serving `model` in a 2048-token window,
-/// answers of at most 200 tokens (these tests are about the runtime, not the answer: left
+/// answers of at most 64 tokens (these tests are about the runtime, not the answer: left
 /// alone, a small model writes until the answer's room is full), and none of the tools a
 /// question about the demo workspace does not need.
 pub fn choose_local_model(config: &Path, model: &str) {
@@ -17,7 +17,7 @@ pub fn choose_local_model(config: &Path, model: &str) {
         config.join("config.toml"),
         format!(
             "active_provider = \"local\"\n\
-             max_tokens = 200\n\
+             max_tokens = 64\n\
              disabled_tools = [\"execute_bash\", \"code_query\", \"snippets\", \"ask_user\"]\n\
              [local]\nmodel = \"{model}\"\ncontext_size = 2048\n"
         ),
