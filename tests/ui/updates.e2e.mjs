@@ -101,9 +101,10 @@ for (const [lang, theme] of [
       // Install and restart: downloaded, then refused by the signature check.
       const install = await session.find('[data-testid="update-install"]');
       await session.click(install);
-      // Under a loaded machine WebKit's automation has once let a click go by unseen: when the
-      // offer shows no step and nothing was downloaded after 5 s, the click is made once more
-      // (and said), as a person would; a button that never answers still fails below.
+      // Once, on a loaded machine, the refusal never came after this click, and the output did
+      // not say why. Should the offer show no step and nothing have been downloaded 5 s after
+      // it, the click is made once more, as a person would, and said; a button that never
+      // answers still fails below, with what the offer showed.
       const answered = async () => (await session.findAll('[data-testid="update-step"], [data-testid="update-error"]')).length > 0 || updates.asked.length > 1;
       if (!(await session.until("the install to start", answered, 5000).catch(() => false))) {
         console.error("the offer showed no step 5 s after Install and restart was clicked; clicking it once more");
