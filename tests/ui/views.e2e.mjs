@@ -134,7 +134,7 @@ for (const [lang, theme] of [
 
       // The view's message reaches the conversation only with the user's yes.
       await inFrame(session, frame, async () => session.click(await session.find("#send-message-btn")));
-      const bar = await session.waitFor(".view-card .view-bar", 20_000);
+      const bar = await session.waitFor(".view-card .view-bar", 60_000);
       await shoot(session, `message-bar-${theme}-${lang}`);
       await session.click(await session.find(".view-card .view-bar button.primary"));
       await session.until("the view's message was asked as a question", async () =>

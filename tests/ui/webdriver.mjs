@@ -127,9 +127,19 @@ export class Session {
    * that load above it, or a smooth scroll, can shift it between where the driver measured it
    * and where the click lands; the click waits until two measures a frame apart agree.
    */
+  /** Clicks the element once it is still. Should something lie over it at that moment (a bar or
+   * a card on its way in, on a loaded machine), the click waits and is made again, for up to 3 s,
+   * as a person would; then the refusal is the test's failure. */
   async click(id) {
-    await this.settle(id);
-    return call("POST", `${this.url}/element/${id}/click`, {});
+    for (let tries = 1; ; tries++) {
+      await this.settle(id);
+      try {
+        return await call("POST", `${this.url}/element/${id}/click`, {});
+      } catch (error) {
+        if (tries >= 6 || !String(error.message).includes("element click intercepted")) throw error;
+        await sleep(500);
+      }
+    }
   }
   /** Brings the element to the middle of the view and waits (up to 2 s) until its box is still. */
   async settle(id) {
