@@ -162,6 +162,7 @@ for (const look of [LOOKS[0], LOOKS[3]]) {
     const offer = section.getByRole("region", { name: text(look).title });
     await offer.waitFor();
     await offer.getByRole("button", { name: text(look).install }).click();
+    await page.waitForFunction(() => window.__mock.install.started() === 1);
     await page.evaluate(() => window.__mock.install.step({ kind: "downloading", downloaded: 3_100_000, total: 12_400_000 }));
     await offer.getByText(text(look).downloading).waitFor();
     await axe(page, `Settings → Updates with a newer version installing (${look.file})`);
