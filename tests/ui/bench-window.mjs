@@ -2,7 +2,8 @@
 //  - idle memory of all the app's processes (the app and its WebKit helpers) after it opened a
 //    folder, as PSS (shared pages split between the processes that share them) and RSS, against
 //    the same figure for an empty Tauri window on the same WebKitGTK (tests/fixtures/blank-window):
-//    what WebKit costs anyway, and what the app adds above it;
+//    what WebKit costs anyway, and what the app adds above it, per process and by what is mapped
+//    (the mappings that differ most: the app's own binary, a library, anonymous memory);
 //  - the time from a streamed piece of text reaching Rust (the event's timestamp) to the frame
 //    that shows it, over a long streamed answer;
 //  - CPU time (user and system, all the app's processes) spent by an idle window over 10 s,
@@ -12,7 +13,7 @@
 //    from disk (its binary's pages dropped from the page cache first) and again with the binary
 //    already in memory; the median of five each.
 import { execFileSync, spawn } from "node:child_process";
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { repo, tempDir } from "./lib.mjs";
 import { Session, sleep, startDriver, startScriptedModel } from "./webdriver.mjs";
@@ -92,11 +93,52 @@ async function cpuOver(driverPid, ms) {
   return { cpuSeconds: +total.toFixed(2), byProcess };
 }
 
-/** PSS and RSS of the processes, in all and per process (split into anonymous and file pages). */
-function memory(pids) {
+/** PSS in kB by what is mapped (a library's file name, "own binary" for `binary`, "[anon]",
+ * "[heap]", the X server's shared memory), from /proc/PID/smaps. */
+function pssByMapping(pid, binary) {
+  const out = {};
+  let name = "";
+  for (const line of readFileSync(`/proc/${pid}/smaps`, "utf8").split("\n")) {
+    const head = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (head) {
+      const path = head[1].trim();
+      name = path === "" ? "[anon]" : path === binary ? "own binary" : path.startsWith("/SYSV") ? "X shared memory" : path.split("/").pop();
+      continue;
+    }
+    const pss = /^Pss:\s+(\d+)/.exec(line);
+    if (pss) out[name] = (out[name] ?? 0) + Number(pss[1]);
+  }
+  return out;
+}
+
+/** Per role, the mappings whose PSS differs most between two measurements, in MiB. */
+function mappingsApart(app, floor, count = 6) {
+  const out = {};
+  for (const role of ["app", "web"]) {
+    const sum = (m) => {
+      const total = {};
+      for (const p of m.mappings.filter((p) => p.role === role)) for (const [k, v] of Object.entries(p.kib)) total[k] = (total[k] ?? 0) + v;
+      return total;
+    };
+    const [a, f] = [sum(app), sum(floor)];
+    out[role] = Object.fromEntries(
+      [...new Set([...Object.keys(a), ...Object.keys(f)])]
+        .map((k) => [k, +(((a[k] ?? 0) - (f[k] ?? 0)) / 1024).toFixed(1)])
+        .sort((x, y) => Math.abs(y[1]) - Math.abs(x[1]))
+        .slice(0, count),
+    );
+  }
+  return out;
+}
+
+/** PSS and RSS of the processes, in all and per process (split into anonymous and file pages,
+ * and by what is mapped). `binary` is the program's own file. */
+function memory(pids, binary) {
   let pss = 0;
   let rss = 0;
   const processes = [];
+  const mappings = [];
+  const ownFile = realpathSync(binary);
   for (const pid of pids) {
     try {
       const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, "utf8");
@@ -107,11 +149,12 @@ function memory(pids) {
       const comm = readFileSync(`/proc/${pid}/comm`, "utf8").trim();
       const role = comm.startsWith("WebKitWeb") ? "web" : comm.startsWith("WebKitNet") ? "network" : "app";
       processes.push({ role, comm, pssMiB: mib(field("Pss")), anonMiB: mib(field("Pss_Anon")), fileMiB: mib(field("Pss_File")), shmemMiB: mib(field("Pss_Shmem")) });
+      mappings.push({ role, kib: pssByMapping(pid, ownFile) });
     } catch {
       // gone
     }
   }
-  return { pssMiB: mib(pss), rssMiB: mib(rss), processes };
+  return { pssMiB: mib(pss), rssMiB: mib(rss), processes, mappings };
 }
 
 /** Starts `binary`, waits `settleMs`, measures all its processes, stops it. The binary starts
@@ -123,7 +166,7 @@ async function idleMemory(binary, args, env, settleMs) {
   execFileSync("dd", [`if=${binary}`, "iflag=nocache", "count=0", "status=none"]);
   const child = spawn(binary, args, { env, stdio: "ignore" });
   await sleep(settleMs);
-  const measured = memory(descendants(child.pid));
+  const measured = memory(descendants(child.pid), binary);
   child.kill();
   await sleep(1000);
   return measured;
@@ -155,7 +198,7 @@ for (let round = 0; round < 2; round++) {
 const lowest = (list) => list.reduce((a, b) => (b.pssMiB < a.pssMiB ? b : a));
 const floor = lowest(floors);
 const idle = lowest(idles);
-const aboveFloor = { pssMiB: +(idle.pssMiB - floor.pssMiB).toFixed(1), byProcess: byRole(idle, floor), runs: { floorPssMiB: floors.map((m) => m.pssMiB), appPssMiB: idles.map((m) => m.pssMiB) } };
+const aboveFloor = { pssMiB: +(idle.pssMiB - floor.pssMiB).toFixed(1), byProcess: byRole(idle, floor), byMapping: mappingsApart(idle, floor), runs: { floorPssMiB: floors.map((m) => m.pssMiB), appPssMiB: idles.map((m) => m.pssMiB) } };
 
 // 2. Latency: a long answer streamed in 400 small pieces, 15 ms apart.
 const pieces = Array.from({ length: 400 }, (_, i) => ({ choices: [{ index: 0, delta: { content: i % 40 === 39 ? `word${i}\n\n` : `word${i} ` } }] }));
@@ -225,4 +268,4 @@ for (let round = 0; round < 5; round++) {
 startUp.coldMedianMs = median(startUp.coldRunsMs);
 startUp.warmMedianMs = median(startUp.warmRunsMs);
 
-console.log(JSON.stringify({ app, blankWindow: blank, idleMemory: idle, blankWindowMemory: floor, appAboveBlankWindow: aboveFloor, streamLatency: latency, idleCpuOver10s: idleCpu, streamCpu, startUp }, null, 2));
+console.log(JSON.stringify({ app, blankWindow: blank, idleMemory: idle, blankWindowMemory: floor, appAboveBlankWindow: aboveFloor, streamLatency: latency, idleCpuOver10s: idleCpu, streamCpu, startUp }, (key, value) => (key === "mappings" ? undefined : value), 2));
