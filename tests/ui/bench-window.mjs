@@ -93,10 +93,9 @@ async function cpuOver(driverPid, ms) {
   return { cpuSeconds: +total.toFixed(2), byProcess };
 }
 
-/** PSS in kB by what is mapped (a library's file name, "own binary" for `binary`, "[anon]",
- * "[heap]", the X server's shared memory), from /proc/PID/smaps. */
-function pssByMapping(pid, binary) {
-  const out = {};
+/** Adds to `into` the PSS in kB of each thing process `pid` maps (a library's file name, "own
+ * binary" for `binary`, "[anon]", "[heap]", the X server's shared memory), from its smaps. */
+function addPssByMapping(into, pid, binary) {
   let name = "";
   for (const line of readFileSync(`/proc/${pid}/smaps`, "utf8").split("\n")) {
     const head = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
@@ -106,21 +105,15 @@ function pssByMapping(pid, binary) {
       continue;
     }
     const pss = /^Pss:\s+(\d+)/.exec(line);
-    if (pss) out[name] = (out[name] ?? 0) + Number(pss[1]);
+    if (pss) into[name] = (into[name] ?? 0) + Number(pss[1]);
   }
-  return out;
 }
 
 /** Per role, the mappings whose PSS differs most between two measurements, in MiB. */
 function mappingsApart(app, floor, count = 6) {
   const out = {};
   for (const role of ["app", "web"]) {
-    const sum = (m) => {
-      const total = {};
-      for (const p of m.mappings.filter((p) => p.role === role)) for (const [k, v] of Object.entries(p.kib)) total[k] = (total[k] ?? 0) + v;
-      return total;
-    };
-    const [a, f] = [sum(app), sum(floor)];
+    const [a, f] = [app.mappings[role], floor.mappings[role]];
     out[role] = Object.fromEntries(
       [...new Set([...Object.keys(a), ...Object.keys(f)])]
         .map((k) => [k, +(((a[k] ?? 0) - (f[k] ?? 0)) / 1024).toFixed(1)])
@@ -137,7 +130,7 @@ function memory(pids, binary) {
   let pss = 0;
   let rss = 0;
   const processes = [];
-  const mappings = [];
+  const mappings = { app: {}, web: {}, network: {} };
   const ownFile = realpathSync(binary);
   for (const pid of pids) {
     try {
@@ -149,7 +142,7 @@ function memory(pids, binary) {
       const comm = readFileSync(`/proc/${pid}/comm`, "utf8").trim();
       const role = comm.startsWith("WebKitWeb") ? "web" : comm.startsWith("WebKitNet") ? "network" : "app";
       processes.push({ role, comm, pssMiB: mib(field("Pss")), anonMiB: mib(field("Pss_Anon")), fileMiB: mib(field("Pss_File")), shmemMiB: mib(field("Pss_Shmem")) });
-      mappings.push({ role, kib: pssByMapping(pid, ownFile) });
+      addPssByMapping(mappings[role], pid, ownFile);
     } catch {
       // gone
     }
