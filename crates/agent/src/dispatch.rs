@@ -22,7 +22,7 @@ use crate::conversation::{Conversation, call_key};
 use crate::prompt;
 use crate::replay::{self, Replay, ReplayCall};
 use crate::result_cap::cap_for_model;
-use crate::sink::Emitter;
+use crate::sink::{Emitter, now_ms};
 
 /// How long a tool gets to wind down (kill its processes) after the turn is cancelled.
 const CANCEL_GRACE: Duration = Duration::from_secs(3);
@@ -400,10 +400,41 @@ impl<'a> Dispatcher<'a> {
         if batch.is_empty() {
             return;
         }
+        // One dispatch: every call of the batch is on record as started at the same moment,
+        // before any of them runs, so a slow commit or a busy machine between two starts does
+        // not show calls that ran side by side as one after the other.
+        let dispatched = now_ms();
+        for ready in &batch {
+            self.announce(round, ready, dispatched);
+        }
         let finished = join_all(batch.into_iter().map(|ready| self.run_one(round, ready))).await;
         for (position, message) in finished {
             results[position] = Some(message);
         }
+    }
+
+    /// Puts a call's start on record, stamped with its batch's dispatch time.
+    fn announce(&self, round: u32, ready: &Ready, dispatched: i64) {
+        let Ready {
+            call,
+            tool,
+            args,
+            approval,
+            ..
+        } = ready;
+        self.emitter.emit_at(
+            EventBody::ToolCallStarted {
+                round,
+                call_id: call.id.clone(),
+                tool: call.name.clone(),
+                source: tool.source_of(args),
+                description: tool.spec().description.clone(),
+                arguments: args.clone(),
+                approval: approval.clone(),
+                view: self.view_of(tool.as_ref()),
+            },
+            dispatched,
+        );
     }
 
     async fn run_one(&self, round: u32, ready: Ready) -> (usize, Message) {
@@ -415,16 +446,6 @@ impl<'a> Dispatcher<'a> {
             approval,
             repeat_of,
         } = ready;
-        self.emitter.emit(EventBody::ToolCallStarted {
-            round,
-            call_id: call.id.clone(),
-            tool: call.name.clone(),
-            source: tool.source_of(&args),
-            description: tool.spec().description.clone(),
-            arguments: args.clone(),
-            approval: approval.clone(),
-            view: self.view_of(tool.as_ref()),
-        });
         let started = Instant::now();
         if let Some(line) = self.line {
             line.line().started(&call.id, tool.source_of(&args));

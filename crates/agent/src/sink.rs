@@ -93,12 +93,18 @@ impl<'a> Emitter<'a> {
     }
 
     pub(crate) fn emit(&self, body: EventBody) {
+        self.emit_at(body, now_ms());
+    }
+
+    /// Emits `body` stamped with `time_ms` (milliseconds since the Unix epoch), for events that
+    /// happened at one moment but are put on record one after the other.
+    pub(crate) fn emit_at(&self, body: EventBody, time_ms: i64) {
         let seq = self.seq.fetch_add(1, Ordering::SeqCst);
         self.sink.emit(Event {
             conversation_id: self.conversation_id.clone(),
             turn_id: self.turn_id.clone(),
             seq,
-            time_ms: now_ms(),
+            time_ms,
             body,
         });
     }

@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 use tooltrail_agent::{
     Agent, AgentConfig, AllowAll, ApprovalRequest, Approver, CollectingSink, Conversation,
-    Decision, DenyAll, RuleBook, RuleDecision, TurnOptions, TurnOutcome,
+    Decision, DenyAll, EventSink, RuleBook, RuleDecision, TurnOptions, TurnOutcome,
 };
 use tooltrail_llm::{LlmClient, LlmConfig};
 use tooltrail_protocol::{
@@ -363,6 +363,64 @@ async fn read_only_calls_of_one_round_run_in_parallel() {
             ("meet_b".to_string(), ToolStatus::Success, None)
         ]
     );
+}
+
+/// A sink whose every event takes a while to put on record, as a commit does on a busy machine.
+struct SlowRecord(CollectingSink);
+
+impl EventSink for SlowRecord {
+    fn emit(&self, event: Event) {
+        std::thread::sleep(Duration::from_millis(30));
+        self.0.emit(event);
+    }
+}
+
+#[tokio::test]
+async fn calls_of_one_dispatch_are_on_record_as_starting_together() {
+    let h = harness(
+        vec![
+            Reply::tool_calls(&[("small_a", "{}"), ("small_b", "{}"), ("small_c", "{}")]),
+            Reply::text("done"),
+        ],
+        vec![
+            Arc::new(Probe::new("small_a", Behaviour::Big(10))),
+            Arc::new(Probe::new("small_b", Behaviour::Big(10))),
+            Arc::new(Probe::new("small_c", Behaviour::Big(10))),
+        ],
+        AgentConfig::default(),
+    )
+    .await;
+    let sink = SlowRecord(CollectingSink::new());
+    let outcome = h
+        .agent
+        .run_turn(
+            &mut Conversation::new(),
+            "go",
+            &sink,
+            &DenyAll,
+            &CancellationToken::new(),
+        )
+        .await;
+    assert_eq!(outcome.end, TurnEnd::Completed);
+    let events = sink.0.events();
+    let starts: Vec<(usize, i64)> = events
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| matches!(e.body, EventBody::ToolCallStarted { .. }))
+        .map(|(at, e)| (at, e.time_ms))
+        .collect();
+    assert_eq!(starts.len(), 3);
+    // However long each start takes to record, the three share their dispatch's moment…
+    assert!(
+        starts.iter().all(|(_, time)| *time == starts[0].1),
+        "{starts:?}"
+    );
+    // …and all are on record before any of them ends.
+    let first_end = events
+        .iter()
+        .position(|e| matches!(e.body, EventBody::ToolCallFinished { .. }))
+        .unwrap();
+    assert!(starts.iter().all(|(at, _)| *at < first_end), "{starts:?}");
 }
 
 #[tokio::test]
