@@ -167,18 +167,29 @@ async fn ask(
     approver: &dyn Approver,
 ) -> (tooltrail_agent::TurnOutcome, Vec<Event>, Conversation) {
     let sink = CollectingSink::new();
+    let (outcome, conversation) = ask_into(h, question, approver, &sink).await;
+    (outcome, sink.events(), conversation)
+}
+
+/// One turn of a fresh conversation, its events handed to `sink`.
+async fn ask_into(
+    h: &Harness,
+    question: &str,
+    approver: &dyn Approver,
+    sink: &dyn EventSink,
+) -> (tooltrail_agent::TurnOutcome, Conversation) {
     let mut conversation = Conversation::new();
     let outcome = h
         .agent
         .run_turn(
             &mut conversation,
             question,
-            &sink,
+            sink,
             approver,
             &CancellationToken::new(),
         )
         .await;
-    (outcome, sink.events(), conversation)
+    (outcome, conversation)
 }
 
 /// One turn of a fresh agent on the built-in tools in a demo folder, with this model client.
@@ -391,16 +402,7 @@ async fn calls_of_one_dispatch_are_on_record_as_starting_together() {
     )
     .await;
     let sink = SlowRecord(CollectingSink::new());
-    let outcome = h
-        .agent
-        .run_turn(
-            &mut Conversation::new(),
-            "go",
-            &sink,
-            &DenyAll,
-            &CancellationToken::new(),
-        )
-        .await;
+    let (outcome, _) = ask_into(&h, "go", &DenyAll, &sink).await;
     assert_eq!(outcome.end, TurnEnd::Completed);
     let events = sink.0.events();
     let starts: Vec<(usize, i64)> = events
