@@ -330,8 +330,14 @@ impl Runtime {
                 tokio::time::sleep(Duration::from_millis(50)).await;
             }
         }
-        // Not read when SIGTERM stopped it first; nothing is left to ask.
         if !locks::is_held(&alive) {
+            // The lock goes as the supervisor ends, a moment before the process itself, which
+            // a busy machine can stretch: stopped means nothing of it still runs.
+            let deadline = Instant::now() + Duration::from_secs(2);
+            while identity::still_running(pid, recorded) && Instant::now() < deadline {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            // Not read when SIGTERM stopped it first; nothing is left to ask.
             self.dir.take_stop_request(pid);
         }
         if let Some(state) = &state {
@@ -582,5 +588,49 @@ mod tests {
         bystander.kill().unwrap();
         bystander.wait().unwrap();
         drop(file);
+    }
+
+    /// A supervisor that lets its lock go well before it ends, as one descheduled on a busy
+    /// machine does between the two: `stop` returns only once it has ended.
+    #[tokio::test]
+    #[cfg(target_os = "linux")]
+    async fn stop_returns_once_the_supervisor_has_ended_not_when_its_lock_is_free() {
+        use std::io::{BufRead, Write};
+
+        let data = tempfile::tempdir().unwrap();
+        let runtime = Runtime::new(data.path());
+        runtime.dir().create().unwrap();
+        let lock = runtime.dir().alive_lock();
+        std::fs::write(&lock, "").unwrap();
+        let script = "import fcntl, os, signal, sys, time\n\
+            lock = open(sys.argv[1], 'r+')\n\
+            fcntl.flock(lock, fcntl.LOCK_EX)\n\
+            def end(*_):\n    lock.close()\n    time.sleep(0.8)\n    os._exit(0)\n\
+            signal.signal(signal.SIGTERM, end)\n\
+            print('locked', flush=True)\n\
+            while True:\n    time.sleep(1)\n";
+        let mut supervisor = std::process::Command::new("python3")
+            .arg("-c")
+            .arg(script)
+            .arg(&lock)
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect(
+                "python3 plays the supervisor in this test; install it (apt-get install python3)",
+            );
+        let mut said = String::new();
+        std::io::BufReader::new(supervisor.stdout.take().unwrap())
+            .read_line(&mut said)
+            .unwrap();
+        assert_eq!(said, "locked\n");
+        let started = identity::start_time(supervisor.id()).unwrap();
+        let mut file = std::fs::OpenOptions::new().write(true).open(&lock).unwrap();
+        write!(file, "{} {started}", supervisor.id()).unwrap();
+
+        runtime.stop().await.unwrap();
+        assert!(
+            supervisor.try_wait().unwrap().is_some(),
+            "models stop returned while the supervisor still ran"
+        );
     }
 }

@@ -69,6 +69,9 @@ pub(crate) fn run(args: &[OsString]) -> i32 {
         }
     };
     let code = runtime.block_on(supervise(&spec, &dir, &mut caller));
+    // The lock goes last, once nothing of the supervisor is left to wind down: `models stop`
+    // waits for it.
+    drop(runtime);
     drop(alive);
     code
 }

@@ -58,6 +58,28 @@ pub(crate) fn start_time(pid: u32) -> Option<u64> {
     }
 }
 
+/// Whether the process `pid` that started at `recorded` still runs: it has not ended, is not
+/// an ended process its parent has yet to collect, and its id names no other process since.
+pub(crate) fn still_running(pid: u32, recorded: Option<u64>) -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+            parse_state(&stat).is_some_and(|state| state != 'Z' && state != 'X')
+                && recorded.is_none_or(|recorded| parse_start_time(&stat) == Some(recorded))
+        })
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        start_time(pid).is_some() && same_process(pid, recorded)
+    }
+}
+
+/// Field 3 of a `/proc/PID/stat` line, the process's state (`R`, `S`, `Z` for one that ended
+/// and waits for its parent, ...), read after the name as [`parse_start_time`] reads.
+pub(crate) fn parse_state(stat: &str) -> Option<char> {
+    stat.rsplit_once(") ")?.1.chars().next()
+}
+
 /// Field 22 of a `/proc/PID/stat` line. The second field, the command's name in parentheses,
 /// may itself hold spaces and parentheses, so fields are counted after its last `)`.
 pub(crate) fn parse_start_time(stat: &str) -> Option<u64> {
@@ -200,6 +222,9 @@ mod tests {
         let stat = "4242 (tool (trail) x) S 1 4242 4242 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 3 0 987654 1000 50";
         assert_eq!(parse_start_time(stat), Some(987_654));
         assert_eq!(parse_start_time("4242 (short) S 1"), None);
+        assert_eq!(parse_state(stat), Some('S'));
+        assert_eq!(parse_state("4242 (a) b) Z 1"), Some('Z'));
+        assert_eq!(parse_state("4242 (cut"), None);
     }
 
     #[test]
