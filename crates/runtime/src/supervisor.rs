@@ -474,6 +474,14 @@ fn rss_bytes(pid: u32) -> Option<u64> {
 mod tests {
     use super::*;
 
+    /// A runtime whose folder is in a new temporary folder (kept while the first is).
+    fn runtime_in_a_new_folder() -> (tempfile::TempDir, Runtime) {
+        let data = tempfile::tempdir().unwrap();
+        let runtime = Runtime::new(data.path());
+        runtime.dir().create().unwrap();
+        (data, runtime)
+    }
+
     #[test]
     fn the_runtime_is_offered_on_linux_macos_and_windows() {
         assert_eq!(
@@ -507,9 +515,7 @@ mod tests {
         let port = listener.local_addr().unwrap().port();
         tokio::spawn(async move { axum::serve(listener, router).await });
 
-        let data = tempfile::tempdir().unwrap();
-        let runtime = Runtime::new(data.path());
-        runtime.dir().create().unwrap();
+        let (data, runtime) = runtime_in_a_new_folder();
         let model = LocalModel::new("tiny", data.path().join("tiny.gguf"));
         let held = Exclusive::acquire(&runtime.dir().alive_lock()).unwrap();
         runtime
@@ -556,9 +562,7 @@ mod tests {
     #[tokio::test]
     #[cfg(target_os = "linux")]
     async fn attack_runtime_stop_does_not_signal_a_reused_process_id() {
-        let data = tempfile::tempdir().unwrap();
-        let runtime = Runtime::new(data.path());
-        runtime.dir().create().unwrap();
+        let (_data, runtime) = runtime_in_a_new_folder();
         let mut bystander = std::process::Command::new("sleep")
             .arg("60")
             .spawn()
@@ -597,9 +601,7 @@ mod tests {
     async fn stop_returns_once_the_supervisor_has_ended_not_when_its_lock_is_free() {
         use std::io::{BufRead, Write};
 
-        let data = tempfile::tempdir().unwrap();
-        let runtime = Runtime::new(data.path());
-        runtime.dir().create().unwrap();
+        let (_data, runtime) = runtime_in_a_new_folder();
         let lock = runtime.dir().alive_lock();
         std::fs::write(&lock, "").unwrap();
         let script = "import fcntl, os, signal, sys, time\n\
