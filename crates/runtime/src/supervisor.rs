@@ -319,24 +319,18 @@ impl Runtime {
             });
         }
         ask_to_stop(&self.dir, pid);
-        let deadline = Instant::now() + STOP_WAIT;
-        while locks::is_held(&alive) && Instant::now() < deadline {
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
+        wait_while(STOP_WAIT, || locks::is_held(&alive)).await;
         if locks::is_held(&alive) {
             kill(pid);
-            let deadline = Instant::now() + Duration::from_secs(2);
-            while locks::is_held(&alive) && Instant::now() < deadline {
-                tokio::time::sleep(Duration::from_millis(50)).await;
-            }
+            wait_while(Duration::from_secs(2), || locks::is_held(&alive)).await;
         }
         if !locks::is_held(&alive) {
             // The lock goes as the supervisor ends, a moment before the process itself, which
             // a busy machine can stretch: stopped means nothing of it still runs.
-            let deadline = Instant::now() + Duration::from_secs(2);
-            while identity::still_running(pid, recorded) && Instant::now() < deadline {
-                tokio::time::sleep(Duration::from_millis(20)).await;
-            }
+            wait_while(Duration::from_secs(2), || {
+                identity::still_running(pid, recorded)
+            })
+            .await;
             // Not read when SIGTERM stopped it first; nothing is left to ask.
             self.dir.take_stop_request(pid);
         }
@@ -421,6 +415,14 @@ fn supervisor_pid(alive: &Path) -> Option<(u32, Option<u64>)> {
     let mut fields = text.split_whitespace();
     let pid = fields.next()?.parse().ok()?;
     Some((pid, fields.next().and_then(|start| start.parse().ok())))
+}
+
+/// Waits while `holds`, checking every 20 ms, for at most `limit`.
+async fn wait_while(limit: Duration, holds: impl Fn() -> bool) {
+    let deadline = Instant::now() + limit;
+    while holds() && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
 }
 
 /// `off` leaves SIGTERM out of `models stop`, so that a test shows the stop request alone (the
