@@ -13,7 +13,7 @@ import { chmodSync, cpSync, existsSync, readFileSync, writeFileSync } from "node
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { dependencyMissing, repo, run, tempDir, test } from "./lib.mjs";
-import { appEnv, gtkTheme, Session, setLanguage, shoot as shootWindow, startDriver } from "./webdriver.mjs";
+import { appEnv, gtkTheme, ownWindowState, Session, setLanguage, shoot as shootWindow, startDriver } from "./webdriver.mjs";
 
 const app = process.env.TOOLTRAIL_APP ?? join(repo, "target/debug/tooltrail-app");
 const fixture = join(repo, "tests/mcp/fixtures/oauth-server.mjs");
@@ -54,7 +54,7 @@ for (const [lang, theme] of [
     const browser = join(configDir, "browser.sh");
     writeFileSync(browser, `#!/bin/sh\nprintf '%s' "$1" > '${page}'\n`);
     chmodSync(browser, 0o755);
-    const driver = await startDriver(appEnv(configDir, { ...gtkTheme(theme), BROWSER: browser, XDG_CACHE_HOME: join(configDir, "xdg-cache") }));
+    const driver = await startDriver(appEnv(configDir, { ...gtkTheme(theme), BROWSER: browser, ...ownWindowState(configDir) }));
     let session;
     const zh = lang === "zh";
     const entry = '[data-testid="mcp-servers"] .mcp-server';

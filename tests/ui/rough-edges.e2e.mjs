@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { cpSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { bytesUnder, repo, run, screenshots, tempDir, test } from "./lib.mjs";
-import { appEnv, gtkTheme, scriptedModelEnv, Session, setLanguage, shoot as shootWindow, startDriver, startScriptedModel } from "./webdriver.mjs";
+import { appEnv, gtkTheme, ownWindowState, scriptedModelEnv, Session, setLanguage, shoot as shootWindow, startDriver, startScriptedModel } from "./webdriver.mjs";
 
 const app = process.env.TOOLTRAIL_APP ?? join(repo, "target/debug/tooltrail-app");
 const scriptedModel = process.env.SCRIPTED_MODEL ?? join(repo, "target/debug/scripted-model");
@@ -81,7 +81,7 @@ for (const lang of ["en", "zh"]) {
       ]),
     );
     const model = await startScriptedModel(scriptedModel, script, ["--record", record]);
-    const driver = await startDriver(appEnv(configDir, { ...scriptedModelEnv(model), ...gtkTheme("light") }));
+    const driver = await startDriver(appEnv(configDir, { ...scriptedModelEnv(model), ...gtkTheme("light"), ...ownWindowState(configDir) }));
     let session;
     try {
       session = await Session.start(driver.base, app, [folder]);
@@ -171,7 +171,7 @@ for (const lang of ["en", "zh"]) {
     const record = join(configDir, "requests.jsonl");
     writeFileSync(script, JSON.stringify([{ text: "A small Go service.", delay_ms: 50 }]));
     const model = await startScriptedModel(scriptedModel, script, ["--record", record]);
-    const driver = await startDriver(appEnv(configDir, { ...scriptedModelEnv(model), ...gtkTheme("light") }));
+    const driver = await startDriver(appEnv(configDir, { ...scriptedModelEnv(model), ...gtkTheme("light"), ...ownWindowState(configDir) }));
     let session;
     try {
       session = await Session.start(driver.base, app, [folder]);

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { cpSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { repo, run, screenshots, tempDir, test } from "./lib.mjs";
-import { appEnv, gtkTheme, scriptedModelEnv, Session, setLanguage, shoot as shootWindow, sleep, startDriver, startScriptedModel } from "./webdriver.mjs";
+import { appEnv, gtkTheme, ownWindowState, scriptedModelEnv, Session, setLanguage, shoot as shootWindow, sleep, startDriver, startScriptedModel } from "./webdriver.mjs";
 
 const app = process.env.TOOLTRAIL_APP ?? join(repo, "target/debug/tooltrail-app");
 const scriptedModel = process.env.SCRIPTED_MODEL ?? join(repo, "target/debug/scripted-model");
@@ -41,7 +41,7 @@ for (const [lang, theme] of [
       ]),
     );
     const model = await startScriptedModel(scriptedModel, script);
-    const driver = await startDriver(appEnv(configDir, { ...scriptedModelEnv(model), ...gtkTheme(theme) }));
+    const driver = await startDriver(appEnv(configDir, { ...scriptedModelEnv(model), ...gtkTheme(theme), ...ownWindowState(configDir) }));
     let session;
     try {
       session = await Session.start(driver.base, app, [folder]);
