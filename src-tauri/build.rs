@@ -86,6 +86,7 @@ const COMMANDS: &[&str] = &[
     "close_view",
     "open_view_link",
     "save_view_file",
+    "window_ready",
 ];
 
 fn main() {

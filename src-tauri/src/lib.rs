@@ -42,6 +42,7 @@ mod turns;
 mod updates;
 mod views;
 mod watcher;
+mod window;
 mod workspace;
 
 use std::path::PathBuf;
@@ -105,6 +106,7 @@ fn with_state(
 ) -> tauri::Builder<tauri::Wry> {
     builder
         .manage(workspace::WorkspaceState::default())
+        .manage(window::FirstShow::default())
         .manage(host)
         .manage(turns::RunningTurns::default())
         .manage(mcp_content::WatchedServers::default())
@@ -136,9 +138,8 @@ fn start(app: &tauri::App, folder: Option<PathBuf>) {
             eprintln!("tooltrail: {error}");
         }
     }
-    if let Some(window) = app.get_webview_window("main") {
-        let _ = window.set_focus();
-    }
+    // The page shows the window when its first screen is built (window.rs).
+    window::show_at_the_latest(app.handle());
 }
 
 /// Every command the window may call. A list rather than a step of [`run`]: it grows with
@@ -225,6 +226,7 @@ const COMMANDS: fn(tauri::ipc::Invoke<tauri::Wry>) -> bool = tauri::generate_han
     views::close_view,
     views::open_view_link,
     views::save_view_file,
+    window::window_ready,
 ];
 
 #[cfg(test)]

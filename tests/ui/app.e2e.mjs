@@ -10,7 +10,7 @@ import { execFileSync } from "node:child_process";
 import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { repo, run, screenshots, tempDir, test } from "./lib.mjs";
-import { appEnv, scriptedModelEnv, Session, setLanguage, shoot as shootWindow, startDriver, startScriptedModel } from "./webdriver.mjs";
+import { appEnv, ownWindowState, scriptedModelEnv, Session, setLanguage, shoot as shootWindow, startDriver, startScriptedModel } from "./webdriver.mjs";
 
 const app = process.env.TOOLTRAIL_APP ?? join(repo, "target/debug/tooltrail-app");
 const scriptedModel = process.env.SCRIPTED_MODEL ?? join(repo, "target/debug/scripted-model");
@@ -32,7 +32,7 @@ test("the app opens a folder, asks, waits for approval, runs the command and ans
   cpSync(join(repo, "tests/ui/fixtures/demo-project"), folder, { recursive: true });
   const configDir = tempDir("tooltrail-config-");
   const model = await startScriptedModel(scriptedModel, join(repo, "tests/ui/fixtures/approve-and-answer.json"));
-  const driver = await startDriver(appEnv(configDir, { ...scriptedModelEnv(model) }));
+  const driver = await startDriver(appEnv(configDir, { ...scriptedModelEnv(model), ...ownWindowState(configDir) }));
   let session;
   try {
     session = await Session.start(driver.base, app, [folder]);
@@ -44,6 +44,9 @@ test("the app opens a folder, asks, waits for approval, runs the command and ans
     });
     assert.match(await session.text(await session.find(".workspace-name")), /demo-project/);
     await session.until("the window title", () => windowTitles().includes("Tooltrail — demo-project"), 10_000);
+    // The window, created hidden, was shown with its first screen, the question box ready for keys.
+    assert.equal(await session.script("return document.visibilityState"), "visible");
+    assert.deepEqual(await session.script("return [document.hasFocus(), document.activeElement.matches('.composer textarea')]"), [true, true]);
 
     const box = await session.find(".composer textarea");
     await session.type(box, "What does this project do?");
@@ -170,7 +173,7 @@ test("MCP tools run in the app with their server named, and a standing deny rule
       { text: "The README calls it a **small Go service**.", delay_ms: 10 },
     ]),
   );
-  const env = { ...process.env, TOOLTRAIL_CONFIG_DIR: configDir, TOOLTRAIL_DATA_DIR: join(configDir, "data") };
+  const env = { ...process.env, TOOLTRAIL_CONFIG_DIR: configDir, TOOLTRAIL_DATA_DIR: join(configDir, "data"), ...ownWindowState(configDir) };
   // A rule kept by the command line holds in the app too.
   execFileSync(cli, ["rules", "add", "deny", "git", "push", "-w", folder], { env });
   const model = await startScriptedModel(scriptedModel, script);
@@ -253,7 +256,7 @@ test("history filters the record, and a provider's API key is kept in the Secret
   cpSync(join(repo, "tests/ui/fixtures/demo-project"), folder, { recursive: true });
   const configDir = tempDir("tooltrail-config-");
   const dataDir = join(configDir, "data");
-  const env = { ...process.env, TOOLTRAIL_CONFIG_DIR: configDir, TOOLTRAIL_DATA_DIR: dataDir };
+  const env = { ...process.env, TOOLTRAIL_CONFIG_DIR: configDir, TOOLTRAIL_DATA_DIR: dataDir, ...ownWindowState(configDir) };
   delete env.TOOLTRAIL_BASE_URL;
   delete env.TOOLTRAIL_API_KEY;
 
@@ -391,7 +394,7 @@ test("snippets saved from the command line are listed, shown and deleted in the 
   const folder = join(tempDir("tooltrail-e2e-"), "demo-project");
   cpSync(join(repo, "tests/ui/fixtures/demo-project"), folder, { recursive: true });
   const configDir = tempDir("tooltrail-config-");
-  const env = { ...process.env, TOOLTRAIL_CONFIG_DIR: configDir, TOOLTRAIL_DATA_DIR: join(configDir, "data") };
+  const env = { ...process.env, TOOLTRAIL_CONFIG_DIR: configDir, TOOLTRAIL_DATA_DIR: join(configDir, "data"), ...ownWindowState(configDir) };
   delete env.TOOLTRAIL_BASE_URL;
   delete env.TOOLTRAIL_API_KEY;
   const save = (snippet) => execFileSync(cli, ["tool", "snippets", "-w", folder, "--args", JSON.stringify({ action: "save", ...snippet })], { env, encoding: "utf8" });

@@ -113,15 +113,25 @@ export function App() {
     [reset],
   );
 
+  // Whether the window knows its folder (or that it has none): its first screen is then built.
+  const [started, setStarted] = useState(false);
   useEffect(() => {
     api.appInfo().then(setInfo, () => {});
-    api.currentWorkspace().then((opened) => {
-      enterWorkspace(opened);
-      // The start screen asks whether a question could be answered now (and looks for servers).
-      if (!opened) api.modelGuide().then(setGuide, () => {});
-    }, () => {});
+    api.currentWorkspace().then(
+      (opened) => {
+        enterWorkspace(opened);
+        setStarted(true);
+        // The start screen asks whether a question could be answered now (and looks for servers).
+        if (!opened) api.modelGuide().then(setGuide, () => {});
+      },
+      () => setStarted(true),
+    );
     api.recentWorkspaces().then(setRecent, () => {});
   }, [enterWorkspace]);
+  // The window is created hidden and appears with its first screen (src-tauri/src/window.rs).
+  useEffect(() => {
+    if (started) api.windowReady().catch(() => {});
+  }, [started]);
 
   useEffect(() => {
     if (!workspace) return;

@@ -79,6 +79,8 @@ export function errorCode(error: unknown): string | undefined {
 
 export const api = {
   appInfo: () => invoke<AppInfo>("app_info"),
+  /** The first screen is built: the window, created hidden, appears with it. */
+  windowReady: () => invoke<null>("window_ready"),
   /** Opens `path`, or asks with the native folder dialog; null when the dialog was closed. */
   openWorkspace: (path?: string) => invoke<WorkspaceInfo | null>("open_workspace", { path: path ?? null }),
   currentWorkspace: () => invoke<WorkspaceInfo | null>("current_workspace"),

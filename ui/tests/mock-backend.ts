@@ -101,6 +101,8 @@ mockIPC((cmd, payload) => {
       return config.info ?? { version: "0.1.0", endpoint: { base_url: "http://localhost:11434/v1", model: null, api_key_set: false, config_path: "/home/me/.config/tooltrail/config.toml", problem: null } };
     case "current_workspace":
       return config.workspace ?? null;
+    case "window_ready":
+      return null;
     case "recent_workspaces":
       return config.recent ?? [];
     case "open_workspace":

@@ -177,10 +177,12 @@ describe("the notice that no model answers", () => {
   });
 });
 
-/** The window with a folder open from the start, the backend mocked where the window asks it. */
-function appWithFolder(firstCheck: GuideView) {
+/** The window with a folder open from the start (or, "unreadable", a backend that cannot say which), the backend mocked where the window asks it. */
+function appWithFolder(firstCheck: GuideView, folder: "opened" | "unreadable" = "opened") {
   vi.spyOn(api, "appInfo").mockResolvedValue({ version: "0.1.0", endpoint });
-  vi.spyOn(api, "currentWorkspace").mockResolvedValue({ path: "/home/me/demo", name: "demo", watched: true });
+  const current = vi.spyOn(api, "currentWorkspace");
+  if (folder === "opened") current.mockResolvedValue({ path: "/home/me/demo", name: "demo", watched: true });
+  else current.mockRejectedValue(new Error("the backend is gone"));
   vi.spyOn(api, "recentWorkspaces").mockResolvedValue([]);
   vi.spyOn(api, "listConversations").mockResolvedValue([]);
   vi.spyOn(api, "mcpServers").mockResolvedValue({ servers: [] });
@@ -191,6 +193,12 @@ function appWithFolder(firstCheck: GuideView) {
   vi.spyOn(api, "turnChanges").mockResolvedValue([]);
   vi.spyOn(api, "projectInstructions").mockResolvedValue({ file: null, on: true, cut: false, limit_kib: 16, left_out: [] });
   const check = vi.spyOn(api, "modelGuide").mockResolvedValue(firstCheck);
+  // What the page had built when it asked for the window to be shown.
+  const shown: { boxes: number[] } = { boxes: [] };
+  const windowReady = vi.spyOn(api, "windowReady").mockImplementation(() => {
+    shown.boxes.push(screen.queryAllByRole("textbox", { name: /Ask about demo/ }).length);
+    return Promise.resolve(null);
+  });
   const local: { emit?: (status: LocalModelStatus) => void } = {};
   vi.spyOn(api, "onLocalModel").mockImplementation((handler) => {
     local.emit = handler;
@@ -206,7 +214,7 @@ function appWithFolder(firstCheck: GuideView) {
       <App />
     </I18nProvider>,
   );
-  return { check, local, turn, send };
+  return { check, local, turn, send, shown, windowReady };
 }
 
 async function ask(question: string) {
@@ -215,6 +223,19 @@ async function ask(question: string) {
 }
 
 describe("the window with a folder open", () => {
+  it("is shown once, when the folder's screen with its question box is built", async () => {
+    const { shown, windowReady } = appWithFolder(ready);
+    await waitFor(() => expect(windowReady).toHaveBeenCalled());
+    await ask("What is here?");
+    expect(shown.boxes).toEqual([1]);
+    expect(windowReady).toHaveBeenCalledTimes(1);
+  });
+
+  it("is shown even when the folder could not be asked for", async () => {
+    const { windowReady } = appWithFolder(ready, "unreadable");
+    await waitFor(() => expect(windowReady).toHaveBeenCalledTimes(1));
+  });
+
   it("says above the composer that no model answers, and the composer still sends", async () => {
     const { check, send } = appWithFolder(notReady);
     const notice = await screen.findByTestId("no-model");
