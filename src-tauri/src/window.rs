@@ -1,9 +1,9 @@
 //! The main window is created hidden (tauri.conf.json) and shown once the page has built its
-//! first screen, so that the first frame drawn is the app and not an empty page: no white flash,
-//! and WebKit paints one whole window at start instead of two in quick succession (the second
-//! kept a second full frame's buffer alive for as long as the app ran, 2 MiB on X11). A page
-//! that never says it is ready (a script that failed to load) is shown all the same after
-//! [`AT_THE_LATEST`].
+//! first screen, so that the first frame drawn is the app and not an empty page: no white flash.
+//! On X11 it also spares, in about half of the starts (docs/performance.md), a second
+//! whole-window image right after the first, whose buffer stayed for as long as the app ran.
+//! A page that never says it is ready (a script that failed to load) is shown all the same
+//! after [`AT_THE_LATEST`].
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -11,7 +11,7 @@ use std::time::Duration;
 use tauri::{AppHandle, Manager, Runtime, State, WebviewWindow};
 
 /// How long a silent page keeps the window hidden.
-pub const AT_THE_LATEST: Duration = Duration::from_secs(3);
+const AT_THE_LATEST: Duration = Duration::from_secs(3);
 
 /// Whether the window has been shown once; later calls leave it as the user has it.
 #[derive(Default)]

@@ -117,15 +117,14 @@ export function App() {
   const [started, setStarted] = useState(false);
   useEffect(() => {
     api.appInfo().then(setInfo, () => {});
-    api.currentWorkspace().then(
-      (opened) => {
+    api
+      .currentWorkspace()
+      .then((opened) => {
         enterWorkspace(opened);
-        setStarted(true);
         // The start screen asks whether a question could be answered now (and looks for servers).
         if (!opened) api.modelGuide().then(setGuide, () => {});
-      },
-      () => setStarted(true),
-    );
+      }, () => {})
+      .finally(() => setStarted(true));
     api.recentWorkspaces().then(setRecent, () => {});
   }, [enterWorkspace]);
   // The window is created hidden and appears with its first screen (src-tauri/src/window.rs).
