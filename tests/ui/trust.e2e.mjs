@@ -288,14 +288,25 @@ for (const [lang, theme] of [
       // Settings → MCP: the server's environment as mcp.json writes it.
       await session.click(await session.find(".nav-tab:nth-child(5)"));
       const row = await session.waitFor('[data-testid="cfg-section-mcp"] [data-server="everything"]');
-      await session.click(await elementIn(session, row, ".cfg-item-actions button:not(.danger)"));
-      const envField = await session.until("the environment field", async () => {
-        for (const field of await session.findAll('[data-testid="cfg-section-mcp"] .cfg-form textarea')) {
-          const value = await session.script("return arguments[0].value", [{ [ELEMENT]: field }]);
-          if (value.includes("API_KEY")) return field;
-        }
-        return undefined;
-      });
+      // On a loaded machine the click on Edit has been seen to open nothing (the button enabled,
+      // no form), likely landing where the button was before a section above grew as it loaded.
+      // With no form open a second later, it is made again, as a person would.
+      const edit = await elementIn(session, row, ".cfg-item-actions button:not(.danger)");
+      await session.click(edit);
+      const envField = await session.until(
+        "the environment field",
+        async () => {
+          const fields = await session.findAll('[data-testid="cfg-section-mcp"] .cfg-form textarea');
+          if (fields.length === 0) await session.click(edit);
+          for (const field of fields) {
+            const value = await session.script("return arguments[0].value", [{ [ELEMENT]: field }]);
+            if (value.includes("API_KEY")) return field;
+          }
+          return undefined;
+        },
+        30_000,
+        1_000,
+      );
       assert.equal(await session.script("return arguments[0].value", [{ [ELEMENT]: envField }]), "API_KEY=${TT_TRUST_CANARY}");
       await session.script("arguments[0].scrollIntoView({ block: 'center' })", [{ [ELEMENT]: envField }]);
       await axe(session, '[data-testid="cfg-section-mcp"]', `Settings → MCP (${lang}, ${theme})`);
