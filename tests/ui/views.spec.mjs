@@ -48,6 +48,14 @@ const server = createServer((request, response) => {
     response.end(ASKS);
     return;
   }
+  if (path === "/slow-image") {
+    // One transparent pixel, two seconds late (the hostile page's load waits for it).
+    setTimeout(() => {
+      response.writeHead(200, { "content-type": "image/gif", "cache-control": "no-store" });
+      response.end(Buffer.from("R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7", "base64"));
+    }, 2000);
+    return;
+  }
   const file = path === "/example" ? EXAMPLE : path === "/hostile" ? HOSTILE : null;
   if (!file) {
     response.writeHead(404, { "content-type": "text/plain" }).end("not here");
@@ -415,6 +423,17 @@ test("attack_views_frame_cannot_reach_the_window_its_ipc_or_undeclared_domains",
 
 test("attack_views_frame_navigating_away_is_closed_with_a_notice", async () => {
   const { page, context } = await hostile("navigate");
+  await page.getByText("The view tried to load another page, so Tooltrail closed it.").waitFor();
+  assert.equal(await page.locator("iframe.view-frame").count(), 0);
+  assert.deepEqual(await commands(page, "close_view"), [{ viewId: "view_1", reason: "navigated" }]);
+  await context.close();
+});
+
+// Answered before its page's load was seen, a view could leave at once: the engine need not
+// report the load of a page that left before it finished, and the next page's load would be
+// taken for the view's own. The answer waits for the load, so the leaving is the second load.
+test("attack_views_frame_navigating_before_its_page_loaded_is_closed_with_a_notice", async () => {
+  const { page, context } = await hostile("navigate-before-load");
   await page.getByText("The view tried to load another page, so Tooltrail closed it.").waitFor();
   assert.equal(await page.locator("iframe.view-frame").count(), 0);
   assert.deepEqual(await commands(page, "close_view"), [{ viewId: "view_1", reason: "navigated" }]);

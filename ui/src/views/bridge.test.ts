@@ -44,7 +44,8 @@ interface Setup {
   handshake: (modes?: string[]) => void;
 }
 
-function setup(overrides: Partial<BridgeHost> = {}): Setup {
+/** A bridge to a frame whose page has loaded (`loaded: false`: not yet). */
+function setup(overrides: Partial<BridgeHost> = {}, { loaded = true } = {}): Setup {
   const app = new AppWindow();
   const frame = new Frame();
   const clock = { now: 0 };
@@ -75,6 +76,7 @@ function setup(overrides: Partial<BridgeHost> = {}): Setup {
   };
   const bridge = new ViewBridge({ listenOn: app, frame: () => frame, origin: ORIGIN, host, now: () => clock.now });
   bridge.start();
+  if (loaded) bridge.frameLoaded();
   const fromView = (data: unknown) => app.deliver(data, { source: frame, origin: ORIGIN });
   const handshake = (modes?: string[]) => {
     fromView({ jsonrpc: "2.0", id: 1, method: "ui/initialize", params: { protocolVersion: "2026-01-26", appInfo: { name: "test" }, appCapabilities: modes ? { availableDisplayModes: modes } : {} } });
@@ -168,6 +170,44 @@ describe("the view bridge", () => {
     fromView({ jsonrpc: "2.0", id: 11, method: "ui/some-later-method", params: {} });
     await settle();
     expect(frame.messages().at(-1)).toEqual({ jsonrpc: "2.0", id: 11, error: { code: ERROR.methodNotFound, message: expect.any(String) } });
+  });
+
+  it("attack_views_handshake_is_answered_only_once_the_frames_page_has_loaded", async () => {
+    const initialized = vi.fn();
+    const { frame, bridge, fromView, handshake } = setup({ initialized }, { loaded: false });
+    // Heard before the page's load was seen, the view could leave at once and the next page's
+    // load be taken for its own: the answer waits, and a second ask meanwhile is refused.
+    handshake();
+    fromView({ jsonrpc: "2.0", id: 5, method: "ui/initialize", params: {} });
+    await settle();
+    expect(frame.messages()).toEqual([{ jsonrpc: "2.0", id: 5, error: { code: ERROR.refused, message: expect.any(String) } }]);
+    expect(bridge.initialized).toBe(false);
+    expect(initialized).not.toHaveBeenCalled();
+    bridge.frameLoaded();
+    expect(frame.messages()[1]).toMatchObject({ id: 1, result: { protocolVersion: "2026-01-26" } });
+    expect(frame.sent[1]!.origin).toBe(ORIGIN);
+    // Its `initialized` sent before the answer counted for nothing; after it, the view is ready.
+    expect(bridge.initialized).toBe(false);
+    fromView({ jsonrpc: "2.0", method: "ui/notifications/initialized" });
+    expect(bridge.initialized).toBe(true);
+    expect(initialized).toHaveBeenCalledTimes(1);
+  });
+
+  it("attack_views_frame_loading_another_page_stops_the_bridge_and_closes_as_navigated", async () => {
+    const { frame, bridge, host, fromView, handshake } = setup();
+    handshake();
+    const before = frame.sent.length;
+    bridge.frameLoaded();
+    expect(host.closed).toEqual(["navigated"]);
+    // Whatever the frame shows now is not the view: it is heard and sent nothing.
+    fromView({ jsonrpc: "2.0", id: 9, method: "tools/call", params: { name: "get-time", arguments: {} } });
+    await settle();
+    expect(bridge.notify("ui/notifications/tool-input", { arguments: {} })).toBe(false);
+    await bridge.teardown("closed");
+    bridge.frameLoaded();
+    expect(host.calls).toEqual([]);
+    expect(frame.sent.length).toBe(before);
+    expect(host.closed).toEqual(["navigated"]);
   });
 
   it("attack_views_message_flood_is_refused_then_closes_the_view", async () => {

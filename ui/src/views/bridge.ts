@@ -6,7 +6,9 @@
 // and brings a schema library that tries `new Function` (refused by this window's CSP) at the
 // cost of half a megabyte. Views built on the SDK's App class only need the protocol spoken
 // exactly, which this small router does, with the window's own limits: one origin, one frame,
-// nothing sent before `ui/notifications/initialized`, and a view that floods it is closed.
+// one page (its handshake answered only once its load was seen, and the view closed at the
+// frame's next load), nothing sent before `ui/notifications/initialized`, and a view that
+// floods it is closed.
 import type { JsonValue, ViewFile } from "../bindings";
 import { checkLink } from "./links";
 import type { ViewEnd } from "./types";
@@ -182,6 +184,10 @@ export class ViewBridge {
   private listening = false;
   private stopped = false;
   private answeredInitialize = false;
+  /** Loads of the frame seen: the first is the view's page, any other a page it went to. */
+  private loads = 0;
+  /** A `ui/initialize` that came before the frame's first load, answered at that load. */
+  private heldInitialize: { id: Id; params: Record<string, unknown> } | null = null;
   private teardownAsked = false;
   private ready = false;
   private declaredModes: DisplayMode[] = [];
@@ -205,6 +211,27 @@ export class ViewBridge {
     if (this.listening || this.stopped) return;
     this.listening = true;
     this.options.listenOn.addEventListener("message", this.listener);
+  }
+
+  /**
+   * The frame finished loading a page. The first is the view's: a `ui/initialize` it sent
+   * before is answered now, and none is answered earlier. An engine may never report the load
+   * of a page that left before it finished, so a view that heard its answer before its load was
+   * seen could leave and have the next page's load taken for its own. Any load after the first
+   * is the frame showing another page: the bridge stops and the card closes the view as
+   * navigated.
+   */
+  frameLoaded() {
+    if (this.stopped) return;
+    this.loads += 1;
+    if (this.loads > 1) {
+      this.stop();
+      this.options.host.close("navigated");
+      return;
+    }
+    const held = this.heldInitialize;
+    this.heldInitialize = null;
+    if (held) this.initialize(held.id, held.params);
   }
 
   /** Stops listening and sending; answers still owed to the view are dropped. */
@@ -384,11 +411,16 @@ export class ViewBridge {
     try {
       switch (method) {
         case "ui/initialize": {
-          const capabilities = isObject(params.appCapabilities) ? params.appCapabilities : {};
-          const modes = Array.isArray(capabilities.availableDisplayModes) ? capabilities.availableDisplayModes : [];
-          this.declaredModes = modes.filter((mode): mode is DisplayMode => mode === "inline" || mode === "fullscreen" || mode === "pip");
-          this.answer(id, host.initializeResult());
-          this.answeredInitialize = true;
+          if (this.loads > 0) {
+            this.initialize(id, params);
+            return;
+          }
+          // Answered when the page's load is seen; one waits at a time.
+          if (this.heldInitialize) {
+            this.refuse(id, ERROR.refused, "An earlier ui/initialize is waiting for the view's page to load.");
+            return;
+          }
+          this.heldInitialize = { id, params };
           return;
         }
         case "initialize": {
@@ -480,6 +512,15 @@ export class ViewBridge {
       const code = error instanceof BridgeError ? error.code : ERROR.refused;
       this.refuse(id, code, messageOf(error));
     }
+  }
+
+  /** Answers `ui/initialize`: the modes the view can be shown in, and the host's side. */
+  private initialize(id: Id, params: Record<string, unknown>) {
+    const capabilities = isObject(params.appCapabilities) ? params.appCapabilities : {};
+    const modes = Array.isArray(capabilities.availableDisplayModes) ? capabilities.availableDisplayModes : [];
+    this.declaredModes = modes.filter((mode): mode is DisplayMode => mode === "inline" || mode === "fullscreen" || mode === "pip");
+    this.answer(id, this.options.host.initializeResult());
+    this.answeredInitialize = true;
   }
 
   /** Runs one of the host's slow answers, refused when the view already waits on too many. */

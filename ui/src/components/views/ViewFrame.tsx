@@ -127,7 +127,6 @@ export function ViewFrame({ call, plan, start, granted, host, mode, onMode, onEn
   const [log, setLog] = useState<string[]>([]);
   const [ready, setReady] = useState(false);
   const asks = useRef(0);
-  const loads = useRef(0);
 
   // What the bridge's callbacks read as it is now.
   const live = useRef({ call, mode, theme, lang, width, boxHeight, onEnd, onMode, onGone, onRequestClose, host });
@@ -386,11 +385,8 @@ export function ViewFrame({ call, plan, start, granted, host, mode, onMode, onEn
   };
 
   const allow = granted.filter((name): name is ViewPermission => (PERMISSIONS as readonly string[]).includes(name)).join("; ");
-  const onLoad = () => {
-    loads.current += 1;
-    // The first load is the view's page; any other is the frame going somewhere else.
-    if (loads.current > 1) live.current.onEnd("navigated");
-  };
+  // The first load is the view's page; any other is the frame going somewhere else.
+  const onLoad = () => bridgeRef.current?.frameLoaded();
 
   return (
     <>

@@ -1,7 +1,7 @@
 // A call's view in its card: when it opens by itself and when it waits for Show view, the
 // permission prompt, the frame's sandbox, the line on a view's own call, and the view's context
 // offered with the next question.
-import { act, render, screen, waitFor } from "@testing-library/react";
+import { act, fireEvent, render, screen, waitFor } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { I18nProvider, type Lang } from "../../i18n";
@@ -221,11 +221,23 @@ describe("a view's context when the view closes", () => {
   });
 });
 
+describe("a view whose frame loads another page", () => {
+  it("is closed as navigated, with the notice", async () => {
+    const { sent } = await openedView();
+    const before = sent.length;
+    fireEvent.load(document.querySelector("iframe")!);
+    await screen.findByText("The view tried to load another page, so Tooltrail closed it.");
+    expect(api.closeView).toHaveBeenCalledWith("view_1", "navigated");
+    expect(document.querySelector("iframe")).toBeNull();
+    // The page now in the frame is not the view: it is not told of the teardown.
+    expect(sent.length).toBe(before);
+  });
+});
+
 describe("the Open-link bar", () => {
   it("attack_views_open_link_bar_names_the_host_as_it_will_be_looked_up", async () => {
     card(host(true));
-    await waitFor(() => expect(document.querySelector("iframe")).not.toBeNull());
-    const frame = document.querySelector("iframe")!.contentWindow!;
+    const frame = await loadedFrame();
     const fromView = (data: unknown) => act(() => window.dispatchEvent(new MessageEvent("message", { data, origin: "http://127.0.0.1:40123", source: frame })));
     fromView({ jsonrpc: "2.0", id: 1, method: "ui/initialize", params: { protocolVersion: "2026-01-26", appInfo: { name: "t", version: "1" }, appCapabilities: {} } });
     fromView({ jsonrpc: "2.0", method: "ui/notifications/initialized", params: {} });
@@ -244,12 +256,19 @@ describe("the Open-link bar", () => {
   });
 });
 
+/** The card's frame, its page loaded (jsdom loads no page: the frame's load is told). */
+async function loadedFrame(): Promise<Window> {
+  await waitFor(() => expect(document.querySelector("iframe")).not.toBeNull());
+  const element = document.querySelector("iframe")!;
+  fireEvent.load(element);
+  return element.contentWindow!;
+}
+
 /** The card's view, opened and past its handshake; `fromView` speaks as its frame, `sent` is
  * what the window posted to it. */
 async function openedView(lang: Lang = "en") {
   card(host(true), lang);
-  await waitFor(() => expect(document.querySelector("iframe")).not.toBeNull());
-  const frame = document.querySelector("iframe")!.contentWindow!;
+  const frame = await loadedFrame();
   const sent: Record<string, unknown>[] = [];
   vi.spyOn(frame, "postMessage").mockImplementation((message: unknown) => void sent.push(message as Record<string, unknown>));
   const fromView = (data: unknown, from: { source?: unknown; origin?: string } = {}) =>
@@ -347,8 +366,7 @@ describe("a live call's view while the model writes", () => {
       </I18nProvider>
     );
     const { rerender } = render(view(now()));
-    await waitFor(() => expect(document.querySelector("iframe")).not.toBeNull());
-    const frame = document.querySelector("iframe")!.contentWindow!;
+    const frame = await loadedFrame();
     const sent: Record<string, unknown>[] = [];
     vi.spyOn(frame, "postMessage").mockImplementation((message: unknown) => void sent.push(message as Record<string, unknown>));
     const fromView = (data: unknown) => act(() => window.dispatchEvent(new MessageEvent("message", { data, origin: "http://127.0.0.1:40123", source: frame })));
