@@ -421,24 +421,20 @@ test("attack_views_frame_cannot_reach_the_window_its_ipc_or_undeclared_domains",
   await context.close();
 });
 
-test("attack_views_frame_navigating_away_is_closed_with_a_notice", async () => {
-  const { page, context } = await hostile("navigate");
+// A view that leaves its page is closed as navigated, whether it leaves after its handshake or
+// as soon as it is answered while a slow image still holds its page's load open. Answered
+// before that load was seen, it could leave at once: the engine need not report the load of a
+// page that left before it finished, and the next page's load would be taken for the view's
+// own. The answer waits for the load, so the leaving is the second load.
+async function closedAsNavigated(mode) {
+  const { page, context } = await hostile(mode);
   await page.getByText("The view tried to load another page, so Tooltrail closed it.").waitFor();
   assert.equal(await page.locator("iframe.view-frame").count(), 0);
   assert.deepEqual(await commands(page, "close_view"), [{ viewId: "view_1", reason: "navigated" }]);
   await context.close();
-});
-
-// Answered before its page's load was seen, a view could leave at once: the engine need not
-// report the load of a page that left before it finished, and the next page's load would be
-// taken for the view's own. The answer waits for the load, so the leaving is the second load.
-test("attack_views_frame_navigating_before_its_page_loaded_is_closed_with_a_notice", async () => {
-  const { page, context } = await hostile("navigate-before-load");
-  await page.getByText("The view tried to load another page, so Tooltrail closed it.").waitFor();
-  assert.equal(await page.locator("iframe.view-frame").count(), 0);
-  assert.deepEqual(await commands(page, "close_view"), [{ viewId: "view_1", reason: "navigated" }]);
-  await context.close();
-});
+}
+test("attack_views_frame_navigating_away_is_closed_with_a_notice", () => closedAsNavigated("navigate"));
+test("attack_views_frame_navigating_before_its_page_loaded_is_closed_with_a_notice", () => closedAsNavigated("navigate-before-load"));
 
 test("attack_views_message_flood_closes_the_view_and_the_app_goes_on", async () => {
   const { page, context } = await hostile("flood");
