@@ -199,7 +199,7 @@ describe("the view bridge", () => {
     const before = frame.sent.length;
     bridge.frameLoaded();
     expect(host.closed).toEqual(["navigated"]);
-    // Whatever the frame shows now is not the view: it is heard and sent nothing.
+    // Whatever the frame shows now is not the view: it is not heard, and it is sent nothing.
     fromView({ jsonrpc: "2.0", id: 9, method: "tools/call", params: { name: "get-time", arguments: {} } });
     await settle();
     expect(bridge.notify("ui/notifications/tool-input", { arguments: {} })).toBe(false);
