@@ -184,8 +184,8 @@ export class ViewBridge {
   private listening = false;
   private stopped = false;
   private answeredInitialize = false;
-  /** Loads of the frame seen: the first is the view's page, any other a page it went to. */
-  private loads = 0;
+  /** Whether the frame's first load, its view's page, was seen; any later one is a page it went to. */
+  private loaded = false;
   /** A `ui/initialize` that came before the frame's first load, answered at that load. */
   private heldInitialize: { id: Id; params: Record<string, unknown> } | null = null;
   private teardownAsked = false;
@@ -223,12 +223,12 @@ export class ViewBridge {
    */
   frameLoaded() {
     if (this.stopped) return;
-    this.loads += 1;
-    if (this.loads > 1) {
+    if (this.loaded) {
       this.stop();
       this.options.host.close("navigated");
       return;
     }
+    this.loaded = true;
     const held = this.heldInitialize;
     this.heldInitialize = null;
     if (held) this.initialize(held.id, held.params);
@@ -411,7 +411,7 @@ export class ViewBridge {
     try {
       switch (method) {
         case "ui/initialize": {
-          if (this.loads > 0) {
+          if (this.loaded) {
             this.initialize(id, params);
             return;
           }
